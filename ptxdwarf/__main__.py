@@ -1,0 +1,5 @@
+"""``python -m ptxdwarf``."""
+
+from .cli import run
+
+run()

@@ -1,0 +1,118 @@
+"""Reading and rewriting PTX files: the functions most users call."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .decode import decode_sections
+from .encode import EncodeOptions, encode_sections
+from .errors import PtxDwarfError, PtxSyntaxError
+from .image import SectionImage
+from .model import DebugInfo
+from .ptx import PtxModule, parse_ptx
+from .ptxwriter import Style, format_section
+
+__all__ = ["read_ptx", "read_ptx_file", "read_file", "rewrite_ptx", "replace_debug_sections", "load_text"]
+
+ELF_MAGIC = b"\x7fELF"
+
+
+def read_ptx(text: str, *, filename: str = "<ptx>") -> DebugInfo:
+    """Decode the debug sections of PTX ``text``.
+
+    The result's :meth:`~ptxdwarf.model.DebugInfo.iter_dies` yields every DIE of every
+    unit; its ``module`` is the :class:`~ptxdwarf.ptx.PtxModule` read around them.
+    """
+    module = parse_ptx(text, filename)
+    return decode_module(module)
+
+
+def decode_module(module: PtxModule) -> DebugInfo:
+    """Decode the debug sections of an already parsed module."""
+    images = {name: img for name, img in module.images().items() if name.startswith(".debug_")}
+    info = decode_sections(
+        images,
+        source="ptx",
+        filename=module.filename,
+        address_size=4 if module.address_size == 32 else 8,
+    )
+    info.module = module
+    return info
+
+
+def load_text(path: str | os.PathLike[str]) -> str:
+    """The text of a PTX file; non-ASCII bytes are kept as surrogate escapes."""
+    raw = Path(path).read_bytes()
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def read_ptx_file(path: str | os.PathLike[str]) -> DebugInfo:
+    """:func:`read_ptx` of a file."""
+    return read_ptx(load_text(path), filename=str(path))
+
+
+def read_file(path: str | os.PathLike[str]) -> DebugInfo:
+    """The debug info of a PTX file, or of a cubin (an ELF file, found by its magic)."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head == ELF_MAGIC:
+        from .cubin import read_cubin
+
+        return read_cubin(path)
+    return read_ptx_file(path)
+
+
+def replace_debug_sections(
+    module: PtxModule, images: dict[str, SectionImage], style: Style | str = Style.READABLE
+) -> str:
+    """``module``'s text with its debug section blocks replaced by ``images``.
+
+    Each section goes where its first block was; later blocks of the same name and
+    sections absent from ``images`` are removed; sections new to the module are
+    appended at the end. Everything else stays byte for byte.
+    """
+    text = module.text
+    pieces: list[str] = []
+    pos = 0
+    placed: set[str] = set()
+    for block in module.sections:
+        if not block.name.startswith(".debug_"):
+            continue
+        start = block.start
+        line_start = text.rfind("\n", 0, start) + 1
+        if not text[line_start:start].strip():
+            start = line_start
+        pieces.append(text[pos:start])
+        pos = block.end
+        if block.name in images and block.name not in placed:
+            pieces.append(format_section(images[block.name], style).rstrip("\n"))
+            placed.add(block.name)
+        elif text[pos : pos + 1] == "\n":
+            pos += 1
+    pieces.append(text[pos:])
+    rest = [img for name, img in images.items() if name not in placed]
+    if rest:
+        if pieces[-1] and not pieces[-1].endswith("\n"):
+            pieces.append("\n")
+        pieces.extend(format_section(img, style) for img in rest)
+    return "".join(pieces)
+
+
+def rewrite_ptx(
+    text: str,
+    *,
+    style: Style | str = Style.READABLE,
+    filename: str = "<ptx>",
+    options: EncodeOptions | None = None,
+) -> str:
+    """Decode every debug section of ``text`` and encode it again in ``style``."""
+    module = parse_ptx(text, filename)
+    info = decode_module(module)
+    if not module.sections:
+        raise PtxDwarfError("no debug sections to rewrite", where=filename)
+    images = encode_sections(info, options)
+    return replace_debug_sections(module, images, style)
+
+
+__all__ += ["decode_module", "PtxSyntaxError"]

@@ -1,0 +1,117 @@
+"""The ``ptxdwarf`` command line.
+
+Exit codes: 0 ok, 1 findings or differences, 2 bad input or tool error. Errors
+are one line ``ptxdwarf: error: ...`` on stderr, never a traceback (set
+``PTXDWARF_DEBUG=1`` to see one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .errors import PtxDwarfError
+
+__all__ = ["main"]
+
+
+def _write_output(text: str, output: str | None) -> None:
+    if output is None or output == "-":
+        sys.stdout.write(text)
+    else:
+        Path(output).write_text(text, encoding="ascii", errors="surrogateescape", newline="")
+
+
+def _cmd_dump(args: argparse.Namespace) -> int:
+    from .api import read_file
+    from .dump import iter_text, write_json
+
+    info = read_file(args.file)
+    out = sys.stdout
+    if args.json:
+        write_json(info, out)
+    else:
+        for line in iter_text(info):
+            out.write(line + "\n")
+    return 0
+
+
+def _cmd_rewrite(args: argparse.Namespace) -> int:
+    from .api import load_text, rewrite_ptx
+
+    text = load_text(args.file)
+    result = rewrite_ptx(text, style=args.style, filename=args.file)
+    _write_output(result, args.output)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ptxdwarf",
+        description="Write, read and check the DWARF debug sections inside NVIDIA PTX.",
+    )
+    parser.add_argument("--version", action="version", version=f"ptxdwarf {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("dump", help="show the debug info of a PTX file or cubin")
+    p.add_argument("file", metavar="FILE", help="PTX text or a cubin (ELF)")
+    p.add_argument("--json", action="store_true", help="JSON (format ptxdwarf-dump/1)")
+    p.set_defaults(func=_cmd_dump)
+
+    p = sub.add_parser("rewrite", help="decode and re-encode every debug section of a PTX file")
+    p.add_argument("file", metavar="IN.ptx")
+    p.add_argument("-o", "--output", metavar="OUT.ptx", help="output file (default: standard output)")
+    p.add_argument(
+        "--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections"
+    )
+    p.set_defaults(func=_cmd_rewrite)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except PtxDwarfError as exc:
+        print(f"ptxdwarf: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        name = exc.filename if exc.filename is not None else ""
+        reason = exc.strerror or str(exc)
+        print(f"ptxdwarf: error: {name}: {reason}" if name else f"ptxdwarf: error: {reason}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ptxdwarf: interrupted", file=sys.stderr)
+        return 130
+    except RecursionError:
+        print("ptxdwarf: error: input nests too deeply", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("ptxdwarf: error: out of memory", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
+        if os.environ.get("PTXDWARF_DEBUG"):
+            raise
+        print(
+            f"ptxdwarf: error: internal error ({type(exc).__name__}: {exc}); "
+            "please report it; PTXDWARF_DEBUG=1 shows the traceback",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def run() -> None:
+    """Console-script entry point."""
+    try:
+        code = main()
+    except BrokenPipeError:
+        code = 0
+    sys.exit(code)

@@ -1,0 +1,400 @@
+"""Showing decoded debug info: a text tree in the spirit of llvm-dwarfdump, and JSON.
+
+Both writers walk the tree without recursion, so a DIE nested 100 000 deep is
+no problem; the JSON is produced as a stream of chunks for the same reason
+(``json.dumps`` of such a tree would hit the recursion limit).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, TextIO
+
+from .constants import AT, FORM, address_class_name, at_name, ate_name, form_name, lang_name, tag_name
+from .expr import ExpressionError, Op, decode_expression
+from .image import Symbol
+from .model import Attribute, DebugInfo, DIE, LocationList, Unit
+from .schemas import Block
+
+__all__ = ["DUMP_FORMAT", "iter_json", "dump_json", "write_json", "iter_text", "dump_text", "attribute_json"]
+
+#: The ``format`` field of ``dump --json`` output.
+DUMP_FORMAT = "ptxdwarf-dump/1"
+
+_MAX_INDENT = 40
+
+
+def _num(info: DebugInfo, value: int | Symbol | Any) -> Any:
+    if isinstance(value, Symbol):
+        if value.value is not None:
+            return value.value
+        return info.resolver(value) if info.resolver else value.addend
+    return value
+
+
+def _expr_json(ops: list[Op]) -> list[dict[str, Any]]:
+    out = []
+    for op in ops:
+        item: dict[str, Any] = {"op": op.name, "args": [list(a) if isinstance(a, bytes) else a for a in op.args]}
+        reg = op.register
+        if reg is not None:
+            item["register"] = reg
+        if op.symbol is not None:
+            item["symbol"] = op.symbol.name
+            item["addend"] = op.symbol.addend
+        out.append(item)
+    return out
+
+
+def _expression(attr: Attribute, address_size: int) -> tuple[list[Op] | None, str | None]:
+    try:
+        return decode_expression(attr.value, address_size), None
+    except ExpressionError as exc:
+        return None, str(exc)
+
+
+def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = None) -> dict[str, Any]:
+    """The JSON object of one attribute (see DESIGN.md, ``dump --json``)."""
+    value = attr.value
+    out: dict[str, Any] = {"name": at_name(attr.name), "form": form_name(attr.form) if attr.form is not None else None}
+    if isinstance(value, Block):
+        out["value"] = list(value)
+    elif isinstance(value, DIE):
+        out["value"] = value.offset
+        out["ref"] = value.offset
+    elif isinstance(value, Symbol):
+        out["value"] = value.value if value.value is not None else value.addend
+    elif isinstance(value, LocationList):
+        out["value"] = value.offset
+    elif isinstance(value, (bytes, bytearray)):
+        out["value"] = list(value)
+    elif isinstance(value, list):
+        out["value"] = [str(op) for op in value]
+    else:
+        out["value"] = value
+    sym = attr.symbol
+    if sym is not None:
+        out["symbol"] = sym.name
+        out["addend"] = sym.addend
+    if attr.form == FORM.strp and isinstance(attr.target, int):
+        out["offset"] = attr.target
+    elif attr.is_reference and isinstance(attr.target, int):
+        out["ref"] = attr.target
+    if attr.name == AT.address_class and isinstance(value, int):
+        out["meaning"] = address_class_name(value)
+    elif attr.name == AT.encoding and isinstance(value, int):
+        out["meaning"] = ate_name(value)
+    elif attr.name == AT.language and isinstance(value, int):
+        out["meaning"] = lang_name(value)
+    if isinstance(value, Block) and attr.is_expression:
+        ops, error = _expression(attr, address_size)
+        if ops is not None:
+            out["expr"] = _expr_json(ops)
+        else:
+            out["expr_error"] = error
+    elif (
+        info is not None
+        and attr.name in (AT.location, AT.frame_base)
+        and attr.form in (FORM.data4, FORM.sec_offset, FORM.data8)
+        and info.locations is not None
+    ):
+        loc = info.location_list_at(_num(info, value) if not attr.relocs else info.resolver(attr.relocs[0].symbol) if info.resolver else value)
+        if loc is not None:
+            out["loclist"] = _loclist_json(info, loc, address_size)
+    return out
+
+
+def _loclist_json(info: DebugInfo, loc: LocationList, address_size: int) -> list[dict[str, Any]]:
+    entries = []
+    for begin, end, expr in loc.entries:
+        item: dict[str, Any] = {"begin": _num(info, begin), "end": _num(info, end)}
+        for key, v in (("begin", begin), ("end", end)):
+            if isinstance(v, Symbol):
+                item[key + "_symbol"] = str(v)
+        if expr is not None:
+            try:
+                item["expr"] = _expr_json(decode_expression(expr, address_size))
+            except ExpressionError as exc:
+                item["expr_error"] = str(exc)
+        else:
+            item["base_address"] = True
+        entries.append(item)
+    return entries
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True)
+
+
+def _die_head(die: DIE) -> str:
+    return '{"offset": %d, "tag": %s, "attributes": ' % (die.offset, _dumps(tag_name(die.tag)))
+
+
+def _unit_json_chunks(info: DebugInfo, unit: Unit) -> Iterator[str]:
+    head = {
+        "offset": unit.offset,
+        "length": unit.length,
+        "version": unit.version,
+        "abbrev_offset": _num(info, unit.abbrev_offset),
+        "address_size": unit.address_size,
+    }
+    yield _dumps(head)[:-1] + ', "die": '
+    if unit.die is None:
+        yield "null}"
+        return
+    asize = unit.address_size
+    # Explicit stack: each entry is a DIE whose children are being written.
+    stack: list[tuple[DIE, int]] = []
+    die: DIE | None = unit.die
+    while True:
+        if die is not None:
+            yield _die_head(die)
+            yield _dumps([attribute_json(a, asize, info) for a in die.attributes])
+            if die.children:
+                yield ', "children": ['
+                stack.append((die, 0))
+                die = die.children[0]
+                continue
+            yield ', "children": []}'
+            die = None
+        if not stack:
+            break
+        parent, index = stack.pop()
+        index += 1
+        if index < len(parent.children):
+            stack.append((parent, index))
+            yield ", "
+            die = parent.children[index]
+        else:
+            yield "]}"
+    yield "}"
+
+
+def _sets_json(info: DebugInfo) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, sets in (("pubnames", info.pubnames), ("pubtypes", info.pubtypes)):
+        if sets is None:
+            continue
+        out[key] = [
+            {
+                "unit_offset": _num(info, ns.unit_offset),
+                "unit_length": ns.unit_length,
+                "entries": [{"die_offset": off, "name": name} for off, name in ns.entries],
+            }
+            for ns in sets
+        ]
+    if info.aranges is not None:
+        out["aranges"] = [
+            {
+                "unit_offset": _num(info, a.unit_offset),
+                "address_size": a.address_size,
+                "ranges": [
+                    {"begin": _num(info, b), "length": _num(info, e), **({"symbol": str(b)} if isinstance(b, Symbol) else {})}
+                    for b, e in a.tuples
+                ],
+            }
+            for a in info.aranges
+        ]
+    if info.locations is not None:
+        asize = info.units[0].address_size if info.units else 8
+        out["locations"] = [
+            {"offset": loc.offset, "entries": _loclist_json(info, loc, asize)} for loc in info.locations
+        ]
+    if info.ranges is not None:
+        out["ranges"] = [
+            {"offset": r.offset, "entries": [{"begin": _num(info, b), "end": _num(info, e)} for b, e in r.entries]}
+            for r in info.ranges
+        ]
+    if info.strings is not None:
+        out["strings"] = [
+            {"offset": off, "string": raw.decode("utf-8", "surrogateescape").encode("utf-8", "backslashreplace").decode("utf-8")}
+            for off, raw in zip(info.strings.offsets, info.strings.strings)
+        ]
+    if info.raw:
+        out["other_sections"] = [{"name": name, "size": len(img.data)} for name, img in info.raw.items()]
+    return out
+
+
+def iter_json(info: DebugInfo) -> Iterator[str]:
+    """The ``dump --json`` document of ``info`` as a stream of text chunks."""
+    yield '{"format": %s, "source": %s' % (_dumps(DUMP_FORMAT), _dumps(info.source))
+    if info.filename:
+        yield ', "file": %s' % _dumps(info.filename)
+    yield ', "units": ['
+    for i, unit in enumerate(info.units):
+        if i:
+            yield ", "
+        yield from _unit_json_chunks(info, unit)
+    yield "]"
+    for key, value in _sets_json(info).items():
+        yield ", %s: %s" % (_dumps(key), _dumps(value))
+    yield "}\n"
+
+
+def dump_json(info: DebugInfo) -> str:
+    """The ``dump --json`` document of ``info``."""
+    return "".join(iter_json(info))
+
+
+def write_json(info: DebugInfo, stream: TextIO) -> None:
+    """Write the ``dump --json`` document to ``stream``."""
+    for chunk in iter_json(info):
+        stream.write(chunk)
+
+
+# --- text -----------------------------------------------------------------
+
+
+def _quote(s: str) -> str:
+    return '"' + s.encode("unicode_escape", "backslashreplace").decode("ascii").replace('"', '\\"') + '"'
+
+
+def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:
+    value = attr.value
+    name = attr.name
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, DIE):
+        target_name = value.name
+        return f"0x{value.offset:08x}" + (f" {_quote(target_name)}" if target_name else "")
+    if attr.is_reference and isinstance(attr.target, int):
+        target = info.die_at(attr.target)
+        label = f" {_quote(target.name)}" if target is not None and target.name else ""
+        if target is None:
+            label = " <no DIE there>"
+        return f"0x{attr.target:08x}{label}"
+    if isinstance(value, Block):
+        if attr.is_expression:
+            ops, error = _expression(attr, unit.address_size)
+            if ops is not None:
+                return ", ".join(str(op) for op in ops) if ops else "<empty>"
+            return f"<bad expression: {error}> " + " ".join(f"{b:02x}" for b in value)
+        return "<" + " ".join(f"0x{b:02x}" for b in value) + ">"
+    if value is True and attr.form == FORM.flag_present:
+        return "true"
+    sym = attr.symbol
+    if isinstance(value, int):
+        if name == AT.address_class:
+            return f"0x{value:02x} {address_class_name(value)}"
+        if name == AT.encoding:
+            return ate_name(value)
+        if name == AT.language:
+            return lang_name(value)
+        text = f"0x{value:x}" if attr.form != FORM.sdata else str(value)
+        if sym is not None:
+            text += f" <{sym}>"
+        if name in (AT.location, AT.frame_base) and attr.form in (FORM.data4, FORM.sec_offset):
+            loc = info.location_list_at(value)
+            if loc is not None:
+                text += ": " + _loclist_text(info, loc, unit.address_size)
+        return text
+    return repr(value)
+
+
+def _loclist_text(info: DebugInfo, loc: LocationList, address_size: int) -> str:
+    parts = []
+    for begin, end, expr in loc.entries:
+        if expr is None:
+            parts.append(f"[base address {_addr_text(info, end)}]")
+            continue
+        try:
+            ops = ", ".join(str(op) for op in decode_expression(expr, address_size))
+        except ExpressionError as exc:
+            ops = f"<bad expression: {exc}>"
+        parts.append(f"[{_addr_text(info, begin)}, {_addr_text(info, end)}): {ops}")
+    return " ".join(parts) if parts else "<empty list>"
+
+
+def _addr_text(info: DebugInfo, value: int | Symbol) -> str:
+    if isinstance(value, Symbol):
+        return str(value) if value.value is None else f"0x{value.value:x} <{value}>"
+    return f"0x{value:x}"
+
+
+def iter_text(info: DebugInfo) -> Iterator[str]:
+    """Lines of a readable dump of ``info``."""
+    yield f"{info.filename or '<input>'}: debug info from {info.source}"
+    if not info.units and not info.section_names():
+        yield "(no debug sections)"
+        return
+    if info.units:
+        yield ""
+        yield ".debug_info contents:"
+    for unit in info.units:
+        abbrev = _num(info, unit.abbrev_offset)
+        yield (
+            f"0x{unit.offset:08x}: Compile Unit: length = 0x{unit.length:08x}, version = 0x{unit.version:04x}, "
+            f"abbr_offset = 0x{abbrev:04x}, addr_size = 0x{unit.address_size:02x} (next unit at 0x{unit.end:08x})"
+        )
+        yield ""
+        if unit.die is None:
+            continue
+        # (DIE, depth); a None DIE stands for the null entry closing a child list.
+        stack: list[tuple[DIE | None, int]] = [(unit.die, 0)]
+        while stack:
+            item, depth = stack.pop()
+            indent = " " * (2 * min(depth, _MAX_INDENT))
+            deep = f"[depth {depth}] " if depth > _MAX_INDENT else ""
+            if item is None:
+                yield f"{' ' * 12}{indent}{deep}NULL"
+                yield ""
+                continue
+            die = item
+            yield f"0x{die.offset:08x}: {indent}{deep}{tag_name(die.tag)}"
+            for attr in die.attributes:
+                form = form_name(attr.form) if attr.form is not None else "?"
+                yield f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr)})"
+            yield ""
+            if die.children:
+                stack.append((None, depth + 1))
+                stack.extend((child, depth + 1) for child in reversed(die.children))
+            elif die.has_children:
+                stack.append((None, depth + 1))
+    for key, sets in (("pubnames", info.pubnames), ("pubtypes", info.pubtypes)):
+        if not sets:
+            continue
+        yield ""
+        yield f".debug_{key} contents:"
+        for ns in sets:
+            yield (
+                f"length = 0x{_set_length(ns):08x}, version = 0x{ns.version:04x}, "
+                f"unit_offset = 0x{_num(info, ns.unit_offset):08x}, unit_size = 0x{ns.unit_length or 0:08x}"
+            )
+            yield "Offset     Name"
+            for off, name in ns.entries:
+                yield f"0x{off:08x} {_quote(name)}"
+    if info.aranges:
+        yield ""
+        yield ".debug_aranges contents:"
+        for a in info.aranges:
+            yield f"Address Range Header: version = 0x{a.version:04x}, cu_offset = 0x{_num(info, a.unit_offset):08x}, addr_size = 0x{a.address_size:02x}"
+            for b, e in a.tuples:
+                yield f"[{_addr_text(info, b)}, +{_addr_text(info, e)})"
+    if info.locations:
+        yield ""
+        yield ".debug_loc contents:"
+        asize = info.units[0].address_size if info.units else 8
+        for loc in info.locations:
+            yield f"0x{loc.offset:08x}: {_loclist_text(info, loc, asize)}"
+    if info.ranges:
+        yield ""
+        yield ".debug_ranges contents:"
+        for r in info.ranges:
+            yield f"0x{r.offset:08x}: " + " ".join(f"[{_addr_text(info, b)}, {_addr_text(info, e)})" for b, e in r.entries)
+    if info.strings is not None and info.strings.strings:
+        yield ""
+        yield ".debug_str contents:"
+        for off, raw in zip(info.strings.offsets, info.strings.strings):
+            yield f"0x{off:08x}: {_quote(raw.decode('utf-8', 'surrogateescape'))}"
+    for name, img in info.raw.items():
+        yield ""
+        yield f"{name}: {len(img.data)} bytes (not decoded)"
+
+
+def _set_length(ns: Any) -> int:
+    return 2 + 4 + 4 + sum(4 + len(n.encode("utf-8", "surrogateescape")) + 1 for _, n in ns.entries) + 4 + len(ns.rest)
+
+
+def dump_text(info: DebugInfo) -> str:
+    """A readable dump of ``info``."""
+    return "\n".join(iter_text(info)) + "\n"

@@ -1,0 +1,139 @@
+"""Section images: the bytes of one debug section with its symbolic values.
+
+A value written in PTX as a label or a section name (``func_begin0``,
+``_Z4testPi_param_0``, ``$L__str3+4``, ``.debug_abbrev``) is a :class:`Symbol`.
+In a :class:`SectionImage` its bytes are zeros and a :class:`Reloc` records where
+it goes; labels defined inside the section are kept by name and offset. The same
+model holds a cubin's sections, whose relocations name ELF symbols.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Iterator
+
+__all__ = ["Symbol", "Reloc", "SectionImage", "DEBUG_SECTION_NAMES"]
+
+#: The debug sections a PTX producer may write, in the order producers write them.
+DEBUG_SECTION_NAMES = (
+    ".debug_abbrev",
+    ".debug_info",
+    ".debug_loc",
+    ".debug_ranges",
+    ".debug_aranges",
+    ".debug_pubnames",
+    ".debug_pubtypes",
+    ".debug_str",
+    ".debug_macinfo",
+    ".debug_line",
+    ".debug_frame",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A PTX label, symbol or section name plus a byte addend.
+
+    ``value`` is the number the symbol stood for where that is known (a cubin whose
+    relocations were applied); it takes no part in comparisons.
+    """
+
+    name: str
+    addend: int = 0
+    value: int | None = field(default=None, compare=False)
+
+    @property
+    def is_section(self) -> bool:
+        """True for a section name such as ``.debug_abbrev``."""
+        return self.name.startswith(".")
+
+    def __str__(self) -> str:
+        if self.addend > 0:
+            return f"{self.name}+{self.addend}"
+        if self.addend < 0:
+            return f"{self.name}-{-self.addend}"
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Reloc:
+    """A symbolic value of ``size`` bytes (4 or 8) at ``offset`` in its section."""
+
+    offset: int
+    size: int
+    symbol: Symbol
+
+    def moved(self, delta: int) -> "Reloc":
+        """The same relocation ``delta`` bytes further on."""
+        return Reloc(self.offset + delta, self.size, self.symbol)
+
+
+@dataclass(slots=True)
+class SectionImage:
+    """One section: bytes, relocations (sorted by offset), labels defined in it.
+
+    ``fields`` maps offsets of multi-byte scalars to their width (2, 4 or 8) and
+    ``breaks`` lists offsets where a new record starts; writers use both to lay
+    out the text, readers of the bytes may ignore them. ``lines`` maps byte
+    offsets back to the PTX lines they came from (sorted pairs), for messages.
+    ``relocs_applied`` says the bytes at relocations already hold the resolved
+    values (a cubin), rather than zeros (PTX text).
+    """
+
+    name: str
+    data: bytes = b""
+    relocs: list[Reloc] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)
+    fields: dict[int, int] = field(default_factory=dict)
+    breaks: list[int] = field(default_factory=list)
+    line_offsets: list[int] = field(default_factory=list)
+    line_numbers: list[int] = field(default_factory=list)
+    filename: str | None = None
+    relocs_applied: bool = False
+    _reloc_offsets: list[int] | None = field(default=None, repr=False, compare=False)
+    _reloc_map: dict[int, Reloc] | None = field(default=None, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    @property
+    def reloc_map(self) -> dict[int, Reloc]:
+        """Relocations by offset."""
+        if self._reloc_map is None:
+            self._reloc_map = {r.offset: r for r in self.relocs}
+        return self._reloc_map
+
+    def relocs_in(self, start: int, end: int) -> list[Reloc]:
+        """Relocations whose offset lies in ``[start, end)``."""
+        if not self.relocs:
+            return []
+        if self._reloc_offsets is None:
+            self._reloc_offsets = [r.offset for r in self.relocs]
+        lo = bisect.bisect_left(self._reloc_offsets, start)
+        hi = bisect.bisect_left(self._reloc_offsets, end, lo)
+        return self.relocs[lo:hi]
+
+    def source_line(self, offset: int) -> int | None:
+        """The PTX line that wrote the byte at ``offset``, when known."""
+        if not self.line_offsets:
+            return None
+        i = bisect.bisect_right(self.line_offsets, offset) - 1
+        return self.line_numbers[i] if i >= 0 else None
+
+    def source(self, offset: int) -> str | None:
+        """``file:line`` of the byte at ``offset``, when known."""
+        line = self.source_line(offset)
+        if line is None:
+            return None
+        return f"{self.filename or '<ptx>'}:{line}"
+
+    def labels_by_offset(self) -> dict[int, list[str]]:
+        """Label names grouped by offset, in definition order."""
+        out: dict[int, list[str]] = {}
+        for name, off in self.labels.items():
+            out.setdefault(off, []).append(name)
+        return out
+
+    def iter_relocs(self) -> Iterator[Reloc]:
+        return iter(self.relocs)

@@ -1,0 +1,527 @@
+"""Reading PTX text: the debug sections as section images, and the module around them.
+
+:func:`parse_ptx` finds every ``.section`` block and turns its directives
+(``.b8``/``.b16``/``.b32``/``.b64`` lists of numbers, labels, ``label+N``,
+``label1-label2``) into a :class:`~ptxdwarf.image.SectionImage`. It also records
+``.version``, ``.target``, ``.address_size``, ``.file`` directives and the
+functions with their labels, for features that check debug info against code.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from .errors import PtxSyntaxError
+from .image import Reloc, SectionImage, Symbol
+
+__all__ = ["FileDirective", "PtxFunction", "PtxModule", "SectionBlock", "parse_ptx", "mask_comments"]
+
+
+@dataclass(slots=True)
+class FileDirective:
+    """``.file INDEX "path"`` (LLVM 14 writes ``.file INDEX "dir" "name"``)."""
+
+    index: int
+    path: str
+    line: int
+    directory: str | None = None
+    timestamp: int | None = None
+    size: int | None = None
+
+    @property
+    def full_path(self) -> str:
+        if self.directory and not self.path.startswith("/"):
+            return self.directory.rstrip("/") + "/" + self.path
+        return self.path
+
+
+@dataclass(slots=True)
+class PtxFunction:
+    """A ``.entry`` or ``.func`` with a body: name, text span, labels defined in it."""
+
+    name: str
+    kind: str
+    line: int
+    header_start: int
+    body_start: int = -1
+    body_end: int = -1
+    end_line: int = 0
+    labels: dict[str, int] = field(default_factory=dict)
+    """Label name to the line that defines it."""
+
+    @property
+    def is_kernel(self) -> bool:
+        return self.kind == "entry"
+
+
+@dataclass(slots=True)
+class SectionBlock:
+    """One ``.section NAME { ... }`` block: its place in the text and its image."""
+
+    name: str
+    start: int
+    end: int
+    line: int
+    end_line: int
+    image: SectionImage
+
+
+@dataclass
+class PtxModule:
+    """A PTX module as far as debug info cares."""
+
+    text: str
+    filename: str
+    version: tuple[int, int] | None = None
+    version_line: int = 0
+    target: list[str] = field(default_factory=list)
+    target_span: tuple[int, int] | None = None
+    target_line: int = 0
+    address_size: int | None = None
+    files: list[FileDirective] = field(default_factory=list)
+    functions: list[PtxFunction] = field(default_factory=list)
+    sections: list[SectionBlock] = field(default_factory=list)
+
+    @property
+    def has_debug_target(self) -> bool:
+        """``.target`` lists ``debug``."""
+        return "debug" in self.target
+
+    def images(self) -> dict[str, SectionImage]:
+        """Section images by name; blocks of the same name are joined in order."""
+        out: dict[str, SectionImage] = {}
+        for block in self.sections:
+            img = block.image
+            if img.name not in out:
+                out[img.name] = img
+                continue
+            out[img.name] = _join(out[img.name], img)
+        return out
+
+    def function(self, name: str) -> PtxFunction | None:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        return None
+
+    def function_of_label(self, label: str) -> PtxFunction | None:
+        """The function whose body defines ``label``."""
+        for f in self.functions:
+            if label in f.labels:
+                return f
+        return None
+
+
+def _join(a: SectionImage, b: SectionImage) -> SectionImage:
+    shift = len(a.data)
+    labels = dict(a.labels)
+    labels.update({k: v + shift for k, v in b.labels.items()})
+    return SectionImage(
+        a.name,
+        a.data + b.data,
+        a.relocs + [r.moved(shift) for r in b.relocs],
+        labels,
+        line_offsets=a.line_offsets + [o + shift for o in b.line_offsets],
+        line_numbers=a.line_numbers + b.line_numbers,
+        filename=a.filename,
+    )
+
+
+# --- comments -------------------------------------------------------------
+
+_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.S)
+
+
+def mask_comments(text: str, filename: str = "<ptx>") -> str:
+    """``text`` with every comment replaced by spaces (newlines kept), strings untouched."""
+    if "/" not in text:
+        return text
+
+    def blank(m: re.Match[str]) -> str:
+        s = m.group(0)
+        if s[0] == '"':
+            return s
+        if s.startswith("/*"):
+            return re.sub(r"[^\n]", " ", s)
+        return " " * len(s)
+
+    masked = _COMMENT_OR_STRING.sub(blank, text)
+    pos = masked.find("/*")
+    if pos >= 0:
+        raise PtxSyntaxError("unterminated /* comment", filename=filename, line=masked.count("\n", 0, pos) + 1)
+    return masked
+
+
+# --- numbers and symbols --------------------------------------------------
+
+_SYM = r"(?:\.[A-Za-z_][\w$.]*|[A-Za-z][\w$]*|[_$%][\w$]+)"
+_INT = r"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?"
+_ITEM = re.compile(
+    rf"(?P<neg>[-+]?)\s*(?P<num>{_INT})"
+    rf"|(?P<sym>{_SYM})(?:\s*-\s*(?P<sym2>{_SYM}))?(?:\s*(?P<op>[-+])\s*(?P<add>{_INT}))?"
+)
+_LABEL = re.compile(rf"\s*({_SYM})\s*:")
+_DIRECTIVE = re.compile(r"\.b(8|16|32|64)(?![\w$.])")
+_SIMPLE = re.compile(r"\.b(8|16|32|64)[ \t]+((?:0|[1-9][0-9]*)(?:[ \t]*,[ \t]*(?:0|[1-9][0-9]*))*)[ \t]*")
+
+_RANGES = {1: (-0x80, 0xFF), 2: (-0x8000, 0xFFFF), 4: (-0x80000000, 0xFFFFFFFF), 8: (-(1 << 63), (1 << 64) - 1)}
+_PACK = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+def _int_literal(text: str) -> int:
+    t = text.rstrip("uU")
+    if t[:2] in ("0x", "0X"):
+        return int(t[2:], 16)
+    if t[:2] in ("0b", "0B"):
+        return int(t[2:], 2)
+    if len(t) > 1 and t[0] == "0":
+        return int(t[1:], 8)
+    return int(t)
+
+
+class _SectionParser:
+    """Turns one section body into a :class:`SectionImage`."""
+
+    def __init__(self, name: str, filename: str) -> None:
+        self.name = name
+        self.filename = filename
+        self.data = bytearray()
+        self.relocs: list[Reloc] = []
+        self.labels: dict[str, int] = {}
+        self.label_lines: dict[str, int] = {}
+        self.differences: list[tuple[int, int, str, str, int, int]] = []
+        self.line_offsets: list[int] = []
+        self.line_numbers: list[int] = []
+        self.width = 0  # width of the directive whose list continues on the next line
+        self.lineno = 0
+
+    def error(self, message: str) -> PtxSyntaxError:
+        return PtxSyntaxError(f"{message} in {self.name}", filename=self.filename, line=self.lineno)
+
+    def parse(self, body: str, first_line: int) -> SectionImage:
+        data = self.data
+        simple = _SIMPLE.fullmatch
+        pack = struct.pack
+        line_offsets = self.line_offsets
+        line_numbers = self.line_numbers
+        lineno = first_line - 1
+        for line in body.split("\n"):
+            lineno += 1
+            s = line.strip()
+            if not s:
+                continue
+            self.lineno = lineno
+            line_offsets.append(len(data))
+            line_numbers.append(lineno)
+            if not self.width:
+                m = simple(s)
+                if m is not None:
+                    bits = m.group(1)
+                    try:
+                        if bits == "8":
+                            data += bytes(map(int, m.group(2).split(",")))
+                        else:
+                            values = [int(v) for v in m.group(2).split(",")]
+                            data += pack("<%d%s" % (len(values), _PACK[int(bits) // 8]), *values)
+                        continue
+                    except (ValueError, struct.error):
+                        pass  # out of range: the general path names the value
+            self.parse_line(s)
+        self.lineno = lineno
+        if self.width:
+            raise self.error("list ends with a comma")
+        self.resolve_differences()
+        return SectionImage(
+            self.name,
+            bytes(data),
+            self.relocs,
+            self.labels,
+            line_offsets=line_offsets,
+            line_numbers=line_numbers,
+            filename=self.filename,
+        )
+
+    def parse_line(self, s: str) -> None:
+        for statement in s.split(";"):
+            statement = statement.strip()
+            while statement:
+                m = _LABEL.match(statement)
+                if m is not None and not _DIRECTIVE.match(statement):
+                    self.define_label(m.group(1))
+                    statement = statement[m.end() :].strip()
+                    continue
+                m = _DIRECTIVE.match(statement)
+                if m is not None:
+                    if self.width:
+                        raise self.error("list ends with a comma before a new directive")
+                    self.width = int(m.group(1)) // 8
+                    rest = statement[m.end() :]
+                    if not rest.strip():
+                        raise self.error(f"{m.group(0)} without values")
+                elif self.width:
+                    rest = statement
+                else:
+                    raise self.error(f"unexpected {_shorten(statement)!r}")
+                nxt = _DIRECTIVE.search(rest)
+                if nxt is not None:
+                    values, statement = rest[: nxt.start()], rest[nxt.start() :].strip()
+                else:
+                    values, statement = rest, ""
+                self.parse_values(values)
+
+    def parse_values(self, text: str) -> None:
+        width = self.width
+        items = text.split(",")
+        trailing = items[-1].strip() == ""
+        if trailing:
+            items.pop()
+        for item in items:
+            item = item.strip()
+            if not item:
+                raise self.error("empty value in a list")
+            self.add_value(item, width)
+        # A list that ends with a comma continues on the next line.
+        self.width = width if trailing else 0
+
+    def add_value(self, item: str, width: int) -> None:
+        m = _ITEM.fullmatch(item)
+        if m is None:
+            raise self.error(f"bad value {_shorten(item)!r} for .b{width * 8}")
+        data = self.data
+        if m.group("num") is not None:
+            value = _int_literal(m.group("num"))
+            if m.group("neg") == "-":
+                value = -value
+            lo, hi = _RANGES[width]
+            if not lo <= value <= hi:
+                raise self.error(f"value {item} does not fit .b{width * 8} ({lo}..{hi})")
+            data += (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
+            return
+        if width not in (4, 8):
+            raise self.error(f"a label needs .b32 or .b64, not .b{width * 8} ({item})")
+        addend = 0
+        if m.group("add") is not None:
+            addend = _int_literal(m.group("add"))
+            if m.group("op") == "-":
+                addend = -addend
+        name = m.group("sym")
+        other = m.group("sym2")
+        if other is not None:
+            self.differences.append((len(data), width, name, other, addend, self.lineno))
+        else:
+            self.relocs.append(Reloc(len(data), width, Symbol(name, addend)))
+        data += bytes(width)
+
+    def define_label(self, name: str) -> None:
+        if name in self.labels:
+            raise self.error(f"label {name} defined twice (first at line {self.label_lines[name]})")
+        self.labels[name] = len(self.data)
+        self.label_lines[name] = self.lineno
+
+    def resolve_differences(self) -> None:
+        for offset, width, a, b, addend, line in self.differences:
+            for name in (a, b):
+                if name not in self.labels:
+                    self.lineno = line
+                    raise self.error(f"label difference {a}-{b}: {name} is not a label of this section")
+            value = self.labels[a] - self.labels[b] + addend
+            self.data[offset : offset + width] = (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
+
+
+def _shorten(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --- the module -----------------------------------------------------------
+
+_TOP = re.compile(
+    r"(?P<section>\.section\b)"
+    r"|(?P<version>\.version\b)"
+    r"|(?P<target>\.target\b)"
+    r"|(?P<address_size>\.address_size\b)"
+    r"|(?P<file>\.file\b)"
+    r"|(?P<func>\.(?:entry|func)\b)"
+    r"|(?P<open>\{)|(?P<close>\})"
+    r"|(?P<label>(?<![\w$.%])" + _SYM + r"(?=\s*:(?!:)))"
+    r'|(?P<string>"(?:[^"\\\n]|\\.)*")'
+)
+_SECTION_HEAD = re.compile(r"\.section\s+(" + _SYM + r")\s*")
+_VERSION = re.compile(r"\.version\s+(\d+)\.(\d+)")
+_TARGET = re.compile(r"\.target\s+([^\n;]*)")
+_ADDRESS_SIZE = re.compile(r"\.address_size\s+(\d+)")
+_FILE = re.compile(r'\.file\s+(\d+)\s+("(?:[^"\\\n]|\\.)*")(?:\s+("(?:[^"\\\n]|\\.)*"))?(?:\s*,\s*(\d+)\s*,\s*(\d+))?')
+_FUNC_NAME = re.compile(r"\.(entry|func)\s*(?:\([^)]*\)\s*)?(" + _SYM + r")")
+
+
+def _unquote(s: str) -> str:
+    return re.sub(r"\\(.)", r"\1", s[1:-1])
+
+
+class _ModuleParser:
+    def __init__(self, text: str, filename: str) -> None:
+        self.text = text
+        self.filename = filename
+        self.masked = mask_comments(text, filename)
+        self.module = PtxModule(text, filename)
+        self._line_pos = 0
+        self._line = 1
+
+    def line_at(self, pos: int) -> int:
+        # Positions are visited in increasing order, so count newlines incrementally.
+        if pos < self._line_pos:
+            self._line_pos, self._line = 0, 1
+        self._line += self.masked.count("\n", self._line_pos, pos)
+        self._line_pos = pos
+        return self._line
+
+    def error(self, message: str, pos: int) -> PtxSyntaxError:
+        return PtxSyntaxError(message, filename=self.filename, line=self.line_at(pos))
+
+    def parse(self) -> PtxModule:
+        masked = self.masked
+        module = self.module
+        depth = 0
+        function: PtxFunction | None = None
+        pending: PtxFunction | None = None
+        pos = 0
+        while True:
+            m = _TOP.search(masked, pos)
+            if m is None:
+                break
+            kind = m.lastgroup
+            pos = m.end()
+            if kind == "section":
+                pos = self.section(m.start())
+            elif kind == "open":
+                depth += 1
+                if depth == 1 and pending is not None:
+                    function = pending
+                    function.body_start = m.end()
+                    pending = None
+            elif kind == "close":
+                depth -= 1
+                if depth < 0:
+                    raise self.error("unmatched }", m.start())
+                if depth == 0 and function is not None:
+                    function.body_end = m.start()
+                    function.end_line = self.line_at(m.start())
+                    function = None
+            elif kind == "label":
+                if function is not None:
+                    function.labels.setdefault(m.group("label"), self.line_at(m.start()))
+            elif kind == "string":
+                continue
+            elif depth == 0:
+                if kind == "func":
+                    fm = _FUNC_NAME.match(masked, m.start())
+                    if fm is not None:
+                        pending = PtxFunction(fm.group(2), fm.group(1), self.line_at(m.start()), m.start())
+                        module.functions.append(pending)
+                        pos = fm.end()
+                        pos = self.skip_params(pos, pending)
+                elif kind == "version":
+                    vm = _VERSION.match(masked, m.start())
+                    if vm is None:
+                        raise self.error("bad .version directive", m.start())
+                    module.version = (int(vm.group(1)), int(vm.group(2)))
+                    module.version_line = self.line_at(m.start())
+                    pos = vm.end()
+                elif kind == "target":
+                    tm = _TARGET.match(masked, m.start())
+                    assert tm is not None
+                    module.target = [t.strip() for t in tm.group(1).split(",") if t.strip()]
+                    module.target_span = (m.start(), tm.end())
+                    module.target_line = self.line_at(m.start())
+                    pos = tm.end()
+                elif kind == "address_size":
+                    am = _ADDRESS_SIZE.match(masked, m.start())
+                    if am is None or am.group(1) not in ("32", "64"):
+                        raise self.error("bad .address_size directive (32 or 64)", m.start())
+                    module.address_size = int(am.group(1))
+                    pos = am.end()
+                elif kind == "file":
+                    self.file_directive(m.start())
+            elif kind == "file":
+                self.file_directive(m.start())
+        if depth != 0:
+            raise self.error("unclosed { at the end of the file", len(masked))
+        return module
+
+    def skip_params(self, pos: int, function: PtxFunction) -> int:
+        # The parameter list may hold nothing that matters here; a declaration ends with ';'.
+        masked = self.masked
+        m = re.compile(r"\s*(?:\([^)]*\)\s*)?").match(masked, pos)
+        pos = m.end() if m else pos
+        tail = re.compile(r"[^{;]*").match(masked, pos)
+        end = tail.end() if tail else pos
+        if end < len(masked) and masked[end] == ";":
+            self.module.functions.remove(function)
+        return pos
+
+    def file_directive(self, start: int) -> None:
+        fm = _FILE.match(self.masked, start)
+        if fm is None:
+            raise self.error("bad .file directive", start)
+        line = self.line_at(start)
+        first = _unquote(fm.group(2))
+        second = _unquote(fm.group(3)) if fm.group(3) else None
+        entry = FileDirective(
+            int(fm.group(1)),
+            second if second is not None else first,
+            line,
+            directory=first if second is not None else None,
+            timestamp=int(fm.group(4)) if fm.group(4) else None,
+            size=int(fm.group(5)) if fm.group(5) else None,
+        )
+        self.module.files.append(entry)
+
+    def section(self, start: int) -> int:
+        masked = self.masked
+        head = _SECTION_HEAD.match(masked, start)
+        if head is None:
+            raise self.error("bad .section directive", start)
+        name = head.group(1)
+        pos = head.end()
+        if pos >= len(masked) or masked[pos] != "{":
+            raise self.error(f"expected {{ after .section {name}", pos)
+        close = masked.find("}", pos + 1)
+        nested = masked.find("{", pos + 1)
+        line = self.line_at(start)
+        if close < 0 or (0 <= nested < close):
+            raise PtxSyntaxError(
+                f"section {name} opened here is never closed", filename=self.filename, line=line
+            )
+        body = masked[pos + 1 : close]
+        body_line = line + masked.count("\n", start, pos + 1)
+        stray = re.search(r"\.section\b", body)
+        if stray is not None:
+            raise PtxSyntaxError(
+                f"section {name} opened here is never closed", filename=self.filename, line=line
+            )
+        image = _SectionParser(name, self.filename).parse(body, body_line)
+        end_line = self.line_at(close)
+        self.module.sections.append(SectionBlock(name, start, close + 1, line, end_line, image))
+        return close + 1
+
+
+def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
+    """Read a PTX module's debug sections and the directives around them.
+
+    Raises :class:`~ptxdwarf.errors.PtxSyntaxError` naming file and line on text
+    that is not PTX ptxas would read.
+    """
+    if not text.strip():
+        raise PtxSyntaxError("empty file: no PTX", filename=filename)
+    if "\0" in text:
+        raise PtxSyntaxError(
+            "NUL byte in the text: this is not PTX", filename=filename, line=text.count("\n", 0, text.index("\0")) + 1
+        )
+    return _ModuleParser(text, filename).parse()
+
+
+def iter_debug_sections(module: PtxModule) -> Iterator[SectionBlock]:
+    """The blocks of sections whose names start with ``.debug_``."""
+    return (b for b in module.sections if b.name.startswith(".debug_"))

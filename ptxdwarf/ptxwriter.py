@@ -1,0 +1,278 @@
+"""Writing section images as PTX ``.section`` blocks, in three styles.
+
+- ``nvcc``: one value per line, as nvcc writes.
+- ``readable`` (default): comma lists on lines of at most 100 characters,
+  multi-byte fields as ``.b16``/``.b32``/``.b64`` values, a new line at each
+  record (DIE, string, list), no spaces after commas (under 3 characters per
+  DWARF byte on nvcc's output).
+- ``compact``: the fewest characters: runs of bytes packed into the directive
+  widths whose numbers are shortest.
+
+All styles give the same bytes and relocations once ptxas reads them. The
+output is ASCII. ptxas (CUDA 13.0) keeps only the low 32 bits of a ``.b64``
+number of 2**32 or more, so such values are written as two ``.b32``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Iterable
+
+from .image import Reloc, SectionImage
+
+__all__ = ["Style", "format_section", "format_sections"]
+
+
+class Style(str, Enum):
+    """How debug sections are laid out as text."""
+
+    NVCC = "nvcc"
+    READABLE = "readable"
+    COMPACT = "compact"
+
+
+_LINE = 100  # readable: target line length
+_COMPACT_LINE = 4000
+
+
+def _segments(image: SectionImage) -> Iterable[tuple[str, int, int, object]]:
+    """Split a section into ('bytes', start, end, None), ('reloc', off, size, Reloc)
+    and ('label', off, 0, name) in offset order."""
+    data = image.data
+    labels = image.labels_by_offset()
+    relocs = image.relocs
+    cuts = sorted(set(labels) | {r.offset for r in relocs})
+    reloc_at = {r.offset: r for r in relocs}
+    pos = 0
+    n = len(data)
+    for cut in cuts:
+        if cut > n:
+            cut = n
+        if cut > pos:
+            yield ("bytes", pos, cut, None)
+            pos = cut
+        for name in labels.get(cut, ()):
+            yield ("label", cut, 0, name)
+        r = reloc_at.get(cut)
+        if r is not None:
+            yield ("reloc", cut, r.size, r)
+            pos = cut + r.size
+    if pos < n:
+        yield ("bytes", pos, n, None)
+
+
+#: The largest number ptxas keeps whole in a ``.b64`` directive.
+B64_LIMIT = 1 << 32
+
+
+def _width_of(data: bytes, pos: int, width: int) -> int:
+    """``width``, or 4 where an 8-byte field's value is too large for ``.b64``."""
+    if width == 8 and int.from_bytes(data[pos : pos + 8], "little") >= B64_LIMIT:
+        return 4
+    return width
+
+
+def _symbol_text(reloc: Reloc) -> str:
+    return str(reloc.symbol)
+
+
+def _head(name: str, style: Style) -> list[str]:
+    if style == Style.NVCC:
+        return [f"\t.section\t{name}", "\t{"]
+    return [f".section {name}", "{"]
+
+
+def _tail(style: Style) -> str:
+    return "\t}" if style == Style.NVCC else "}"
+
+
+def format_section(image: SectionImage, style: Style | str = Style.READABLE) -> str:
+    """The PTX text of one section block (ending with a newline)."""
+    style = Style(style)
+    if style == Style.COMPACT:
+        lines = _compact(image)
+    elif style == Style.NVCC:
+        lines = _nvcc(image)
+    else:
+        lines = _readable(image)
+    return "\n".join(_head(image.name, style) + lines + [_tail(style)]) + "\n"
+
+
+def format_sections(images: Iterable[SectionImage], style: Style | str = Style.READABLE) -> str:
+    """Several section blocks, one after the other."""
+    return "".join(format_section(img, style) for img in images)
+
+
+# --- nvcc -----------------------------------------------------------------
+
+
+def _nvcc(image: SectionImage) -> list[str]:
+    data = image.data
+    fields = image.fields
+    out: list[str] = []
+    for kind, start, end, extra in _segments(image):
+        if kind == "label":
+            out.append(f"{extra}:")
+        elif kind == "reloc":
+            out.append(f".b{end * 8} {_symbol_text(extra)}")  # type: ignore[arg-type]
+        else:
+            pos = start
+            while pos < end:
+                width = _width_of(data, pos, fields.get(pos, 1))
+                if width > 1 and pos + width <= end:
+                    out.append(f".b{width * 8} {int.from_bytes(data[pos:pos + width], 'little')}")
+                    pos += width
+                else:
+                    out.append(f".b8 {data[pos]}")
+                    pos += 1
+    return out
+
+
+# --- readable -------------------------------------------------------------
+
+
+def _readable(image: SectionImage) -> list[str]:
+    data = image.data
+    fields = image.fields
+    breaks = set(image.breaks)
+    out: list[str] = []
+    cur_width = 0  # width of the directive on the current line, 0: no open line
+    cur: list[str] = []
+    cur_len = 0
+
+    def flush() -> None:
+        nonlocal cur, cur_len, cur_width
+        if cur:
+            out.append(f".b{cur_width * 8} " + ",".join(cur))
+        cur, cur_len, cur_width = [], 0, 0
+
+    def emit(width: int, text: str) -> None:
+        nonlocal cur_len, cur_width
+        if cur_width != width or cur_len + len(text) + 1 > _LINE:
+            flush()
+            cur_width = width
+        cur.append(text)
+        cur_len += len(text) + 1
+
+    for kind, start, end, extra in _segments(image):
+        if start in breaks:
+            flush()
+        if kind == "label":
+            flush()
+            out.append(f"{extra}:")
+        elif kind == "reloc":
+            flush()
+            out.append(f".b{end * 8} {_symbol_text(extra)}")  # type: ignore[arg-type]
+        elif not fields and not breaks:
+            # No hints: plain byte lists.
+            flush()
+            chunk = data[start:end]
+            step = 30
+            for i in range(0, len(chunk), step):
+                out.append(".b8 " + ",".join(map(str, chunk[i : i + step])))
+        else:
+            pos = start
+            while pos < end:
+                if pos != start and pos in breaks:
+                    flush()
+                width = _width_of(data, pos, fields.get(pos, 1))
+                if width > 1 and pos + width <= end:
+                    emit(width, str(int.from_bytes(data[pos : pos + width], "little")))
+                    pos += width
+                else:
+                    emit(1, str(data[pos]))
+                    pos += 1
+    flush()
+    return out
+
+
+# --- compact --------------------------------------------------------------
+
+
+def _num(value: int) -> str:
+    dec = str(value)
+    if value < 10**6:
+        return dec
+    hx = f"0x{value:x}"
+    return hx if len(hx) < len(dec) else dec
+
+
+def _compact(image: SectionImage) -> list[str]:
+    data = image.data
+    out: list[str] = []
+    cur_width = 0
+    cur: list[str] = []
+    cur_len = 0
+
+    def flush() -> None:
+        nonlocal cur, cur_len, cur_width
+        if cur:
+            out.append(f".b{cur_width * 8} " + ",".join(cur))
+        cur, cur_len, cur_width = [], 0, 0
+
+    def emit(width: int, text: str) -> None:
+        nonlocal cur_len, cur_width
+        if cur_width != width or cur_len + len(text) + 1 > _COMPACT_LINE:
+            flush()
+            cur_width = width
+        cur.append(text)
+        cur_len += len(text) + 1
+
+    for kind, start, end, extra in _segments(image):
+        if kind == "label":
+            flush()
+            out.append(f"{extra}:")
+        elif kind == "reloc":
+            # ptxas takes a symbol only as the sole value of its directive.
+            flush()
+            out.append(f".b{end * 8} {_symbol_text(extra)}")  # type: ignore[arg-type]
+        else:
+            for width, text in _pack(data, start, end, cur_width):
+                emit(width, text)
+    flush()
+    return out
+
+
+_SWITCH = 6  # characters a new directive costs: "\n.b32 " (5 or 6)
+
+
+def _pack(data: bytes, start: int, end: int, open_width: int) -> list[tuple[int, str]]:
+    """Choose directive widths for ``data[start:end]`` minimising characters (dynamic programming)."""
+    n = end - start
+    if n <= 0:
+        return []
+    widths = (1, 2, 4, 8)
+    inf = float("inf")
+    # best[i][w]: least cost to write bytes[i:] when the open directive has width w (0: none)
+    best = [dict.fromkeys((0, 1, 2, 4, 8), inf) for _ in range(n + 1)]
+    choice: list[dict[int, tuple[int, str]]] = [{} for _ in range(n + 1)]
+    for w in (0, 1, 2, 4, 8):
+        best[n][w] = 0
+    for i in range(n - 1, -1, -1):
+        texts = {}
+        for w in widths:
+            if i + w <= n:
+                value = int.from_bytes(data[start + i : start + i + w], "little")
+                if w == 8 and value >= B64_LIMIT:
+                    continue
+                texts[w] = _num(value)
+        row = best[i]
+        for open_w in (0, 1, 2, 4, 8):
+            bc = inf
+            bt: tuple[int, str] = (1, "")
+            for w, text in texts.items():
+                cost = len(text) + (1 if open_w == w else _SWITCH) + best[i + w][w]
+                if cost < bc:
+                    bc = cost
+                    bt = (w, text)
+            row[open_w] = bc
+            choice[i][open_w] = bt
+    out = []
+    i = 0
+    w_open = open_width if open_width in (1, 2, 4, 8) else 0
+    while i < n:
+        w, text = choice[i][w_open]
+        out.append((w, text))
+        i += w
+        w_open = w
+    return out
