@@ -50,6 +50,9 @@ def _reverse(table: dict[str, int], prefix: str) -> dict[int, str]:
 
 
 _TAGS = _table(_enums.ENUM_DW_TAG, "DW_TAG_")
+# pyelftools shortens two names the DWARF standard (and llvm-dwarfdump) spell out;
+# the standard names come first so they are the ones shown, the short ones still parse.
+_TAGS = {"template_type_parameter": 0x2F, "template_value_parameter": 0x30, **_TAGS}
 _ATS = _table(_enums.ENUM_DW_AT, "DW_AT_")
 _FORMS = _table(_enums.ENUM_DW_FORM, "DW_FORM_")
 _OPS = _table(_DW_OP_name2opcode, "DW_OP_")

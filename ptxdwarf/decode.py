@@ -427,39 +427,49 @@ class _InfoDecoder:
         return raw.decode("utf-8", "surrogateescape")
 
     def read_indirect(self, unit: Unit, name: int, data: bytes, pos: int, attrs: list[Attribute]) -> int:
-        """Read a ``DW_FORM_indirect`` value: its form, then a value of that form."""
+        """Read a ``DW_FORM_indirect`` value: its form, then a value of that form.
+
+        The attribute keeps the form ``indirect``; its value is the inner
+        :class:`Attribute` (itself ``indirect`` again where the data nests them).
+        """
+        wrappers: list[Attribute] = []
         form, pos = read_uleb(data, pos)
         while form == FORM.indirect:
+            wrappers.append(Attribute(name, FORM.indirect, None))
             form, pos = read_uleb(data, pos)
         reader = reader_for(form, unit.version, unit.address_size)
         if reader is None:
             raise _fail(self.image, pos, f"unknown form 0x{form:x} in DW_FORM_indirect ({at_name(name)})")
         start = pos
         value, pos = reader(data, pos)
-        attr = Attribute(name, form, value)
+        inner = Attribute(name, form, value)
         image = self.image
         if form in (FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc):
             first = pos - len(value)
-            inner = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
-            attr.value = Block(value, inner)
-            attr.relocs = inner
+            relocs = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
+            inner.value = Block(value, relocs)
+            inner.relocs = relocs
         elif form == FORM.string:
-            attr.value = value.decode("utf-8", "surrogateescape")
+            inner.value = value.decode("utf-8", "surrogateescape")
         else:
             if form in RELOCATABLE_FORMS and image.relocs:
                 r = image.reloc_map.get(start)
                 if r is not None:
-                    attr.relocs = (Reloc(0, pos - start, r.symbol),)
+                    inner.relocs = (Reloc(0, pos - start, r.symbol),)
                     if not image.relocs_applied:
-                        attr.value = self.resolve(r.symbol)
+                        inner.value = self.resolve(r.symbol)
             if form in REFERENCE_FORMS:
-                attr.target = unit.offset + attr.value
+                inner.target = unit.offset + inner.value
             elif form == FORM.ref_addr:
-                attr.target = attr.value
+                inner.target = inner.value
             elif form == FORM.strp:
-                attr.target = attr.value
-                attr.value = self.string_at(attr.value, start)
-        attrs.append(attr)
+                inner.target = inner.value
+                inner.value = self.string_at(inner.value, start)
+        outer = Attribute(name, FORM.indirect, inner)
+        for wrapper in reversed(wrappers):
+            wrapper.value = outer
+            outer = Attribute(name, FORM.indirect, wrapper)
+        attrs.append(outer)
         return pos
 
 

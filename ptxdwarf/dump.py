@@ -56,6 +56,11 @@ def _expression(attr: Attribute, address_size: int) -> tuple[list[Op] | None, st
 def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = None) -> dict[str, Any]:
     """The JSON object of one attribute (see DESIGN.md, ``dump --json``)."""
     value = attr.value
+    if isinstance(value, Attribute):
+        inner = attribute_json(value, address_size, info)
+        inner["indirect_form"] = inner["form"]
+        inner["form"] = form_name(attr.form) if attr.form is not None else None
+        return inner
     out: dict[str, Any] = {"name": at_name(attr.name), "form": form_name(attr.form) if attr.form is not None else None}
     if isinstance(value, Block):
         out["value"] = list(value)
@@ -252,6 +257,8 @@ def _quote(s: str) -> str:
 def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:
     value = attr.value
     name = attr.name
+    if isinstance(value, Attribute):
+        return f"{form_name(value.form or 0)} {_value_text(info, unit, value)}"
     if isinstance(value, str):
         return _quote(value)
     if isinstance(value, DIE):

@@ -323,7 +323,8 @@ class _InfoEncoder:
         else:
             has_children = die.has_children or bool(die.children)
             key = (die.tag, has_children, tuple((a.name, f) for a, f in zip(attrs, forms)))
-            code = self.derived.code(key, die.abbrev_code)
+            # Codes read with a table that no longer fits are not wishes; a built DIE's are.
+            code = self.derived.code(key, die.abbrev_code if unit.abbrevs is None else None)
         if code < 0x80:
             out.append(code)
         else:
@@ -424,9 +425,11 @@ class _InfoEncoder:
                     self.relocs.append(Reloc(first + r.offset, r.size, Symbol(r.symbol.name, r.symbol.addend)))
                 return
             if form == FORM.indirect:
-                real = choose_form(Attribute(attr.name, None, value), unit.version, self.options)
+                # The value is the inner attribute (decoded), or a plain value whose form we pick.
+                inner = value if isinstance(value, Attribute) else Attribute(attr.name, None, value)
+                real = inner.form if inner.form is not None else choose_form(inner, unit.version, self.options)
                 out += uleb_bytes(real)
-                self.write_value(attr, real, unit, unit_start, formats)
+                self.write_value(inner, real, unit, unit_start, formats)
                 return
         except (struct.error, ValueError, TypeError, OverflowError) as exc:
             raise EncodeError(f"{at_name(attr.name)}: value {value!r} does not fit {form_name(form)} ({exc})") from None
@@ -611,7 +614,7 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
         for ns in sets:
             ref, unit = unit_ref(ns.unit_offset)
             length = ns.unit_length
-            if unit is not None and (length is None or length == unit.length + 4 or unit.offset < 0):
+            if unit is not None and (length is None or (unit.offset >= 0 and length == unit.length + 4)):
                 length = enc.unit_offsets[id(unit)][1]
             entries = [
                 {"die_offset": die_ref(off, unit), "name": text.encode("utf-8", "surrogateescape")}

@@ -72,7 +72,8 @@ class Attribute:
     - block and exprloc: :class:`~ptxdwarf.schemas.Block` (bytes with their relocations);
     - reference: ``int`` as stored (unit-relative), or the target :class:`DIE` in a built tree;
       ``target`` then holds the absolute ``.debug_info`` offset;
-    - ``flag_present``: ``True``.
+    - ``flag_present``: ``True``;
+    - ``indirect``: the inner :class:`Attribute`, which has the real form.
 
     ``relocs`` are the symbols in the value, offsets relative to the value's first byte.
     """
@@ -184,15 +185,18 @@ class DIE:
         return None
 
     def get(self, name: str | int, default: Any = None) -> Any:
-        """The value of attribute ``name``, or ``default``."""
-        a = self.attr(name)
-        return default if a is None else a.value
-
-    def __getitem__(self, name: str | int) -> Any:
+        """The value of attribute ``name`` (through ``DW_FORM_indirect``), or ``default``."""
         a = self.attr(name)
         if a is None:
-            raise KeyError(name)
+            return default
+        while isinstance(a.value, Attribute):
+            a = a.value
         return a.value
+
+    def __getitem__(self, name: str | int) -> Any:
+        if self.attr(name) is None:
+            raise KeyError(name)
+        return self.get(name)
 
     def __contains__(self, name: str | int) -> bool:
         return self.attr(name) is not None

@@ -1,0 +1,97 @@
+"""Shared test fixtures: the real toolchain (ptxas, llvm-dwarfdump) and the shipped PTX fixtures.
+
+ptxas and llvm-dwarfdump are required: tests that need them fail (not skip) when
+they are missing, unless PTXDWARF_ALLOW_MISSING_TOOLS=1 is set for a local run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ptxdwarf.ptxas import Ptxas, find_ptxas
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+#: PTX fixtures ptxas accepts, from real producers (and the spec's fixed example).
+GOOD_FIXTURES = sorted(
+    p
+    for p in FIXTURES.glob("*/*.ptx")
+    if ".orig." not in p.name and "ptxas-crash" not in p.name and not (p.name.startswith("rich.llc") and ".fixed." not in p.name)
+)
+
+
+def fixture_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
+
+
+def _missing(tool: str) -> None:
+    message = f"{tool} is required for this test and was not found"
+    if os.environ.get("PTXDWARF_ALLOW_MISSING_TOOLS"):
+        pytest.skip(message)
+    pytest.fail(message)
+
+
+@pytest.fixture(scope="session")
+def ptxas() -> Ptxas:
+    """The ptxas ptxdwarf finds (PATH, CUDA_HOME, or the nvidia-cuda-nvcc wheel)."""
+    try:
+        return find_ptxas()
+    except Exception:  # noqa: BLE001
+        _missing("ptxas")
+        raise
+
+
+def _llvm_dwarfdump() -> str | None:
+    for name in ("llvm-dwarfdump", "llvm-dwarfdump-14", "llvm-dwarfdump-15", "llvm-dwarfdump-16", "llvm-dwarfdump-17", "llvm-dwarfdump-18"):
+        found = shutil.which(name)
+        if found:
+            return found
+    for candidate in sorted(Path("/usr/lib").glob("llvm-*/bin/llvm-dwarfdump"), reverse=True):
+        return str(candidate)
+    return None
+
+
+@pytest.fixture(scope="session")
+def llvm_dwarfdump() -> str:
+    found = _llvm_dwarfdump()
+    if found is None:
+        _missing("llvm-dwarfdump")
+    assert found is not None
+    return found
+
+
+def needs_relocatable(text: str) -> bool:
+    """numba's modules declare functions they do not define: compile them with -c."""
+    return ".extern .func" in text
+
+
+@pytest.fixture(scope="session")
+def compile_ptx(ptxas: Ptxas, tmp_path_factory: pytest.TempPathFactory):
+    """compile_ptx(text, name) -> path of the cubin ``ptxas -g`` makes of the text."""
+    out_dir = tmp_path_factory.mktemp("cubins")
+    counter = [0]
+
+    def run(text: str, name: str = "module", arch: str | None = None) -> Path:
+        from ptxdwarf.ptx import parse_ptx
+
+        module = parse_ptx(text)
+        chosen, _note = ptxas.choose_arch(module.target, arch)
+        result = ptxas.compile(text, arch=chosen, relocatable=needs_relocatable(text), filename=name)
+        counter[0] += 1
+        path = out_dir / f"{counter[0]:04d}-{Path(name).stem}.cubin"
+        path.write_bytes(result.cubin)
+        return path
+
+    return run
+
+
+def run_dwarfdump(tool: str, cubin: Path, *args: str) -> str:
+    proc = subprocess.run([tool, *args, str(cubin)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout

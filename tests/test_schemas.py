@@ -1,0 +1,210 @@
+"""The Construct schemas, and the fast per-form path checked against them."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import pytest
+from construct import ConstructError, StreamError
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ptxdwarf import FORM, Reloc, Symbol
+from ptxdwarf.forms import read_sleb, read_uleb, reader_for, sleb_bytes, uleb_bytes, write_value
+from ptxdwarf.schemas import ABBREV_TABLE, MACINFO, SLEB128, STRING_TABLE, ULEB128, Block, schemas_for
+
+ENCODINGS = [(v, a) for v in (2, 3, 4) for a in (4, 8)]
+
+
+def check(schema: Any, data: bytes, expected: Any = None, **params: Any) -> Any:
+    """Parse ``data``, build it back, and do the same with the compiled schema where it compiles."""
+    parsed = schema.parse(data, **params)
+    if expected is not None:
+        assert parsed == expected
+    relocs: list[Reloc] = []
+    assert schema.build(parsed, out_relocs=relocs, **params) == data
+    try:
+        compiled = schema.compile()
+    except Exception:  # noqa: BLE001 - schemas with Python predicates do not compile
+        compiled = None
+    if compiled is not None:
+        assert compiled.parse(data, **params) == parsed
+        assert compiled.build(parsed, out_relocs=[], **params) == data
+    return parsed
+
+
+@given(st.integers(min_value=0, max_value=2**70))
+def test_uleb128(value: int) -> None:
+    raw = uleb_bytes(value)
+    assert ULEB128.build(value) == raw
+    assert ULEB128.parse(raw) == value
+    assert read_uleb(raw + b"\xff", 0) == (value, len(raw))
+
+
+@given(st.integers(min_value=-(2**70), max_value=2**70))
+def test_sleb128(value: int) -> None:
+    raw = sleb_bytes(value)
+    assert SLEB128.build(value) == raw
+    assert SLEB128.parse(raw) == value
+    assert read_sleb(raw + b"\xff", 0) == (value, len(raw))
+
+
+def test_leb128_known_values() -> None:
+    # DWARF 4 standard, figures 22 and 23
+    assert uleb_bytes(127) == b"\x7f"
+    assert uleb_bytes(128) == b"\x80\x01"
+    assert uleb_bytes(12857) == b"\xb9\x64"
+    assert sleb_bytes(-2) == b"\x7e"
+    assert sleb_bytes(-127) == b"\x81\x7f"
+    assert sleb_bytes(-128) == b"\x80\x7f"
+    assert sleb_bytes(129) == b"\x81\x01"
+    # the %r1 register name of the guide's example
+    assert list(uleb_bytes(0x257231)) == [177, 228, 149, 1]
+
+
+def _form_values(form: int, version: int, asize: int) -> st.SearchStrategy[Any]:
+    fixed = {
+        FORM.data1: 1, FORM.flag: 1, FORM.ref1: 1, FORM.data2: 2, FORM.ref2: 2,
+        FORM.data4: 4, FORM.ref4: 4, FORM.strp: 4, FORM.sec_offset: 4,
+        FORM.data8: 8, FORM.ref8: 8, FORM.ref_sig8: 8, FORM.addr: asize,
+        FORM.ref_addr: asize if version == 2 else 4,
+    }
+    if form in fixed:
+        return st.integers(min_value=0, max_value=2 ** (8 * fixed[form]) - 1)
+    if form in (FORM.udata, FORM.ref_udata):
+        return st.integers(min_value=0, max_value=2**64)
+    if form == FORM.sdata:
+        return st.integers(min_value=-(2**63), max_value=2**63)
+    if form == FORM.string:
+        return st.binary(max_size=40).map(lambda b: b.replace(b"\0", b"x"))
+    if form == FORM.block1:
+        return st.binary(max_size=255)
+    if form in (FORM.block2, FORM.block4, FORM.block, FORM.exprloc):
+        return st.binary(max_size=300)
+    if form == FORM.flag_present:
+        return st.just(True)
+    raise AssertionError(form)
+
+
+FORMS = [
+    FORM.addr, FORM.block2, FORM.block4, FORM.data2, FORM.data4, FORM.data8, FORM.string, FORM.block,
+    FORM.block1, FORM.data1, FORM.flag, FORM.sdata, FORM.strp, FORM.udata, FORM.ref_addr, FORM.ref1,
+    FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_udata, FORM.sec_offset, FORM.exprloc, FORM.flag_present,
+    FORM.ref_sig8,
+]
+
+
+@pytest.mark.parametrize("version,asize", ENCODINGS)
+@pytest.mark.parametrize("form", FORMS, ids=lambda f: FORM(f).name)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_fast_form_path_matches_schema(form: int, version: int, asize: int, data: st.DataObject) -> None:
+    schema = schemas_for(version, asize).form_values[form]
+    value = data.draw(_form_values(form, version, asize))
+    out = bytearray()
+    write_value(out, form, value, version, asize)
+    built = schema.build(Block(value) if isinstance(value, bytes) and form != FORM.string else (None if form == FORM.flag_present else value))
+    assert bytes(out) == built
+    reader = reader_for(form, version, asize)
+    assert reader is not None
+    got, end = reader(bytes(out) + b"\x00\x01", 0)
+    assert end == len(out)
+    parsed = schema.parse(bytes(out))
+    if form == FORM.flag_present:
+        assert got is True and parsed is None
+    else:
+        assert got == parsed == value
+
+
+@pytest.mark.parametrize("version,asize", ENCODINGS)
+def test_indirect_and_unknown_forms(version: int, asize: int) -> None:
+    s = schemas_for(version, asize)
+    raw = bytes([FORM.data2]) + struct.pack("<H", 0x1234)
+    parsed = check(s.form_values[FORM.indirect], raw)
+    assert parsed.form == FORM.data2 and parsed.value == 0x1234
+    with pytest.raises(ConstructError):
+        s.attribute_value.parse(b"\x00", form=0x7F)
+    with pytest.raises(StreamError):
+        s.form_values[FORM.indirect].parse(b"\x7f\x00")
+
+
+def test_truncated_values_are_errors() -> None:
+    s = schemas_for(2, 8)
+    for form, raw in ((FORM.data4, b"\x01\x02"), (FORM.block1, b"\x05\x01"), (FORM.string, b"abc"), (FORM.addr, b"\x00" * 7)):
+        with pytest.raises(ConstructError):
+            s.form_values[form].parse(raw)
+
+
+def test_abbreviation_table_of_the_guide() -> None:
+    raw = bytes([1, 17, 1, 37, 8, 19, 11, 0, 0, 2, 46, 0, 135, 64, 8, 0, 0, 0])
+    table = check(ABBREV_TABLE, raw)
+    assert [e.code for e in table] == [1, 2, 0]
+    assert table[0].decl.tag == 17 and table[0].decl.children == 1
+    assert [(a.name, a.form) for a in table[1].decl.attr_specs] == [(0x2007, 8), (0, 0)]
+    with pytest.raises(ConstructError):
+        ABBREV_TABLE.parse(raw[:-1])
+
+
+def test_unit_header_with_symbol() -> None:
+    s = schemas_for(2, 8)
+    raw = struct.pack("<IHIB", 262, 2, 0, 8)
+    header = check(s.unit_header, raw, relocs={6: Reloc(6, 4, Symbol(".debug_abbrev"))})
+    assert header.debug_abbrev_offset == Symbol(".debug_abbrev")
+    out: list[Reloc] = []
+    assert s.unit_header.build(header, out_relocs=out) == raw
+    assert out == [Reloc(6, 4, Symbol(".debug_abbrev"))]
+
+
+def test_pubnames_set_of_the_guide() -> None:
+    s = schemas_for(2, 8)
+    raw = struct.pack("<IHII", 41, 2, 0, 262) + struct.pack("<I", 69) + b"_Z3fooii\0" + struct.pack("<I", 174) + b"_Z4testPi\0" + struct.pack("<I", 0)
+    parsed = check(s.pubnames_set, raw, relocs={6: Reloc(6, 4, Symbol(".debug_info"))})
+    assert parsed.debug_info_offset == Symbol(".debug_info")
+    assert [(e.die_offset, e.name) for e in parsed.entries] == [(69, b"_Z3fooii"), (174, b"_Z4testPi"), (0, None)]
+    with pytest.raises(ConstructError):
+        s.pubnames_set.parse(struct.pack("<I", 0x0C800000) + raw[4:])
+
+
+@pytest.mark.parametrize("asize", [4, 8])
+def test_aranges_set(asize: int) -> None:
+    s = schemas_for(2, asize)
+    fmt = "<Q" if asize == 8 else "<I"
+    pad = (-12) % (2 * asize)
+    body = struct.pack("<HIBB", 2, 0, asize, 0) + bytes(pad) + struct.pack(fmt, 0) + struct.pack(fmt, 0x100) + bytes(2 * asize)
+    raw = struct.pack("<I", len(body)) + body
+    first = 4 + 8 + pad
+    parsed = check(s.aranges_set, raw, relocs={first: Reloc(first, asize, Symbol("func_begin0"))})
+    assert parsed.tuples[0].begin == Symbol("func_begin0") and parsed.tuples[0].end == 0x100
+
+
+@pytest.mark.parametrize("asize", [4, 8])
+def test_location_list_symbols_are_not_end_markers(asize: int) -> None:
+    s = schemas_for(2, asize)
+    fmt = "<Q" if asize == 8 else "<I"
+    # A list whose first entry's bounds are labels (zeros in PTX text), then the end pair.
+    raw = struct.pack(fmt, 0) + struct.pack(fmt, 0) + struct.pack("<H", 2) + b"\x90\x01" + bytes(2 * asize)
+    relocs = {0: Reloc(0, asize, Symbol("$L__tmp0")), asize: Reloc(asize, asize, Symbol("$L__tmp1"))}
+    parsed = check(s.location_list, raw, relocs=relocs)
+    assert len(parsed) == 2
+    assert parsed[0].begin == Symbol("$L__tmp0") and parsed[0].expr == b"\x90\x01"
+    # Without the relocations the first pair ends the list.
+    assert len(s.location_list.parse(raw)) == 1
+    # A base-address selection entry has no expression.
+    base = struct.pack(fmt, 2 ** (8 * asize) - 1) + struct.pack(fmt, 0x40) + bytes(2 * asize)
+    parsed = check(s.location_list, base)
+    assert parsed[0].expr is None
+
+
+def test_expression_block_carries_symbols() -> None:
+    s = schemas_for(2, 8)
+    raw = bytes([9, 3]) + bytes(8)
+    parsed = check(s.form_values[FORM.block1], raw, relocs={2: Reloc(2, 8, Symbol("_Z4testPi_param_0"))})
+    assert parsed.relocs == (Reloc(1, 8, Symbol("_Z4testPi_param_0")),)
+
+
+def test_string_table_and_macinfo() -> None:
+    check(STRING_TABLE, b"abc\0\0de\0")
+    check(MACINFO, b"\x01\x05X 1\0\x03\x00\x01\x04\x00")
+    with pytest.raises(ConstructError):
+        MACINFO.parse(b"\x09")
