@@ -486,7 +486,7 @@ class _ModuleParser:
         name = head.group(1)
         pos = head.end()
         if pos >= len(masked) or masked[pos] != "{":
-            raise self.error(f"expected {{ after .section {name}", pos)
+            raise self.error(f"expected {{ after .section {name}", start)
         close = masked.find("}", pos + 1)
         nested = masked.find("{", pos + 1)
         line = self.line_at(start)

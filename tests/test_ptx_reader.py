@@ -1,0 +1,132 @@
+"""The PTX reader: debug-section grammar and the module directives around it."""
+
+from __future__ import annotations
+
+import pytest
+
+import ptxdwarf
+from ptxdwarf import PtxSyntaxError, Reloc, Symbol
+
+HEAD = ".version 7.5\n.target sm_75, debug\n.address_size 64\n"
+
+
+def image(body: str, name: str = ".debug_info") -> ptxdwarf.SectionImage:
+    return ptxdwarf.parse_ptx(HEAD + body).images()[name]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        ".section .debug_info {\n.b8 1, 2, 3\n}\n",
+        ".section .debug_info\n{\n.b8 1,2,3\n}\n",
+        "\t.section\t.debug_info\n\t{\n.b8 1\n.b8 2\n.b8 3\n\t}\n",
+        ".section .debug_info { .b8 1, 2, 3 }\n",
+        ".section .debug_info {\n.b8 1,\n 2,\n 3\n}\n",
+        ".section .debug_info {\n.b8 0x1, 0X2, 3 // comment\n}\n",
+        ".section .debug_info {\n/* a\n comment */ .b8 1 .b8 2\n.b8 3;\n}\n",
+        ".section .debug_info {\n.b16 513\n.b8 3\n}\n",
+    ],
+)
+def test_layouts_of_the_same_bytes(body: str) -> None:
+    assert image(body).data == b"\x01\x02\x03"
+
+
+def test_widths_negative_and_hex() -> None:
+    img = image(".section .debug_info {\n.b8 -1, 255\n.b16 -2\n.b32 0xdeadbeef\n.b64 -1\n}\n")
+    assert img.data == b"\xff\xff" + b"\xfe\xff" + bytes.fromhex("efbeadde") + b"\xff" * 8
+
+
+def test_symbols_labels_and_differences() -> None:
+    body = (
+        ".section .debug_str {\n$L__str0:\n.b8 97, 0\n$L__str1: .b8 98, 0\n}\n"
+        ".section .debug_info {\n"
+        "$L__start:\n"
+        ".b32 $L__end-$L__start\n"
+        ".b32 .debug_abbrev\n"
+        ".b64 func_begin0\n"
+        ".b64 _Z4testPi_param_0+8\n"
+        ".b32 $L__str1\n"
+        ".b32 .debug_str+2\n"
+        "$L__end:\n"
+        "}\n"
+    )
+    images = ptxdwarf.parse_ptx(HEAD + body).images()
+    info = images[".debug_info"]
+    assert info.data[:4] == (32).to_bytes(4, "little")
+    assert info.relocs == [
+        Reloc(4, 4, Symbol(".debug_abbrev")),
+        Reloc(8, 8, Symbol("func_begin0")),
+        Reloc(16, 8, Symbol("_Z4testPi_param_0", 8)),
+        Reloc(24, 4, Symbol("$L__str1")),
+        Reloc(28, 4, Symbol(".debug_str", 2)),
+    ]
+    assert info.labels == {"$L__start": 0, "$L__end": 32}
+    assert images[".debug_str"].labels == {"$L__str0": 0, "$L__str1": 2}
+
+
+def test_empty_sections_and_repeated_sections() -> None:
+    module = ptxdwarf.parse_ptx(HEAD + ".section .debug_loc { }\n.section .debug_info {\n.b8 1\n}\n.section .debug_info {\n.b8 2\n}\n")
+    images = module.images()
+    assert images[".debug_loc"].data == b""
+    assert images[".debug_info"].data == b"\x01\x02"
+
+
+def test_module_directives() -> None:
+    text = (
+        ".version 8.5\n.target sm_80, debug\n.address_size 64\n"
+        ".visible .func (.param .b32 r) _Z3fooii(.param .b32 a)\n{\n.reg .b32 %r<3>;\n$L__func_begin0:\nret;\n$L__func_end0:\n}\n"
+        ".extern .func bar(.param .b32 x);\n"
+        ".visible .entry k(.param .u64 p)\n{\n{ // callseq\n}\nret;\n}\n"
+        '.file 1 "/a/b.cu"\n.file 2 "/usr" "x.h"\n'
+    )
+    module = ptxdwarf.parse_ptx(text, "m.ptx")
+    assert module.version == (8, 5)
+    assert module.target == ["sm_80", "debug"] and module.has_debug_target
+    assert module.address_size == 64
+    assert [(f.name, f.kind) for f in module.functions] == [("_Z3fooii", "func"), ("k", "entry")]
+    assert set(module.functions[0].labels) == {"$L__func_begin0", "$L__func_end0"}
+    assert module.function_of_label("$L__func_end0").name == "_Z3fooii"  # type: ignore[union-attr]
+    assert [(f.index, f.path, f.directory) for f in module.files] == [(1, "/a/b.cu", None), (2, "x.h", "/usr")]
+    assert module.files[1].full_path == "/usr/x.h"
+
+
+@pytest.mark.parametrize(
+    "body,line,fragment",
+    [
+        (".section .debug_info {\n.b8 256\n}\n", 5, "does not fit .b8"),
+        (".section .debug_info {\n.b8 -129\n}\n", 5, "does not fit .b8"),
+        (".section .debug_info {\n.b16 65536\n}\n", 5, "does not fit .b16"),
+        (".section .debug_info {\n.b32 4294967296\n}\n", 5, "does not fit .b32"),
+        (".section .debug_info {\n.b8 1\n.b7 2\n}\n", 6, "unexpected"),
+        (".section .debug_info {\n.b8 foo\n}\n", 5, "a label needs .b32 or .b64"),
+        (".section .debug_info {\n.b8 1,,2\n}\n", 5, "empty value"),
+        (".section .debug_info {\n.b8 1,\n}\n", 6, "ends with a comma"),
+        (".section .debug_info {\n.b32 a-b\n}\n", 5, "is not a label of this section"),
+        (".section .debug_info {\nx:\nx:\n.b8 1\n}\n", 6, "defined twice"),
+        (".section .debug_info {\n.b8 1\n", 4, "never closed"),
+        (".section .debug_info\n.b8 1\n}\n", 4, "expected {"),
+        ("}\n", 4, "unmatched }"),
+        ("/* open\n", 4, "unterminated /* comment"),
+    ],
+)
+def test_errors_name_file_and_line(body: str, line: int, fragment: str) -> None:
+    with pytest.raises(PtxSyntaxError) as err:
+        ptxdwarf.parse_ptx(HEAD + body, "bad.ptx")
+    assert err.value.line == line
+    assert str(err.value).startswith(f"bad.ptx:{line}: ")
+    assert fragment in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_empty_file() -> None:
+    with pytest.raises(PtxSyntaxError, match="empty"):
+        ptxdwarf.parse_ptx("  \n", "e.ptx")
+
+
+def test_decode_error_names_the_ptx_line() -> None:
+    body = ".section .debug_abbrev {\n.b8 1, 17, 0, 3, 8, 0, 0, 0\n}\n.section .debug_info {\n.b32 9\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8\n.b8 1\n.b8 97, 98\n}\n"
+    with pytest.raises(ptxdwarf.DwarfError) as err:
+        ptxdwarf.read_ptx(HEAD + body, filename="s.ptx")
+    message = str(err.value)
+    assert message.startswith("s.ptx:12 (.debug_info+0xb)")
+    assert "runs past the end of its unit" in message
