@@ -109,3 +109,21 @@ __all__ = [
     "replace_debug_sections",
     "rewrite_ptx",
 ]
+
+from . import loc
+from .attach import attach
+from .builder import DebugInfoBuilder, Function, LexicalBlock, Member, Type, Variable
+from .loc import Location, LocationListSpec
+
+__all__ += [
+    "DebugInfoBuilder",
+    "Function",
+    "LexicalBlock",
+    "Location",
+    "LocationListSpec",
+    "Member",
+    "Type",
+    "Variable",
+    "attach",
+    "loc",
+]

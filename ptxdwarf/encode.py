@@ -52,8 +52,9 @@ class EncodeOptions:
 
     ``strings``: ``"inline"`` (``DW_FORM_string``) or ``"strp"`` (``.debug_str``),
     for string attributes whose form is left to the encoder. ``string_labels``:
-    point strp values at labels in ``.debug_str`` (``$L__str0``; PTX ISA 7.0 and
-    later) rather than at ``.debug_str+offset``. ``keep_abbrevs``: reuse a decoded
+    point strp values at labels in ``.debug_str`` (``$L__str0``, one per reference;
+    PTX ISA 7.0 and later) rather than at ``.debug_str+offset`` (any ISA version,
+    the default). ``keep_abbrevs``: reuse a decoded
     unit's abbreviation table while its DIEs still match it (exact rewrites).
     """
 
@@ -121,9 +122,7 @@ class _StringPool:
         self.table = StringTable()
         self.index: dict[bytes, int] = {}
         self.labels: dict[str, int] = dict(labels)
-        self.label_of: dict[int, str] = {}
-        for name, off in labels.items():
-            self.label_of.setdefault(off, name)
+        self.serial = 0
         self.use_labels = use_labels
         if base is not None:
             for raw in base.strings:
@@ -131,6 +130,12 @@ class _StringPool:
         self.used = base is not None
 
     def symbol(self, raw: bytes) -> Symbol:
+        """The symbol a new strp reference to ``raw`` is written with.
+
+        Without labels: ``.debug_str+offset``. With labels, every reference gets a
+        label of its own: ptxas 13.0 resolves a second reference to the same
+        ``.debug_str`` label to 0.
+        """
         self.used = True
         off = self.index.get(raw)
         if off is None:
@@ -138,13 +143,12 @@ class _StringPool:
             self.index[raw] = off
         if not self.use_labels:
             return Symbol(".debug_str", off)
-        label = self.label_of.get(off)
-        if label is None:
-            label = f"$L__str{len(self.label_of)}"
-            while label in self.labels:
-                label += "_"
-            self.labels[label] = off
-            self.label_of[off] = label
+        label = f"$L__str{self.serial}"
+        while label in self.labels:
+            self.serial += 1
+            label = f"$L__str{self.serial}"
+        self.serial += 1
+        self.labels[label] = off
         return Symbol(label)
 
     def image(self) -> SectionImage:
@@ -213,6 +217,7 @@ class _InfoEncoder:
         self.derived_at: list[int] = []
         self.fixups: list[tuple[int, int, DIE, int, Attribute]] = []
         self.old_index: dict[int, DIE] = {}
+        self.loc_offsets: dict[int, int] = {}  # id(LocationList) -> offset in the new .debug_loc
         if any(d.offset >= 0 for u in info.units[:1] for d in u.iter_dies()):
             self.old_index = {d.offset: d for d in info.iter_dies() if d.offset >= 0}
 
@@ -369,7 +374,7 @@ class _InfoEncoder:
                 if isinstance(value, Symbol):
                     sym = value
                 elif isinstance(value, LocationList):
-                    sym = Symbol(".debug_loc", value.offset)
+                    sym = Symbol(".debug_loc", self.loc_offsets.get(id(value), value.offset))
                 elif attr.relocs:
                     sym = attr.relocs[0].symbol
                 if sym is not None:
@@ -517,8 +522,23 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
     labels = info.labels
     pool = _StringPool(info.strings, labels.get(".debug_str", {}), options.string_labels)
     enc = _InfoEncoder(info, options, pool)
-    enc.encode()
+    asize = info.units[0].address_size if info.units else 8
+    version = info.units[0].version if info.units else 2
+    s = schemas_for(version, asize)
     images: dict[str, SectionImage] = {}
+    if info.locations is not None:
+        # Location lists first: .debug_info points into them.
+        w = _RecordWriter(".debug_loc")
+        for loc in info.locations:
+            entries = [
+                {"begin": b, "end": e, "expr": _block_of(x, asize) if x is not None else None} for b, e, x in loc.entries
+            ]
+            entries.append({"begin": 0, "end": 0, "expr": None})
+            enc.loc_offsets[id(loc)] = len(w.data)
+            w.add(s.location_list, entries, "location list", loc.offset)
+        loc_image = w.image()
+        _place_labels(loc_image, labels.get(".debug_loc", {}), w.moved, old_sizes.get(".debug_loc"))
+    enc.encode()
 
     tables = list(info.abbrev_tables)
     if enc.derived_at:
@@ -544,9 +564,6 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
         _place_labels(img, labels.get(".debug_info", {}), enc.moved, old_sizes.get(".debug_info"))
         images[".debug_info"] = img
 
-    asize = info.units[0].address_size if info.units else 8
-    version = info.units[0].version if info.units else 2
-    s = schemas_for(version, asize)
     unit_by_old = {u.offset: u for u in info.units if u.offset >= 0}
 
     def unit_ref(value: int | Symbol | Unit) -> tuple[int | Symbol, Unit | None]:
@@ -573,14 +590,7 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
         return entry
 
     if info.locations is not None:
-        w = _RecordWriter(".debug_loc")
-        for loc in info.locations:
-            entries = [{"begin": b, "end": e, "expr": _block_of(x, asize) if x is not None else None} for b, e, x in loc.entries]
-            entries.append({"begin": 0, "end": 0, "expr": None})
-            w.add(s.location_list, entries, "location list", loc.offset)
-        img = w.image()
-        _place_labels(img, labels.get(".debug_loc", {}), w.moved, old_sizes.get(".debug_loc"))
-        images[".debug_loc"] = img
+        images[".debug_loc"] = loc_image
     if info.ranges is not None:
         w = _RecordWriter(".debug_ranges")
         for rl in info.ranges:

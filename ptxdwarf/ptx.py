@@ -17,7 +17,16 @@ from typing import Iterator
 from .errors import PtxSyntaxError
 from .image import Reloc, SectionImage, Symbol
 
-__all__ = ["FileDirective", "PtxFunction", "PtxModule", "SectionBlock", "parse_ptx", "mask_comments"]
+__all__ = [
+    "FileDirective",
+    "PtxFunction",
+    "PtxModule",
+    "PtxVariable",
+    "SectionBlock",
+    "mask_comments",
+    "parse_declaration",
+    "parse_ptx",
+]
 
 
 @dataclass(slots=True)
@@ -39,6 +48,59 @@ class FileDirective:
 
 
 @dataclass(slots=True)
+class PtxVariable:
+    """A declared name: a parameter, register, or variable of some state space.
+
+    ``count`` is set for a register range (``.reg .b32 %r<4>`` declares ``%r0`` to
+    ``%r3``: name ``%r``, count 4); ``dims`` for arrays (``.b8 x[24]``, ``[]`` is -1).
+    """
+
+    name: str
+    space: str
+    type: str | None
+    line: int
+    align: int | None = None
+    dims: tuple[int, ...] = ()
+    count: int | None = None
+    pointer_space: str | None = None
+    text: str = ""
+
+    def names(self) -> list[str]:
+        """Every name declared (each register of a range)."""
+        if self.count is None:
+            return [self.name]
+        return [f"{self.name}{i}" for i in range(self.count)]
+
+    def declares(self, name: str) -> bool:
+        if self.count is None:
+            return name == self.name
+        rest = name[len(self.name) :]
+        return name.startswith(self.name) and rest.isdigit() and int(rest) < self.count and (rest == "0" or rest[0] != "0")
+
+    @property
+    def byte_size(self) -> int | None:
+        """Size in bytes of the declared object, where the type says it."""
+        size = _TYPE_SIZES.get(self.type or "")
+        if size is None:
+            return None
+        for d in self.dims:
+            if d < 0:
+                return None
+            size *= d
+        return size
+
+
+_TYPE_SIZES = {
+    ".b8": 1, ".s8": 1, ".u8": 1, ".pred": 1,
+    ".b16": 2, ".s16": 2, ".u16": 2, ".f16": 2, ".bf16": 2,
+    ".b32": 4, ".s32": 4, ".u32": 4, ".f32": 4, ".f16x2": 4, ".bf16x2": 4, ".tf32": 4,
+    ".b64": 8, ".s64": 8, ".u64": 8, ".f64": 8,
+    ".b128": 16,
+    ".texref": 8, ".samplerref": 8, ".surfref": 8,
+}
+
+
+@dataclass(slots=True)
 class PtxFunction:
     """A ``.entry`` or ``.func`` with a body: name, text span, labels defined in it."""
 
@@ -51,10 +113,27 @@ class PtxFunction:
     end_line: int = 0
     labels: dict[str, int] = field(default_factory=dict)
     """Label name to the line that defines it."""
+    params: list[PtxVariable] = field(default_factory=list)
+    returns: list[PtxVariable] = field(default_factory=list)
+    declarations: list[PtxVariable] = field(default_factory=list)
+    """``.reg``, ``.local``, ``.shared``, ``.param`` declared in the body."""
 
     @property
     def is_kernel(self) -> bool:
         return self.kind == "entry"
+
+    def declares(self, name: str) -> bool:
+        """Whether ``name`` is a parameter, label or declared name of this function."""
+        if name in self.labels:
+            return True
+        return any(v.declares(name) for v in (*self.params, *self.returns, *self.declarations))
+
+    def register(self, name: str) -> PtxVariable | None:
+        """The ``.reg`` declaration that declares register ``name``."""
+        for v in self.declarations:
+            if v.space == "reg" and v.declares(name):
+                return v
+        return None
 
 
 @dataclass(slots=True)
@@ -84,6 +163,10 @@ class PtxModule:
     files: list[FileDirective] = field(default_factory=list)
     functions: list[PtxFunction] = field(default_factory=list)
     sections: list[SectionBlock] = field(default_factory=list)
+    variables: list[PtxVariable] = field(default_factory=list)
+    """Module-level ``.global``, ``.const``, ``.shared`` ... variables."""
+    prototypes: list[str] = field(default_factory=list)
+    """Functions declared without a body (``.extern .func``)."""
 
     @property
     def has_debug_target(self) -> bool:
@@ -100,6 +183,21 @@ class PtxModule:
                 continue
             out[img.name] = _join(out[img.name], img)
         return out
+
+    def declares(self, name: str) -> bool:
+        """Whether ``name`` is a function, prototype, module variable or a name inside a function."""
+        if any(f.name == name for f in self.functions) or name in self.prototypes:
+            return True
+        if any(v.declares(name) for v in self.variables):
+            return True
+        return any(f.declares(name) for f in self.functions)
+
+    def variable(self, name: str) -> PtxVariable | None:
+        """The module-level variable ``name``."""
+        for v in self.variables:
+            if v.name == name:
+                return v
+        return None
 
     def function(self, name: str) -> PtxFunction | None:
         for f in self.functions:
@@ -344,6 +442,7 @@ _TOP = re.compile(
     r"|(?P<address_size>\.address_size\b)"
     r"|(?P<file>\.file\b)"
     r"|(?P<func>\.(?:entry|func)\b)"
+    r"|(?P<decl>(?<![\w$.%])\.(?:reg|local|shared|global|const|param|tex|texref|samplerref|surfref)\b)"
     r"|(?P<open>\{)|(?P<close>\})"
     r"|(?P<label>(?<![\w$.%])" + _SYM + r"(?=\s*:(?!:)))"
     r'|(?P<string>"(?:[^"\\\n]|\\.)*")'
@@ -354,6 +453,80 @@ _TARGET = re.compile(r"\.target\s+([^\n;]*)")
 _ADDRESS_SIZE = re.compile(r"\.address_size\s+(\d+)")
 _FILE = re.compile(r'\.file\s+(\d+)\s+("(?:[^"\\\n]|\\.)*")(?:\s+("(?:[^"\\\n]|\\.)*"))?(?:\s*,\s*(\d+)\s*,\s*(\d+))?')
 _FUNC_NAME = re.compile(r"\.(entry|func)\s*(?:\([^)]*\)\s*)?(" + _SYM + r")")
+
+
+_DECLARATOR = re.compile(
+    r"(?P<name>" + _SYM + r")\s*(?:<\s*(?P<count>\d+)\s*>)?(?P<dims>(?:\s*\[\s*\d*\s*\])*)\s*$"
+)
+_TYPES = frozenset(_TYPE_SIZES) | {".v2", ".v4", ".v8"}
+
+
+def parse_declaration(text: str, line: int) -> list[PtxVariable]:
+    """The names a declaration statement (``.reg .b32 %r<4>``, ``.param .align 8 .b8 p[24]``,
+    ``.global .u32 g = 1``) declares; no ``;``."""
+    text = text.split("=", 1)[0].strip()
+    m = re.match(r"\.(\w+)", text)
+    if m is None:
+        return []
+    space = m.group(1)
+    rest = text[m.end() :]
+    type_: str | None = None
+    align: int | None = None
+    pointer_space: str | None = None
+    words = rest.replace(",", " , ").split()
+    declarators: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == ".align" and i + 1 < len(words):
+            try:
+                align = int(words[i + 1], 0)
+            except ValueError:
+                pass
+            i += 2
+            continue
+        if w == ".ptr":
+            i += 1
+            continue
+        if w in (".global", ".shared", ".const", ".local") and type_ is not None:
+            pointer_space = w[1:]
+            i += 1
+            continue
+        if w.startswith(".") and not current:
+            if w in _TYPES or w in _TYPE_SIZES or re.fullmatch(r"\.[busf]\d+(x2)?|\.pred|\.b128", w):
+                if not w.startswith(".v"):
+                    type_ = w
+            i += 1
+            continue
+        if w == ",":
+            declarators.append(" ".join(current))
+            current = []
+        else:
+            current.append(w)
+        i += 1
+    if current:
+        declarators.append(" ".join(current))
+    out = []
+    for d in declarators:
+        dm = _DECLARATOR.match(d.strip())
+        if dm is None:
+            continue
+        dims = tuple(int(x) if x.strip() else -1 for x in re.findall(r"\[\s*(\d*)\s*\]", dm.group("dims") or ""))
+        out.append(
+            PtxVariable(
+                dm.group("name"),
+                space,
+                type_,
+                line,
+                align,
+                dims,
+                int(dm.group("count")) if dm.group("count") else None,
+                pointer_space,
+                text,
+            )
+        )
+    return out
 
 
 def _unquote(s: str) -> str:
@@ -414,14 +587,35 @@ class _ModuleParser:
                     function.labels.setdefault(m.group("label"), self.line_at(m.start()))
             elif kind == "string":
                 continue
+            elif kind == "decl":
+                end = masked.find(";", m.start())
+                if end < 0:
+                    raise self.error(f"declaration {m.group('decl')} without ';'", m.start())
+                nested = re.search(r"[{}]", masked[m.start() : end])
+                if nested is not None:
+                    # not a declaration statement (e.g. the name of a state space in an instruction)
+                    continue
+                found = parse_declaration(masked[m.start() : end], self.line_at(m.start()))
+                if function is not None:
+                    function.declarations.extend(found)
+                elif depth == 0:
+                    module.variables.extend(found)
+                pos = end + 1
             elif depth == 0:
                 if kind == "func":
                     fm = _FUNC_NAME.match(masked, m.start())
                     if fm is not None:
                         pending = PtxFunction(fm.group(2), fm.group(1), self.line_at(m.start()), m.start())
-                        module.functions.append(pending)
-                        pos = fm.end()
-                        pos = self.skip_params(pos, pending)
+                        returns = re.match(r"\.(?:entry|func)\s*\(([^)]*)\)", masked[m.start() : fm.end()])
+                        if returns is not None:
+                            pending.returns = self.param_list(returns.group(1), m.start())
+                        pos = self.signature(fm.end(), pending)
+                        if pos < 0:
+                            module.prototypes.append(pending.name)
+                            pending = None
+                            pos = -pos
+                        else:
+                            module.functions.append(pending)
                 elif kind == "version":
                     vm = _VERSION.match(masked, m.start())
                     if vm is None:
@@ -450,15 +644,27 @@ class _ModuleParser:
             raise self.error("unclosed { at the end of the file", len(masked))
         return module
 
-    def skip_params(self, pos: int, function: PtxFunction) -> int:
-        # The parameter list may hold nothing that matters here; a declaration ends with ';'.
+    def param_list(self, text: str, at: int) -> list[PtxVariable]:
+        line = self.line_at(at)
+        out: list[PtxVariable] = []
+        for part in text.split(","):
+            part = part.strip()
+            if part:
+                out.extend(parse_declaration(part, line))
+        return out
+
+    def signature(self, pos: int, function: PtxFunction) -> int:
+        """Read the parameter list after a function name; a negative position marks a prototype."""
         masked = self.masked
-        m = re.compile(r"\s*(?:\([^)]*\)\s*)?").match(masked, pos)
-        pos = m.end() if m else pos
+        m = re.compile(r"\s*(?:\(([^)]*)\)\s*)?").match(masked, pos)
+        if m is not None:
+            if m.group(1) is not None:
+                function.params = self.param_list(m.group(1), pos)
+            pos = m.end()
         tail = re.compile(r"[^{;]*").match(masked, pos)
         end = tail.end() if tail else pos
         if end < len(masked) and masked[end] == ";":
-            self.module.functions.remove(function)
+            return -(end + 1)
         return pos
 
     def file_directive(self, start: int) -> None:

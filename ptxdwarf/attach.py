@@ -1,0 +1,118 @@
+"""Putting a builder's debug info into a PTX module.
+
+:func:`attach` adds ``, debug`` to ``.target``, the ``.file`` of the compile unit
+if the module has none, the labels a function's ``low_pc``/``high_pc`` need, and
+the debug sections (replacing any that are there). It refuses, naming the
+entity, when a symbol or label the DIEs use is not in the module.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .encode import encode
+from .errors import AttachError
+from .image import DEBUG_SECTION_NAMES
+from .ptx import PtxModule, parse_ptx
+from .ptxwriter import Style
+from .api import replace_debug_sections
+
+if TYPE_CHECKING:
+    from .builder import DebugInfoBuilder
+
+__all__ = ["attach", "check_symbols"]
+
+def check_symbols(module: PtxModule, dbg: "DebugInfoBuilder") -> None:
+    """:class:`AttachError` naming the first function, symbol or label the DIEs use that
+    ``module`` lacks."""
+    for f in dbg.functions:
+        found = module.function(f.linkage_name)
+        if found is None:
+            raise AttachError(f"function {f.linkage_name} ({f.name}) is not defined in the module")
+        for label in (f.low_pc, f.high_pc):
+            if not f.auto_labels and label not in found.labels:
+                raise AttachError(f"label {label} of function {f.linkage_name} is not defined in that function")
+    for label in sorted(dbg.labels_used):
+        if module.function_of_label(label) is None:
+            raise AttachError(f"label {label} named by the debug info is not defined in the module")
+    for symbol in sorted(dbg.symbols_used):
+        if not module.declares(symbol):
+            raise AttachError(f"symbol {symbol} named by the debug info is not declared in the module")
+
+
+def attach(
+    ptx_text: str,
+    dbg: "DebugInfoBuilder",
+    *,
+    filename: str = "<ptx>",
+    style: Style | str = Style.READABLE,
+    string_labels: bool = False,
+) -> str:
+    """``ptx_text`` with ``dbg``'s debug info attached (see the module docstring)."""
+    module = parse_ptx(ptx_text, filename)
+    if module.address_size is not None and module.address_size // 8 != dbg.address_size:
+        raise AttachError(
+            f"the module has .address_size {module.address_size} but the debug info is for "
+            f"{dbg.address_size * 8}-bit addresses",
+            where=filename,
+        )
+    if string_labels and (module.version or (0, 0)) < (7, 0):
+        version = ".".join(map(str, module.version)) if module.version else "none"
+        raise AttachError(
+            f"labels in debug sections need PTX ISA 7.0 or later (.version is {version}); "
+            "use string_labels=False (strings as .debug_str+offset)",
+            where=filename,
+        )
+    try:
+        check_symbols(module, dbg)
+    except AttachError as exc:
+        raise AttachError(exc.message, where=filename) from None
+    images = encode(dbg.finish(), dbg.encode_options(string_labels=string_labels)).images
+
+    # Edits to the text as (start, end, replacement), applied from the end.
+    edits: list[tuple[int, int, str]] = []
+    for f in dbg.functions:
+        if not f.auto_labels:
+            continue
+        if module.function_of_label(f.high_pc) is not None:
+            raise AttachError(f"label {f.high_pc} is already defined in the module", where=filename)
+        found = module.function(f.linkage_name)
+        assert found is not None
+        end = ptx_text.rfind("\n", found.body_start, found.body_end)
+        at = end + 1 if end >= 0 else found.body_end
+        edits.append((at, at, f"{f.high_pc}:\n"))
+    if not module.has_debug_target:
+        if module.target_span is None:
+            raise AttachError("the module has no .target directive", where=filename)
+        start, end = module.target_span
+        line = ptx_text[start:end].rstrip()
+        edits.append((start, start + len(line), line + ", debug"))
+    if not module.files:
+        anchor = _after_header(module)
+        edits.append((anchor, anchor, f'.file 1 "{_escape(dbg.file)}"\n'))
+    text = ptx_text
+    for start, end, piece in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        text = text[:start] + piece + text[end:]
+    edited = parse_ptx(text, filename)
+    ordered = {name: images[name] for name in DEBUG_SECTION_NAMES if name in images}
+    ordered.update({k: v for k, v in images.items() if k not in ordered})
+    return replace_debug_sections(edited, ordered, style)
+
+
+def _after_header(module: PtxModule) -> int:
+    """Offset of the line after ``.address_size`` (or ``.target``, or ``.version``)."""
+    import re
+
+    from .ptx import mask_comments
+
+    masked = mask_comments(module.text)
+    for directive in (r"\.address_size\s+\d+", r"\.target\b[^\n]*", r"\.version\s+[\d.]+"):
+        m = re.search(directive, masked)
+        if m is not None:
+            nl = masked.find("\n", m.end())
+            return len(masked) if nl < 0 else nl + 1
+    return 0
+
+
+def _escape(path: str) -> str:
+    return path.replace("\\", "\\\\").replace('"', '\\"')

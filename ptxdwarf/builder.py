@@ -1,0 +1,859 @@
+"""The builder code generators call: types, functions, parameters, variables.
+
+Close in spirit to LLVM's ``DIBuilder``, Pythonic in form::
+
+    dbg = DebugInfoBuilder(name="k.cu", comp_dir="/src", producer="mycodegen 1.0")
+    int_t = dbg.base_type("int", byte_size=4, encoding="signed")
+    f = dbg.function("foo", linkage_name="_Z3fooii", line=1, type=int_t)
+    f.parameter("i", int_t, line=1, location=loc.register("%r1"))
+    text = ptxdwarf.attach(ptx_text, dbg)
+
+Every call creates DIEs in one compile unit right away (an arena, as in gimli);
+attribute forms are left to the encoder unless DWARF or cuda-gdb want a
+particular one. Type layout follows the PTX ABI (:mod:`ptxdwarf.layout`) unless
+the caller gives sizes and offsets. :meth:`DebugInfoBuilder.finish` returns the
+:class:`~ptxdwarf.model.DebugInfo` with pubnames and aranges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Sequence, Union
+
+from .constants import AT, ATE, LANG, TAG, AddressClass
+from .encode import EncodeOptions, encode
+from .errors import BuilderError, LayoutError
+from .expr import Op
+from .image import SectionImage, Symbol
+from .layout import Field, Layout, array_layout, layout_struct, layout_union, vector_layout
+from .loc import Location, LocationListSpec, address_class_of
+from .model import ArangeSet, Attribute, DebugInfo, DIE, LocationList, NameSet, Unit
+from .ptxwriter import Style, format_sections
+
+__all__ = [
+    "DebugInfoBuilder",
+    "Type",
+    "Function",
+    "LexicalBlock",
+    "Variable",
+    "Member",
+    "C_TYPES",
+    "RUST_TYPES",
+    "PTX_TYPES",
+]
+
+_ENCODINGS = {
+    "signed": ATE.signed,
+    "unsigned": ATE.unsigned,
+    "float": ATE.float,
+    "boolean": ATE.boolean,
+    "bool": ATE.boolean,
+    "signed_char": ATE.signed_char,
+    "unsigned_char": ATE.unsigned_char,
+    "utf": ATE.UTF,
+    "address": ATE.address,
+    "complex_float": ATE.complex_float,
+}
+
+_LANGUAGES = {
+    "c": LANG.C99,
+    "c89": LANG.C89,
+    "c99": LANG.C99,
+    "c++": LANG.C_plus_plus,
+    "cuda": LANG.C_plus_plus,
+    "rust": LANG.Rust,
+    "python": LANG.Python,
+    "fortran": LANG.Fortran95,
+    "julia": LANG.Julia if "Julia" in LANG.__members__ else 0x1F,
+}
+
+#: C/C++ names of fundamental types: name -> (byte size, encoding). 64-bit host (LP64).
+C_TYPES: dict[str, tuple[int, str]] = {
+    "bool": (1, "boolean"),
+    "char": (1, "signed_char"),
+    "signed char": (1, "signed_char"),
+    "unsigned char": (1, "unsigned_char"),
+    "short": (2, "signed"),
+    "unsigned short": (2, "unsigned"),
+    "int": (4, "signed"),
+    "unsigned int": (4, "unsigned"),
+    "long": (8, "signed"),
+    "unsigned long": (8, "unsigned"),
+    "long long": (8, "signed"),
+    "unsigned long long": (8, "unsigned"),
+    "__int128": (16, "signed"),
+    "unsigned __int128": (16, "unsigned"),
+    "__half": (2, "float"),
+    "float": (4, "float"),
+    "double": (8, "float"),
+}
+
+#: Rust's primitive types: name -> (byte size, encoding).
+RUST_TYPES: dict[str, tuple[int, str]] = {
+    "bool": (1, "boolean"),
+    "i8": (1, "signed"),
+    "u8": (1, "unsigned"),
+    "i16": (2, "signed"),
+    "u16": (2, "unsigned"),
+    "i32": (4, "signed"),
+    "u32": (4, "unsigned"),
+    "i64": (8, "signed"),
+    "u64": (8, "unsigned"),
+    "i128": (16, "signed"),
+    "u128": (16, "unsigned"),
+    "isize": (8, "signed"),
+    "usize": (8, "unsigned"),
+    "f16": (2, "float"),
+    "f32": (4, "float"),
+    "f64": (8, "float"),
+    "char": (4, "utf"),
+}
+
+#: The PTX fundamental types of the guide's section 1.1: name -> (byte size, encoding).
+PTX_TYPES: dict[str, tuple[int, str]] = {
+    ".b8": (1, "unsigned"),
+    ".b16": (2, "unsigned"),
+    ".b32": (4, "unsigned"),
+    ".b64": (8, "unsigned"),
+    ".s8": (1, "signed"),
+    ".s16": (2, "signed"),
+    ".s32": (4, "signed"),
+    ".s64": (8, "signed"),
+    ".u8": (1, "unsigned"),
+    ".u16": (2, "unsigned"),
+    ".u32": (4, "unsigned"),
+    ".u64": (8, "unsigned"),
+    ".f16": (2, "float"),
+    ".f32": (4, "float"),
+    ".f64": (8, "float"),
+    ".pred": (1, "boolean"),
+}
+
+
+@dataclass(eq=False)
+class Type:
+    """A type DIE and what layout needs of it. Made by :class:`DebugInfoBuilder` methods."""
+
+    die: DIE
+    name: str | None
+    byte_size: int | None
+    align: int
+    kind: str
+    builder: "DebugInfoBuilder" = field(repr=False)
+    target: "Type | None" = field(default=None, repr=False)
+    layout: Layout | None = field(default=None, repr=False)
+    complete: bool = True
+
+    def __repr__(self) -> str:
+        return f"<Type {self.kind} {self.name or ''} size={self.byte_size}>"
+
+    @property
+    def resolved(self) -> "Type":
+        """Through typedefs and qualifiers to the type that has the layout."""
+        t: Type = self
+        while t.kind in ("typedef", "const", "volatile", "restrict") and t.target is not None:
+            t = t.target
+        return t
+
+    def define(self, members: Sequence["MemberSpec"], **layout: Any) -> "Type":
+        """Give a declared struct or union its members (for self-referencing types)."""
+        return self.builder._define(self, members, **layout)
+
+
+@dataclass(frozen=True)
+class Member:
+    """A struct or union member with an explicit place (languages with their own layout).
+
+    ``offset`` is the byte offset (of the storage unit, for a bit field); ``bit_offset``
+    the bit position from the start of the aggregate.
+    """
+
+    name: str | None
+    type: Type
+    bit_size: int | None = None
+    offset: int | None = None
+    bit_offset: int | None = None
+    align: int | None = None
+    line: int | None = None
+
+
+MemberSpec = Union[tuple[Any, ...], Member]
+
+
+@dataclass(eq=False)
+class Variable:
+    """A parameter or variable DIE, with the location it was given."""
+
+    die: DIE
+    name: str
+    type: Type
+    location: Location | LocationListSpec | None
+    builder: "DebugInfoBuilder" = field(repr=False)
+
+    def set_location(self, location: Location | LocationListSpec) -> None:
+        """Give (or replace) the location, e.g. once registers are allocated."""
+        self.builder._set_location(self, location, self.name)
+
+
+class _Scope:
+    """Something that holds variables and lexical blocks: a function or a block."""
+
+    def __init__(self, builder: "DebugInfoBuilder", die: DIE, what: str) -> None:
+        self._builder = builder
+        self.die = die
+        self._what = what
+        self.variables: list[Variable] = []
+        self.blocks: list[LexicalBlock] = []
+
+    def variable(
+        self,
+        name: str,
+        type: Type,
+        *,
+        line: int | None = None,
+        location: Location | LocationListSpec | None = None,
+        file: int | None = None,
+        artificial: bool = False,
+    ) -> Variable:
+        """A local variable of this scope (``DW_TAG_variable``)."""
+        var = self._builder._variable(TAG.variable, self.die, name, type, line, location, file, f"{self._what}/{name}")
+        if artificial:
+            var.die.add(AT.artificial, True)
+        self.variables.append(var)
+        return var
+
+    def lexical_block(self, *, low_pc: str | None = None, high_pc: str | None = None) -> "LexicalBlock":
+        """A nested scope; ``low_pc``/``high_pc`` are labels of the PTX code it covers."""
+        if (low_pc is None) != (high_pc is None):
+            raise BuilderError(f"{self._what}: a lexical block needs both low_pc and high_pc labels, or neither")
+        die = DIE(TAG.lexical_block)
+        if low_pc is not None and high_pc is not None:
+            die.add(AT.low_pc, Symbol(low_pc), "addr")
+            die.add(AT.high_pc, Symbol(high_pc), "addr")
+            self._builder._labels_used.update((low_pc, high_pc))
+        self.die.add_child(die)
+        block = LexicalBlock(self._builder, die, f"{self._what}/block{len(self.blocks)}")
+        self.blocks.append(block)
+        return block
+
+
+class LexicalBlock(_Scope):
+    """A ``DW_TAG_lexical_block``."""
+
+
+class Function(_Scope):
+    """A device function or kernel (``DW_TAG_subprogram``)."""
+
+    def __init__(
+        self,
+        builder: "DebugInfoBuilder",
+        die: DIE,
+        name: str,
+        linkage_name: str,
+        kernel: bool,
+        low_pc: str,
+        high_pc: str,
+        auto_labels: bool,
+    ) -> None:
+        super().__init__(builder, die, name)
+        self.name = name
+        self.linkage_name = linkage_name
+        self.kernel = kernel
+        self.low_pc = low_pc
+        self.high_pc = high_pc
+        self.auto_labels = auto_labels
+        self.parameters: list[Variable] = []
+        self.external = True
+
+    def __repr__(self) -> str:
+        return f"<Function {'kernel ' if self.kernel else ''}{self.name} ({self.linkage_name})>"
+
+    def parameter(
+        self,
+        name: str,
+        type: Type,
+        *,
+        line: int | None = None,
+        location: Location | LocationListSpec | None = None,
+        file: int | None = None,
+        artificial: bool = False,
+    ) -> Variable:
+        """A formal parameter (``DW_TAG_formal_parameter``), in declaration order.
+
+        The address class follows from ``location``: ``loc.register`` -> reg,
+        ``loc.param`` -> param, ``loc.local`` -> local, ``loc.address(..., cls)`` -> cls.
+        """
+        var = self._builder._variable(
+            TAG.formal_parameter, self.die, name, type, line, location, file, f"{self.name}/{name}"
+        )
+        if artificial:
+            var.die.add(AT.artificial, True)
+        # Parameters come before other children, as compilers write them.
+        self.die.children.remove(var.die)
+        index = sum(1 for c in self.die.children if c.tag == TAG.formal_parameter)
+        self.die.children.insert(index, var.die)
+        self.parameters.append(var)
+        return var
+
+
+class DebugInfoBuilder:
+    """Builds the DWARF of one compile unit for a PTX module.
+
+    ``version`` 2 (default), 3 or 4; ``address_size`` 8 (``.address_size 64``) or 4;
+    ``strings`` ``"inline"`` or ``"strp"`` (``.debug_str``); ``pubnames``/``aranges``
+    generate those sections from external functions and variables.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        comp_dir: str | None = None,
+        producer: str = "ptxdwarf",
+        language: str | int = "c++",
+        version: int = 2,
+        address_size: int = 8,
+        strings: str = "inline",
+        pubnames: bool = True,
+        aranges: bool = True,
+        file: str | None = None,
+    ) -> None:
+        if version not in (2, 3, 4):
+            raise BuilderError(f"DWARF version {version} is not supported (2, 3 or 4)")
+        if address_size not in (4, 8):
+            raise BuilderError(f"address size {address_size} is not supported (4 or 8)")
+        if strings not in ("inline", "strp"):
+            raise BuilderError(f"strings must be 'inline' or 'strp', not {strings!r}")
+        self.name = name
+        self.comp_dir = comp_dir
+        self.version = version
+        self.address_size = address_size
+        self.strings = strings
+        self.pubnames = pubnames
+        self.aranges = aranges
+        if file is None:
+            file = name if comp_dir is None or name.startswith("/") else comp_dir.rstrip("/") + "/" + name
+        self.file = file
+        lang = _LANGUAGES.get(language.lower()) if isinstance(language, str) else language
+        if lang is None:
+            raise BuilderError(f"unknown language {language!r} (use a DW_LANG code or one of {sorted(_LANGUAGES)})")
+        cu = DIE(TAG.compile_unit)
+        cu.add(AT.producer, producer)
+        cu.add(AT.language, int(lang), "data2")
+        cu.add(AT.name, name)
+        cu.add(AT.stmt_list, Symbol(".debug_line"))
+        if comp_dir is not None:
+            cu.add(AT.comp_dir, comp_dir)
+        cu.add(AT.low_pc, 0, "addr")
+        self.cu = cu
+        self.unit = Unit(version=version, address_size=address_size, die=cu)
+        self.functions: list[Function] = []
+        self.globals: list[Variable] = []
+        self.types: list[Type] = []
+        self._named: dict[tuple[str, str], Type] = {}
+        self._index_type: Type | None = None
+        self._labels_used: set[str] = set()
+        self._symbols_used: set[str] = set()
+        self._location_lists: list[tuple[LocationList, LocationListSpec]] = []
+
+    # --- helpers ------------------------------------------------------------
+
+    def _own(self, t: Any, what: str) -> Type:
+        if not isinstance(t, Type):
+            raise BuilderError(f"{what}: {t!r} is not a Type made by a DebugInfoBuilder")
+        if t.builder is not self:
+            raise BuilderError(f"{what}: type {t.name or t.kind!r} belongs to another DebugInfoBuilder")
+        return t
+
+    def _type(self, die: DIE, name: str | None, size: int | None, align: int, kind: str, **extra: Any) -> Type:
+        self.cu.add_child(die)
+        t = Type(die, name, size, align, kind, self, **extra)
+        self.types.append(t)
+        return t
+
+    def _decl(self, die: DIE, line: int | None, file: int | None) -> None:
+        if line is not None:
+            die.add(AT.decl_file, 1 if file is None else file)
+            die.add(AT.decl_line, line)
+
+    def _linkage_attr(self) -> int:
+        return AT.linkage_name if self.version >= 4 else AT.MIPS_linkage_name
+
+    # --- types --------------------------------------------------------------
+
+    def base_type(self, name: str, *, byte_size: int, encoding: str | int, align: int | None = None) -> Type:
+        """A fundamental type: ``encoding`` is ``"signed"``, ``"unsigned"``, ``"float"``,
+        ``"boolean"``, ``"signed_char"``, ``"unsigned_char"``, ``"utf"`` or a ``DW_ATE`` code."""
+        if byte_size <= 0:
+            raise BuilderError(f"base type {name!r}: byte size {byte_size} must be positive")
+        if isinstance(encoding, str):
+            code = _ENCODINGS.get(encoding.lower())
+            if code is None:
+                raise BuilderError(f"base type {name!r}: unknown encoding {encoding!r} (one of {sorted(_ENCODINGS)})")
+        else:
+            code = int(encoding)
+        die = DIE(TAG.base_type)
+        die.add(AT.name, name)
+        die.add(AT.encoding, int(code), "data1")
+        die.add(AT.byte_size, byte_size)
+        return self._type(die, name, byte_size, align or byte_size, "base")
+
+    def named_type(self, name: str, *, language: str = "c") -> Type:
+        """A fundamental type by its C (``"unsigned int"``), Rust (``"u32"``) or PTX
+        (``".u32"``) name; the same name gives the same type."""
+        tables = {"c": C_TYPES, "c++": C_TYPES, "rust": RUST_TYPES, "ptx": PTX_TYPES}
+        lang = "ptx" if name.startswith(".") else language.lower()
+        table = tables.get(lang)
+        if table is None:
+            raise BuilderError(f"unknown type language {language!r} (c, rust or ptx)")
+        key = ("c" if lang == "c++" else lang, name)
+        found = self._named.get(key)
+        if found is not None:
+            return found
+        if name not in table:
+            raise BuilderError(f"{name!r} is not a {language} fundamental type")
+        size, encoding = table[name]
+        t = self.base_type(name, byte_size=size, encoding=encoding)
+        self._named[key] = t
+        return t
+
+    def unspecified_type(self, name: str = "void") -> Type:
+        """``DW_TAG_unspecified_type``, e.g. ``void`` as a return type."""
+        die = DIE(TAG.unspecified_type)
+        die.add(AT.name, name)
+        return self._type(die, name, None, 1, "unspecified")
+
+    def pointer_type(
+        self,
+        pointee: Type,
+        *,
+        address_class: AddressClass | int | None = None,
+        byte_size: int | None = None,
+        name: str | None = None,
+    ) -> Type:
+        """A pointer; ``address_class`` is the state space it points into (nvcc writes
+        ``GENERIC`` for plain C pointers)."""
+        pointee = self._own(pointee, "pointer_type")
+        die = DIE(TAG.pointer_type)
+        die.add(AT.type, pointee.die)
+        if name is not None:
+            die.add(AT.name, name)
+        if byte_size is not None:
+            die.add(AT.byte_size, byte_size)
+        if address_class is not None:
+            die.add(AT.address_class, int(address_class_of(address_class, "pointer_type")))
+        size = byte_size or self.address_size
+        return self._type(die, name, size, size, "pointer", target=pointee)
+
+    def _wrapper(self, tag: int, kind: str, target: Type, name: str | None = None) -> Type:
+        target = self._own(target, kind)
+        die = DIE(tag)
+        if name is not None:
+            die.add(AT.name, name)
+        die.add(AT.type, target.die)
+        return self._type(die, name, target.byte_size, target.align, kind, target=target)
+
+    def const_type(self, target: Type) -> Type:
+        """``const target``."""
+        return self._wrapper(TAG.const_type, "const", target)
+
+    def volatile_type(self, target: Type) -> Type:
+        """``volatile target``."""
+        return self._wrapper(TAG.volatile_type, "volatile", target)
+
+    def typedef(self, name: str, target: Type, *, line: int | None = None) -> Type:
+        """``typedef target name``."""
+        t = self._wrapper(TAG.typedef, "typedef", target, name)
+        self._decl(t.die, line, None)
+        return t
+
+    def enum_type(
+        self,
+        name: str | None,
+        enumerators: Iterable[tuple[str, int]] | dict[str, int],
+        *,
+        underlying: Type | None = None,
+        byte_size: int | None = None,
+        line: int | None = None,
+    ) -> Type:
+        """An enumeration; its size is the ``underlying`` type's (default 4 bytes)."""
+        if underlying is not None:
+            underlying = self._own(underlying, f"enum {name}")
+            size = underlying.byte_size or 4
+        else:
+            size = byte_size or 4
+        if byte_size is not None and byte_size != size:
+            raise LayoutError(f"enum {name}: byte_size {byte_size} differs from its underlying type's {size}")
+        die = DIE(TAG.enumeration_type)
+        if name is not None:
+            die.add(AT.name, name)
+        die.add(AT.byte_size, size)
+        if underlying is not None and self.version >= 3:
+            die.add(AT.type, underlying.die)
+        self._decl(die, line, None)
+        items = enumerators.items() if isinstance(enumerators, dict) else enumerators
+        for item_name, value in items:
+            child = DIE(TAG.enumerator)
+            child.add(AT.name, item_name)
+            child.add(AT.const_value, int(value), "sdata")
+            die.add_child(child)
+        return self._type(die, name, size, size, "enum", target=underlying)
+
+    def _array_index_type(self) -> Type:
+        if self._index_type is None:
+            self._index_type = self.base_type("__ARRAY_SIZE_TYPE__", byte_size=8, encoding="unsigned")
+        return self._index_type
+
+    def array_type(self, element: Type, dims: int | Sequence[int], *, name: str | None = None) -> Type:
+        """An array of ``element``; ``dims`` is a count or a sequence of counts (outermost first)."""
+        element = self._own(element, "array_type")
+        counts = [dims] if isinstance(dims, int) else list(dims)
+        if not counts:
+            raise BuilderError("array_type needs at least one dimension")
+        if element.byte_size is None:
+            raise LayoutError(f"array of {element.name or element.kind}: the element type has no size")
+        size, align = array_layout(element.byte_size, element.align, counts)
+        index = self._array_index_type()
+        die = DIE(TAG.array_type)
+        if name is not None:
+            die.add(AT.name, name)
+        die.add(AT.type, element.die)
+        for count in counts:
+            sub = DIE(TAG.subrange_type)
+            sub.add(AT.type, index.die)
+            sub.add(AT.count, count)
+            die.add_child(sub)
+        return self._type(die, name, size, align, "array", target=element)
+
+    def vector_type(self, element: Type, count: int, *, name: str | None = None) -> Type:
+        """A native vector (``float4``): a struct of ``x``, ``y``, ``z``, ``w`` members, as
+        nvcc describes them, aligned by the guide's odd/even rule."""
+        element = self._own(element, "vector_type")
+        if element.byte_size is None:
+            raise LayoutError(f"vector of {element.name or element.kind}: the element type has no size")
+        size, align = vector_layout(element.byte_size, element.align, count)
+        if count > 4:
+            raise LayoutError(f"vector of {count} elements: at most 4 components (x, y, z, w) can be named")
+        type_name = name or f"{element.name or 'vec'}{count}"
+        members = [(c, element) for c in "xyzw"[:count]]
+        return self._aggregate(TAG.structure_type, "struct", type_name, members, size=size, align=align, line=None)
+
+    def struct_type(
+        self,
+        name: str | None,
+        members: Sequence[MemberSpec] | None = None,
+        *,
+        byte_size: int | None = None,
+        align: int | None = None,
+        packed: bool = False,
+        line: int | None = None,
+    ) -> Type:
+        """A struct. A member is ``(name, type)``, ``(name, type, bit_size)`` or a :class:`Member`.
+
+        Offsets, bit-field placement, size and alignment follow the PTX ABI unless
+        ``byte_size``/``align``/``packed`` or :class:`Member` offsets say otherwise.
+        ``members=None`` declares the struct; :meth:`Type.define` completes it.
+        """
+        return self._aggregate(TAG.structure_type, "struct", name, members, size=byte_size, align=align, packed=packed, line=line)
+
+    def union_type(
+        self,
+        name: str | None,
+        members: Sequence[MemberSpec] | None = None,
+        *,
+        byte_size: int | None = None,
+        align: int | None = None,
+        line: int | None = None,
+    ) -> Type:
+        """A union; members as for :meth:`struct_type`."""
+        return self._aggregate(TAG.union_type, "union", name, members, size=byte_size, align=align, line=line)
+
+    def _aggregate(
+        self,
+        tag: int,
+        kind: str,
+        name: str | None,
+        members: Sequence[MemberSpec] | None,
+        *,
+        size: int | None = None,
+        align: int | None = None,
+        packed: bool = False,
+        line: int | None = None,
+    ) -> Type:
+        die = DIE(tag)
+        if name is not None:
+            die.add(AT.name, name)
+        t = self._type(die, name, None, 1, kind, complete=False)
+        self._decl(die, line, None)
+        if members is None:
+            die.add(AT.declaration, True)
+            return t
+        return self._define(t, members, byte_size=size, align=align, packed=packed)
+
+    def _define(
+        self,
+        t: Type,
+        members: Sequence[MemberSpec],
+        *,
+        byte_size: int | None = None,
+        align: int | None = None,
+        packed: bool = False,
+    ) -> Type:
+        if t.kind not in ("struct", "union"):
+            raise BuilderError(f"{t.kind} type {t.name!r} has no members to define")
+        if t.complete:
+            raise BuilderError(f"{t.kind} {t.name!r} is already defined")
+        what = f"{t.kind} {t.name or '<anonymous>'}"
+        specs: list[Member] = []
+        for i, m in enumerate(members):
+            if isinstance(m, Member):
+                spec = m
+            elif isinstance(m, tuple) and len(m) in (2, 3):
+                spec = Member(m[0], m[1], m[2] if len(m) == 3 else None)
+            else:
+                raise BuilderError(f"{what}: member #{i} {m!r} is not (name, type), (name, type, bits) or a Member")
+            self._own(spec.type, f"{what}.{spec.name}")
+            if spec.type is t:
+                raise LayoutError(f"{what}.{spec.name}: a {t.kind} cannot contain itself (use a pointer)")
+            if spec.type.byte_size is None and spec.type.resolved.byte_size is None:
+                raise LayoutError(f"{what}.{spec.name}: type {spec.type.name or spec.type.kind!r} has no size (incomplete or void)")
+            specs.append(spec)
+        fields = [
+            Field(
+                s.name,
+                int(s.type.byte_size if s.type.byte_size is not None else s.type.resolved.byte_size or 0),
+                s.type.align,
+                s.bit_size,
+                s.offset,
+                s.bit_offset,
+                s.align,
+            )
+            for s in specs
+        ]
+        if t.kind == "struct":
+            layout = layout_struct(fields, align=align, size=byte_size, packed=packed, name=t.name)
+        else:
+            layout = layout_union(fields, align=align, size=byte_size, name=t.name)
+        die = t.die
+        die.attributes = [a for a in die.attributes if a.name != AT.declaration]
+        # byte_size goes right after the name, as compilers write it
+        position = 1 if die.attr(AT.name) is not None else 0
+        die.attributes.insert(position, Attribute(AT.byte_size, None, layout.size))
+        for spec, placed in zip(specs, layout.members):
+            die.add_child(self._member(spec, placed))
+        t.byte_size = layout.size
+        t.align = layout.align
+        t.layout = layout
+        t.complete = True
+        return t
+
+    def _member(self, spec: Member, placed: Any) -> DIE:
+        die = DIE(TAG.member)
+        if spec.name is not None:
+            die.add(AT.name, spec.name)
+        die.add(AT.type, spec.type.die)
+        self._decl(die, spec.line, None)
+        bit_field = placed.bit_size is not None and not placed.full_width
+        if bit_field and self.version >= 4:
+            die.add(AT.bit_size, placed.bit_size)
+            die.add(AT.data_bit_offset, placed.data_bit_offset)
+            return die
+        if bit_field:
+            die.add(AT.byte_size, placed.size)
+            die.add(AT.bit_size, placed.bit_size)
+            die.add(AT.bit_offset, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata")
+        if self.version == 2:
+            die.add(AT.data_member_location, [Op.make("plus_uconst", placed.offset)], "block1")
+        else:
+            die.add(AT.data_member_location, placed.offset, "udata")
+        return die
+
+    def subroutine_type(self, return_type: Type | None, parameters: Sequence[Type] = ()) -> Type:
+        """A function type (for function pointers)."""
+        die = DIE(TAG.subroutine_type)
+        if return_type is not None:
+            die.add(AT.type, self._own(return_type, "subroutine_type").die)
+        die.add(AT.prototyped, True)
+        for p in parameters:
+            child = DIE(TAG.formal_parameter)
+            child.add(AT.type, self._own(p, "subroutine_type parameter").die)
+            die.add_child(child)
+        return self._type(die, None, None, 1, "subroutine")
+
+    # --- functions and variables -----------------------------------------------
+
+    def function(
+        self,
+        name: str,
+        *,
+        linkage_name: str | None = None,
+        line: int | None = None,
+        type: Type | None = None,
+        kernel: bool = False,
+        external: bool = True,
+        low_pc: str | None = None,
+        high_pc: str | None = None,
+        file: int | None = None,
+    ) -> Function:
+        """A device function (``kernel=True``: a ``.entry``).
+
+        ``linkage_name`` is the PTX symbol (default ``name``). ``low_pc``/``high_pc``
+        name labels at the function's start and end; left out, ``low_pc`` is the
+        function's symbol and :func:`ptxdwarf.attach` inserts an end label.
+        """
+        symbol = linkage_name or name
+        if (low_pc is None) != (high_pc is None):
+            raise BuilderError(f"function {name}: give both low_pc and high_pc labels, or neither")
+        if any(f.linkage_name == symbol for f in self.functions):
+            raise BuilderError(f"function {symbol} is described twice")
+        auto = low_pc is None
+        index = len(self.functions)
+        # The function's own symbol is offset 0 of its code; a label after the
+        # declarations would land after a kernel's prologue.
+        begin = low_pc or symbol
+        end = high_pc or f"$L__ptxdwarf_end{index}"
+        die = DIE(TAG.subprogram)
+        die.add(AT.name, name)
+        if linkage_name is not None and linkage_name != name or self.version < 4:
+            die.add(self._linkage_attr(), symbol)
+        self._decl(die, line, file)
+        if type is not None:
+            die.add(AT.type, self._own(type, f"function {name}").die)
+        if external:
+            die.add(AT.external, True)
+        die.add(AT.low_pc, Symbol(begin), "addr")
+        die.add(AT.high_pc, Symbol(end), "addr")
+        die.add(AT.frame_base, [Op.make("call_frame_cfa")])
+        self.cu.add_child(die)
+        if not auto:
+            self._labels_used.update((begin, end))
+        f = Function(self, die, name, symbol, kernel, begin, end, auto)
+        f.external = external
+        self.functions.append(f)
+        return f
+
+    def kernel(self, name: str, **kwargs: Any) -> Function:
+        """A kernel (``.entry``): :meth:`function` with ``kernel=True``."""
+        return self.function(name, kernel=True, **kwargs)
+
+    def global_variable(
+        self,
+        name: str,
+        type: Type,
+        *,
+        location: Location | None = None,
+        line: int | None = None,
+        linkage_name: str | None = None,
+        external: bool = True,
+        file: int | None = None,
+    ) -> Variable:
+        """A module-level variable; ``location`` is usually ``loc.address(symbol, AddressClass.GLOBAL)``
+        (or ``SHARED``, ``CONST``)."""
+        var = self._variable(TAG.variable, self.cu, name, type, line, location, file, name)
+        symbol = linkage_name or (location.symbols[0] if isinstance(location, Location) and location.symbols else None)
+        if symbol is not None and (symbol != name or self.version < 4):
+            var.die.add(self._linkage_attr(), symbol)
+        if external:
+            var.die.add(AT.external, True)
+        self.globals.append(var)
+        return var
+
+    def _variable(
+        self,
+        tag: int,
+        parent: DIE,
+        name: str,
+        type: Type,
+        line: int | None,
+        location: Location | LocationListSpec | None,
+        file: int | None,
+        what: str,
+    ) -> Variable:
+        type = self._own(type, what)
+        die = DIE(tag)
+        die.add(AT.name, name)
+        self._decl(die, line, file)
+        die.add(AT.type, type.die)
+        parent.add_child(die)
+        var = Variable(die, name, type, None, self)
+        if location is not None:
+            self._set_location(var, location, what)
+        return var
+
+    def _set_location(self, var: Variable, location: Location | LocationListSpec, what: str) -> None:
+        die = var.die
+        die.attributes = [a for a in die.attributes if a.name not in (AT.location, AT.address_class)]
+        if isinstance(location, Location):
+            if location.address_class is not None:
+                die.add(AT.address_class, int(address_class_of(location.address_class, what)))
+            die.add(AT.location, list(location.ops))
+        elif isinstance(location, LocationListSpec):
+            entries = []
+            for begin, end, where in location.entries:
+                entries.append((begin, end, list(where.ops)))
+            model_list = LocationList(-1, entries)  # type: ignore[arg-type]
+            self._location_lists.append((model_list, location))
+            die.add(AT.location, model_list)
+            self._labels_used.update(s for b, e, _ in location.entries for s in (b.name, e.name))
+        else:
+            raise BuilderError(f"{what}: {location!r} is not a location (use ptxdwarf.loc)")
+        self._symbols_used.update(location.symbols)
+        var.location = location
+
+    # --- output -------------------------------------------------------------
+
+    @property
+    def symbols_used(self) -> set[str]:
+        """PTX symbols the DIEs name (parameters, depots, globals), labels excluded."""
+        return set(self._symbols_used)
+
+    @property
+    def labels_used(self) -> set[str]:
+        """Code labels the DIEs name that the caller placed (function and block bounds)."""
+        return set(self._labels_used)
+
+    def iter_dies(self) -> Iterator[DIE]:
+        return self.unit.iter_dies()
+
+    def finish(self) -> DebugInfo:
+        """The model: the unit, location lists, pubnames and aranges as asked."""
+        info = DebugInfo(units=[self.unit], source="built")
+        lists = [m for m, _ in self._location_lists]
+        if lists:
+            info.locations = lists
+        if self.pubnames:
+            entries: list[tuple[int | DIE, str]] = []
+            for f in self.functions:
+                if f.external:
+                    entries.append((f.die, f.linkage_name))
+            for g in self.globals:
+                if g.die.get(AT.external):
+                    entries.append((g.die, g.die.get(self._linkage_attr()) or g.name))
+            info.pubnames = [NameSet(unit_offset=self.unit, unit_length=None, entries=entries)]
+        if self.aranges:
+            tuples: list[tuple[int | Symbol, int | Symbol]] = []
+            for f in self.functions:
+                if f.external and f.auto_labels:
+                    # ptxas resolves a code label to its offset in the function's own
+                    # section, so the end label (the function starts at offset 0) is its length.
+                    tuples.append((Symbol(f.low_pc), Symbol(f.high_pc)))
+            for g in self.globals:
+                loc = g.location
+                if g.die.get(AT.external) and isinstance(loc, Location) and len(loc.ops) == 1 and loc.symbols:
+                    size = g.type.byte_size or g.type.resolved.byte_size
+                    if size:
+                        tuples.append((loc.ops[0].symbol, size))  # type: ignore[arg-type]
+            info.aranges = [ArangeSet(unit_offset=self.unit, tuples=tuples, address_size=self.address_size)]
+        return info
+
+    def encode_options(self, *, string_labels: bool = False) -> EncodeOptions:
+        return EncodeOptions(strings=self.strings, string_labels=string_labels)
+
+    def sections(self, *, string_labels: bool = False) -> dict[str, SectionImage]:
+        """The encoded debug sections."""
+        return encode(self.finish(), self.encode_options(string_labels=string_labels)).images
+
+    def sections_text(self, style: Style | str = Style.READABLE, *, string_labels: bool = False) -> str:
+        """The debug sections as PTX text."""
+        return format_sections(self.sections(string_labels=string_labels).values(), style)
+
