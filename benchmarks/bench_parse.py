@@ -78,7 +78,8 @@ def generated_ptx(cache: Path, functions: int, arch: str) -> Path:
 def cached_cubin(cache: Path, ptx_path: Path, text: str, arch: str, ptxas_path: str | None) -> bytes:
     """The ``ptxas -g`` cubin of ``text``, cached under a hash of the text."""
     digest = hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:12]
-    cubin = cache / f"{ptx_path.stem}-{digest}-{arch}.cubin"
+    stem = ptx_path.stem if ptx_path.stem.endswith(arch) else f"{ptx_path.stem}-{arch}"
+    cubin = cache / f"{stem}-{digest}.cubin"
     if cubin.exists():
         log(f"using cached {cubin}")
         return cubin.read_bytes()
@@ -222,8 +223,11 @@ def main(argv=None) -> int:
     ratio = t_ptx / t_elf
     ok = n_ptx == n_elf
     print(f"module       {ptx_path}  ({len(text):,} chars PTX, {len(cubin):,} bytes cubin)")
-    print(f"DWARF        {dwarf_bytes:,} bytes (debug sections as encoded)"
-          + ("" if read_bytes == dwarf_bytes else f"; {read_bytes:,} as read from the PTX"))
+    if args.no_sizes:
+        print(f"DWARF        {read_bytes:,} bytes (debug sections as read from the PTX)")
+    else:
+        print(f"DWARF        {dwarf_bytes:,} bytes (debug sections as encoded)"
+              + ("" if read_bytes == dwarf_bytes else f"; {read_bytes:,} as read from the PTX"))
     print(f"DIEs         ptxdwarf {n_ptx:,}   pyelftools {n_elf:,} (non-null)   "
           + ("same" if ok else "MISMATCH"))
     print()

@@ -127,3 +127,7 @@ __all__ += [
     "attach",
     "loc",
 ]
+
+from .cubin import cubin_images, read_cubin
+
+__all__ += ["cubin_images", "read_cubin"]

@@ -50,9 +50,10 @@ def attach(
 ) -> str:
     """``ptx_text`` with ``dbg``'s debug info attached (see the module docstring)."""
     module = parse_ptx(ptx_text, filename)
-    if module.address_size is not None and module.address_size // 8 != dbg.address_size:
+    if module.address_size is not None and module.address_size // 8 < dbg.address_size:
+        # (4-byte DWARF addresses in a 64-bit module are fine: ptxas relocates them with R_CUDA_32.)
         raise AttachError(
-            f"the module has .address_size {module.address_size} but the debug info is for "
+            f"the module has .address_size {module.address_size} but the debug info has "
             f"{dbg.address_size * 8}-bit addresses",
             where=filename,
         )

@@ -158,7 +158,7 @@ def _decode_abbrev(image: SectionImage) -> list[AbbrevTable]:
         stream.seek(pos)
         try:
             parsed = _ABBREV_TABLE.parse_stream(stream)
-        except ConstructError:
+        except (ConstructError, struct.error, ValueError, IndexError):
             raise _fail(image, start, "truncated abbreviation table (no terminating 0 code)") from None
         pos = stream.tell()
         decls = []
@@ -316,10 +316,11 @@ class _InfoDecoder:
                     break
                 plan = plans.get(code)
                 if plan is None:
+                    shown = str(code) if code.bit_length() <= 64 else f"of {code.bit_length()} bits"
                     raise _fail(
                         image,
                         die_start,
-                        f"abbreviation code {code} is not in the table at .debug_abbrev+0x"
+                        f"abbreviation code {shown} is not in the table at .debug_abbrev+0x"
                         f"{unit.abbrevs.offset if unit.abbrevs else 0:x}",
                     )
                 die = new_die(DIE)
@@ -589,7 +590,8 @@ def decode_sections(
     if ".debug_info" in images:
         image = images[".debug_info"]
         if abbrev is None and image.data:
-            raise DwarfError("the module has .debug_info but no .debug_abbrev", section=".debug_info")
+            at = 6 if len(image.data) >= 10 else 0
+            raise _fail(image, at, "the module has .debug_info but no .debug_abbrev section")
         info.units = _InfoDecoder(image, tables, info.strings, resolve).decode()
     asize = _address_size(info.units, address_size)
     version = _version(info.units)

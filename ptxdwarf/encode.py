@@ -56,11 +56,15 @@ class EncodeOptions:
     PTX ISA 7.0 and later) rather than at ``.debug_str+offset`` (any ISA version,
     the default). ``keep_abbrevs``: reuse a decoded
     unit's abbreviation table while its DIEs still match it (exact rewrites).
+    ``dwarf4_forms``: let DWARF 4 units use ``DW_FORM_flag_present``, ``exprloc`` and
+    ``sec_offset``; off by default because ptxas 13.0 rejects all three ("Error in
+    get_form_value default") and reads ``flag``, ``block1`` and ``data4`` in their place.
     """
 
     strings: str = "inline"
     string_labels: bool = False
     keep_abbrevs: bool = True
+    dwarf4_forms: bool = False
 
 
 @dataclass
@@ -81,6 +85,8 @@ def choose_form(attr: Attribute, version: int, options: EncodeOptions) -> int:
     """The form an attribute is written with when its form is left open."""
     value = attr.value
     name = attr.name
+    if version >= 4 and not options.dwarf4_forms:
+        version = 3  # the forms ptxas reads
     if isinstance(value, DIE):
         return FORM.ref4
     if isinstance(value, bool):
@@ -569,7 +575,10 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
     def unit_ref(value: int | Symbol | Unit) -> tuple[int | Symbol, Unit | None]:
         """The new ``.debug_info`` offset of a unit named by a set, and the unit."""
         if isinstance(value, Unit):
-            return Symbol(".debug_info", enc.unit_offsets[id(value)][0]), value
+            # ptxas resolves section names only inside .debug_info; elsewhere
+            # ".debug_info+N" becomes 0, so a unit past offset 0 is written as a number.
+            offset = enc.unit_offsets[id(value)][0]
+            return (Symbol(".debug_info") if offset == 0 else offset), value
         if isinstance(value, Symbol):
             old = info.resolver(value) if info.resolver else value.addend
             unit = unit_by_old.get(old)

@@ -86,6 +86,17 @@ class LocationListSpec:
         return classes.pop() if len(classes) == 1 else None
 
 
+def _addr_plus(symbol: str, offset: int) -> tuple[Op, ...]:
+    # Not "symbol+offset": ptxas drops or misplaces addends on code, variable and
+    # depot symbols; DW_OP_plus_uconst says the same and survives.
+    if offset < 0:
+        raise BuilderError(f"address of {symbol}: offset {offset} is negative")
+    ops = [Op(0x03, (0,), Symbol(symbol))]
+    if offset:
+        ops.append(Op(0x23, (offset,)))
+    return tuple(ops)
+
+
 def register(name: str) -> Location:
     """A value in a PTX register (``%r1``, ``%rd4``, ``%f2``): ``DW_OP_regx``, class reg.
 
@@ -100,7 +111,7 @@ def param(symbol: str, offset: int = 0) -> Location:
 
     ptxas replaces the symbol with the parameter's offset in the constant bank.
     """
-    return Location((Op(0x03, (0,), Symbol(symbol, offset)),), AddressClass.PARAM)
+    return Location(_addr_plus(symbol, offset), AddressClass.PARAM)
 
 
 def local(depot: str, offset: int = 0) -> Location:
@@ -116,7 +127,7 @@ def local(depot: str, offset: int = 0) -> Location:
 def address(symbol: str, address_class: AddressClass | int, offset: int = 0) -> Location:
     """A variable at a symbol's address in some state space (global, shared, const, generic...)."""
     cls = address_class_of(address_class, f"address of {symbol}")
-    return Location((Op(0x03, (0,), Symbol(symbol, offset)),), cls)
+    return Location(_addr_plus(symbol, offset), cls)
 
 
 def expression(ops: Iterable[Op], address_class: AddressClass | int | None = None) -> Location:

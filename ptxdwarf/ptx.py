@@ -258,11 +258,17 @@ def mask_comments(text: str, filename: str = "<ptx>") -> str:
 _SYM = r"(?:\.[A-Za-z_][\w$.]*|[A-Za-z][\w$]*|[_$%][\w$]+)"
 _INT = r"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?"
 _ITEM = re.compile(
-    rf"(?P<neg>[-+]?)\s*(?P<num>{_INT})"
+    rf"(?P<neg>-?)\s*(?P<num>{_INT})"
     rf"|(?P<sym>{_SYM})(?:\s*-\s*(?P<sym2>{_SYM}))?(?:\s*(?P<op>[-+])\s*(?P<add>{_INT}))?"
 )
 _LABEL = re.compile(rf"\s*({_SYM})\s*:")
-_DIRECTIVE = re.compile(r"\.b(8|16|32|64)(?![\w$.])")
+# .byte, .4byte and .quad are ptxas's aliases of .b8, .b32 and .b64.
+_DIRECTIVE = re.compile(r"\.(?:b(8|16|32|64)|(byte|4byte|quad))(?![\w$.])")
+_ALIAS_WIDTH = {"byte": 1, "4byte": 4, "quad": 8}
+
+
+def _directive_width(m: re.Match[str]) -> int:
+    return int(m.group(1)) // 8 if m.group(1) else _ALIAS_WIDTH[m.group(2)]
 _SIMPLE = re.compile(r"\.b(8|16|32|64)[ \t]+((?:0|[1-9][0-9]*)(?:[ \t]*,[ \t]*(?:0|[1-9][0-9]*))*)[ \t]*")
 
 _RANGES = {1: (-0x80, 0xFF), 2: (-0x8000, 0xFFFF), 4: (-0x80000000, 0xFFFFFFFF), 8: (-(1 << 63), (1 << 64) - 1)}
@@ -271,6 +277,8 @@ _PACK = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
 def _int_literal(text: str) -> int:
     t = text.rstrip("uU")
+    if len(t) > 70:  # longer than any 64-bit literal; also keeps int() from refusing huge strings
+        raise ValueError(text)
     if t[:2] in ("0x", "0X"):
         return int(t[2:], 16)
     if t[:2] in ("0b", "0B"):
@@ -294,6 +302,7 @@ class _SectionParser:
         self.line_offsets: list[int] = []
         self.line_numbers: list[int] = []
         self.width = 0  # width of the directive whose list continues on the next line
+        self.last_width = 0  # width of the last directive, for a list continued with a leading comma
         self.lineno = 0
 
     def error(self, message: str) -> PtxSyntaxError:
@@ -321,9 +330,12 @@ class _SectionParser:
                     try:
                         if bits == "8":
                             data += bytes(map(int, m.group(2).split(",")))
+                            self.last_width = 1
+                            continue
                         else:
                             values = [int(v) for v in m.group(2).split(",")]
                             data += pack("<%d%s" % (len(values), _PACK[int(bits) // 8]), *values)
+                        self.last_width = int(bits) // 8
                         continue
                     except (ValueError, struct.error):
                         pass  # out of range: the general path names the value
@@ -343,32 +355,39 @@ class _SectionParser:
         )
 
     def parse_line(self, s: str) -> None:
-        for statement in s.split(";"):
-            statement = statement.strip()
-            while statement:
-                m = _LABEL.match(statement)
-                if m is not None and not _DIRECTIVE.match(statement):
-                    self.define_label(m.group(1))
-                    statement = statement[m.end() :].strip()
-                    continue
-                m = _DIRECTIVE.match(statement)
-                if m is not None:
-                    if self.width:
-                        raise self.error("list ends with a comma before a new directive")
-                    self.width = int(m.group(1)) // 8
-                    rest = statement[m.end() :]
-                    if not rest.strip():
-                        raise self.error(f"{m.group(0)} without values")
-                elif self.width:
-                    rest = statement
-                else:
-                    raise self.error(f"unexpected {_shorten(statement)!r}")
-                nxt = _DIRECTIVE.search(rest)
-                if nxt is not None:
-                    values, statement = rest[: nxt.start()], rest[nxt.start() :].strip()
-                else:
-                    values, statement = rest, ""
-                self.parse_values(values)
+        if ";" in s:
+            raise self.error("';' is not allowed in a debug section (ptxas rejects it)")
+        statement = s.strip()
+        if statement.startswith(",") and not self.width and self.last_width:
+            # A list continued on the next line with a leading comma.
+            self.width = self.last_width
+            statement = statement[1:].strip()
+            if not statement:
+                raise self.error("empty value in a list")
+        while statement:
+            m = _LABEL.match(statement)
+            if m is not None and not _DIRECTIVE.match(statement):
+                self.define_label(m.group(1))
+                statement = statement[m.end() :].strip()
+                continue
+            m = _DIRECTIVE.match(statement)
+            if m is not None:
+                if self.width:
+                    raise self.error("list ends with a comma before a new directive")
+                self.width = self.last_width = _directive_width(m)
+                rest = statement[m.end() :]
+                if not rest.strip():
+                    raise self.error(f"{m.group(0)} without values")
+            elif self.width:
+                rest = statement
+            else:
+                raise self.error(f"unexpected {_shorten(statement)!r}")
+            nxt = _DIRECTIVE.search(rest)
+            if nxt is not None:
+                values, statement = rest[: nxt.start()], rest[nxt.start() :].strip()
+            else:
+                values, statement = rest, ""
+            self.parse_values(values)
 
     def parse_values(self, text: str) -> None:
         width = self.width
@@ -390,7 +409,10 @@ class _SectionParser:
             raise self.error(f"bad value {_shorten(item)!r} for .b{width * 8}")
         data = self.data
         if m.group("num") is not None:
-            value = _int_literal(m.group("num"))
+            try:
+                value = _int_literal(m.group("num"))
+            except ValueError:
+                raise self.error(f"value {_shorten(item)} does not fit .b{width * 8}") from None
             if m.group("neg") == "-":
                 value = -value
             lo, hi = _RANGES[width]
@@ -402,7 +424,10 @@ class _SectionParser:
             raise self.error(f"a label needs .b32 or .b64, not .b{width * 8} ({item})")
         addend = 0
         if m.group("add") is not None:
-            addend = _int_literal(m.group("add"))
+            try:
+                addend = _int_literal(m.group("add"))
+            except ValueError:
+                raise self.error(f"addend of {_shorten(item)} is too large") from None
             if m.group("op") == "-":
                 addend = -addend
         name = m.group("sym")
@@ -713,6 +738,9 @@ class _ModuleParser:
         return close + 1
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
 def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
     """Read a PTX module's debug sections and the directives around them.
 
@@ -721,9 +749,13 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
     """
     if not text.strip():
         raise PtxSyntaxError("empty file: no PTX", filename=filename)
-    if "\0" in text:
+    bad = _CONTROL.search(text)
+    if bad is not None:
         raise PtxSyntaxError(
-            "NUL byte in the text: this is not PTX", filename=filename, line=text.count("\n", 0, text.index("\0")) + 1
+            ("NUL byte" if bad.group(0) == "\0" else f"control character 0x{ord(bad.group(0)):02x}")
+            + " in the text: this is not PTX",
+            filename=filename,
+            line=text.count("\n", 0, bad.start()) + 1,
         )
     return _ModuleParser(text, filename).parse()
 

@@ -32,7 +32,9 @@ class Style(str, Enum):
 
 
 _LINE = 100  # readable: target line length
-_COMPACT_LINE = 4000
+# ptxas takes time quadratic in the length of one comma list (a list of 350k values
+# took two minutes); 64 values per directive keep it linear.
+_MAX_VALUES = 64
 
 
 def _segments(image: SectionImage) -> Iterable[tuple[str, int, int, object]]:
@@ -148,7 +150,7 @@ def _readable(image: SectionImage) -> list[str]:
 
     def emit(width: int, text: str) -> None:
         nonlocal cur_len, cur_width
-        if cur_width != width or cur_len + len(text) + 1 > _LINE:
+        if cur_width != width or cur_len + len(text) + 1 > _LINE or len(cur) >= _MAX_VALUES:
             flush()
             cur_width = width
         cur.append(text)
@@ -212,7 +214,7 @@ def _compact(image: SectionImage) -> list[str]:
 
     def emit(width: int, text: str) -> None:
         nonlocal cur_len, cur_width
-        if cur_width != width or cur_len + len(text) + 1 > _COMPACT_LINE:
+        if cur_width != width or len(cur) >= _MAX_VALUES:
             flush()
             cur_width = width
         cur.append(text)

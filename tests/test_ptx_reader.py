@@ -23,7 +23,8 @@ def image(body: str, name: str = ".debug_info") -> ptxdwarf.SectionImage:
         ".section .debug_info { .b8 1, 2, 3 }\n",
         ".section .debug_info {\n.b8 1,\n 2,\n 3\n}\n",
         ".section .debug_info {\n.b8 0x1, 0X2, 3 // comment\n}\n",
-        ".section .debug_info {\n/* a\n comment */ .b8 1 .b8 2\n.b8 3;\n}\n",
+        ".section .debug_info {\n/* a\n comment */ .b8 1 .b8 2\n.byte 3\n}\n",
+        ".section .debug_info {\n.b8 1, 2\n, 3\n}\n",
         ".section .debug_info {\n.b16 513\n.b8 3\n}\n",
     ],
 )
@@ -31,9 +32,12 @@ def test_layouts_of_the_same_bytes(body: str) -> None:
     assert image(body).data == b"\x01\x02\x03"
 
 
-def test_widths_negative_and_hex() -> None:
-    img = image(".section .debug_info {\n.b8 -1, 255\n.b16 -2\n.b32 0xdeadbeef\n.b64 -1\n}\n")
-    assert img.data == b"\xff\xff" + b"\xfe\xff" + bytes.fromhex("efbeadde") + b"\xff" * 8
+def test_widths_negative_hex_octal_binary_aliases() -> None:
+    img = image(".section .debug_info {\n.b8 -1, 255\n.b16 -2\n.b32 0xdeadbeef\n.b64 -1\n.b8 017, 0b101, 7U\n.quad 5\n.4byte 6\n}\n")
+    assert img.data == (
+        b"\xff\xff" + b"\xfe\xff" + bytes.fromhex("efbeadde") + b"\xff" * 8 + bytes([15, 5, 7])
+        + (5).to_bytes(8, "little") + (6).to_bytes(4, "little")
+    )
 
 
 def test_symbols_labels_and_differences() -> None:
@@ -98,6 +102,9 @@ def test_module_directives() -> None:
         (".section .debug_info {\n.b16 65536\n}\n", 5, "does not fit .b16"),
         (".section .debug_info {\n.b32 4294967296\n}\n", 5, "does not fit .b32"),
         (".section .debug_info {\n.b8 1\n.b7 2\n}\n", 6, "unexpected"),
+        (".section .debug_info {\n.b8 1;\n}\n", 5, "';' is not allowed"),
+        (".section .debug_info {\n.b8 1\n2\n}\n", 6, "unexpected"),
+        (".section .debug_info {\n.b8 " + "9" * 5000 + "\n}\n", 5, "does not fit .b8"),
         (".section .debug_info {\n.b8 foo\n}\n", 5, "a label needs .b32 or .b64"),
         (".section .debug_info {\n.b8 1,,2\n}\n", 5, "empty value"),
         (".section .debug_info {\n.b8 1,\n}\n", 6, "ends with a comma"),
