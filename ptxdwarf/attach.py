@@ -32,8 +32,9 @@ def check_symbols(module: PtxModule, dbg: "DebugInfoBuilder") -> None:
         for label in (f.low_pc, f.high_pc):
             if not f.auto_labels and label not in found.labels:
                 raise AttachError(f"label {label} of function {f.linkage_name} is not defined in that function")
-    for label in sorted(dbg.labels_used):
-        if module.function_of_label(label) is None:
+    inserted = {f.high_pc for f in dbg.functions if f.auto_labels}
+    for label in sorted(dbg.labels_used - inserted):
+        if module.function_of_label(label) is None and module.function(label) is None:
             raise AttachError(f"label {label} named by the debug info is not defined in the module")
     for symbol in sorted(dbg.symbols_used):
         if not module.declares(symbol):

@@ -658,14 +658,16 @@ class DebugInfoBuilder:
             die.add(AT.bit_size, placed.bit_size)
             die.add(AT.data_bit_offset, placed.data_bit_offset)
             return die
-        if bit_field:
-            die.add(AT.byte_size, placed.size)
-            die.add(AT.bit_size, placed.bit_size)
-            die.add(AT.bit_offset, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata")
+        # data_member_location before the bit attributes: with strp names, ptxas 13.0
+        # fails ("Attempted to Dereference Out of Bounds") on nvcc's order, where it comes last.
         if self.version == 2:
             die.add(AT.data_member_location, [Op.make("plus_uconst", placed.offset)], "block1")
         else:
             die.add(AT.data_member_location, placed.offset, "udata")
+        if bit_field:
+            die.add(AT.byte_size, placed.size)
+            die.add(AT.bit_size, placed.bit_size)
+            die.add(AT.bit_offset, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata")
         return die
 
     def subroutine_type(self, return_type: Type | None, parameters: Sequence[Type] = ()) -> Type:
@@ -712,18 +714,20 @@ class DebugInfoBuilder:
         # declarations would land after a kernel's prologue.
         begin = low_pc or symbol
         end = high_pc or f"$L__ptxdwarf_end{index}"
+        # low_pc comes first, as nvcc writes it: ptxas 13.0 crashes rewriting a
+        # __local_depot location in a subprogram whose DW_AT_name precedes low_pc.
         die = DIE(TAG.subprogram)
-        die.add(AT.name, name)
+        die.add(AT.low_pc, Symbol(begin), "addr")
+        die.add(AT.high_pc, Symbol(end), "addr")
+        die.add(AT.frame_base, [Op.make("call_frame_cfa")])
         if linkage_name is not None and linkage_name != name or self.version < 4:
             die.add(self._linkage_attr(), symbol)
+        die.add(AT.name, name)
         self._decl(die, line, file)
         if type is not None:
             die.add(AT.type, self._own(type, f"function {name}").die)
         if external:
             die.add(AT.external, True)
-        die.add(AT.low_pc, Symbol(begin), "addr")
-        die.add(AT.high_pc, Symbol(end), "addr")
-        die.add(AT.frame_base, [Op.make("call_frame_cfa")])
         self.cu.add_child(die)
         if not auto:
             self._labels_used.update((begin, end))
@@ -784,6 +788,11 @@ class DebugInfoBuilder:
         die = var.die
         die.attributes = [a for a in die.attributes if a.name not in (AT.location, AT.address_class)]
         if isinstance(location, Location):
+            if location.address_class == AddressClass.LOCAL and self.address_size != 8 and location.symbols:
+                raise BuilderError(
+                    f"{what}: a __local_depot location needs 8-byte DWARF addresses "
+                    "(ptxas 13.0 rewrites it assuming 8; with 4 it fails)"
+                )
             if location.address_class is not None:
                 die.add(AT.address_class, int(address_class_of(location.address_class, what)))
             die.add(AT.location, list(location.ops))
@@ -794,7 +803,7 @@ class DebugInfoBuilder:
             model_list = LocationList(-1, entries)  # type: ignore[arg-type]
             self._location_lists.append((model_list, location))
             die.add(AT.location, model_list)
-            self._labels_used.update(s for b, e, _ in location.entries for s in (b.name, e.name))
+            self._labels_used.update(location.labels)
         else:
             raise BuilderError(f"{what}: {location!r} is not a location (use ptxdwarf.loc)")
         self._symbols_used.update(location.symbols)

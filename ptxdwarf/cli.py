@@ -88,6 +88,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         reason = exc.strerror or str(exc)
         print(f"ptxdwarf: error: {name}: {reason}" if name else f"ptxdwarf: error: {reason}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (``| head``): not an error of ours.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
     except KeyboardInterrupt:
         print("ptxdwarf: interrupted", file=sys.stderr)
         return 130

@@ -380,7 +380,13 @@ class _InfoEncoder:
                 if isinstance(value, Symbol):
                     sym = value
                 elif isinstance(value, LocationList):
-                    sym = Symbol(".debug_loc", self.loc_offsets.get(id(value), value.offset))
+                    offset = self.loc_offsets.get(id(value), value.offset)
+                    if self.options.strings == "strp":
+                        # ptxas 13.0 dies (SIGSEGV) on a ".debug_loc" symbol in a unit
+                        # that also uses .debug_str; the offset as a number is what it keeps.
+                        out += struct.pack("<" + fmt, offset)
+                        return
+                    sym = Symbol(".debug_loc", offset)
                 elif attr.relocs:
                     sym = attr.relocs[0].symbol
                 if sym is not None:

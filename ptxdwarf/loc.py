@@ -73,11 +73,13 @@ class LocationListSpec:
 
     @property
     def symbols(self) -> tuple[str, ...]:
-        out: list[str] = []
-        for begin, end, location in self.entries:
-            out.extend((begin.name, end.name))
-            out.extend(location.symbols)
-        return tuple(out)
+        """Names of the PTX symbols the locations use (the range labels are not among them)."""
+        return tuple(s for _, _, location in self.entries for s in location.symbols)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The labels that bound the ranges."""
+        return tuple(s.name for begin, end, _ in self.entries for s in (begin, end))
 
     @property
     def address_class(self) -> AddressClass | None:
