@@ -26,7 +26,8 @@ from .errors import BuilderError, LayoutError
 from .expr import Op
 from .image import SectionImage, Symbol
 from .layout import Field, Layout, array_layout, layout_struct, layout_union, vector_layout
-from .loc import Location, LocationListSpec, address_class_of
+from .abi import ParamDecl, lower
+from .loc import Location, LocationListSpec, address_class_of, expression, param
 from .model import ArangeSet, Attribute, DebugInfo, DIE, LocationList, NameSet, Unit
 from .ptxwriter import Style, format_sections
 
@@ -264,6 +265,8 @@ class Function(_Scope):
         self.auto_labels = auto_labels
         self.parameters: list[Variable] = []
         self.external = True
+        self.return_type: Type | None = None
+        self.ptx_params: list[ParamDecl] = []
 
     def __repr__(self) -> str:
         return f"<Function {'kernel ' if self.kernel else ''}{self.name} ({self.linkage_name})>"
@@ -294,6 +297,54 @@ class Function(_Scope):
         self.die.children.insert(index, var.die)
         self.parameters.append(var)
         return var
+
+
+    def abi_parameter(
+        self,
+        name: str,
+        type: Type,
+        *,
+        line: int | None = None,
+        location: Location | LocationListSpec | None = None,
+        file: int | None = None,
+    ) -> Variable:
+        """A source-level parameter passed by the PTX ABI: adds its ``.param``
+        declaration(s) to :attr:`ptx_params` and its formal-parameter DIE.
+
+        A kernel's parameter gets its location from the ``.param`` symbol (class
+        param); a slice's two halves are described as pieces of one value. A device
+        function's parameter has the ``location`` you give (usually a register).
+        """
+        decls = lower(type, f"{self.linkage_name}_param_", len(self.ptx_params), kernel=self.kernel,
+                      address_size=self._builder.address_size)
+        self.ptx_params.extend(decls)
+        if location is None and self.kernel and decls:
+            if len(decls) == 1:
+                location = param(decls[0].name)
+            else:
+                size = self._builder.address_size
+                ops: list[Op] = []
+                for d in decls:
+                    ops.extend(param(d.name).ops)
+                    ops.append(Op.make("piece", size))
+                location = expression(ops, AddressClass.PARAM)
+        return self.parameter(name, type, line=line, location=location, file=file)
+
+    def ptx_return(self) -> list[ParamDecl]:
+        """The return-value ``.param`` (``func_retval0``) of a device function, if any."""
+        if self.kernel or self.return_type is None or self.return_type.kind == "unspecified":
+            return []
+        return lower(self.return_type, "func_retval", 0, kernel=False, address_size=self._builder.address_size)
+
+    def ptx_signature(self, *, linkage: str = ".visible") -> str:
+        """The PTX header of the function: ``.visible .entry name(\n\t.param ...\n)``."""
+        params = ",\n".join("\t" + d.declaration() for d in self.ptx_params)
+        body = f"(\n{params}\n)" if params else "()"
+        if self.kernel:
+            return f"{linkage} .entry {self.linkage_name}{body}"
+        ret = self.ptx_return()
+        ret_text = " (" + ", ".join(d.declaration() for d in ret) + ")" if ret else ""
+        return f"{linkage} .func{ret_text} {self.linkage_name}{body}"
 
 
 class DebugInfoBuilder:
@@ -631,7 +682,10 @@ class DebugInfoBuilder:
             for s in specs
         ]
         if t.kind == "struct":
-            layout = layout_struct(fields, align=align, size=byte_size, packed=packed, name=t.name)
+            # byte_size=0 asks for a zero-sized type (Rust); otherwise an empty struct is C++'s 1 byte.
+            layout = layout_struct(
+                fields, align=align, size=byte_size, packed=packed, name=t.name, cxx_empty_size=byte_size != 0
+            )
         else:
             layout = layout_union(fields, align=align, size=byte_size, name=t.name)
         die = t.die
@@ -669,6 +723,23 @@ class DebugInfoBuilder:
             die.add(AT.bit_size, placed.bit_size)
             die.add(AT.bit_offset, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata")
         return die
+
+    def handle_type(self, name: str = "cudaTextureObject_t") -> Type:
+        """An opaque texture, sampler or surface handle: 8 bytes, passed as ``.b64``."""
+        die = DIE(TAG.base_type)
+        die.add(AT.name, name)
+        die.add(AT.encoding, int(ATE.unsigned), "data1")
+        die.add(AT.byte_size, 8)
+        return self._type(die, name, 8, 8, "handle")
+
+    def slice_type(self, element: Type, *, name: str | None = None) -> Type:
+        """A Rust slice ``&[T]``: a ``data_ptr`` and a ``length``, passed as two parameters."""
+        element = self._own(element, "slice_type")
+        ptr = self.pointer_type(element, address_class=AddressClass.GENERIC)
+        usize = self.named_type("usize", language="rust")
+        t = self.struct_type(name or f"&[{element.name or 'T'}]", [("data_ptr", ptr), ("length", usize)])
+        t.kind = "slice"
+        return t
 
     def subroutine_type(self, return_type: Type | None, parameters: Sequence[Type] = ()) -> Type:
         """A function type (for function pointers)."""
@@ -733,6 +804,7 @@ class DebugInfoBuilder:
             self._labels_used.update((begin, end))
         f = Function(self, die, name, symbol, kernel, begin, end, auto)
         f.external = external
+        f.return_type = type
         self.functions.append(f)
         return f
 
