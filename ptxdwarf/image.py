@@ -89,6 +89,9 @@ class SectionImage:
     breaks: list[int] = field(default_factory=list)
     line_offsets: list[int] = field(default_factory=list)
     line_numbers: list[int] = field(default_factory=list)
+    wide_values: list[int] = field(default_factory=list)
+    """Offsets of ``.b64``/``.quad`` numbers of 2**32 or more in the text: ptxas 13.0
+    keeps only their low 32 bits (the image holds the full value the text says)."""
     filename: str | None = None
     relocs_applied: bool = False
     _reloc_offsets: list[int] | None = field(default=None, repr=False, compare=False)

@@ -299,6 +299,7 @@ class _SectionParser:
         self.labels: dict[str, int] = {}
         self.label_lines: dict[str, int] = {}
         self.differences: list[tuple[int, int, str, str, int, int]] = []
+        self.wide_values: list[int] = []
         self.line_offsets: list[int] = []
         self.line_numbers: list[int] = []
         self.width = 0  # width of the directive whose list continues on the next line
@@ -334,6 +335,9 @@ class _SectionParser:
                             continue
                         else:
                             values = [int(v) for v in m.group(2).split(",")]
+                            if bits == "64":
+                                start = len(data)
+                                self.wide_values.extend(start + 8 * i for i, v in enumerate(values) if v >> 32)
                             data += pack("<%d%s" % (len(values), _PACK[int(bits) // 8]), *values)
                         self.last_width = int(bits) // 8
                         continue
@@ -351,6 +355,7 @@ class _SectionParser:
             self.labels,
             line_offsets=line_offsets,
             line_numbers=line_numbers,
+            wide_values=self.wide_values,
             filename=self.filename,
         )
 
@@ -418,6 +423,8 @@ class _SectionParser:
             lo, hi = _RANGES[width]
             if not lo <= value <= hi:
                 raise self.error(f"value {item} does not fit .b{width * 8} ({lo}..{hi})")
+            if width == 8 and value >= 1 << 32:
+                self.wide_values.append(len(data))
             data += (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
             return
         if width not in (4, 8):
