@@ -920,7 +920,15 @@ class DebugInfoBuilder:
                     tuples.append((Symbol(f.low_pc), Symbol(f.high_pc)))
             for g in self.globals:
                 loc = g.location
-                if g.die.get(AT.external) and isinstance(loc, Location) and len(loc.ops) == 1 and loc.symbols:
+                # Global memory only: shared and constant variables live in windows of
+                # their own, and ptxas leaves them unrelocated outside .debug_info.
+                if (
+                    g.die.get(AT.external)
+                    and isinstance(loc, Location)
+                    and loc.address_class == AddressClass.GLOBAL
+                    and len(loc.ops) == 1
+                    and loc.symbols
+                ):
                     size = g.type.byte_size or g.type.resolved.byte_size
                     if size:
                         tuples.append((loc.ops[0].symbol, size))  # type: ignore[arg-type]

@@ -49,6 +49,28 @@ def _cmd_rewrite(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .api import load_text
+    from .check import check
+
+    report = check(load_text(args.file), filename=args.file, arch=args.arch, ptxas=args.ptxas)
+    if args.json:
+        sys.stdout.write(report.to_json())
+    else:
+        for note in report.notes:
+            print(f"note: {note}")
+        for diff in report.differences:
+            print(diff)
+        print(report.summary())
+    return 0 if report.consistent else 1
+
+
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from .lint import main_lint
+
+    return main_lint(args.file, args.json)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptxdwarf",
@@ -70,6 +92,18 @@ def _parser() -> argparse.ArgumentParser:
         "--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections"
     )
     p.set_defaults(func=_cmd_rewrite)
+
+    p = sub.add_parser("check", help="compile with ptxas -g and compare the cubin's debug info with the PTX's")
+    p.add_argument("file", metavar="FILE.ptx")
+    p.add_argument("--arch", help="GPU architecture for ptxas (default: from .target)")
+    p.add_argument("--ptxas", help="the ptxas to run (default: $PTXAS, PATH, $CUDA_HOME, the nvidia-cuda-nvcc wheel)")
+    p.add_argument("--json", action="store_true", help="JSON report (format ptxdwarf-check/1)")
+    p.set_defaults(func=_cmd_check)
+
+    p = sub.add_parser("lint", help="static checks of the debug sections against the PTX around them")
+    p.add_argument("file", metavar="FILE.ptx")
+    p.add_argument("--json", action="store_true", help="findings as JSON")
+    p.set_defaults(func=_cmd_lint)
 
     return parser
 

@@ -72,6 +72,8 @@ class CubinImages:
     elf_class: int = 64
     relocation_types: dict[str, int] = field(default_factory=dict)
     """How many relocations of each type the debug sections had."""
+    nv_info: dict[str, bytes] = field(default_factory=dict)
+    """The ``.nv.info.<function>`` sections (kernel parameter layout and more), by function."""
 
 
 def _open(source: str | os.PathLike[str] | bytes | BinaryIO) -> tuple[BinaryIO, str]:
@@ -119,6 +121,8 @@ def _images(elf: ELFFile, name: str) -> CubinImages:
             if sym_name and sym_name not in result.symbols:
                 result.symbols[sym_name] = CubinSymbol(sym_name, sym["st_value"], sym["st_size"], kind, sec)
     for section in elf.iter_sections():
+        if section.name.startswith(".nv.info."):
+            result.nv_info[section.name[len(".nv.info.") :]] = section.data()
         if not section.name.startswith(".debug_"):
             continue
         result.images[section.name] = SectionImage(section.name, section.data(), relocs_applied=True, filename=name)

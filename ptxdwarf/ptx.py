@@ -623,7 +623,7 @@ class _ModuleParser:
                 end = masked.find(";", m.start())
                 if end < 0:
                     raise self.error(f"declaration {m.group('decl')} without ';'", m.start())
-                nested = re.search(r"[{}]", masked[m.start() : end])
+                nested = re.search(r"[{}]", masked[m.start() : end].split("=", 1)[0])
                 if nested is not None:
                     # not a declaration statement (e.g. the name of a state space in an instruction)
                     continue

@@ -1,0 +1,574 @@
+"""The ptxas round trip: what a PTX module's debug sections declare against what lands in the cubin.
+
+:func:`check` compiles the PTX with ``ptxas -g``, reads both sides into the DIE
+model and compares them unit by unit and DIE by DIE. Values that are symbols in
+the PTX are matched to what ptxas made of them, not ignored:
+
+- a section name or a label inside a debug section must become that offset;
+- a code label or function symbol must become a relocation against the function
+  that defines it;
+- ``DW_OP_addr`` of a kernel parameter must become the parameter's offset in the
+  constant bank (read from the cubin's ``.nv.info``), of a ``__local_depot`` a
+  ``DW_OP_fbreg``, of a module variable a relocation against it;
+- anything else must be unchanged.
+
+Each :class:`Difference` names the DIE path (``_Z4testPi/p``), the attribute and
+both values.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import struct
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+from .api import decode_module
+from .constants import AT, FORM, at_name, form_name, tag_name
+from .cubin import CubinImages, cubin_images
+from .decode import decode_sections
+from .errors import DwarfError
+from .expr import ExpressionError, Op, decode_expression
+from .image import SectionImage, Symbol
+from .model import Attribute, DebugInfo, DIE, Unit
+from .ptx import PtxModule, parse_ptx
+from .ptxas import Ptxas, PtxasFailed, find_ptxas
+from .schemas import Block
+
+__all__ = ["CheckReport", "Difference", "check", "compare", "kernel_param_offsets"]
+
+_DW_OP_ADDR = 0x03
+_DW_OP_FBREG = 0x91
+_DW_OP_PLUS_UCONST = 0x23
+_DW_OP_NOP = 0x96
+_SCALAR_RELOC_FORMS = frozenset({FORM.addr, FORM.data4, FORM.data8, FORM.sec_offset, FORM.strp, FORM.ref_addr})
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One way the cubin does not say what the PTX declared."""
+
+    path: str
+    what: str
+    ptx: str
+    cubin: str
+    message: str = ""
+
+    def __str__(self) -> str:
+        extra = f" ({self.message})" if self.message else ""
+        return f"{self.path}: {self.what}: PTX {self.ptx}, cubin {self.cubin}{extra}"
+
+
+@dataclass
+class CheckReport:
+    """The outcome of :func:`check`."""
+
+    filename: str
+    arch: str
+    ptxas: str
+    ptxas_version: str
+    differences: list[Difference] = field(default_factory=list)
+    units: int = 0
+    dies: int = 0
+    symbols: int = 0
+    """Symbolic values (relocations in the PTX) that were matched."""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def consistent(self) -> bool:
+        return not self.differences
+
+    def summary(self) -> str:
+        if self.consistent:
+            return (
+                f"{self.filename}: consistent ({self.units} unit(s), {self.dies} DIEs, "
+                f"{self.symbols} symbolic values matched; ptxas {self.ptxas_version}, {self.arch})"
+            )
+        return f"{self.filename}: {len(self.differences)} difference(s) between the PTX and the cubin ptxas made"
+
+    def to_json(self) -> str:
+        data = {
+            "format": "ptxdwarf-check/1",
+            "file": self.filename,
+            "arch": self.arch,
+            "ptxas": self.ptxas,
+            "ptxas_version": self.ptxas_version,
+            "consistent": self.consistent,
+            "units": self.units,
+            "dies": self.dies,
+            "symbols": self.symbols,
+            "notes": self.notes,
+            "differences": [asdict(d) for d in self.differences],
+        }
+        return json.dumps(data, indent=1) + "\n"
+
+
+def kernel_param_offsets(found: CubinImages) -> dict[str, dict[int, int]]:
+    """Kernel name -> {parameter ordinal: constant-bank address}, from the cubin's ``.nv.info.<kernel>``."""
+    out: dict[str, dict[int, int]] = {}
+    for name, raw in found.nv_info.items():
+        base = None
+        params: dict[int, int] = {}
+        pos = 0
+        while pos + 2 <= len(raw):
+            fmt, attr = raw[pos], raw[pos + 1]
+            if fmt == 4:  # EIFMT_SVAL: u16 size, then the value
+                size = int.from_bytes(raw[pos + 2 : pos + 4], "little")
+                value = raw[pos + 4 : pos + 4 + size]
+                pos += 4 + size
+            elif fmt == 3:  # EIFMT_HVAL
+                value = raw[pos + 2 : pos + 4]
+                pos += 4
+            elif fmt == 2:  # EIFMT_BVAL
+                value = raw[pos + 2 : pos + 3]
+                pos += 3
+            elif fmt == 1:  # EIFMT_NVAL
+                value = b""
+                pos += 2
+            else:
+                break
+            if attr == 0x0A and len(value) >= 6:  # EIATTR_PARAM_CBANK: symbol, offset u16, size u16
+                base = int.from_bytes(value[4:6], "little")
+            elif attr == 0x17 and len(value) >= 8:  # EIATTR_KPARAM_INFO: index, ordinal u16, offset u16, flags
+                ordinal = int.from_bytes(value[4:6], "little")
+                params[ordinal] = int.from_bytes(value[6:8], "little")
+        if base is not None:
+            out[name] = {k: base + v for k, v in params.items()}
+    return out
+
+
+class _Symbols:
+    """What a PTX symbol name stands for."""
+
+    def __init__(self, module: PtxModule, images: dict[str, SectionImage]) -> None:
+        self.module = module
+        self.labels: dict[str, tuple[str, int]] = {}
+        for name, image in images.items():
+            for label, offset in image.labels.items():
+                self.labels[label] = (name, offset)
+        self.kernel_params: dict[str, tuple[str, int]] = {}
+        self.device_params: set[str] = set()
+        self.locals: dict[str, str] = {}
+        for f in module.functions:
+            for i, p in enumerate(f.params):
+                if f.is_kernel:
+                    self.kernel_params[p.name] = (f.name, i)
+                else:
+                    self.device_params.add(p.name)
+            for d in f.declarations:
+                if d.space in ("local", "shared"):
+                    self.locals[d.name] = d.space
+        self.variables = {v.name: v.space for v in module.variables}
+        self.functions = {f.name for f in module.functions} | set(module.prototypes)
+
+    def function_of(self, name: str) -> str | None:
+        if name in self.functions:
+            return name
+        f = self.module.function_of_label(name)
+        return f.name if f is not None else None
+
+
+class _Comparer:
+    def __init__(
+        self, module: PtxModule, ptx: DebugInfo, cubin: DebugInfo, found: CubinImages, report: CheckReport
+    ) -> None:
+        self.module = module
+        self.ptx = ptx
+        self.cubin = cubin
+        self.found = found
+        self.report = report
+        self.symbols = _Symbols(module, ptx.sections or {})
+        self.params = kernel_param_offsets(found)
+        self.cubin_syms = found.symbols
+
+    def differ(self, path: str, what: str, ptx: object, cubin: object, message: str = "") -> None:
+        self.report.differences.append(Difference(path, what, _show(ptx), _show(cubin), message))
+
+    # --- symbols -----------------------------------------------------------
+
+    def expect_symbol(self, path: str, what: str, sym: Symbol, got: Symbol | None, value: int) -> None:
+        """A scalar the PTX wrote as ``sym``; the cubin has relocation ``got`` and ``value``."""
+        self.report.symbols += 1
+        s = self.symbols
+        name = sym.name
+        if sym.is_section:
+            if value != sym.addend:
+                self.differ(path, what, str(sym), hex(value), f"ptxas did not resolve {sym} to offset {sym.addend}")
+            return
+        if name in s.labels:
+            section, offset = s.labels[name]
+            want = offset + sym.addend
+            if value != want:
+                self.differ(path, what, str(sym), hex(value), f"{name} is {section}+0x{offset:x}, so 0x{want:x} was expected")
+            return
+        function = s.function_of(name)
+        if function is not None:
+            if got is None or got.name != function:
+                self.differ(
+                    path, what, str(sym), _show(got) if got else hex(value),
+                    f"{name} is code of {function}: a relocation against {function} was expected",
+                )
+            return
+        if name in s.variables:
+            if got is None or got.name != name:
+                self.differ(path, what, str(sym), _show(got) if got else hex(value), f"a relocation against variable {name} was expected")
+            return
+        if name in s.kernel_params or name in s.device_params or name in s.locals:
+            return  # only meaningful inside an expression
+        self.differ(path, what, str(sym), _show(got) if got else hex(value), f"{name} is not defined in the module")
+
+    def expect_expression(self, path: str, what: str, ptx_block: Block, cubin_block: Block, asize: int) -> None:
+        """Compare two location expressions op by op, following ptxas's rewrites."""
+        try:
+            mine = decode_expression(ptx_block, asize)
+            theirs = decode_expression(cubin_block, asize)
+        except ExpressionError as exc:
+            if bytes(ptx_block) != bytes(cubin_block):
+                self.differ(path, what, list(ptx_block), list(cubin_block), f"undecodable expression: {exc}")
+            return
+        if len(bytes(ptx_block)) != len(bytes(cubin_block)):
+            self.differ(path, what, _ops(mine), _ops(theirs), "the expression changed length")
+            return
+        got_relocs = {r.offset: r.symbol for r in cubin_block.relocs}
+        j = 0
+        i = 0
+        while i < len(mine):
+            op = mine[i]
+            other = theirs[j] if j < len(theirs) else None
+            if op.code == _DW_OP_ADDR and op.symbol is not None:
+                self.report.symbols += 1
+                consumed = self.expect_addr(path, what, op, mine[i + 1 :], other, theirs[j + 1 :], got_relocs)
+                if consumed is None:
+                    return
+                i += 1 + consumed[0]
+                j += 1 + consumed[1]
+                continue
+            if other is None or other.code != op.code or other.args != op.args:
+                self.differ(path, what, _ops(mine), _ops(theirs), f"{op} changed")
+                return
+            i += 1
+            j += 1
+        if j < len(theirs) and any(t.code != _DW_OP_NOP for t in theirs[j:]):
+            self.differ(path, what, _ops(mine), _ops(theirs), "the cubin has more operations")
+
+    def expect_addr(
+        self,
+        path: str,
+        what: str,
+        op: Op,
+        rest: list[Op],
+        other: Op | None,
+        other_rest: list[Op],
+        relocs: dict[int, Symbol],
+    ) -> tuple[int, int] | None:
+        """Check one ``DW_OP_addr symbol``; return how many more ops each side used."""
+        s = self.symbols
+        sym = op.symbol
+        assert sym is not None
+        name = sym.name
+        show = f"DW_OP_addr {sym}"
+        if other is None:
+            self.differ(path, what, show, "nothing", "the operation is gone")
+            return None
+        if name in s.kernel_params:
+            kernel, ordinal = s.kernel_params[name]
+            expected = self.params.get(kernel, {}).get(ordinal)
+            if other.code != _DW_OP_ADDR:
+                self.differ(path, what, show, str(other), "a constant-bank address was expected")
+                return None
+            if expected is not None and other.args[0] != expected + sym.addend:
+                self.differ(path, what, show, str(other), f"parameter {ordinal} of {kernel} is at 0x{expected:x} in the constant bank")
+            return (0, 0)
+        if s.locals.get(name) == "local":
+            if other.code != _DW_OP_FBREG:
+                self.differ(path, what, show, str(other), "ptxas did not rewrite the local-depot address into DW_OP_fbreg")
+                return None
+            # ptxas writes DW_OP_fbreg -framesize over the address and pads with nops;
+            # what follows (the slot's DW_OP_plus_uconst) stays.
+            skipped = 0
+            while skipped < len(other_rest) and other_rest[skipped].code == _DW_OP_NOP:
+                skipped += 1
+            return (0, skipped)
+        if s.locals.get(name) == "shared" or s.variables.get(name) == "shared":
+            if other.code != _DW_OP_ADDR:
+                self.differ(path, what, show, str(other), "a shared-window offset was expected")
+                return None
+            return (0, 0)
+        if name in s.device_params:
+            self.differ(
+                path, what, show, str(other),
+                f"{name} is a parameter of a device function: ptxas cannot place it and writes {other.args[0] if other.args else 0}",
+            )
+            return (0, 0)
+        target = name if name in s.variables else s.function_of(name)
+        if target is None:
+            self.differ(path, what, show, str(other), f"{name} is not defined in the module")
+            return (0, 0)
+        got = relocs.get(other.offset + 1)
+        if other.code != _DW_OP_ADDR or got is None or got.name != target:
+            self.differ(path, what, show, f"{other}" + (f" <{got}>" if got else ""), f"a relocation against {target} was expected")
+        return (0, 0)
+
+    # --- DIEs --------------------------------------------------------------
+
+    def compare_units(self) -> None:
+        mine, theirs = self.ptx.units, self.cubin.units
+        if len(mine) != len(theirs):
+            self.differ("<module>", ".debug_info", f"{len(mine)} unit(s)", f"{len(theirs)} unit(s)")
+        for a, b in zip(mine, theirs):
+            self.report.units += 1
+            where = f"<unit at 0x{a.offset:x}>"
+            for field_name in ("offset", "length", "version", "address_size"):
+                if getattr(a, field_name) != getattr(b, field_name):
+                    self.differ(where, field_name, getattr(a, field_name), getattr(b, field_name))
+            if a.die is not None and b.die is not None:
+                self.compare_tree(a, b)
+
+    def compare_tree(self, unit: Unit, other: Unit) -> None:
+        stack = [(unit.die, other.die)]
+        while stack:
+            a, b = stack.pop()
+            assert a is not None and b is not None
+            self.report.dies += 1
+            path = die_path(a)
+            if a.offset != b.offset or a.tag != b.tag:
+                self.differ(path, "DIE", f"{tag_name(a.tag)} at 0x{a.offset:x}", f"{tag_name(b.tag)} at 0x{b.offset:x}")
+                continue
+            self.compare_attributes(path, a, b, unit.address_size)
+            if len(a.children) != len(b.children):
+                self.differ(path, "children", len(a.children), len(b.children))
+            stack.extend(reversed(list(zip(a.children, b.children))))
+
+    def compare_attributes(self, path: str, a: DIE, b: DIE, asize: int) -> None:
+        if [(x.name, x.form) for x in a.attributes] != [(y.name, y.form) for y in b.attributes]:
+            self.differ(path, "attributes", _attr_list(a), _attr_list(b))
+            return
+        for x, y in zip(a.attributes, b.attributes):
+            what = f"{at_name(x.name)} [{form_name(x.form or 0)}]"
+            while isinstance(x.value, Attribute) and isinstance(y.value, Attribute):
+                x, y = x.value, y.value
+            if isinstance(x.value, Block):
+                if x.relocs or x.is_expression:
+                    self.expect_expression(path, what, x.value, y.value, asize)
+                elif bytes(x.value) != bytes(y.value):
+                    self.differ(path, what, list(x.value), list(y.value))
+                continue
+            if x.form == FORM.strp or isinstance(x.value, str):
+                if x.relocs:
+                    before = len(self.report.differences)
+                    self.expect_symbol(path, what, x.relocs[0].symbol, None, y.target if y.target is not None else -1)
+                    if len(self.report.differences) > before:
+                        wrong = self.report.differences.pop()
+                        self.differ(path, what, repr(x.value), repr(y.value), f"{wrong.ptx} became {wrong.cubin}: {wrong.message}")
+                        continue
+                if x.value != y.value:
+                    self.differ(path, what, repr(x.value), repr(y.value))
+                continue
+            if x.relocs and x.form in _SCALAR_RELOC_FORMS:
+                got = y.relocs[0].symbol if y.relocs else None
+                self.expect_symbol(path, what, x.relocs[0].symbol, got, y.value)
+                continue
+            if x.is_reference:
+                if x.target != y.target:
+                    self.differ(path, what, _hex(x.target), _hex(y.target))
+                continue
+            if x.value != y.value:
+                self.differ(path, what, _show(x.value), _show(y.value))
+
+    # --- other sections ----------------------------------------------------
+
+    def compare_sections(self) -> None:
+        mine = self.ptx.sections or {}
+        theirs = self.cubin.sections or {}
+        for name in (".debug_abbrev", ".debug_str"):
+            a, b = mine.get(name), theirs.get(name)
+            if a is None or not a.data:
+                continue
+            if b is None:
+                self.differ(name, "section", f"{len(a.data)} bytes", "missing")
+            elif a.data != b.data:
+                at = next((i for i, (p, q) in enumerate(zip(a.data, b.data)) if p != q), min(len(a.data), len(b.data)))
+                self.differ(f"{name}+0x{at:x}", "bytes", f"{len(a.data)} bytes", f"{len(b.data)} bytes", "the section changed")
+        for key in ("pubnames", "pubtypes"):
+            sets_a = getattr(self.ptx, key) or []
+            sets_b = getattr(self.cubin, key) or []
+            if len(sets_a) != len(sets_b):
+                self.differ(f".debug_{key}", "sets", len(sets_a), len(sets_b))
+                continue
+            for i, (x, y) in enumerate(zip(sets_a, sets_b)):
+                where = f".debug_{key}[{i}]"
+                if isinstance(x.unit_offset, Symbol):
+                    self.expect_symbol(where, "unit offset", x.unit_offset, y.unit_offset if isinstance(y.unit_offset, Symbol) else None, _num(self.cubin, y.unit_offset))
+                elif x.unit_offset != _num(self.cubin, y.unit_offset):
+                    self.differ(where, "unit offset", x.unit_offset, y.unit_offset)
+                if x.entries != y.entries or x.unit_length != y.unit_length:
+                    self.differ(where, "entries", x.entries[:4], y.entries[:4])
+        if self.ptx.aranges:
+            b_sets = self.cubin.aranges or []
+            for i, x in enumerate(self.ptx.aranges):
+                where = f".debug_aranges[{i}]"
+                if i >= len(b_sets):
+                    self.differ(where, "set", "present", "missing")
+                    continue
+                y = b_sets[i]
+                for j, ((b0, l0), (b1, l1)) in enumerate(zip(x.tuples, y.tuples)):
+                    for label, p, q in (("begin", b0, b1), ("length", l0, l1)):
+                        if isinstance(p, Symbol):
+                            self.expect_symbol(f"{where}[{j}]", label, p, q if isinstance(q, Symbol) else None, _num(self.cubin, q))
+                        elif p != _num(self.cubin, q):
+                            self.differ(f"{where}[{j}]", label, p, q)
+        if self.ptx.locations:
+            lists_b = {l.offset: l for l in self.cubin.locations or []}
+            asize = self.ptx.units[0].address_size if self.ptx.units else 8
+            for loc in self.ptx.locations:
+                where = f".debug_loc+0x{loc.offset:x}"
+                other = lists_b.get(loc.offset)
+                if other is None or len(other.entries) != len(loc.entries):
+                    self.differ(where, "list", f"{len(loc.entries)} entries", "missing" if other is None else f"{len(other.entries)} entries")
+                    continue
+                for k, ((b0, e0, x0), (b1, e1, x1)) in enumerate(zip(loc.entries, other.entries)):
+                    for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
+                        if isinstance(p, Symbol):
+                            self.expect_symbol(f"{where}[{k}]", label, p, q if isinstance(q, Symbol) else None, _num(self.cubin, q))
+                        elif p != _num(self.cubin, q):
+                            self.differ(f"{where}[{k}]", label, p, q)
+                    if x0 is not None and x1 is not None:
+                        self.expect_expression(f"{where}[{k}]", "expression", x0, x1, asize)
+
+
+def _num(info: DebugInfo, value: Any) -> Any:
+    if isinstance(value, Symbol):
+        return value.value if value.value is not None else value.addend
+    return value
+
+
+def _hex(value: object) -> str:
+    return f"0x{value:x}" if isinstance(value, int) else str(value)
+
+
+def _show(value: object) -> str:
+    if isinstance(value, Symbol):
+        return str(value) + (f" (= 0x{value.value:x})" if value.value is not None else "")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"0x{value:x}"
+    return str(value)
+
+
+def _ops(ops: Iterable[Op]) -> str:
+    return ", ".join(str(o) for o in ops) or "<empty>"
+
+
+def _attr_list(die: DIE) -> str:
+    return ", ".join(at_name(a.name)[6:] for a in die.attributes)
+
+
+def die_path(die: DIE) -> str:
+    """``_Z4testPi/p``: the names from the unit down (linkage names for functions)."""
+    parts = []
+    d: DIE | None = die
+    while d is not None and d.parent is not None:
+        name = d.get(AT.linkage_name) or d.get(AT.MIPS_linkage_name) if d.tag == 0x2E else None
+        name = name or d.name or f"<{tag_name(d.tag)[7:]} 0x{d.offset:x}>"
+        parts.append(str(name))
+        d = d.parent
+    return "/".join(reversed(parts)) or die.name or f"<{tag_name(die.tag)[7:]} 0x{die.offset:x}>"
+
+
+def compare(module: PtxModule, ptx: DebugInfo, cubin_bytes: bytes, report: CheckReport) -> CheckReport:
+    """Fill ``report`` with the differences between ``ptx`` and the cubin."""
+    found = cubin_images(cubin_bytes)
+    try:
+        cubin = decode_sections(found.images, source="cubin", filename=report.filename + " (cubin)")
+    except DwarfError as exc:
+        report.differences.append(Difference("<cubin>", "DWARF", "readable", "unreadable", str(exc)))
+        return report
+    comparer = _Comparer(module, ptx, cubin, found, report)
+    comparer.compare_units()
+    comparer.compare_sections()
+    return report
+
+
+def check(
+    text: str,
+    *,
+    filename: str = "<ptx>",
+    arch: str | None = None,
+    ptxas: Ptxas | str | None = None,
+) -> CheckReport:
+    """Compile ``text`` with ``ptxas -g`` and compare its debug info with the cubin's.
+
+    Raises :class:`~ptxdwarf.errors.ToolError` (ptxas missing or rejecting the
+    module, with the DIE and attribute when the line is in a debug section) and the
+    reader's errors for bad PTX.
+    """
+    module = parse_ptx(text, filename)
+    info = decode_module(module)
+    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
+    chosen, note = tool.choose_arch(module.target, arch)
+    relocatable = bool(module.prototypes)
+    try:
+        result = tool.compile(text, arch=chosen, relocatable=relocatable, filename=filename)
+    except PtxasFailed as exc:
+        raise explain_failure(exc, module, info) from None
+    report = CheckReport(filename, chosen, tool.path, tool.version)
+    if note:
+        report.notes.append(note)
+    report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
+    return compare(module, info, result.cubin, report)
+
+
+def explain_failure(exc: PtxasFailed, module: PtxModule, info: DebugInfo) -> PtxasFailed:
+    """``exc`` with the DIE and attribute that made the PTX line ptxas rejected, when it is in a debug section."""
+    first = next((m for m in exc.messages if m.severity in ("error", "fatal") and m.line), None)
+    if first is None or first.line is None:
+        return exc
+    for block in module.sections:
+        if block.line <= first.line <= block.end_line:
+            image = block.image
+            i = bisect.bisect_left(image.line_numbers, first.line)
+            offset = image.line_offsets[i] if i < len(image.line_offsets) else len(image.data)
+            where = f"{block.name}+0x{offset:x}"
+            if block.name == ".debug_info":
+                die, attr = die_and_attribute_at(info, offset)
+                if die is not None:
+                    where += f", {die.describe()}" + (f", {at_name(attr)}" if attr is not None else "")
+            exc.message = f"{exc.message} (in {where})"
+            exc.args = (f"{exc.where}: {exc.message}",)
+            return exc
+    return exc
+
+
+def die_and_attribute_at(info: DebugInfo, offset: int) -> tuple[DIE | None, int | None]:
+    """The DIE whose bytes hold ``offset`` and, where it can be told, the attribute."""
+    dies = sorted((d for d in info.iter_dies()), key=lambda d: d.offset)
+    starts = [d.offset for d in dies]
+    i = bisect.bisect_right(starts, offset) - 1
+    if i < 0:
+        return None, None
+    die = dies[i]
+    unit = info.unit_of(die)
+    if unit is None or unit.abbrevs is None:
+        return die, None
+    from .forms import fixed_formats, read_uleb, reader_for
+
+    data = (info.sections or {}).get(".debug_info")
+    if data is None:
+        return die, None
+    raw = data.data
+    _code, pos = read_uleb(raw, die.offset)
+    formats = fixed_formats(unit.version, unit.address_size)
+    for attr in die.attributes:
+        start = pos
+        form = attr.form or 0
+        if form in formats:
+            pos += struct.calcsize("<" + formats[form])
+        else:
+            reader = reader_for(form, unit.version, unit.address_size)
+            if reader is None:
+                return die, attr.name
+            _v, pos = reader(raw, pos)
+        if start <= offset < pos:
+            return die, attr.name
+    return die, None
+

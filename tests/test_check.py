@@ -1,0 +1,207 @@
+"""``check``: the ptxas round trip, consistent on every producer's output and the builder's,
+with planted faults found and named; ptxas found on PATH and in the wheel; the helpers
+in ``ptxdwarf.testing``."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, GOOD_FIXTURES, fixture_id
+
+import ptxdwarf
+from ptxdwarf import AddressClass, DebugInfoBuilder, loc
+from ptxdwarf.check import check
+from ptxdwarf.cli import main
+from ptxdwarf.ptxas import Ptxas, PtxasFailed, candidate_paths, wheel_ptxas
+from ptxdwarf.testing import assert_dies_equal, compile_ptx, query
+
+EXAMPLE = (FIXTURES / "spec" / "example.ptx").read_text()
+CALL = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
+
+
+@pytest.mark.parametrize("path", GOOD_FIXTURES, ids=fixture_id)
+def test_every_fixture_is_consistent(path: Path, ptxas: Ptxas) -> None:
+    report = check(path.read_text(), filename=path.name, ptxas=ptxas)
+    assert report.consistent, "\n".join(map(str, report.differences))
+    if report.units:
+        assert report.dies > 0 and report.symbols > 0
+
+
+def test_builder_output_is_consistent(ptxas: Ptxas) -> None:
+    from test_builder import ALL_SPACES, rich
+
+    for version in (2, 3, 4):
+        for strings in ("inline", "strp"):
+            text = ptxdwarf.attach(ALL_SPACES, rich(version, 8, strings), filename="all_spaces.ptx")
+            report = check(text, filename="all_spaces.ptx", ptxas=ptxas)
+            assert report.consistent, "\n".join(map(str, report.differences))
+            assert report.symbols >= 20
+
+
+def _replace_once(text: str, old: str, new: str) -> str:
+    assert text.count(old) >= 1, old
+    return text.replace(old, new, 1)
+
+
+def test_repeated_string_label_is_found(ptxas: Ptxas) -> None:
+    """ptxas resolves a second reference to the same .debug_str label to 0."""
+    info = ptxdwarf.read_ptx(EXAMPLE)
+    for die in info.iter_dies():
+        for a in die.attributes:
+            if a.form == ptxdwarf.FORM.string:
+                a.form = ptxdwarf.FORM.strp
+    images = ptxdwarf.encode_sections(info, ptxdwarf.EncodeOptions(keep_abbrevs=False, string_labels=True))
+    text = ptxdwarf.replace_debug_sections(ptxdwarf.parse_ptx(EXAMPLE.replace(".version 4.2", ".version 7.0")), images)
+    # foo's linkage name and name are the same string: point both at one label.
+    labels = re.findall(r"^\.b32 (\$L__str\d+)$", text, re.M)
+    first, second = labels[3], labels[4]  # producer, name, comp_dir, then foo's two names
+    strings = ptxdwarf.read_ptx(text).strings
+    assert strings is not None
+    text = _replace_once(text, f".b32 {second}\n", f".b32 {first}\n")
+    assert [d.name for d in ptxdwarf.read_ptx(text).iter_dies()][1] == "_Z3fooii"  # the PTX still says the same
+    report = check(text, filename="strp.ptx", ptxas=ptxas)
+    assert [(d.path, d.what) for d in report.differences] == [("_Z3fooii", "DW_AT_name [DW_FORM_strp]")]
+    assert report.differences[0].ptx == "'_Z3fooii'" and report.differences[0].cubin == "'lgenfe: EDG 4.9'"
+    assert f"{first} became 0x0" in report.differences[0].message
+
+
+def test_device_parameter_address_is_found(ptxas: Ptxas) -> None:
+    """DW_OP_addr of a device function's parameter: ptxas cannot place it and writes 0."""
+    info = ptxdwarf.read_ptx(CALL)
+    i = next(d for d in info.iter_dies() if d.name == "i")
+    i.attr("DW_AT_location").value = ptxdwarf.encode_expression([ptxdwarf.Op.make("addr", ptxdwarf.Symbol("_Z3fooii_param_0"))], 8)  # type: ignore[union-attr]
+    i.attr("DW_AT_address_class").value = 7  # type: ignore[union-attr]
+    text = ptxdwarf.replace_debug_sections(ptxdwarf.parse_ptx(CALL), ptxdwarf.encode_sections(info))
+    report = check(text, filename="devparam.ptx", ptxas=ptxas)
+    assert [(d.path, d.what) for d in report.differences] == [("_Z3fooii/i", "DW_AT_location [DW_FORM_block1]")]
+    assert "device function" in report.differences[0].message
+
+
+def test_undefined_label_is_found(ptxas: Ptxas) -> None:
+    text = _replace_once(CALL, ".b64 $L__func_end0", ".b64 $L__nowhere")
+    report = check(text, filename="label.ptx", ptxas=ptxas)
+    assert [(d.path, d.what) for d in report.differences] == [("_Z3fooii", "DW_AT_high_pc [DW_FORM_addr]")]
+    assert "$L__nowhere is not defined" in report.differences[0].message
+
+
+def test_truncated_b64_constant_is_found(ptxas: Ptxas) -> None:
+    """ptxas keeps the low 32 bits of a .b64 number: the CU's low_pc 2**32 becomes 0."""
+    text = _replace_once(EXAMPLE, ".b64 0\n", ".b64 4294967296\n")
+    report = check(text, filename="b64.ptx", ptxas=ptxas)
+    assert [(d.path, d.what, d.ptx, d.cubin) for d in report.differences] == [
+        ("call1.cu", "DW_AT_low_pc [DW_FORM_addr]", "0x100000000", "0x0")
+    ]
+
+
+def test_label_moved_to_another_function_is_found(ptxas: Ptxas) -> None:
+    """foo's high_pc written as a label of test: the relocation lands in the wrong function."""
+    text = _replace_once(CALL, ".b64 $L__func_end0", ".b64 $L__func_end1")
+    report = check(text, filename="moved.ptx", ptxas=ptxas)
+    assert report.consistent  # still a label of a function; check that it is named a relocation of _Z4testPi
+    info = ptxdwarf.read_cubin(compile_ptx(text, ptxas=ptxas).data)
+    foo = query(info).function("_Z3fooii")
+    assert foo.die.attr("DW_AT_high_pc").relocs[0].symbol.name == "_Z4testPi"  # type: ignore[union-attr]
+
+
+def test_ptxas_error_names_the_die_and_attribute(ptxas: Ptxas) -> None:
+    """A label inside .debug_info with .version 4.2: ptxas rejects the line; the error says which DIE."""
+    text = _replace_once(EXAMPLE, ".b8 7, 0, 5, 118, 111, 105, 100, 0, 6", "$L__x:\n.b8 7, 0, 5, 118, 111, 105, 100, 0, 6")
+    with pytest.raises(PtxasFailed) as err:
+        check(text, filename="label.ptx", ptxas=ptxas)
+    message = str(err.value)
+    assert message.startswith("label.ptx:")
+    assert "7.0" in message
+    assert "in .debug_info+0x" in message and "DW_TAG_formal_parameter 'p'" in message
+    assert "\n" not in message
+
+
+def test_cli_check(tmp_path: Path) -> None:
+    good = tmp_path / "good.ptx"
+    good.write_text(EXAMPLE)
+    bad = tmp_path / "bad.ptx"
+    bad.write_text(_replace_once(CALL, ".b64 $L__func_end0", ".b64 $L__nowhere"))
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["check", str(good)]) == 0
+    assert "consistent" in out.getvalue()
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["check", str(bad), "--json"]) == 1
+    doc = json.loads(out.getvalue())
+    assert doc["format"] == "ptxdwarf-check/1" and not doc["consistent"]
+    assert doc["differences"][0]["path"] == "_Z3fooii"
+    assert main(["check", str(good), "--arch", "sm_20"]) == 2
+    assert main(["check", str(good), "--ptxas", str(tmp_path / "nope")]) == 2
+
+
+def _all_ptxas() -> list[str]:
+    seen: dict[str, str] = {}
+    for where, path in candidate_paths():
+        real = str(Path(path).resolve())
+        if Path(path).exists() and real not in seen.values():
+            seen[where + ":" + path] = real
+    return list(seen)
+
+
+@pytest.mark.parametrize("which", _all_ptxas() or ["none"])
+def test_check_with_every_ptxas_found(which: str) -> None:
+    """The ptxas from PATH and the one from the nvidia-cuda-nvcc wheel both work."""
+    if which == "none":
+        pytest.fail("no ptxas found at all")
+    path = which.split(":", 1)[1]
+    report = check(CALL, filename="call.ptx", ptxas=Ptxas(path))
+    assert report.consistent, report.differences
+
+
+def test_the_wheel_ptxas_is_found() -> None:
+    """CI installs the test extra, which brings the nvidia-cuda-nvcc wheel's ptxas."""
+    assert wheel_ptxas(), "the nvidia-cuda-nvcc wheel's ptxas is not installed"
+
+
+def test_testing_helpers(ptxas: Ptxas) -> None:
+    dbg = DebugInfoBuilder(name="call.cu")
+    int_t = dbg.named_type("int")
+    foo = dbg.function("foo", linkage_name="_Z3fooii", type=int_t)
+    foo.parameter("i", int_t, location=loc.register("%r1"))
+    test = dbg.function("test", linkage_name="_Z4testPi")
+    test.parameter("p", dbg.pointer_type(int_t, address_class=AddressClass.GENERIC), location=loc.param("_Z4testPi_param_0"))
+    text = ptxdwarf.attach(EXAMPLE[: EXAMPLE.index(".section")].replace(".target sm_20, debug", ".target sm_20").replace("func_begin0:", "").replace("func_begin1:", "").replace("func_end0:", "").replace("func_end1:", ""), dbg)
+    cubin = compile_ptx(text, ptxas=ptxas)
+    info = cubin.debug_info()
+    i = info.function("foo").parameter("i")
+    assert i.address_class is AddressClass.REG
+    assert i.location.register == "%r1"
+    assert i.type is not None and i.type.name == "int"
+    p = info.function("_Z4testPi").parameter("p")
+    assert p.address_class is AddressClass.PARAM and p.location.address is not None and p.location.address >= 0x100
+    assert p.type is not None and p.type.tag == "DW_TAG_pointer_type"
+    with pytest.raises(LookupError, match="no parameter 'q'"):
+        info.function("foo").parameter("q")
+    # the PTX and the cubin trees are equal but for what ptxas resolved
+    assert_dies_equal(cubin.ptx_debug_info().info.units[0].die.children[0], info.info.units[0].die.children[0])  # type: ignore[union-attr]
+    with pytest.raises(AssertionError, match=r"foo/i: - DW_AT_name"):
+        other = ptxdwarf.read_ptx(text)
+        other.units[0].die.children[1].children[0].attr("DW_AT_name").value = "k"  # type: ignore[union-attr]
+        assert_dies_equal(ptxdwarf.read_ptx(text), other)
+
+
+def test_pytest_plugin(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_plugin=f'''
+from ptxdwarf import AddressClass
+EXAMPLE = {EXAMPLE!r}
+
+def test_compile(compile_ptx, ptxas):
+    cubin = compile_ptx(EXAMPLE)
+    assert cubin.arch.startswith("sm_")
+    p = cubin.debug_info().function("_Z4testPi").parameter("p")
+    assert p.address_class is AddressClass.PARAM
+'''
+    )
+    result = pytester.runpytest("-q")
+    result.assert_outcomes(passed=1)
