@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .decode import decode_sections
 from .encode import EncodeOptions, encode_sections
-from .errors import PtxDwarfError, PtxSyntaxError
+from .errors import PtxSyntaxError
 from .image import SectionImage
 from .model import DebugInfo
 from .ptx import PtxModule, parse_ptx
@@ -108,9 +108,9 @@ def rewrite_ptx(
 ) -> str:
     """Decode every debug section of ``text`` and encode it again in ``style``."""
     module = parse_ptx(text, filename)
+    if not any(block.name.startswith(".debug_") for block in module.sections):
+        return text  # nothing to rewrite
     info = decode_module(module)
-    if not module.sections:
-        raise PtxDwarfError("no debug sections to rewrite", where=filename)
     images = encode_sections(info, options)
     return replace_debug_sections(module, images, style)
 

@@ -15,6 +15,8 @@ import pytest
 
 from ptxdwarf.ptxas import Ptxas, find_ptxas
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
