@@ -11,7 +11,16 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .api import decode_module, load_text, read_file, read_ptx, read_ptx_file, replace_debug_sections, rewrite_ptx
+from .api import (
+    decode_module,
+    load_text,
+    read_all,
+    read_file,
+    read_ptx,
+    read_ptx_file,
+    replace_debug_sections,
+    rewrite_ptx,
+)
 from .constants import AT, ATE, FORM, LANG, OP, TAG, AddressClass, address_class_name
 from .decode import decode_sections
 from .dump import dump_json, dump_text, iter_json
@@ -101,6 +110,7 @@ __all__ = [
     "iter_json",
     "load_text",
     "parse_ptx",
+    "read_all",
     "read_file",
     "read_ptx",
     "read_ptx_file",

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from .decode import decode_sections
 from .encode import EncodeOptions, encode_sections
-from .errors import PtxSyntaxError
+from .errors import PtxDwarfError, PtxSyntaxError
 from .image import SectionImage
 from .model import DebugInfo
 from .ptx import PtxModule, parse_ptx
 from .ptxwriter import Style, format_section
 
-__all__ = ["read_ptx", "read_ptx_file", "read_file", "rewrite_ptx", "replace_debug_sections", "load_text"]
+__all__ = ["read_ptx", "read_ptx_file", "read_file", "read_all", "rewrite_ptx", "replace_debug_sections", "load_text"]
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -53,14 +53,60 @@ def read_ptx_file(path: str | os.PathLike[str]) -> DebugInfo:
 
 
 def read_file(path: str | os.PathLike[str]) -> DebugInfo:
-    """The debug info of a PTX file, or of a cubin (an ELF file, found by its magic)."""
-    with open(path, "rb") as f:
-        head = f.read(4)
-    if head == ELF_MAGIC:
-        from .cubin import read_cubin
+    """The debug info of a PTX file or a cubin (ELF, found by its magic).
 
-        return read_cubin(path)
-    return read_ptx_file(path)
+    For fatbins and host objects, which hold several, see :func:`read_all`.
+    """
+    found = read_all(path)
+    if len(found) != 1:
+        raise PtxDwarfError(
+            f"holds {len(found)} device images; use read_all() (ptxdwarf dump shows them all)", where=str(path)
+        )
+    return found[0][1]
+
+
+def read_all(path: str | os.PathLike[str]) -> list[tuple[str, DebugInfo]]:
+    """(label, debug info) of every device image a file holds: one for PTX text or a
+    cubin; each cubin and PTX of a fatbin, or of a host object's ``.nv_fatbin``."""
+    from .cubin import read_cubin
+    from .fatbin import fatbin_of_host_elf, is_fatbin, iter_fatbin
+
+    name = str(path)
+    raw = Path(path).read_bytes()
+    fatbin: bytes | None = None
+    if raw[:4] == ELF_MAGIC:
+        if _is_cuda_elf(raw):
+            return [(name, read_cubin(raw))]
+        fatbin = fatbin_of_host_elf(raw, name=name)
+        if fatbin is None:
+            raise PtxDwarfError("an ELF file with neither CUDA code nor a .nv_fatbin section", where=name)
+    elif is_fatbin(raw):
+        fatbin = raw
+    if fatbin is not None:
+        out = []
+        for entry in iter_fatbin(fatbin, name=name):
+            label = f"{name} [{entry.label}]"
+            if entry.kind == "elf":
+                info = read_cubin(entry.payload)
+            elif entry.kind == "ptx":
+                info = read_ptx(entry.ptx_text(), filename=label)
+            else:
+                continue
+            info.filename = label
+            out.append((label, info))
+        if not out:
+            raise PtxDwarfError("the fatbin holds no cubin or PTX", where=name)
+        return out
+    return [(name, read_ptx(raw.decode("utf-8", "surrogateescape"), filename=name))]
+
+
+def _is_cuda_elf(raw: bytes) -> bool:
+    """EM_CUDA (190) in the ELF header."""
+    if len(raw) < 20:
+        return True  # too short to say: let the cubin reader report it
+    little = raw[5] != 2
+    machine = int.from_bytes(raw[18:20], "little" if little else "big")
+    return machine == 190
 
 
 def replace_debug_sections(

@@ -8,6 +8,7 @@ are one line ``ptxdwarf: error: ...`` on stderr, never a traceback (set
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -27,16 +28,37 @@ def _write_output(text: str, output: str | None) -> None:
 
 
 def _cmd_dump(args: argparse.Namespace) -> int:
-    from .api import read_file
-    from .dump import iter_text, write_json
+    from .api import read_all
+    from .dump import DUMP_FORMAT, iter_json, iter_text
 
-    info = read_file(args.file)
+    found = read_all(args.file)
     out = sys.stdout
+    if len(found) == 1:
+        info = found[0][1]
+        if args.json:
+            for chunk in iter_json(info):
+                out.write(chunk)
+        else:
+            for line in iter_text(info):
+                out.write(line + "\n")
+        return 0
+    # A fatbin or host object: every device image, one after the other.
     if args.json:
-        write_json(info, out)
+        out.write('{"format": "%s", "source": "fatbin", "file": %s, "images": [' % (DUMP_FORMAT, json.dumps(args.file)))
+        for i, (label, info) in enumerate(found):
+            if i:
+                out.write(", ")
+            out.write('{"label": %s, "dump": ' % json.dumps(label))
+            for chunk in iter_json(info):
+                out.write(chunk.rstrip("\n") if chunk.endswith("\n") else chunk)
+            out.write("}")
+        out.write("]}\n")
     else:
-        for line in iter_text(info):
-            out.write(line + "\n")
+        out.write(f"{args.file}: {len(found)} device images\n")
+        for label, info in found:
+            out.write(f"\n=== {label} ===\n")
+            for line in iter_text(info):
+                out.write(line + "\n")
     return 0
 
 
