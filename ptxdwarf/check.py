@@ -298,7 +298,7 @@ class _Comparer:
         if name in s.device_params:
             self.differ(
                 path, what, show, str(other),
-                f"{name} is a parameter of a device function: ptxas cannot place it and writes {other.args[0] if other.args else 0}",
+                f"{name} is a parameter of a device function: ptxas cannot place it and writes {other.args[0] if other.args else 0!r}",
             )
             return (0, 0)
         target = name if name in s.variables else s.function_of(name)

@@ -9,7 +9,7 @@ Each table is an :class:`enum.IntEnum` whose members are named without their
 from __future__ import annotations
 
 import enum
-from typing import Mapping
+from typing import Any, Mapping
 
 from elftools.dwarf import enums as _enums
 from elftools.dwarf.dwarf_expr import DW_OP_name2opcode as _DW_OP_name2opcode
@@ -49,6 +49,11 @@ def _reverse(table: dict[str, int], prefix: str) -> dict[int, str]:
     return out
 
 
+def _enum(name: str, members: dict[str, int]) -> Any:
+    # Built from pyelftools' tables at import time, so type checkers see Any.
+    return enum.IntEnum(name, members)
+
+
 _TAGS = _table(_enums.ENUM_DW_TAG, "DW_TAG_")
 # pyelftools shortens two names the DWARF standard (and llvm-dwarfdump) spell out;
 # the standard names come first so they are the ones shown, the short ones still parse.
@@ -59,12 +64,12 @@ _OPS = _table(_DW_OP_name2opcode, "DW_OP_")
 _ATES = _table(_enums.ENUM_DW_ATE, "DW_ATE_")
 _LANGS = _table(_enums.ENUM_DW_LANG, "DW_LANG_")
 
-TAG = enum.IntEnum("TAG", _TAGS)  # type: ignore[misc]
-AT = enum.IntEnum("AT", _ATS)  # type: ignore[misc]
-FORM = enum.IntEnum("FORM", _FORMS)  # type: ignore[misc]
-OP = enum.IntEnum("OP", _OPS)  # type: ignore[misc]
-ATE = enum.IntEnum("ATE", _ATES)  # type: ignore[misc]
-LANG = enum.IntEnum("LANG", _LANGS)  # type: ignore[misc]
+TAG = _enum("TAG", _TAGS)
+AT = _enum("AT", _ATS)
+FORM = _enum("FORM", _FORMS)
+OP = _enum("OP", _OPS)
+ATE = _enum("ATE", _ATES)
+LANG = _enum("LANG", _LANGS)
 
 _TAG_NAMES = _reverse(_TAGS, "DW_TAG_")
 _AT_NAMES = _reverse(_ATS, "DW_AT_")

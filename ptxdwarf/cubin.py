@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import os
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
@@ -112,7 +112,7 @@ def _images(elf: ELFFile, name: str) -> CubinImages:
     result = CubinImages({}, machine=elf["e_machine"] if isinstance(elf["e_machine"], int) else 190, elf_class=elf.elfclass)
     names = [s.name for s in elf.iter_sections()]
     result.sections = names
-    symtab = elf.get_section_by_name(".symtab")
+    symtab: Any = elf.get_section_by_name(".symtab")
     if symtab is not None:
         for sym in symtab.iter_symbols():
             kind = sym["st_info"]["type"]
@@ -136,7 +136,7 @@ def _images(elf: ELFFile, name: str) -> CubinImages:
         image = result.images.get(target)
         if image is None:
             continue
-        table = elf.get_section(section["sh_link"])
+        table: Any = elf.get_section(section["sh_link"])
         data = bytearray(image.data)
         relocs = list(image.relocs)
         rela = section.is_RELA()

@@ -255,14 +255,14 @@ class _InfoDecoder:
                 start,
                 f"unit length {length} runs past the end of the section ({len(data) - start - 4} bytes left)",
             )
-        abbrev_offset: int | Symbol = struct.unpack_from("<I", data, start + 6)[0]
+        stored: int = struct.unpack_from("<I", data, start + 6)[0]
+        abbrev_offset: int | Symbol = stored
+        table_offset = stored
         reloc = image.reloc_map.get(start + 6) if image.relocs else None
         if reloc is not None:
             sym = reloc.symbol
-            abbrev_offset = Symbol(sym.name, sym.addend, abbrev_offset if image.relocs_applied else None)
-            table_offset = abbrev_offset.value if image.relocs_applied else self.resolve(sym)
-        else:
-            table_offset = abbrev_offset
+            abbrev_offset = Symbol(sym.name, sym.addend, stored if image.relocs_applied else None)
+            table_offset = stored if image.relocs_applied else self.resolve(sym)
         address_size = data[start + 10]
         if address_size not in (4, 8):
             raise _fail(image, start + 10, f"address size {address_size} is not supported (4 or 8)")
@@ -373,7 +373,7 @@ class _InfoDecoder:
                     elif kind == _BLOCK:
                         raw, newpos = step[3](data, pos)
                         first = newpos - len(raw)
-                        inner = ()
+                        inner: tuple[Reloc, ...] = ()
                         if rmap is not None:
                             inner = tuple(
                                 r.moved(-first) for r in image.relocs_in(first, newpos)

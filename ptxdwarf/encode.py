@@ -609,7 +609,8 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
     if info.ranges is not None:
         w = _RecordWriter(".debug_ranges")
         for rl in info.ranges:
-            entries = [{"begin": b, "end": e} for b, e in rl.entries] + [{"begin": 0, "end": 0}]
+            pairs: list[dict[str, Any]] = [{"begin": b, "end": e} for b, e in rl.entries]
+            pairs.append({"begin": 0, "end": 0})
             w.add(s.range_list, entries, "range list", rl.offset)
         img = w.image()
         _place_labels(img, labels.get(".debug_ranges", {}), w.moved, old_sizes.get(".debug_ranges"))
@@ -619,7 +620,7 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
         for a in info.aranges:
             ref, _unit = unit_ref(a.unit_offset)
             pad = a.padding if a.padding is not None else bytes((-12) % (2 * a.address_size))
-            obj = {
+            obj: dict[str, Any] = {
                 "version": a.version,
                 "debug_info_offset": ref,
                 "address_size": a.address_size,
@@ -641,12 +642,12 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
             length = ns.unit_length
             if unit is not None and (length is None or (unit.offset >= 0 and length == unit.length + 4)):
                 length = enc.unit_offsets[id(unit)][1]
-            entries = [
+            names: list[dict[str, Any]] = [
                 {"die_offset": die_ref(off, unit), "name": text.encode("utf-8", "surrogateescape")}
                 for off, text in ns.entries
             ]
-            entries.append({"die_offset": 0, "name": None})
-            obj = {"version": ns.version, "debug_info_offset": ref, "debug_info_length": length, "entries": entries, "rest": ns.rest}
+            names.append({"die_offset": 0, "name": None})
+            obj = {"version": ns.version, "debug_info_offset": ref, "debug_info_length": length, "entries": names, "rest": ns.rest}
             w.add(s.pubnames_set, obj, "name set", ns.offset)
         img = w.image()
         _place_labels(img, labels.get(name, {}), w.moved, old_sizes.get(name))

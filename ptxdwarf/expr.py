@@ -320,7 +320,7 @@ def encode_expression(ops: Iterable[Op], address_size: int) -> Block:
                     out += _FIXED["8u" if size == 8 else "4u"].pack(_int(arg))
                 elif kind == "u":
                     if _int(arg) < 0:
-                        raise ExpressionError(f"{op.name} operand {arg} is negative")
+                        raise ExpressionError(f"{op.name} operand {arg!r} is negative")
                     out += _uleb_bytes(_int(arg))
                 elif kind == "s":
                     out += _sleb_bytes(_int(arg))
@@ -331,7 +331,7 @@ def encode_expression(ops: Iterable[Op], address_size: int) -> Block:
                 else:
                     out += _FIXED[kind].pack(_int(arg))
             except struct.error:
-                raise ExpressionError(f"{op.name} operand {arg} does not fit {kind}") from None
+                raise ExpressionError(f"{op.name} operand {arg!r} does not fit {kind}") from None
     return Block(bytes(out), relocs)
 
 

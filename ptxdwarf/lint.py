@@ -218,43 +218,69 @@ class _BlockScan:
     """Values ptxas cannot parse, with their lines."""
 
 
+_SYMBOL_START = re.compile(
+    r"(?<![\w$.%])(?:[A-Za-z_$%]|\.(?!(?:b8|b16|b32|b64|byte|4byte|quad)(?![\w$.]))[A-Za-z_])"
+)
+
+
 def _scan_block(module: PtxModule, block: SectionBlock) -> _BlockScan:
     text = mask_comments(module.text[block.start : block.end], module.filename)
     brace = text.find("{")
     body_start = brace + 1 if brace >= 0 else 0
-    body = text[body_start : text.rfind("}")] if "}" in text else text[body_start:]
+    close = text.rfind("}")
+    body = text[body_start:close] if close > body_start else text[body_start:]
     first_line = block.line + text.count("\n", 0, body_start)
     scan = _BlockScan([], [], [], [])
 
     def line_of(pos: int) -> int:
         return first_line + body.count("\n", 0, pos)
 
-    for m in _LABEL_DEF.finditer(body):
-        scan.labels.append((m.group(1), line_of(m.start())))
-    # Blank out label definitions so they do not read as values.
-    body = _LABEL_DEF.sub(lambda m: " " * len(m.group(0)), body)
-    directives = list(_DIRECTIVE.finditer(body))
-    for i, m in enumerate(directives):
-        end = directives[i + 1].start() if i + 1 < len(directives) else len(body)
-        values = body[m.end() : end]
-        if not re.search(r"[A-Za-z_$%.]", values.replace("0x", "").replace("0X", "")):
-            continue  # numbers only (hex digits were the only letters)
-        items = [(v.strip(), m.end() + values.find(v)) for v in values.split(",")]
-        items = [(v, pos) for v, pos in items if v]
-        symbolic = [(v, pos) for v, pos in items if not _NUMBER_ITEM.fullmatch(v)]
+    if ":" in body:
+        for m in _LABEL_DEF.finditer(body):
+            scan.labels.append((m.group(1), line_of(m.start())))
+        # Blank out label definitions so they do not read as values.
+        body = _LABEL_DEF.sub(lambda m: " " * len(m.group(0)), body)
+    # Only the directives holding a symbol need a look: find symbols, then their directive.
+    statements: dict[int, int] = {}
+    for m in _SYMBOL_START.finditer(body):
+        pos = m.start()
+        if _DIRECTIVE.match(body, pos - 1 if pos and body[pos - 1] == "." else pos):
+            continue
+        start = pos
+        while True:
+            start = body.rfind(".", 0, start)
+            if start < 0 or _DIRECTIVE.match(body, start):
+                break
+        if start < 0:
+            continue  # a value before any directive: the reader reports that
+        if start in statements:
+            continue
+        nxt = _DIRECTIVE.search(body, pos)
+        statements[start] = nxt.start() if nxt is not None else len(body)
+    for start, end in sorted(statements.items()):
+        head = _DIRECTIVE.match(body, start)
+        assert head is not None
+        values = body[head.end() : end]
+        items = []
+        pos = head.end()
+        for v in values.split(","):
+            if v.strip():
+                items.append((v.strip(), pos + len(v) - len(v.lstrip())))
+            pos += len(v) + 1
+        symbolic = [(v, p) for v, p in items if not _NUMBER_ITEM.fullmatch(v)]
         if symbolic and len(items) > 1:
-            v, pos = symbolic[0]
-            scan.syntax.append((f"{v!r} in a list of {len(items)} values (one symbolic value per directive)", line_of(pos)))
-        for v, pos in symbolic:
+            v, p = symbolic[0]
+            scan.syntax.append((f"{v!r} in a list of {len(items)} values (one symbolic value per directive)", line_of(p)))
+        for v, p in symbolic:
             d = _DIFFERENCE.match(v)
             if d is not None:
-                scan.differences.append((d.group(1), d.group(2), line_of(pos)))
+                scan.differences.append((d.group(1), d.group(2), line_of(p)))
                 if d.group(3):
-                    scan.syntax.append((f"{v!r} (a label difference cannot take +N)", line_of(pos)))
+                    scan.syntax.append((f"{v!r} (a label difference cannot take +N)", line_of(p)))
             elif _SYM_MINUS_INT.fullmatch(v):
-                scan.syntax.append((f"{v!r} (label-N; write the value as a number)", line_of(pos)))
+                scan.syntax.append((f"{v!r} (label-N; write the value as a number)", line_of(p)))
             elif "+" in v:
-                scan.addends.append((v, line_of(pos)))
+                scan.addends.append((v, line_of(p)))
     return scan
 
 
@@ -1136,7 +1162,7 @@ class _Linter:
             i = bisect.bisect_right(starts, reloc.offset) - 1
             if i < 0:
                 continue
-            start, size, kind, unit, die, form = spans[i]
+            start, size, kind, _unit, owner, form = spans[i]
             if reloc.offset >= start + size and kind != "block":
                 continue  # between records (padding, tail): structure/unit-length report those
             problem = None
@@ -1149,10 +1175,10 @@ class _Linter:
                 elif reloc.offset + reloc.size > start + size:
                     problem = "runs past the end of its block"
             elif kind == "fixed":
-                what = form_name(form) if die is not None else "a unit header field"
+                what = form_name(form) if owner is not None else "a unit header field"
                 problem = f"lands in {what}, which cannot hold a symbol"
             elif reloc.offset != start or reloc.size != size:
-                what = form_name(form) if die is not None else "the abbreviation offset"
+                what = form_name(form) if owner is not None else "the abbreviation offset"
                 problem = f"a .b{reloc.size * 8} value at byte {reloc.offset - start} of {what} ({size} bytes)"
             if problem is None:
                 continue
@@ -1161,7 +1187,7 @@ class _Linter:
                 f"symbolic value {reloc.symbol} in .debug_info: {problem}; ptxas reads the field at its own size "
                 "('Attempted to Dereference Out of Bounds')",
                 where=image.source(reloc.offset),
-                die=die,
+                die=owner,
                 section=".debug_info",
                 offset=reloc.offset,
             )
@@ -1253,7 +1279,7 @@ class _Linter:
 
 def _decl_offsets(data: bytes, pos: int) -> list[int]:
     """Offsets of the declarations of the abbreviation table at ``pos``."""
-    out = []
+    out: list[int] = []
     try:
         while True:
             start = pos
