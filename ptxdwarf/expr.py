@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 
 from .constants import OP, op_code, op_name
 from .errors import PtxDwarfError, RegisterNameError
+from .forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
 from .image import Reloc, Symbol
 from .schemas import Block
 
@@ -186,36 +187,6 @@ def _fmt_arg(arg: int | bytes) -> str:
     return f"0x{arg:x}" if arg >= 10 or arg < 0 else str(arg)
 
 
-def _uleb(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    result = 0
-    shift = 0
-    while True:
-        if pos >= end:
-            raise IndexError
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return result, pos
-
-
-def _sleb(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    result = 0
-    shift = 0
-    while True:
-        if pos >= end:
-            raise IndexError
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            if byte & 0x40:
-                result -= 1 << shift
-            return result, pos
-
-
 def decode_expression(block: bytes, address_size: int) -> list[Op]:
     """The operations of an expression. Relocations in a :class:`Block` become symbols."""
     relocs = {r.offset: r for r in getattr(block, "relocs", ())}
@@ -244,14 +215,14 @@ def decode_expression(block: bytes, address_size: int) -> list[Op]:
                     args.append(fmt.unpack_from(data, pos)[0])
                     pos += fmt.size
                 elif kind == "u":
-                    value, pos = _uleb(data, pos, end)
+                    value, pos = read_uleb(data, pos)
                     args.append(value)
                 elif kind == "s":
-                    value, pos = _sleb(data, pos, end)
+                    value, pos = read_sleb(data, pos)
                     args.append(value)
                 elif kind in ("B", "b"):
                     if kind == "B":
-                        size, pos = _uleb(data, pos, end)
+                        size, pos = read_uleb(data, pos)
                     else:
                         if pos >= end:
                             raise IndexError
@@ -273,29 +244,6 @@ def decode_expression(block: bytes, address_size: int) -> list[Op]:
             ) from None
         ops.append(Op(code, tuple(args), symbol, start))
     return ops
-
-
-def _uleb_bytes(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _sleb_bytes(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if (value == 0 and not byte & 0x40) or (value == -1 and byte & 0x40):
-            out.append(byte)
-            return bytes(out)
-        out.append(byte | 0x80)
 
 
 def encode_expression(ops: Iterable[Op], address_size: int) -> Block:
@@ -321,12 +269,12 @@ def encode_expression(ops: Iterable[Op], address_size: int) -> Block:
                 elif kind == "u":
                     if _int(arg) < 0:
                         raise ExpressionError(f"{op.name} operand {arg!r} is negative")
-                    out += _uleb_bytes(_int(arg))
+                    out += uleb_bytes(_int(arg))
                 elif kind == "s":
-                    out += _sleb_bytes(_int(arg))
+                    out += sleb_bytes(_int(arg))
                 elif kind in ("B", "b"):
                     raw = bytes(arg) if isinstance(arg, (bytes, bytearray)) else b""
-                    out += _uleb_bytes(len(raw)) if kind == "B" else bytes([len(raw)])
+                    out += uleb_bytes(len(raw)) if kind == "B" else bytes([len(raw)])
                     out += raw
                 else:
                     out += _FIXED[kind].pack(_int(arg))

@@ -133,59 +133,77 @@ def _nvcc(image: SectionImage) -> list[str]:
 # --- readable -------------------------------------------------------------
 
 
+class _Lines:
+    """Output lines: comma lists of one directive width, labels and symbols on lines of their own."""
+
+    def __init__(self, line_length: int | None) -> None:
+        self.out: list[str] = []
+        self.width = 0  # width of the directive on the open line, 0: no open line
+        self.values: list[str] = []
+        self.length = 0
+        self.line_length = line_length
+
+    def flush(self) -> None:
+        if self.values:
+            self.out.append(f".b{self.width * 8} " + ",".join(self.values))
+        self.values, self.length, self.width = [], 0, 0
+
+    def value(self, width: int, text: str) -> None:
+        if (
+            self.width != width
+            or len(self.values) >= _MAX_VALUES
+            or (self.line_length is not None and self.length + len(text) + 1 > self.line_length)
+        ):
+            self.flush()
+            self.width = width
+        self.values.append(text)
+        self.length += len(text) + 1
+
+    def line(self, text: str) -> None:
+        self.flush()
+        self.out.append(text)
+
+    def segment(self, kind: str, end: int, extra: object) -> bool:
+        """Write a label or a symbol; False for bytes, which the caller writes."""
+        if kind == "label":
+            self.line(f"{extra}:")
+        elif kind == "reloc":
+            # ptxas takes a symbol only as the sole value of its directive.
+            self.line(f".b{end * 8} {_symbol_text(extra)}")  # type: ignore[arg-type]
+        else:
+            return False
+        return True
+
+
 def _readable(image: SectionImage) -> list[str]:
     data = image.data
     fields = image.fields
     breaks = set(image.breaks)
-    out: list[str] = []
-    cur_width = 0  # width of the directive on the current line, 0: no open line
-    cur: list[str] = []
-    cur_len = 0
-
-    def flush() -> None:
-        nonlocal cur, cur_len, cur_width
-        if cur:
-            out.append(f".b{cur_width * 8} " + ",".join(cur))
-        cur, cur_len, cur_width = [], 0, 0
-
-    def emit(width: int, text: str) -> None:
-        nonlocal cur_len, cur_width
-        if cur_width != width or cur_len + len(text) + 1 > _LINE or len(cur) >= _MAX_VALUES:
-            flush()
-            cur_width = width
-        cur.append(text)
-        cur_len += len(text) + 1
-
+    lines = _Lines(_LINE)
     for kind, start, end, extra in _segments(image):
         if start in breaks:
-            flush()
-        if kind == "label":
-            flush()
-            out.append(f"{extra}:")
-        elif kind == "reloc":
-            flush()
-            out.append(f".b{end * 8} {_symbol_text(extra)}")  # type: ignore[arg-type]
-        elif not fields and not breaks:
+            lines.flush()
+        if lines.segment(kind, end, extra):
+            continue
+        if not fields and not breaks:
             # No hints: plain byte lists.
-            flush()
             chunk = data[start:end]
-            step = 30
-            for i in range(0, len(chunk), step):
-                out.append(".b8 " + ",".join(map(str, chunk[i : i + step])))
-        else:
-            pos = start
-            while pos < end:
-                if pos != start and pos in breaks:
-                    flush()
-                width = _width_of(data, pos, fields.get(pos, 1))
-                if width > 1 and pos + width <= end:
-                    emit(width, str(int.from_bytes(data[pos : pos + width], "little")))
-                    pos += width
-                else:
-                    emit(1, str(data[pos]))
-                    pos += 1
-    flush()
-    return out
+            for i in range(0, len(chunk), 30):
+                lines.line(".b8 " + ",".join(map(str, chunk[i : i + 30])))
+            continue
+        pos = start
+        while pos < end:
+            if pos != start and pos in breaks:
+                lines.flush()
+            width = _width_of(data, pos, fields.get(pos, 1))
+            if width > 1 and pos + width <= end:
+                lines.value(width, str(int.from_bytes(data[pos : pos + width], "little")))
+                pos += width
+            else:
+                lines.value(1, str(data[pos]))
+                pos += 1
+    lines.flush()
+    return lines.out
 
 
 # --- compact --------------------------------------------------------------
@@ -201,38 +219,14 @@ def _num(value: int) -> str:
 
 def _compact(image: SectionImage) -> list[str]:
     data = image.data
-    out: list[str] = []
-    cur_width = 0
-    cur: list[str] = []
-    cur_len = 0
-
-    def flush() -> None:
-        nonlocal cur, cur_len, cur_width
-        if cur:
-            out.append(f".b{cur_width * 8} " + ",".join(cur))
-        cur, cur_len, cur_width = [], 0, 0
-
-    def emit(width: int, text: str) -> None:
-        nonlocal cur_len, cur_width
-        if cur_width != width or len(cur) >= _MAX_VALUES:
-            flush()
-            cur_width = width
-        cur.append(text)
-        cur_len += len(text) + 1
-
+    lines = _Lines(None)
     for kind, start, end, extra in _segments(image):
-        if kind == "label":
-            flush()
-            out.append(f"{extra}:")
-        elif kind == "reloc":
-            # ptxas takes a symbol only as the sole value of its directive.
-            flush()
-            out.append(f".b{end * 8} {_symbol_text(extra)}")  # type: ignore[arg-type]
-        else:
-            for width, text in _pack(data, start, end, cur_width):
-                emit(width, text)
-    flush()
-    return out
+        if lines.segment(kind, end, extra):
+            continue
+        for width, text in _pack(data, start, end, lines.width):
+            lines.value(width, text)
+    lines.flush()
+    return lines.out
 
 
 _SWITCH = 6  # characters a new directive costs: "\n.b32 " (5 or 6)
