@@ -347,7 +347,8 @@ class _InfoDecoder:
                                 if rmap is not None and flags & _RELOC:
                                     r = rmap.get(pos + rel)
                                     if r is not None:
-                                        a.relocs = (Reloc(0, size, r.symbol),)
+                                        # the width the text gave (a .b32 label in an 8-byte field stays 4)
+                                        a.relocs = (Reloc(0, r.size, r.symbol),)
                                         if not applied:
                                             value = resolve(r.symbol)
                                 if flags & _REF:

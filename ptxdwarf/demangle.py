@@ -134,14 +134,19 @@ def _str(t: object) -> str:
     return _left(t) + _right(t)
 
 
+_NO_PARAMS = _Name("void")  # a parameter list that is exactly "v": printed "()"
+
+
 def _params(params: list[object]) -> str:
-    if len(params) == 1 and isinstance(params[0], _Name) and params[0].text == "void":
+    if len(params) == 1 and params[0] is _NO_PARAMS:
         return ""
     return ", ".join(_str(p) for p in params)
 
 
 def _template_args(args: list[object]) -> str:
-    text = ", ".join(s for s in (_str(a) for a in args) if s)
+    if any(isinstance(a, _Pack) and not a.args for a in args) and len(args) > 1:
+        raise _Fail("empty pack among other arguments")  # c++filt's spacing is irregular there
+    text = ", ".join(_str(a) for a in args)
     return "<" + text + (" >" if text.endswith(">") else ">")
 
 
@@ -158,6 +163,7 @@ _BUILTIN_D = {
     "d": "decimal64", "e": "decimal128", "f": "decimal32", "h": "half", "i": "char32_t",
     "s": "char16_t", "u": "char8_t", "a": "auto", "c": "decltype(auto)", "n": "decltype(nullptr)",
 }
+_INTEGER_BUILTINS = frozenset("wbcahstijlmxyno")
 # Literal suffixes c++filt writes for template arguments of these types; others get a cast.
 _LITERAL_SUFFIX = {"i": "", "j": "u", "l": "l", "m": "ul", "x": "ll", "y": "ull"}
 
@@ -248,13 +254,11 @@ class _Parser:
         ret: object | None = None
         if name.templated and not name.ctor:
             ret = self.type()
-        params: list[object] = []
-        while self.peek() and self.peek() != "E" and self.peek() != ".":
-            params.append(self.type())
+        params = self.parameter_types(stop=("E", "."))
         if not params:
             raise _Fail("function without parameter types")
         text = name.text + "(" + _params(params) + ")" + cv
-        if ret is not None:
+        if ret is not None and top:  # c++filt leaves it out inside a local name
             if _right(ret):
                 raise _Fail("return type needs declarator syntax")
             text = _str(ret) + " " + text
@@ -288,7 +292,8 @@ class _Parser:
         args = self.template_args()
         if record:
             self._last_template_args = args
-        return _Name(name.text + _template_args(args), name.base, templated=True)
+        sep = " " if name.text.endswith("<") else ""  # "operator< <int>"
+        return _Name(name.text + sep + _template_args(args), name.base, templated=True, ctor=name.ctor)
 
     def unscoped_name(self) -> _Name:
         if self.eat("St"):
@@ -312,7 +317,7 @@ class _Parser:
                 raise _Fail("unterminated nested name")
             c = self.peek()
             if c == "I":
-                if so_far is None:
+                if so_far is None or (count == 0 and so_far.text == "std"):
                     raise _Fail("template arguments without a name")
                 so_far = self.with_template_args(so_far, record=True)
                 self.subs.append(so_far)
@@ -326,10 +331,8 @@ class _Parser:
                     raise _Fail("a type substitution as a name prefix")
                 so_far = sub
                 continue
-            if c in "TDM" or (c == "C" and self.peek(1) == "I"):
+            if c in "TM" or (c == "C" and self.peek(1) == "I") or (c == "D" and self.peek(1) not in "01245"):
                 raise _Fail("unsupported nested-name component")
-            if c == "C" or (c == "D" and self.peek(1) != "C"):
-                pass  # handled below (D is excluded above except ctor/dtor names)
             comp = self.unqualified_name(so_far)
             if so_far is None:
                 so_far = comp
@@ -353,26 +356,28 @@ class _Parser:
             raise _Fail("qualified local entity")
         # discriminator: _ <digit> or __ <number> _
         if self.eat("__"):
-            self.number()
+            if self.number() < 10:  # c++filt rejects the long form for 0-9
+                raise _Fail("bad discriminator")
             self.expect("_")
         elif self.peek() == "_" and self.peek(1).isdigit():
             self.pos += 2
         return _Name(function + "::" + entity.text, entity.base, entity.templated, entity.ctor)
 
     def unqualified_name(self, scope: _Name | None) -> _Name:
-        self.eat("L")  # internal-linkage marker (GCC): not printed
+        if self.eat("L") and not self.peek().isdigit():  # internal-linkage marker (GCC): not printed
+            raise _Fail("L before something other than a source name")
         c = self.peek()
         if c.isdigit():
             n = self.source_name()
             text = "(anonymous namespace)" if _is_anonymous_namespace(n) else n
             name = _Name(text)
         elif c == "C" and self.peek(1) in "12345":
-            if scope is None:
+            if scope is None or not scope.base or scope.base == "std":
                 raise _Fail("constructor outside a class")
             self.pos += 2
             name = _Name(scope.base, ctor=True)
         elif c == "D" and self.peek(1) in "01245":
-            if scope is None:
+            if scope is None or not scope.base or scope.base == "std":
                 raise _Fail("destructor outside a class")
             self.pos += 2
             name = _Name("~" + scope.base, ctor=True)
@@ -380,9 +385,7 @@ class _Parser:
             code = self.s[self.pos : self.pos + 2]
             self.pos += 2
             op = _OPERATORS[code]
-            name = _Name("operator " + op if code in _WORD_OPERATORS else "operator" + op)
-            if self.peek() == "I" and op.endswith("<"):
-                name = _Name(name.text + " ")  # "operator< <int>"
+            name = _Name("operator " + op if code in _WORD_OPERATORS else "operator" + op, base="")
         else:
             raise _Fail(f"unsupported unqualified name at {self.pos}")
         tags = ""
@@ -413,10 +416,15 @@ class _Parser:
         return self.subs[index]
 
     def cv_qualifiers(self) -> str:
-        restrict = self.eat("r")
-        volatile = self.eat("V")
-        const = self.eat("K")
-        return (" const" if const else "") + (" volatile" if volatile else "") + (" restrict" if restrict else "")
+        """``r``, ``V``, ``K`` in any order; c++filt prints them last to first."""
+        seen: list[str] = []
+        while self.peek() in ("r", "V", "K") and self.peek():
+            q = {"r": " restrict", "V": " volatile", "K": " const"}[self.peek()]
+            if q in seen:
+                raise _Fail("repeated qualifier")
+            seen.append(q)
+            self.pos += 1
+        return "".join(reversed(seen))
 
     # -- template arguments
     def template_args(self) -> list[object]:
@@ -441,35 +449,44 @@ class _Parser:
                 items.append(self.template_arg())
             return _Pack(items)
         if c == "X":
-            raise _Fail("expression template argument")
+            # Only the simplest expression: a template parameter (V<T, N> -> "XT0_E").
+            self.pos += 1
+            if not self.eat("T"):
+                raise _Fail("expression template argument")
+            index = self.seq_id()
+            self.expect("E")
+            if self.template_params is None or index >= len(self.template_params):
+                raise _Fail("template parameter out of range")
+            value = self.template_params[index]
+            if isinstance(value, _Pack):
+                raise _Fail("pack in an expression")
+            return value
         return self.type()
 
     def literal(self) -> _Name:
         self.expect("L")
-        if self.peek() in ("_", "Z"):
-            raise _Fail("external name as a template argument")
         code = self.peek()
-        if code in _BUILTIN and code not in "vz":
+        if code in _INTEGER_BUILTINS:
             self.pos += 1
             type_name = _BUILTIN[code]
-        else:
-            if code in "fdeg":
-                raise _Fail("floating-point literal")
-            t = self.type()
+        elif code.isdigit() or code in ("N", "S"):
+            t = self.type()  # an enumeration
             if not isinstance(t, _Name):
                 raise _Fail("literal of a compound type")
             code = ""
             type_name = t.text
-        if code in "fdeg" and code:
-            raise _Fail("floating-point literal")
+        else:
+            raise _Fail("literal of an unsupported type (floating point, external name ...)")
         negative = self.eat("n")
-        value = str(self.number())
+        start = self.pos
+        self.number()
+        value = self.s[start : self.pos]  # c++filt keeps the digits as written (leading zeros too)
         self.expect("E")
         if negative:
             value = "-" + value
         if code == "b" and value in ("0", "1"):
             return _Name("true" if value == "1" else "false")
-        if code in _LITERAL_SUFFIX and code:
+        if code in _LITERAL_SUFFIX:
             return _Name(value + _LITERAL_SUFFIX[code])
         return _Name("(" + type_name + ")" + value)
 
@@ -493,11 +510,23 @@ class _Parser:
         if c in "rVK":
             quals = self.cv_qualifiers()
             inner = self.type()
+            if isinstance(inner, _Qual) or (isinstance(inner, _Ptr) and inner.sym != "*"):
+                raise _Fail("qualifiers on a qualified type or a reference")
             result: object = _Qual(inner, quals)
         elif c in "PRO":
             self.pos += 1
+            from_param = self.peek() == "T"
             inner = self.type()
-            result = _Ptr(inner, {"P": "*", "R": "&", "O": "&&"}[c])
+            sym = {"P": "*", "R": "&", "O": "&&"}[c]
+            if isinstance(inner, _Qual) and isinstance(inner.inner, _Ptr) and inner.inner.sym != "*":
+                raise _Fail("qualified reference")
+            if isinstance(inner, _Ptr) and inner.sym != "*":
+                if sym == "*" or not from_param:
+                    raise _Fail("pointer or reference to a reference")
+                # reference collapsing (a T_ or substitution that is itself a reference)
+                result = _Ptr(inner.inner, "&" if "&" in (sym, inner.sym) else "&&")
+            else:
+                result = _Ptr(inner, sym)
         elif c == "F":
             result = self.function_type()
         elif c == "A":
@@ -530,10 +559,22 @@ class _Parser:
         self.subs.append(result)
         return result
 
+    def parameter_types(self, stop: tuple[str, ...]) -> list[object]:
+        if self.peek() == "v" and (self.pos + 1 == len(self.s) or self.s[self.pos + 1] in stop):
+            self.pos += 1
+            return [_NO_PARAMS]
+        params: list[object] = []
+        while self.peek() and self.peek() not in stop:
+            params.append(self.type())
+        return params
+
     def function_type(self) -> _Func:
         self.expect("F")
         self.eat("Y")
         ret = self.type()
+        if self.s.startswith("vE", self.pos):
+            self.pos += 2
+            return _Func(ret, [_NO_PARAMS])
         params: list[object] = []
         suffix = ""
         while not self.eat("E"):
@@ -556,7 +597,9 @@ class _Parser:
         self.expect("A")
         dim = ""
         if self.peek().isdigit():
-            dim = str(self.number())
+            start = self.pos
+            self.number()
+            dim = self.s[start : self.pos]  # as written, like c++filt
         elif self.peek() != "_":
             raise _Fail("array bound expression")
         self.expect("_")

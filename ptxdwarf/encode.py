@@ -390,7 +390,8 @@ class _InfoEncoder:
                 elif attr.relocs:
                     sym = attr.relocs[0].symbol
                 if sym is not None:
-                    self.relocs.append(Reloc(at, size, Symbol(sym.name, sym.addend)))
+                    width = attr.relocs[0].size if attr.relocs and attr.relocs[0].symbol == sym else size
+                    self.relocs.append(Reloc(at, min(width, size), Symbol(sym.name, sym.addend)))
                     out += bytes(size)
                     return
                 out += struct.pack("<" + fmt, value)

@@ -19,19 +19,44 @@ import bisect
 import json
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any
 
-from .constants import AT, CUDA_GDB_ADDRESS_CLASSES, FORM, OP, TAG, address_class_name, at_name, form_name
+from .constants import (
+    AT,
+    CUDA_GDB_ADDRESS_CLASSES,
+    FORM,
+    OP,
+    TAG,
+    address_class_name,
+    at_name,
+    form_name,
+)
 from .decode import decode_sections
 from .errors import DwarfError, PtxDwarfError
 from .expr import MAX_REGISTER_NAME, Op, decode_expression, register_name
 from .forms import RELOCATABLE_FORMS, read_uleb, reader_for
 from .image import SectionImage, Symbol
-from .model import DIE, Attribute, DebugInfo, LocationList, NameSet, REFERENCE_FORMS, Unit
-from .ptx import PtxFunction, PtxModule, PtxVariable, SectionBlock, mask_comments, parse_ptx
+from .model import (
+    DIE,
+    REFERENCE_FORMS,
+    Attribute,
+    DebugInfo,
+    LocationList,
+    NameSet,
+    Unit,
+)
+from .ptx import (
+    PtxFunction,
+    PtxModule,
+    PtxVariable,
+    SectionBlock,
+    mask_comments,
+    parse_ptx,
+)
 
-__all__ = ["Finding", "RULES", "lint", "lint_module", "main_lint"]
+__all__ = ["RULES", "Finding", "lint", "lint_module", "main_lint"]
 
 ERROR = "error"
 WARNING = "warning"
@@ -193,7 +218,7 @@ _DIRECTIVE = re.compile(r"\.(?:b8|b16|b32|b64|byte|4byte|quad)(?![\w$.])")
 _LABEL_DEF = re.compile(rf"(?<![\w$.%])({_SYM})\s*:")
 _DIFFERENCE = re.compile(rf"^({_SYM})\s*-\s*({_SYM})(\s*[-+]\s*{_INT})?$")
 _SYM_MINUS_INT = re.compile(rf"^{_SYM}\s*-\s*{_INT}$")
-_ADDRESS_SIZE = re.compile(r"^[ \t]*\.address_size\b", re.M)
+_ADDRESS_SIZE = re.compile(r"^[ \t]*\.address_size\b", re.MULTILINE)
 
 _CODE_TAGS = frozenset({TAG.subprogram, TAG.lexical_block, TAG.inlined_subroutine, TAG.label})
 _PC_ATTRS = (AT.low_pc, AT.high_pc, AT.entry_pc)
@@ -232,8 +257,13 @@ def _scan_block(module: PtxModule, block: SectionBlock) -> _BlockScan:
     first_line = block.line + text.count("\n", 0, body_start)
     scan = _BlockScan([], [], [], [])
 
+    newlines: list[int] | None = None
+
     def line_of(pos: int) -> int:
-        return first_line + body.count("\n", 0, pos)
+        nonlocal newlines
+        if newlines is None:
+            newlines = [m.start() for m in re.finditer("\n", body)]
+        return first_line + bisect.bisect_left(newlines, pos)
 
     if ":" in body:
         for m in _LABEL_DEF.finditer(body):
@@ -317,6 +347,8 @@ class _Linter:
         self._attr_spans: dict[int, list[tuple[int, int]]] = {}
         self._sp_function: dict[int, PtxFunction | None] = {}
         self._die_offsets: list[tuple[int, Any]] = []
+        self._lists: dict[int, LocationList] | None = None
+        self._readers: dict[tuple[int, int, int], Any] = {}
 
     # --- reporting ---
 
@@ -540,17 +572,17 @@ class _Linter:
         module = self.module
         needs: list[tuple[tuple[int, int], str, int]] = []
         if module.has_debug_target:
-            needs.append(((3, 0), "'.target ..., debug'", module.target_line))
+            needs.append(((3, 0), "a debug target (.target ..., debug)", module.target_line))
         for block in module.sections:
             scan = scans.get(id(block))
             if scan is None:
                 continue
             if scan.labels:
                 name, line = scan.labels[0]
-                needs.append(((7, 0), f"labels defined in a section ({name}: in {block.name})", line))
+                needs.append(((7, 0), f"defining labels in a section ({name}: in {block.name})", line))
             if scan.differences:
                 a, b, line = scan.differences[0]
-                needs.append(((7, 5), f"label differences ({a}-{b} in {block.name})", line))
+                needs.append(((7, 5), f"a label difference ({a}-{b} in {block.name})", line))
             if scan.addends:
                 v, line = scan.addends[0]
                 needs.append(((3, 2), f"label+N ({v} in {block.name})", line))
@@ -751,7 +783,10 @@ class _Linter:
             for _name, form in decl.specs:
                 while form == FORM.indirect:
                     form, pos = read_uleb(data, pos)
-                reader = reader_for(form, unit.version, unit.address_size)
+                key = (form, unit.version, unit.address_size)
+                reader = self._readers.get(key)
+                if reader is None:
+                    reader = self._readers[key] = reader_for(*key)
                 if reader is None:
                     break
                 _, end = reader(data, pos)
@@ -1044,7 +1079,9 @@ class _Linter:
         offset = inner.value
         if not isinstance(offset, int):
             return
-        loc = info.location_list_at(offset) if info.locations is not None else None
+        if self._lists is None:
+            self._lists = {loc.offset: loc for loc in info.locations or ()}
+        loc = self._lists.get(offset) if info.locations is not None else None
         if loc is None:
             where = "the module has no .debug_loc" if info.locations is None else "no list starts there"
             self.add_attr(
@@ -1394,11 +1431,3 @@ def main_lint(path: str, json_output: bool) -> int:
         for f in findings:
             out.write(str(f) + "\n")
     return 1 if findings else 0
-
-
-def iter_rules() -> Iterator[tuple[str, str, str]]:
-    """(id, default severity, description) of every rule."""
-    for rule, (severity, text) in RULES.items():
-        yield rule, severity, text
-
-

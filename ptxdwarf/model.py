@@ -399,6 +399,7 @@ class DebugInfo:
     module: Any = None
     resolver: Callable[[Symbol], int] | None = field(default=None, repr=False)
     _by_offset: dict[int, DIE] | None = field(default=None, repr=False)
+    _loc_index: dict[int, LocationList] | None = field(default=None, repr=False)
 
     def iter_dies(self) -> Iterator[DIE]:
         """Every DIE of every unit, depth first, in section order."""
@@ -431,10 +432,9 @@ class DebugInfo:
 
     def location_list_at(self, offset: int) -> LocationList | None:
         """The ``.debug_loc`` list at ``offset``."""
-        for loc in self.locations or ():
-            if loc.offset == offset:
-                return loc
-        return None
+        if self._loc_index is None or len(self._loc_index) != len(self.locations or ()):
+            self._loc_index = {loc.offset: loc for loc in self.locations or ()}
+        return self._loc_index.get(offset)
 
     def section_names(self) -> list[str]:
         """Names of the debug sections this model has."""

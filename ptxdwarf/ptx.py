@@ -222,8 +222,11 @@ def _join(a: SectionImage, b: SectionImage) -> SectionImage:
         a.data + b.data,
         a.relocs + [r.moved(shift) for r in b.relocs],
         labels,
+        fields={**a.fields, **{k + shift: v for k, v in b.fields.items()}},
+        breaks=a.breaks + [o + shift for o in b.breaks],
         line_offsets=a.line_offsets + [o + shift for o in b.line_offsets],
         line_numbers=a.line_numbers + b.line_numbers,
+        wide_values=a.wide_values + [o + shift for o in b.wide_values],
         filename=a.filename,
     )
 

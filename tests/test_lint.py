@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -150,7 +151,7 @@ class Sym:
 
 @dataclass
 class Ref:
-    die: "D"
+    die: D
 
 
 @dataclass
@@ -159,7 +160,7 @@ class D:
 
     tag: str
     attrs: list[tuple[str, str, Any]]
-    children: list["D"] = field(default_factory=list)
+    children: list[D] = field(default_factory=list)
     offset: int = -1
     line: int = 0
     attr_lines: dict[str, int] = field(default_factory=dict)
@@ -325,7 +326,8 @@ def assemble(
     Records each DIE's offset and line and each attribute's line. ``code_map`` renames
     abbreviation codes (in the table and the DIEs) to plant order faults.
     """
-    from ptxdwarf import AT, FORM, TAG as T
+    from ptxdwarf import AT, FORM
+    from ptxdwarf import TAG as T
 
     decls: dict[tuple[Any, ...], int] = {}
     for die in _walk(cu):
@@ -1086,7 +1088,28 @@ def test_rules_table() -> None:
 
 def test_finding_is_frozen() -> None:
     f = Finding("structure", "error", "m", "x:1")
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         f.rule = "x"  # type: ignore[misc]
     assert str(f) == "x:1: error[structure]: m"
     assert str(Finding("structure", "error", "m", "x", section=".debug_info", offset=16)) == "x: error[structure]: m (.debug_info+0x10)"
+
+
+def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`ptxdwarf lint FILE [--json]`: 0 clean, 1 findings, 2 bad input (one line on stderr)."""
+    from ptxdwarf.cli import main
+
+    clean = tmp_path / "clean.ptx"
+    clean.write_text(assemble(base_tree()).text)
+    assert main(["lint", str(clean)]) == 0
+    fault = LINT / "faults" / "target-not-debug.ptx"
+    assert main(["lint", str(fault)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and "error[target-not-debug]" in out[0]
+    assert main(["lint", "--json", str(fault)]) == 1
+    assert [f["rule"] for f in json.loads(capsys.readouterr().out)] == ["target-not-debug"]
+    bad = tmp_path / "bad.ptx"
+    bad.write_text(".version 7.5\n.section .debug_info {\n.b8 1;\n}\n")
+    assert main(["lint", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ptxdwarf: error: ") and err.count("\n") == 1
+    assert main(["lint", str(tmp_path / "missing.ptx")]) == 2
