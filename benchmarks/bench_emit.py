@@ -13,29 +13,38 @@ Measures, in one run, the emit ratios of DESIGN.md section 5:
    DIEs per second of the three together (target: >= 100 000) and the readable
    style's PTX characters per DWARF byte (target: < 3.0).
 2. Re-emitting an LLVM-made module. A textual LLVM 14 IR module for
-   ``nvptx64-nvidia-cuda`` with full debug metadata (N functions in the same
-   shape, generated here) is compiled with ``llc -O0``, and a copy of the same
-   IR generated without any debug metadata as well; llc's time for debug info
-   is t(with) - t(without), each the best of ``--repeat`` runs. ptxdwarf's
-   time is ``encode_sections(info, EncodeOptions(keep_abbrevs=...))`` plus
+   ``nvptx64-nvidia-cuda`` in the shape of clang -O0 output, with full debug
+   metadata (N functions as above, generated here by :func:`generate_ll`; no
+   clang needed), is compiled with ``llc -O0``, and so is the same IR
+   generated without debug metadata (llc then writes the same code as for
+   ``opt -strip-debug`` of the first). llc's time for debug info is
+   t(with) - t(without), each the best of ``--repeat`` runs. ptxdwarf's time
+   is ``encode_sections(info, EncodeOptions(keep_abbrevs=...))`` plus
    ``format_sections(..., "readable")`` of the DIE tree read (once, untimed)
    from the PTX llc made. Prints re-emit time / llc debug-info time, with
    ``keep_abbrevs=False`` (abbreviations derived again; target <= 1.0) and
-   ``keep_abbrevs=True`` (the decoded table kept).
+   ``keep_abbrevs=True`` (the decoded table kept). With text IR, llc's
+   debug-info time includes parsing the metadata text; ``--bitcode`` feeds
+   llc bitcode instead (assembled by ``llvm-as`` outside the timer), which
+   leaves llc less debug-info time and makes the ratio harder.
 
-Generated inputs (the ``.ll`` files and llc's PTX) are cached in
+Generated inputs (the ``.ll``/``.bc`` files and llc's PTX) are cached in
 ``benchmarks/.cache/`` and reused; llc is run (and timed) on every run.
 Needs ``llc`` from LLVM 14 (``llc-14`` or ``llc`` on PATH, or ``--llc``) for
 part 2; ``--no-llvm`` runs part 1 only. Stdlib and ptxdwarf only.
 
     python3 benchmarks/bench_emit.py                       # 4000 functions, best of 3
     python3 benchmarks/bench_emit.py --functions 500 --repeat 1   # a quick run
+    python3 benchmarks/bench_emit.py --bitcode             # llc reads bitcode
+    python3 benchmarks/bench_emit.py --cpu                 # CPU seconds, for a busy machine
     python3 benchmarks/bench_emit.py --no-llvm             # builder only
 """
 from __future__ import annotations
 
 import argparse
 import gc
+import io
+import resource
 import shutil
 import subprocess
 import sys
@@ -50,7 +59,8 @@ HERE = Path(__file__).resolve().parent
 STYLE = "readable"
 
 #: Bump when the generated LLVM IR changes, so cached files are not reused.
-LL_GENERATOR_VERSION = 1
+LL_GENERATOR_VERSION = 2
+# The shape of both generated modules (PARAMS and LOCALS cannot grow: their types are listed).
 KERNEL_EVERY = 8  # every 8th function is a kernel (.entry)
 PARAMS = 4
 LOCALS = 6
@@ -60,6 +70,24 @@ MEMBERS = 5
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
+
+
+class Clock:
+    """Wall seconds (the default), or CPU seconds: this process's, and for llc its
+    children's (``getrusage``), which vary less on a busy machine."""
+
+    def __init__(self, cpu: bool = False) -> None:
+        self.cpu = cpu
+
+    def now(self) -> float:
+        return time.process_time() if self.cpu else time.perf_counter()
+
+    def children(self) -> float:
+        """A reading to time child processes with: the CPU time of those that ended, or wall time."""
+        if not self.cpu:
+            return time.perf_counter()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
 
 
 # --- part 1: a builder-made module ---------------------------------------------
@@ -110,34 +138,31 @@ class BuilderRun:
     dies: int
     dwarf_bytes: int
     chars: int
-    total: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.total = self.total or self.build + self.encode + self.write
+    total: float  # the whole run (build + encode + write)
 
 
-def run_builder(functions: int) -> BuilderRun:
+def run_builder(functions: int, clock: Clock) -> BuilderRun:
     """One timed build + encode + write of the benchmark module."""
-    t0 = time.perf_counter()
+    t0 = clock.now()
     dbg = build_module(functions)
     info = dbg.finish()
-    t1 = time.perf_counter()
+    t1 = clock.now()
     images = ptxdwarf.encode(info, dbg.encode_options()).images
-    t2 = time.perf_counter()
+    t2 = clock.now()
     text = ptxdwarf.format_sections(images.values(), STYLE)
-    t3 = time.perf_counter()
+    t3 = clock.now()
     dies = sum(1 for _ in dbg.iter_dies())
     dwarf_bytes = sum(len(img.data) for img in images.values())
-    return BuilderRun(t1 - t0, t2 - t1, t3 - t2, dies, dwarf_bytes, len(text))
+    return BuilderRun(t1 - t0, t2 - t1, t3 - t2, dies, dwarf_bytes, len(text), t3 - t0)
 
 
-def bench_builder(functions: int, repeat: int) -> BuilderRun:
+def bench_builder(functions: int, repeat: int, clock: Clock) -> BuilderRun:
     """Each stage's and the whole run's best time over ``repeat`` fresh runs (garbage
     collected before each, the collector otherwise left on)."""
     best: BuilderRun | None = None
     for _ in range(repeat):
         gc.collect()
-        run = run_builder(functions)
+        run = run_builder(functions, clock)
         if best is None:
             best = run
         else:
@@ -187,6 +212,49 @@ def _struct_layout() -> tuple[list[tuple[int, int]], int]:
     return members, (offset + 63) // 64 * 64
 
 
+class _IrFunction:
+    """One function's body under construction: SSA names, ``!dbg`` locations, ``llvm.dbg.declare``s."""
+
+    def __init__(self, md: _Metadata, debug: bool, file: str, sp: str, block: str) -> None:
+        self.md = md
+        self.debug = debug
+        self.file = file
+        self.sp = sp
+        self.block = block
+        self.body: list[str] = []
+        self.temps = 0
+
+    def tmp(self) -> str:
+        """A new SSA value name."""
+        self.temps += 1
+        return f"%v{self.temps}"
+
+    def at(self, row: int, col: int, in_block: bool = False) -> str:
+        """The ``, !dbg !N`` suffix of a new source location (empty without debug info)."""
+        if not self.debug:
+            return ""
+        return ", !dbg " + self.md.add(
+            f"!DILocation(line: {row}, column: {col}, scope: {self.block if in_block else self.sp})"
+        )
+
+    def emit(self, *instructions: str, at: str = "") -> None:
+        self.body += [f"  {i}{at}" for i in instructions]
+
+    def declare(self, alloca: str, ty: str, name: str, row: int, type_md: str, arg: int = 0, in_block: bool = False) -> None:
+        """A DILocalVariable for ``alloca`` and its ``llvm.dbg.declare``."""
+        if not self.debug:
+            return
+        arg_text = f"arg: {arg}, " if arg else ""
+        var = self.md.add(
+            f'!DILocalVariable(name: "{name}", {arg_text}scope: {self.block if in_block else self.sp}, '
+            f"file: {self.file}, line: {row}, type: {type_md})"
+        )
+        self.emit(
+            f"call void @llvm.dbg.declare(metadata {ty}* {alloca}, metadata {var}, metadata !DIExpression())",
+            at=self.at(row, 7, in_block),
+        )
+
+
 def generate_ll(functions: int, debug: bool = True) -> str:
     """A textual LLVM 14 IR module (typed pointers) for nvptx64, in the shape of clang -O0 output.
 
@@ -194,17 +262,20 @@ def generate_ll(functions: int, debug: bool = True) -> str:
     before), ``functions // 2`` structs of 5 members. With ``debug``, full debug
     metadata: a DISubprogram per function, DILocalVariables for parameters and
     locals (``llvm.dbg.declare``) and for one SSA value per function
-    (``llvm.dbg.value``), a DILexicalBlock, DICompositeType structs; without it,
-    the same IR with no metadata, intrinsics or ``!dbg`` attachments
-    (what ``opt -strip-debug`` leaves).
+    (``llvm.dbg.value``; llc-14 processes it but writes no DIE for it, NVPTX
+    having no register locations), a DILexicalBlock, DICompositeType structs;
+    without it, the same IR with no metadata, intrinsics or ``!dbg``
+    attachments (what ``opt -strip-debug`` leaves).
     """
     md = _Metadata()
     nstructs = max(1, functions // 2)
     layout, struct_bits = _struct_layout()
     member_types = ", ".join(_SCALARS[s][0] for s, _ in layout)
     out = [
-        "; Generated by ptxdwarf benchmarks/bench_emit.py"
-        f" (functions={functions}, debug={debug}, generator v{LL_GENERATOR_VERSION}). Do not edit.",
+        (
+            "; Generated by ptxdwarf benchmarks/bench_emit.py"
+            f" (functions={functions}, debug={debug}, generator v{LL_GENERATOR_VERSION}). Do not edit."
+        ),
         'source_filename = "bench_emit.cu"',
         'target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"',
         'target triple = "nvptx64-nvidia-cuda"',
@@ -213,6 +284,11 @@ def generate_ll(functions: int, debug: bool = True) -> str:
     out += [f"%struct.S{k} = type {{ {member_types} }}" for k in range(nstructs)]
     out.append("")
 
+    cu = file = empty = array = ""
+    flags: list[str] = []
+    basic: list[str] = []
+    struct_md: list[str] = []
+    pointer_md: list[str] = []
     if debug:
         cu = md.add(
             'distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "ptxdwarf bench_emit", '
@@ -226,32 +302,33 @@ def generate_ll(functions: int, debug: bool = True) -> str:
             md.add(f'!DIBasicType(name: "{name}", size: {bits}, encoding: {enc})')
             for _, name, bits, enc, _ in _SCALARS
         ]
-        array = md.add(f"!DICompositeType(tag: DW_TAG_array_type, baseType: {basic[0]}, size: 128, "
-                       f"elements: {md.add('!{' + md.add('!DISubrange(count: 4)') + '}')})")
-        struct_md = []
-        pointer_md = []
+        subrange = md.add("!DISubrange(count: 4)")
+        array = md.add(
+            f"!DICompositeType(tag: DW_TAG_array_type, baseType: {basic[0]}, size: 128, "
+            f"elements: {md.add('!{' + subrange + '}')})"
+        )
         for k in range(nstructs):
-            s = f"!{len(md.lines)}"
-            elements = f"!{len(md.lines) + 1}"
+            # the struct, then its elements tuple, then the members the tuple names
+            st = f"!{len(md.lines)}"
             md.add(
                 f'distinct !DICompositeType(tag: DW_TAG_structure_type, name: "S{k}", file: {file}, line: {10 + k}, '
-                f'size: {struct_bits}, flags: DIFlagTypePassByValue, elements: {elements}, identifier: "_ZTS{len(str(k)) + 1}S{k}")'
+                f"size: {struct_bits}, flags: DIFlagTypePassByValue, elements: !{len(md.lines) + 1}, "
+                f'identifier: "_ZTS{len(str(k)) + 1}S{k}")'
             )
             first = len(md.lines) + 1
             md.add("!{" + ", ".join(f"!{first + j}" for j in range(MEMBERS)) + "}")
             for j, (si, off) in enumerate(layout):
                 md.add(
-                    f'!DIDerivedType(tag: DW_TAG_member, name: "m{j}", scope: {s}, file: {file}, line: {10 + k}, '
+                    f'!DIDerivedType(tag: DW_TAG_member, name: "m{j}", scope: {st}, file: {file}, line: {10 + k}, '
                     f"baseType: {basic[si]}, size: {_SCALARS[si][2]}, offset: {off})"
                 )
-            struct_md.append(s)
-            pointer_md.append(md.add(f"!DIDerivedType(tag: DW_TAG_pointer_type, baseType: {s}, size: 64)"))
-
-    def dbg(ref: str) -> str:
-        return f", !dbg {ref}" if debug else ""
+            struct_md.append(st)
+            pointer_md.append(md.add(f"!DIDerivedType(tag: DW_TAG_pointer_type, baseType: {st}, size: 64)"))
 
     kernels = []
     previous_device: tuple[str, str] | None = None  # (symbol, struct type)
+    local_types = ["i32", "float", "double", "i64", "", "[4 x i32]"][:LOCALS]  # "": the struct
+    block_types = [_SCALARS[v % len(_SCALARS)][0] for v in range(BLOCK_VARS)]
     for i in range(functions):
         k = i % nstructs
         st = f"%struct.S{k}"
@@ -259,169 +336,109 @@ def generate_ll(functions: int, debug: bool = True) -> str:
         name = f"kern{i}" if kernel else f"fn{i}"
         symbol = f"_Z{len(name)}{name}P{len(str(k)) + 1}S{k}ifx"
         line = 1000 + 20 * i
-        params = [("a0", f"{st}*", 64), ("a1", "i32", 0), ("a2", "float", 1), ("a3", "i64", 3)]
-        ret_ir = "void" if kernel else "i32"
+        params = [("a0", f"{st}*"), ("a1", "i32"), ("a2", "float"), ("a3", "i64")]
+        sp = block = ""
+        param_md: list[str] = []
         if debug:
-            ptype = [pointer_md[k], basic[0], basic[1], basic[3]]
-            types = md.add("!{" + ", ".join(["null" if kernel else basic[0], *ptype]) + "}")
+            param_md = [pointer_md[k], basic[0], basic[1], basic[3]]
+            types = md.add("!{" + ", ".join(["null" if kernel else basic[0], *param_md]) + "}")
             sp = md.add(
                 f'distinct !DISubprogram(name: "{name}", linkageName: "{symbol}", scope: {file}, file: {file}, '
                 f"line: {line}, type: {md.add(f'!DISubroutineType(types: {types})')}, scopeLine: {line}, "
                 f"flags: DIFlagPrototyped, spFlags: DISPFlagDefinition, unit: {cu}, retainedNodes: {empty})"
             )
             block = md.add(f"distinct !DILexicalBlock(scope: {sp}, file: {file}, line: {line + 8}, column: 3)")
-        body: list[str] = []
-        temp = 0
-
-        def tmp() -> str:
-            nonlocal temp
-            temp += 1
-            return f"%v{temp}"
-
-        def location(row: int, col: int, scope_in_block: bool = False) -> str:
-            if not debug:
-                return ""
-            return md.add(f"!DILocation(line: {row}, column: {col}, scope: {block if scope_in_block else sp})")
-
-        def declare(var_ir: str, ty: str, name_: str, row: int, type_md: str, arg: int = 0, in_block: bool = False) -> None:
-            if not debug:
-                return
-            scope = block if in_block else sp
-            arg_text = f"arg: {arg}, " if arg else ""
-            var = md.add(
-                f'!DILocalVariable(name: "{name_}", {arg_text}scope: {scope}, file: {file}, line: {row}, type: {type_md})'
-            )
-            body.append(
-                f"  call void @llvm.dbg.declare(metadata {ty}* {var_ir}, metadata {var}, metadata !DIExpression())"
-                + dbg(location(row, 7, in_block))
-            )
-
+        f = _IrFunction(md, debug, file, sp, block)
         # allocas first, as clang -O0 writes them
-        for p, ty, _ in params:
-            body.append(f"  %{p}.addr = alloca {ty}, align 8")
-        local_types = [("i32", 0), ("float", 1), ("double", 2), ("i64", 3), (st, -1), ("[4 x i32]", -2)]
-        for v, (ty, _) in enumerate(local_types[:LOCALS]):
-            body.append(f"  %x{v} = alloca {ty}, align 8")
-        block_types = [_SCALARS[v % len(_SCALARS)][0] for v in range(BLOCK_VARS)]
-        for v, ty in enumerate(block_types):
-            body.append(f"  %t{v} = alloca {ty}, align 8")
-        for n, (p, ty, ti) in enumerate(params, 1):
-            at = location(line, 10 + n)
-            body.append(f"  store {ty} %{p}, {ty}* %{p}.addr, align 8" + dbg(at))
+        f.emit(*(f"%{p}.addr = alloca {ty}, align 8" for p, ty in params))
+        f.emit(*(f"%x{v} = alloca {ty or st}, align 8" for v, ty in enumerate(local_types)))
+        f.emit(*(f"%t{v} = alloca {ty}, align 8" for v, ty in enumerate(block_types)))
+        for n, (p, ty) in enumerate(params, 1):
+            f.emit(f"store {ty} %{p}, {ty}* %{p}.addr, align 8", at=f.at(line, 10 + n))
             if debug:
-                declare(f"%{p}.addr", ty, p, line, ptype[n - 1], arg=n)
-        # x0 = a1 + (int)a2
-        row = line + 1
-        at = location(row, 12)
-        a1, a2, c, s = tmp(), tmp(), tmp(), tmp()
-        body += [
-            f"  {a1} = load i32, i32* %a1.addr, align 8" + dbg(at),
-            f"  {a2} = load float, float* %a2.addr, align 8" + dbg(at),
-            f"  {c} = fptosi float {a2} to i32" + dbg(at),
-            f"  {s} = add nsw i32 {a1}, {c}" + dbg(at),
-            f"  store i32 {s}, i32* %x0, align 8" + dbg(at),
-        ]
-        x0 = s
-        # x1 = a2 * 2; x2 = (double)x1 + a0->m2; x3 = a3 + a0->m3
-        row += 1
-        at = location(row, 12)
-        m, x1 = tmp(), tmp()
-        body += [f"  {x1} = fmul float {a2}, 2.0" + dbg(at), f"  store float {x1}, float* %x1, align 8" + dbg(at)]
-        row += 1
-        at = location(row, 12)
-        ptr, g2, l2, e, x2 = tmp(), tmp(), tmp(), tmp(), tmp()
-        body += [
-            f"  {ptr} = load {st}*, {st}** %a0.addr, align 8" + dbg(at),
-            f"  {g2} = getelementptr inbounds {st}, {st}* {ptr}, i32 0, i32 2" + dbg(at),
-            f"  {l2} = load double, double* {g2}, align 8" + dbg(at),
-            f"  {e} = fpext float {x1} to double" + dbg(at),
-            f"  {x2} = fadd double {e}, {l2}" + dbg(at),
-            f"  store double {x2}, double* %x2, align 8" + dbg(at),
-        ]
-        row += 1
-        at = location(row, 12)
-        a3, g3, l3, x3 = tmp(), tmp(), tmp(), tmp()
-        body += [
-            f"  {a3} = load i64, i64* %a3.addr, align 8" + dbg(at),
-            f"  {g3} = getelementptr inbounds {st}, {st}* {ptr}, i32 0, i32 3" + dbg(at),
-            f"  {l3} = load i64, i64* {g3}, align 8" + dbg(at),
-            f"  {x3} = add nsw i64 {a3}, {l3}" + dbg(at),
-            f"  store i64 {x3}, i64* %x3, align 8" + dbg(at),
-        ]
+                f.declare(f"%{p}.addr", ty, p, line, param_md[n - 1], arg=n)
+        # x0 = a1 + (int)a2; x1 = a2 * 2; x2 = (double)x1 + a0->m2; x3 = a3 + a0->m3
+        a1, a2, c, x0 = f.tmp(), f.tmp(), f.tmp(), f.tmp()
+        f.emit(
+            f"{a1} = load i32, i32* %a1.addr, align 8",
+            f"{a2} = load float, float* %a2.addr, align 8",
+            f"{c} = fptosi float {a2} to i32",
+            f"{x0} = add nsw i32 {a1}, {c}",
+            f"store i32 {x0}, i32* %x0, align 8",
+            at=f.at(line + 1, 12),
+        )
+        x1 = f.tmp()
+        f.emit(f"{x1} = fmul float {a2}, 2.0", f"store float {x1}, float* %x1, align 8", at=f.at(line + 2, 12))
+        ptr, g2, l2, e, x2 = f.tmp(), f.tmp(), f.tmp(), f.tmp(), f.tmp()
+        f.emit(
+            f"{ptr} = load {st}*, {st}** %a0.addr, align 8",
+            f"{g2} = getelementptr inbounds {st}, {st}* {ptr}, i32 0, i32 2",
+            f"{l2} = load double, double* {g2}, align 8",
+            f"{e} = fpext float {x1} to double",
+            f"{x2} = fadd double {e}, {l2}",
+            f"store double {x2}, double* %x2, align 8",
+            at=f.at(line + 3, 12),
+        )
+        a3, g3, l3, x3 = f.tmp(), f.tmp(), f.tmp(), f.tmp()
+        f.emit(
+            f"{a3} = load i64, i64* %a3.addr, align 8",
+            f"{g3} = getelementptr inbounds {st}, {st}* {ptr}, i32 0, i32 3",
+            f"{l3} = load i64, i64* {g3}, align 8",
+            f"{x3} = add nsw i64 {a3}, {l3}",
+            f"store i64 {x3}, i64* %x3, align 8",
+            at=f.at(line + 4, 12),
+        )
         # x4.m0 = x0; x5[j] = x0
-        row += 1
-        at = location(row, 12)
-        g4 = tmp()
-        body += [
-            f"  {g4} = getelementptr inbounds {st}, {st}* %x4, i32 0, i32 0" + dbg(at),
-            f"  store i32 {x0}, i32* {g4}, align 8" + dbg(at),
-        ]
+        at = f.at(line + 5, 12)
+        g4 = f.tmp()
+        f.emit(f"{g4} = getelementptr inbounds {st}, {st}* %x4, i32 0, i32 0", f"store i32 {x0}, i32* {g4}, align 8", at=at)
         for j in range(4):
-            g = tmp()
-            body += [
-                f"  {g} = getelementptr inbounds [4 x i32], [4 x i32]* %x5, i64 0, i64 {j}" + dbg(at),
-                f"  store i32 {x0}, i32* {g}, align 4" + dbg(at),
-            ]
+            g = f.tmp()
+            f.emit(
+                f"{g} = getelementptr inbounds [4 x i32], [4 x i32]* %x5, i64 0, i64 {j}",
+                f"store i32 {x0}, i32* {g}, align 4",
+                at=at,
+            )
         if debug:
-            ltype = [basic[0], basic[1], basic[2], basic[3], struct_md[k], array]
-            for v, (ty, _) in enumerate(local_types[:LOCALS]):
-                declare(f"%x{v}", ty, f"x{v}", line + 1 + v, ltype[v])
-        # the lexical block: t_v = x0 + v (converted), and one llvm.dbg.value
+            local_md = [basic[0], basic[1], basic[2], basic[3], struct_md[k], array]
+            for v, ty in enumerate(local_types):
+                f.declare(f"%x{v}", ty or st, f"x{v}", line + 1 + v, local_md[v])
+        # the lexical block: t_v = x0/x3/x1/x2 + v, then one llvm.dbg.value
         for v, ty in enumerate(block_types):
             row = line + 8 + v
-            at = location(row, 9, True)
-            if ty == "i32":
-                val = tmp()
-                body.append(f"  {val} = add nsw i32 {x0}, {v}" + dbg(at))
-            elif ty == "i64":
-                val = tmp()
-                body.append(f"  {val} = add nsw i64 {x3}, {v}" + dbg(at))
-            elif ty == "float":
-                val = tmp()
-                body.append(f"  {val} = fadd float {x1}, {v}.0" + dbg(at))
-            else:
-                val = tmp()
-                body.append(f"  {val} = fadd double {x2}, {v}.0" + dbg(at))
-            body.append(f"  store {ty} {val}, {ty}* %t{v}, align 8" + dbg(at))
+            val = f.tmp()
+            op = {"i32": f"add nsw i32 {x0}, {v}", "i64": f"add nsw i64 {x3}, {v}",
+                  "float": f"fadd float {x1}, {v}.0", "double": f"fadd double {x2}, {v}.0"}[ty]
+            f.emit(f"{val} = {op}", f"store {ty} {val}, {ty}* %t{v}, align 8", at=f.at(row, 9, True))
             if debug:
-                declare(f"%t{v}", ty, f"t{v}", row, basic[v % len(_SCALARS)], in_block=True)
+                f.declare(f"%t{v}", ty, f"t{v}", row, basic[v % len(_SCALARS)], in_block=True)
         row = line + 8 + BLOCK_VARS
-        at = location(row, 9, True)
-        sum_ = tmp()
-        body.append(f"  {sum_} = mul nsw i32 {x0}, 3" + dbg(at))
+        at = f.at(row, 9, True)
+        total = f.tmp()
+        f.emit(f"{total} = mul nsw i32 {x0}, 3", at=at)
         if debug:
-            var = md.add(
-                f'!DILocalVariable(name: "sum", scope: {block}, file: {file}, line: {row}, type: {basic[0]})'
-            )
-            body.append(
-                f"  call void @llvm.dbg.value(metadata i32 {sum_}, metadata {var}, metadata !DIExpression())" + dbg(at)
-            )
+            var = md.add(f'!DILocalVariable(name: "sum", scope: {block}, file: {file}, line: {row}, type: {basic[0]})')
+            f.emit(f"call void @llvm.dbg.value(metadata i32 {total}, metadata {var}, metadata !DIExpression())", at=at)
         # call the previous device function, return
-        row += 1
-        at = location(row, 10)
-        result = sum_
+        at = f.at(row + 1, 10)
+        result = total
         if previous_device is not None:
             callee, callee_struct = previous_device
-            cast, result = tmp(), tmp()
-            body.append(f"  {cast} = bitcast {st}* {ptr} to {callee_struct}*" + dbg(at))
-            body.append(
-                f"  {result} = call i32 @{callee}({callee_struct}* {cast}, i32 {sum_}, float {x1}, i64 {x3})" + dbg(at)
+            cast, result = f.tmp(), f.tmp()
+            f.emit(
+                f"{cast} = bitcast {st}* {ptr} to {callee_struct}*",
+                f"{result} = call i32 @{callee}({callee_struct}* {cast}, i32 {total}, float {x1}, i64 {x3})",
+                at=at,
             )
-        row += 1
-        at = location(row, 3)
-        if kernel:
-            body.append("  ret void" + dbg(at))
-        else:
-            body.append(f"  ret i32 {result}" + dbg(at))
-        args = ", ".join(f"{ty} %{p}" for p, ty, _ in params)
+        f.emit("ret void" if kernel else f"ret i32 {result}", at=f.at(row + 2, 3))
+        args = ", ".join(f"{ty} %{p}" for p, ty in params)
         attach = f" !dbg {sp}" if debug else ""
-        out.append(f"define dso_local {ret_ir} @{symbol}({args}) #0{attach} {{")
+        out.append(f"define dso_local {'void' if kernel else 'i32'} @{symbol}({args}) #0{attach} {{")
         out.append("entry:")
-        out += body
-        out.append("}")
-        out.append("")
+        out += f.body
+        out += ["}", ""]
         if kernel:
-            kernels.append(f"!{{void ({', '.join(ty for _, ty, _ in params)})* @{symbol}, !\"kernel\", i32 1}}")
+            kernels.append(f"!{{void ({', '.join(ty for _, ty in params)})* @{symbol}, !\"kernel\", i32 1}}")
         else:
             previous_device = (symbol, st)
     if debug:
@@ -455,8 +472,35 @@ def find_llc(explicit: str | None) -> str:
     sys.exit("bench_emit: error: llc not found (install LLVM 14, give --llc PATH, or use --no-llvm)")
 
 
+def find_llvm_as(llc: str) -> str:
+    """The llvm-as beside ``llc`` (``llc-14`` -> ``llvm-as-14``), else on PATH."""
+    path = Path(llc)
+    beside = path.with_name(path.name.replace("llc", "llvm-as", 1))
+    if beside.exists():
+        return str(beside)
+    for name in ("llvm-as-14", "llvm-as"):
+        found = shutil.which(name)
+        if found:
+            return found
+    sys.exit("bench_emit: error: --bitcode needs llvm-as (LLVM 14), not found beside llc or on PATH")
+
+
+def cached_bitcode(llvm_as: str, ll: Path) -> Path:
+    """``ll`` assembled to bitcode (``llvm-as``), made if missing or older than ``ll``."""
+    bc = ll.with_suffix(".bc")
+    if bc.exists() and bc.stat().st_mtime >= ll.stat().st_mtime:
+        log(f"using cached {bc}")
+        return bc
+    tmp = bc.with_name(bc.name + ".partial")
+    result = subprocess.run([llvm_as, str(ll), "-o", str(tmp)], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        sys.exit(f"bench_emit: error: {llvm_as} {ll} failed:\n{result.stderr.strip()}")
+    tmp.replace(bc)
+    return bc
+
+
 def llc_version(llc: str) -> str:
-    result = subprocess.run([llc, "--version"], capture_output=True, text=True)
+    result = subprocess.run([llc, "--version"], capture_output=True, text=True, check=False)
     for line in result.stdout.splitlines():
         if "version" in line.lower():
             return line.strip()
@@ -484,14 +528,14 @@ def llc_command(llc: str, ll: Path, out: Path) -> list[str]:
     return [llc, "-O0", "-mtriple=nvptx64-nvidia-cuda", "-mcpu=sm_75", str(ll), "-o", str(out)]
 
 
-def time_llc(llc: str, ll: Path, out: Path, repeat: int) -> float:
-    """Best wall time of ``repeat`` runs of ``llc -O0`` on ``ll``; the PTX is left in ``out``."""
+def time_llc(llc: str, ll: Path, out: Path, repeat: int, clock: Clock) -> float:
+    """Best time of ``repeat`` runs of ``llc -O0`` on ``ll``; the PTX is left in ``out``."""
     best = float("inf")
     tmp = out.with_name(out.name + ".partial")
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = subprocess.run(llc_command(llc, ll, tmp), capture_output=True, text=True)
-        elapsed = time.perf_counter() - t0
+        t0 = clock.children()
+        result = subprocess.run(llc_command(llc, ll, tmp), capture_output=True, text=True, check=False)
+        elapsed = clock.children() - t0
         if result.returncode != 0:
             sys.exit(f"bench_emit: error: {' '.join(llc_command(llc, ll, tmp))} failed:\n{result.stderr.strip()}")
         best = min(best, elapsed)
@@ -499,18 +543,20 @@ def time_llc(llc: str, ll: Path, out: Path, repeat: int) -> float:
     return best
 
 
-def time_reemit(info: ptxdwarf.DebugInfo, keep_abbrevs: bool, repeat: int) -> tuple[float, float, int, int]:
+def time_reemit(
+    info: ptxdwarf.DebugInfo, keep_abbrevs: bool, repeat: int, clock: Clock
+) -> tuple[float, float, int, int]:
     """(best encode + write seconds, best encode seconds, DWARF bytes, characters) of re-emitting ``info``."""
     options = ptxdwarf.EncodeOptions(keep_abbrevs=keep_abbrevs)
     best = best_encode = float("inf")
     nbytes = chars = 0
     for _ in range(repeat):
         gc.collect()
-        t0 = time.perf_counter()
+        t0 = clock.now()
         images = ptxdwarf.encode_sections(info, options)
-        t1 = time.perf_counter()
+        t1 = clock.now()
         text = ptxdwarf.format_sections(images.values(), STYLE)
-        t2 = time.perf_counter()
+        t2 = clock.now()
         best = min(best, t2 - t0)
         best_encode = min(best_encode, t1 - t0)
         nbytes = sum(len(img.data) for img in images.values())
@@ -526,6 +572,7 @@ def debug_block_chars(module: ptxdwarf.PtxModule) -> int:
 @dataclass
 class LlvmResult:
     llc: str
+    ll: Path
     ll_bytes: int
     ptx_chars: int
     t_debug: float
@@ -543,14 +590,17 @@ class LlvmResult:
         return self.reemit[keep_abbrevs][0] / self.t_llc_debug if self.t_llc_debug > 0 else float("inf")
 
 
-def bench_llvm(cache: Path, functions: int, repeat: int, llc: str) -> LlvmResult:
+def bench_llvm(cache: Path, functions: int, repeat: int, llc: str, bitcode: bool, clock: Clock) -> LlvmResult:
     ll_debug, ll_nodebug = cached_ll(cache, functions)
     ptx_debug = ll_debug.with_suffix(".ptx")
     ptx_nodebug = ll_nodebug.with_suffix(".ptx")
+    if bitcode:
+        llvm_as = find_llvm_as(llc)
+        ll_debug, ll_nodebug = cached_bitcode(llvm_as, ll_debug), cached_bitcode(llvm_as, ll_nodebug)
     log(f"timing {llc} -O0 with debug metadata ({repeat} runs) ...")
-    t_debug = time_llc(llc, ll_debug, ptx_debug, repeat)
+    t_debug = time_llc(llc, ll_debug, ptx_debug, repeat, clock)
     log(f"timing {llc} -O0 without debug metadata ({repeat} runs) ...")
-    t_nodebug = time_llc(llc, ll_nodebug, ptx_nodebug, repeat)
+    t_nodebug = time_llc(llc, ll_nodebug, ptx_nodebug, repeat, clock)
     log("reading llc's PTX (untimed) ...")
     text = ptxdwarf.load_text(ptx_debug)
     info = ptxdwarf.read_ptx(text, filename=str(ptx_debug))
@@ -560,9 +610,10 @@ def bench_llvm(cache: Path, functions: int, repeat: int, llc: str) -> LlvmResult
     reemit = {}
     for keep in (False, True):
         log(f"timing ptxdwarf re-emit, keep_abbrevs={keep} ({repeat} runs) ...")
-        reemit[keep] = time_reemit(info, keep, repeat)
+        reemit[keep] = time_reemit(info, keep, repeat, clock)
     return LlvmResult(
-        llc_version(llc), ll_debug.stat().st_size, len(text), t_debug, t_nodebug, dies, dwarf_bytes, llc_chars, reemit
+        llc_version(llc), ll_debug, ll_debug.stat().st_size, len(text), t_debug, t_nodebug, dies, dwarf_bytes,
+        llc_chars, reemit,
     )
 
 
@@ -577,58 +628,75 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=HERE / ".cache",
                     help="where generated inputs are kept (default benchmarks/.cache)")
     ap.add_argument("--llc", help="llc to use (default: llc-14, then llc, on PATH)")
+    ap.add_argument("--bitcode", action="store_true",
+                    help="give llc bitcode (llvm-as, untimed) rather than text IR: llc then spends no time "
+                         "parsing metadata text, which makes its debug-info time smaller")
+    ap.add_argument("--cpu", action="store_true",
+                    help="time CPU seconds (ptxdwarf's and llc's) instead of wall seconds; steadier on a busy machine")
     ap.add_argument("--no-llvm", action="store_true", help="skip part 2 (the llc comparison)")
     args = ap.parse_args(argv)
-    sys.stdout.reconfigure(line_buffering=True)  # results and progress messages in order
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(line_buffering=True)  # results and progress messages in order
     if args.repeat < 1 or args.functions < 1:
         ap.error("--repeat and --functions must be >= 1")
 
     llc = None if args.no_llvm else find_llc(args.llc)  # fail before the long part 1
     log(f"part 1: building, encoding and writing the builder module ({args.repeat} runs) ...")
-    b = bench_builder(args.functions, args.repeat)
+    clock = Clock(args.cpu)
+    b = bench_builder(args.functions, args.repeat, clock)
     per_second = b.dies / b.total
     builder_chars = b.chars / b.dwarf_bytes
     print(f"1. builder module: {args.functions:,} functions, {b.dies:,} DIEs, "
           f"{b.dwarf_bytes:,} DWARF bytes, {b.chars:,} chars ({STYLE})")
-    print(f"   {'stage (best of %d each)' % args.repeat:<44}{'seconds':>9}{'DIEs/s':>11}")
+    unit = "CPU s" if args.cpu else "seconds"
+    row(f"stage (best of {args.repeat} each)", unit, "DIEs/s")
     for label, seconds in (
         ("build DIEs (builder calls + finish)", b.build),
         ("encode (ptxdwarf.encode)", b.encode),
         (f"write PTX text (format_sections {STYLE})", b.write),
         ("build + encode + write (best whole run)", b.total),
     ):
-        print(f"   {label:<44}{seconds:9.3f}{b.dies / seconds:11,.0f}")
+        row(label, f"{seconds:.3f}", f"{b.dies / seconds:,.0f}")
     print(f"   PTX chars per DWARF byte ({STYLE}): {builder_chars:.2f} (target < 3.0)")
 
     llvm: LlvmResult | None = None
+    kind = "bitcode" if args.bitcode else "text IR"
     if llc is not None:
         print()
-        llvm = bench_llvm(args.cache, args.functions, args.repeat, llc)
-        print(f"2. LLVM-made module: {args.functions:,} functions, {llvm.ll_bytes:,} bytes of .ll with debug metadata")
-        print(f"   {llvm.llc}; llc's PTX: {llvm.ptx_chars:,} chars, {llvm.dies:,} DIEs, {llvm.dwarf_bytes:,} DWARF bytes")
-        print(f"   {'(best of %d each)' % args.repeat:<44}{'seconds':>9}")
-        print(f"   {'llc -O0, with debug metadata':<44}{llvm.t_debug:9.3f}")
-        print(f"   {'llc -O0, without':<44}{llvm.t_nodebug:9.3f}")
-        print(f"   {'llc debug-info time (difference)':<44}{llvm.t_llc_debug:9.3f}")
+        llvm = bench_llvm(args.cache, args.functions, args.repeat, llc, args.bitcode, clock)
+        print(f"2. LLVM-made module: {args.functions:,} functions; llc input {llvm.ll.name} "
+              f"({llvm.ll_bytes:,} bytes, with debug metadata)")
+        print(f"   {llvm.llc}; llc's PTX: {llvm.ptx_chars:,} chars, {llvm.dies:,} DIEs, "
+              f"{llvm.dwarf_bytes:,} DWARF bytes")
+        row(f"(best of {args.repeat} each)", unit)
+        row(f"llc -O0, {kind} with debug metadata", f"{llvm.t_debug:.3f}")
+        row("llc -O0, without", f"{llvm.t_nodebug:.3f}")
+        row("llc debug-info time (difference)", f"{llvm.t_llc_debug:.3f}")
         for keep in (False, True):
             total, encode, _, _ = llvm.reemit[keep]
-            print(f"   {'ptxdwarf re-emit, keep_abbrevs=%s' % keep:<44}{total:9.3f}"
-                  f"   (encode {encode:.3f}, write {total - encode:.3f})")
-        print(f"   {'PTX chars per DWARF byte':<44}{'ratio':>9}")
-        print(f"   {'llc as written (comments included)':<44}{llvm.llc_debug_chars / llvm.dwarf_bytes:9.2f}")
+            row(f"ptxdwarf re-emit, keep_abbrevs={keep}", f"{total:.3f}",
+                note=f"(encode {encode:.3f}, write {total - encode:.3f})")
+        row("PTX chars per DWARF byte", "ratio")
+        row("llc as written (comments included)", f"{llvm.llc_debug_chars / llvm.dwarf_bytes:.2f}")
         for keep in (False, True):
             _, _, nbytes, chars = llvm.reemit[keep]
-            print(f"   {'ptxdwarf %s, keep_abbrevs=%s' % (STYLE, keep):<44}{chars / nbytes:9.2f}"
-                  f"   ({nbytes:,} bytes)")
+            row(f"ptxdwarf {STYLE}, keep_abbrevs={keep}", f"{chars / nbytes:.2f}", note=f"({nbytes:,} bytes)")
 
     print()
     print("summary")
     print(f"  builder build+encode+write: {per_second:,.0f} DIEs/s (target >= 100,000)")
     print(f"  builder {STYLE} size: {builder_chars:.2f} PTX chars per DWARF byte (target < 3.0)")
     if llvm is not None:
-        print(f"  re-emit ratio, keep_abbrevs=False: {llvm.ratio(False):.2f} (ptxdwarf / llc debug-info time; target <= 1.0)")
+        print(f"  re-emit ratio, keep_abbrevs=False: {llvm.ratio(False):.2f} "
+              f"(ptxdwarf / llc debug-info time, llc reading {kind}; target <= 1.0)")
         print(f"  re-emit ratio, keep_abbrevs=True:  {llvm.ratio(True):.2f}")
     return 0
+
+
+def row(label: str, *columns: str, note: str = "") -> None:
+    """A table row: the label, right-aligned columns (9 and 11 wide), a note."""
+    cells = "".join(f"{c:>{9 if i == 0 else 11}}" for i, c in enumerate(columns))
+    print(f"   {label:<44}{cells}" + (f"   {note}" if note else ""))
 
 
 if __name__ == "__main__":

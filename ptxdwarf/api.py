@@ -30,7 +30,7 @@ def read_ptx(text: str, *, filename: str = "<ptx>") -> DebugInfo:
 
 def decode_module(module: PtxModule) -> DebugInfo:
     """Decode the debug sections of an already parsed module."""
-    images = {name: img for name, img in module.images().items() if name.startswith(".debug_")}
+    images = module.images(debug_only=True)
     info = decode_sections(
         images,
         source="ptx",
@@ -76,7 +76,7 @@ def read_all(path: str | os.PathLike[str]) -> list[tuple[str, DebugInfo]]:
     fatbin: bytes | None = None
     if raw[:4] == ELF_MAGIC:
         if _is_cuda_elf(raw):
-            return [(name, read_cubin(raw))]
+            return [(name, read_cubin(raw, name=name))]
         fatbin = fatbin_of_host_elf(raw, name=name)
         if fatbin is None:
             raise PtxDwarfError("an ELF file with neither CUDA code nor a .nv_fatbin section", where=name)
@@ -87,7 +87,7 @@ def read_all(path: str | os.PathLike[str]) -> list[tuple[str, DebugInfo]]:
         for entry in iter_fatbin(fatbin, name=name):
             label = f"{name} [{entry.label}]"
             if entry.kind == "elf":
-                info = read_cubin(entry.payload)
+                info = read_cubin(entry.payload, name=label)
             elif entry.kind == "ptx":
                 info = read_ptx(entry.ptx_text(), filename=label)
             else:

@@ -37,8 +37,16 @@ Registers. ``DW_OP_regx`` can carry at most 8 characters of a register name
 (:data:`ptxdwarf.expr.MAX_REGISTER_NAME`). Longer names are skipped with one warning
 that counts them, unless ``rename_registers`` renames every long-named register
 (all registers of a ``<N>`` range together, the same long name to the same short
-name across functions) to ``%Ra0...`` (ranges) or ``%Sa`` (single registers); the
-map is :attr:`AttachResult.renamed`. Renaming changes no instruction.
+name across functions) to ``%Ra0...`` (ranges) or ``%Sa`` (single registers), names
+the module does not use; the map is :attr:`AttachResult.renamed`. Only the names
+change: ptxas makes the same code.
+
+ptxas 13.0 does not parse ``DW_OP_piece`` operands; pieces are sized so that it does
+not trip over them (see :data:`_BAD_PIECE_SIZES`).
+
+``.target ..., debug`` makes ptxas compile the module as with ``-g`` (unoptimized)
+even when ``-g`` is not given; ``debug_target=False`` leaves ``.target`` alone, for
+output that compiles without ``-g`` to exactly the input's code.
 
 A module that already has debug info (a ``.debug_*`` section, ``.loc``, ``.file`` or
 ``.target ..., debug``) is refused unless ``replace``: then those are removed
@@ -51,19 +59,23 @@ import bisect
 import os
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
+from .api import replace_debug_sections
 from .builder import PTX_TYPES, DebugInfoBuilder, Type
 from .constants import AddressClass
 from .demangle import demangle
+from .encode import encode
 from .errors import AttachError
 from .expr import MAX_REGISTER_NAME, Op, register_number
+from .image import DEBUG_SECTION_NAMES
 from .loc import Location, address, expression, local, param, register
 from .ptx import PtxFunction, PtxModule, PtxVariable, mask_comments, parse_ptx
 from .ptxwriter import Style
 
-__all__ = ["AttachResult", "attach_ptx", "main_attach", "default_output_name"]
+__all__ = ["AttachResult", "attach_ptx", "default_output_name", "main_attach"]
 
 PRODUCER = "ptxdwarf attach"
 
@@ -73,7 +85,7 @@ _IDENT = re.compile(r"(?<![\w$%.])([A-Za-z_$%][\w$]*)")
 _LABEL_AT = re.compile(r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)\s*:(?!:)")
 _LD_PARAM = re.compile(
     r"ld\.param(?:::\w+)?((?:\.\w+)*)\s+(.*?)\s*,\s*\[\s*([A-Za-z_$%][\w$]*)\s*(?:\+\s*(\d+))?\s*\]\s*",
-    re.S,
+    re.DOTALL,
 )
 _WIDTHS = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
 _SPACE_CLASS = {
@@ -108,6 +120,18 @@ def _letters(k: int) -> str:
     return out
 
 
+def _find_name(text: str, name: str) -> int:
+    """Offset of ``name`` as a whole identifier in ``text``, or -1."""
+    at = text.find(name)
+    while at >= 0:
+        before = text[at - 1] if at else " "
+        after = text[at + len(name)] if at + len(name) < len(text) else " "
+        if not (before.isalnum() or before in "_$%") and not (after.isalnum() or after in "_$"):
+            return at
+        at = text.find(name, at + 1)
+    return -1
+
+
 def _vector_count(v: PtxVariable) -> int | None:
     m = re.search(r"(?<![\w$])\.v(2|4|8)\b", v.text)
     return int(m.group(1)) if m else None
@@ -136,6 +160,7 @@ class _Stmt:
 class _Func:
     func: PtxFunction
     index: int
+    statements: list[_Stmt] = field(default_factory=list)
     instrs: list[_Stmt] = field(default_factory=list)
 
 
@@ -226,41 +251,37 @@ def _strip_debug(text: str, module: PtxModule, masked: str) -> str:
             cuts.append((block.start, block.end))
     for m in re.finditer(r"(?<![\w$.])\.(?:loc|file)\b[^\n]*", masked):
         cuts.append((m.start(), m.end()))
-    for m in re.finditer(r"(?m)^[ \t]*(\$L__ptxdwarf\w*_(?:begin|end)\d+)[ \t]*:[ \t]*$", masked):
-        if len(re.findall(re.escape(m.group(1)) + r"(?![\w$])", masked)) == 1:
+    code = masked
+    for start, end in cuts:  # the debug sections, which refer to the labels
+        code = code[:start] + " " * (end - start) + code[end:]
+    for m in re.finditer(r"(?m)^[ \t]*(\$L__ptxdwarf\w*_(?:begin|end)\d+)[ \t]*:[ \t]*$", code):
+        if len(re.findall(re.escape(m.group(1)) + r"(?![\w$])", code)) == 1:  # defined, never used
             cuts.append((m.start(1), m.end()))
-    cuts.sort()
+    # Whole lines go when nothing but the cut text (and blanks, comments) is on them.
+    widened = []
+    for start, end in cuts:
+        line_start = masked.rfind("\n", 0, start) + 1
+        line_end = masked.find("\n", end)
+        line_end = len(masked) if line_end < 0 else line_end
+        if not masked[line_start:start].strip() and not masked[end:line_end].strip():
+            start, end = line_start, min(line_end + 1, len(masked))
+        widened.append((start, end))
+    widened.sort()
     pieces: list[str] = []
     pos = 0
-    for start, end in cuts:
+    for start, end in widened:
         if start < pos:
-            continue
+            start = pos
+            if end <= pos:
+                continue
         pieces.append(text[pos:start])
         pos = end
     pieces.append(text[pos:])
-    stripped = "".join(pieces)
-    # Drop lines that became empty (they held only what was cut).
-    original = text.split("\n")
-    kept: list[str] = []
-    new_lines = stripped.split("\n")
-    if len(new_lines) == len(original):
-        for old, new in zip(original, new_lines):
-            if new.strip() or not old.strip():
-                kept.append(new)
-        return "\n".join(kept)
-    # Sections span several lines: drop whitespace-only lines left where a cut began.
-    out = []
-    cut_lines = {text.count("\n", 0, s) for s, _ in cuts}
-    line_no = 0
-    for line in new_lines:
-        if line.strip() or line_no not in cut_lines:
-            out.append(line)
-        line_no += 1
-    return "\n".join(out)
+    return "".join(pieces)
 
 
 def _identifiers(masked: str) -> set[str]:
-    return set(m.group(1) for m in _IDENT.finditer(masked))
+    return {m.group(1) for m in _IDENT.finditer(masked)}
 
 
 # --- register renaming -----------------------------------------------------------------
@@ -452,12 +473,34 @@ def _param_loads(instrs: Iterable[_Stmt], names: set[str]) -> dict[str, list[lis
     return out
 
 
+#: DW_OP_piece sizes ptxas 13.0 cannot take. Its expression walker does not know the
+#: operand of DW_OP_piece and reads it as the next opcode: 0x03 (addr), 0x0c (const4u),
+#: 0x10 (constu) and 0x23 (plus_uconst) then want operand bytes, and where the block
+#: ends first ptxas dies with "Checked Data was Invalid" (measured: a trailing empty
+#: piece of 3, 12, 16 or 35 bytes; a piece of 3 anywhere; a 16-byte register piece).
+_BAD_PIECE_SIZES = frozenset({3, 12, 16, 35})
+_MAX_PIECE = 64  # one ULEB byte that is no opcode with operands (0x40 = DW_OP_lit16)
+
+
+def _empty_pieces(size: int) -> list[Op]:
+    """``DW_OP_piece`` ops without a location covering ``size`` bytes, in sizes ptxas reads."""
+    ops = []
+    while size > 0:
+        n = min(size, _MAX_PIECE)
+        if n in _BAD_PIECE_SIZES:
+            n -= 1
+        ops.append(Op.make("piece", n))
+        size -= n
+    return ops
+
+
 def _device_param_location(size: int | None, loads: list[list[_Load]]) -> tuple[Location | None, str | None]:
     """The location of a device-function parameter from its ``ld.param`` loads, or (None, why)."""
     if not loads:
         return None, "never loaded by ld.param"
     flat = [x for group in loads for x in group]
     whole = [x for x in flat if x.offset == 0 and x.register is not None]
+    chosen: str | None
     if len(loads) == 1 and len(flat) == 1 and flat[0].offset == 0 and flat[0].register is not None:
         chosen = flat[0].register
     elif len(whole) == len(flat) and len({x.register for x in whole}) == 1 and len({x.width for x in whole}) == 1:
@@ -484,19 +527,20 @@ def _device_param_location(size: int | None, loads: list[list[_Load]]) -> tuple[
         x = by_offset[offset]
         if offset < pos:
             return None, f"loads overlap at byte {offset}"
-        if offset > pos:
-            ops.append(Op.make("piece", offset - pos))
-        if _fits(x.register or ""):
+        ops.extend(_empty_pieces(offset - pos))
+        if _fits(x.register or "") and x.width not in _BAD_PIECE_SIZES:
             ops.append(Op.make("regx", register_number(x.register or "")))
+            ops.append(Op.make("piece", x.width))
             described += 1
-        ops.append(Op.make("piece", x.width))
+        else:
+            ops.extend(_empty_pieces(x.width))
         pos = offset + x.width
     if size is not None and pos > size:
         return None, f"loads reach byte {pos} of a {size}-byte parameter"
     if not described:
-        return None, "loaded only into registers whose names are too long"
+        return None, "loaded only into registers that cannot be described (long names, 16-byte loads)"
     if size is not None and pos < size:
-        ops.append(Op.make("piece", size - pos))
+        ops.extend(_empty_pieces(size - pos))
     return expression(ops, AddressClass.REG), None
 
 
@@ -514,7 +558,7 @@ class _Plan:
         self.raw = text.split("\n")
         self.crlf = "\r\n" in text
         if self.crlf:
-            self.raw = [line[:-1] if line.endswith("\r") else line for line in self.raw]
+            self.raw = [line.removesuffix("\r") for line in self.raw]
         self.splits: dict[int, set[int]] = {}
         self.before: dict[tuple[int, int], list[object]] = {}
         self.replace: dict[int, str] = {}
@@ -590,6 +634,7 @@ def attach_ptx(
     rename_registers: bool = False,
     replace: bool = False,
     style: str = "readable",
+    debug_target: bool = True,
 ) -> AttachResult:
     """Give PTX ``text`` without debug info a line table pointing at itself and DWARF for
     every function, parameter, register and module variable (see the module docstring).
@@ -598,9 +643,18 @@ def attach_ptx(
     compile unit name it, so the ``.loc`` line numbers refer to that file. Raises
     :class:`~ptxdwarf.errors.AttachError` (one line, naming what and where) on a
     module it will not change.
+
+    ``debug_target=False`` leaves ``.target`` as it is. ptxas treats ``.target ...,
+    debug`` like ``-g`` (no optimization: "Optimized debugging not supported" with
+    ``-O3``), so only without it does the module compile, without ``-g``, to exactly
+    the code of the input; ``ptxas -g`` still finds the debug info (but ``ptxdwarf
+    lint`` reports ``target-not-debug``).
     """
     _check_output_name(output_name)
-    style = Style(style).value
+    try:
+        style = Style(style).value
+    except ValueError:
+        raise AttachError(f"unknown style {style!r} (nvcc, readable or compact)") from None
     warnings: list[str] = []
     module = parse_ptx(text, filename)
     masked = mask_comments(text, filename)
@@ -642,7 +696,8 @@ def attach_ptx(
 
     funcs = [_Func(f, i) for i, f in enumerate(module.functions)]
     for fn in funcs:
-        fn.instrs = [s for s in _scan_body(masked, fn.func.body_start, fn.func.body_end) if s.kind == "instr"]
+        fn.statements = _scan_body(masked, fn.func.body_start, fn.func.body_end)
+        fn.instrs = [s for s in fn.statements if s.kind == "instr"]
 
     # Labels of our own, not clashing with any name in the module.
     tokens = _identifiers(masked)
@@ -654,28 +709,36 @@ def attach_ptx(
 
     plan = _Plan(text)
     lines = plan.lines
-    # Splits: an instruction on the line of a function's opening brace, or before its closing brace.
+    # Splits: an instruction on the line of a function's opening brace or after a
+    # declaration goes to a line of its own, and so does a closing brace after code.
     for fn in funcs:
         f = fn.func
         open_brace = f.body_start - 1
         if fn.instrs and lines.at(fn.instrs[0].start)[0] == lines.at(open_brace)[0]:
             plan.split_at(f.body_start)
+        for before, s in zip(fn.statements, fn.statements[1:]):
+            if s.kind == "instr" and before.kind == "directive" and lines.at(before.end)[0] == lines.at(s.start)[0]:
+                plan.split_at(s.start)
         close_line, close_col = lines.at(f.body_end)
         if plan.raw[close_line][:close_col].strip():
             plan.split_at(f.body_end)
     # .loc before the first line of each instruction (once per line; not inside another statement).
     for fn in funcs:
         f = fn.func
-        statements = _scan_body(masked, f.body_start, f.body_end)
-        busy_until = -1  # offset where the statement in progress ends
+        statements = fn.statements
+        earlier_end = -1  # where the statements of earlier segments end, at the latest
+        segment, segment_end = None, -1
         seen_segments: set[tuple[int, int]] = set()
         first = True
         for s in statements:
             seg = plan.segment_of(s.start)
+            if seg != segment:
+                earlier_end = max(earlier_end, segment_end)
+                segment, segment_end = seg, -1
             seg_start = lines.starts[seg[0]] + (sorted(plan.splits.get(seg[0], ()))[seg[1] - 1] if seg[1] else 0)
-            inside = busy_until > seg_start
-            busy_until = max(busy_until, s.end)
-            if s.kind != "instr" or inside or seg in seen_segments:
+            segment_end = max(segment_end, s.end)
+            # not in the middle of a statement that began on an earlier line
+            if s.kind != "instr" or earlier_end > seg_start or seg in seen_segments:
                 continue
             seen_segments.add(seg)
             plan.insert_before(s.start, _Plan.LOC)
@@ -686,11 +749,12 @@ def attach_ptx(
             plan.insert_before(f.body_end, f"{prefix}begin{fn.index}:")
         plan.insert_before(f.body_end, f"{prefix}end{fn.index}:")
     # .target ..., debug
+    assert module.target_span is not None  # checked above
     t_start, t_end = module.target_span
     t_line, t_col = lines.at(t_start)
     target_text = text[t_start:t_end].rstrip()
     raw = plan.raw[t_line]
-    if not module.has_debug_target:
+    if debug_target and not module.has_debug_target:
         end_col = t_col + len(target_text)
         plan.replace[t_line] = raw[:end_col] + ", debug" + raw[end_col:]
     # .file 1 after the header
@@ -706,10 +770,31 @@ def attach_ptx(
 
     dbg, dies, more = _describe(module, funcs, plan, masked, output_name, prefix)
     warnings.extend(more)
-    from .attach import attach
-
-    result = attach(edited, dbg, filename=output_name, style=style)
+    # What ptxdwarf.attach does, less its edits (they are made above; with
+    # debug_target=False it would add ", debug" to .target).
+    edited_module = parse_ptx(edited, output_name)
+    _check_symbols(edited_module, dbg, filename)
+    images = encode(dbg.finish(), dbg.encode_options()).images
+    ordered = {name: images[name] for name in DEBUG_SECTION_NAMES if name in images}
+    ordered.update({k: v for k, v in images.items() if k not in ordered})
+    result = replace_debug_sections(edited_module, ordered, style)
     return AttachResult(result, warnings, renamed, dies)
+
+
+def _check_symbols(module: PtxModule, dbg: DebugInfoBuilder, filename: str) -> None:
+    """What :func:`ptxdwarf.attach.check_symbols` checks, in linear time (that one asks
+    :meth:`PtxModule.declares` per symbol, which walks every declaration of the module)."""
+    names = {f.name for f in module.functions} | set(module.prototypes) | {v.name for v in module.variables}
+    for f in module.functions:
+        names.update(v.name for v in (*f.params, *f.returns, *f.declarations) if v.count is None)
+    by_name = {f.name: f for f in module.functions}
+    for sub in dbg.functions:
+        found = by_name.get(sub.linkage_name)
+        if found is None or sub.low_pc not in found.labels or sub.high_pc not in found.labels:
+            raise AttachError(f"internal error: function {sub.linkage_name} or its labels are missing", where=filename)
+    missing = sorted(dbg.symbols_used - names)
+    if missing:
+        raise AttachError(f"internal error: symbol {missing[0]} is not declared in the module", where=filename)
 
 
 def _describe(
@@ -779,8 +864,8 @@ def _describe(
             if t is None:
                 untyped.append(p.name)
                 continue
-            m = re.search(re.escape(p.name) + r"(?![\w$])", header)
-            line = plan.out_line(f.header_start + m.start()) if m else plan.out_line(f.header_start)
+            at = _find_name(header, p.name)
+            line = plan.out_line(f.header_start + (max(at, 0)))
             if f.is_kernel:
                 sub.parameter(p.name, t, line=line, location=param(p.name))
                 continue
@@ -826,7 +911,8 @@ def _describe(
                     continue
                 sub.variable(reg, t, line=line, location=register(reg))
     if skipped_long:
-        shown = ", ".join(skipped_long[:3]) + (", ..." if len(skipped_long) > 3 else "")
+        names = list(dict.fromkeys(skipped_long))
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         warnings.append(
             f"{len(skipped_long)} register(s) not described: names longer than {MAX_REGISTER_NAME} "
             f"characters cannot be named by DW_OP_regx ({shown}); --rename-registers renames them"
@@ -850,19 +936,20 @@ def default_output_name(input_path: str) -> str:
 def main_attach(args: Any) -> int:
     """``ptxdwarf attach IN.ptx [-o OUT.ptx] [--rename-registers] [--replace] [--style S]``.
 
-    ``args`` has ``path`` (or ``file``), ``output``, ``rename_registers``, ``replace``
-    and ``style``. Warnings go to standard error as ``ptxdwarf: warning: ...``; the
-    result to ``output`` or standard output. ``.file`` names the absolute path of
+    ``args`` has ``path`` (or ``file``), ``output``, ``rename_registers``, ``replace``,
+    ``style`` and optionally ``debug_target`` (default True; ``--no-debug-target``).
+    Warnings go to standard error as ``ptxdwarf: warning: ...``; the result to
+    ``output`` or standard output. ``.file`` names the absolute path of
     ``output``, or of ``IN.debug.ptx`` beside the input when writing to standard
     output (redirect there so that a debugger finds the text its line table names).
     Errors raise (the caller prints them and exits with 2).
     """
     from .api import load_text
 
-    path = getattr(args, "path", None) or getattr(args, "file")
-    output = getattr(args, "output", None)
+    path = str(getattr(args, "path", None) or args.file)
+    output: str | None = getattr(args, "output", None)
     to_stdout = output is None or output == "-"
-    output_name = os.path.abspath(default_output_name(path) if to_stdout else output)
+    output_name = os.path.abspath(default_output_name(path) if output is None or to_stdout else output)
     text = load_text(path)
     result = attach_ptx(
         text,
@@ -871,10 +958,11 @@ def main_attach(args: Any) -> int:
         rename_registers=bool(getattr(args, "rename_registers", False)),
         replace=bool(getattr(args, "replace", False)),
         style=getattr(args, "style", None) or "readable",
+        debug_target=getattr(args, "debug_target", True),
     )
     for w in result.warnings:
         print(f"ptxdwarf: warning: {w}", file=sys.stderr)
-    if to_stdout:
+    if output is None or to_stdout:
         sys.stdout.write(result.text)
     else:
         with open(output, "w", encoding="ascii", errors="surrogateescape", newline="") as fh:

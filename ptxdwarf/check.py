@@ -22,7 +22,7 @@ import bisect
 import json
 import struct
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .api import decode_module
 from .constants import AT, FORM, at_name, form_name, tag_name
@@ -141,7 +141,7 @@ def kernel_param_offsets(found: CubinImages) -> dict[str, dict[int, int]]:
 class _Symbols:
     """What a PTX symbol name stands for."""
 
-    def __init__(self, module: PtxModule, images: dict[str, SectionImage]) -> None:
+    def __init__(self, module: PtxModule, images: Mapping[str, SectionImage]) -> None:
         self.module = module
         self.labels: dict[str, tuple[str, int]] = {}
         for name, image in images.items():
@@ -526,6 +526,7 @@ def explain_failure(exc: PtxasFailed, module: PtxModule, info: DebugInfo) -> Ptx
     for block in module.sections:
         if block.line <= first.line <= block.end_line:
             image = block.image
+            image.ensure_lines()
             i = bisect.bisect_left(image.line_numbers, first.line)
             offset = image.line_offsets[i] if i < len(image.line_offsets) else len(image.data)
             where = f"{block.name}+0x{offset:x}"

@@ -76,18 +76,18 @@ class CubinImages:
     """The ``.nv.info.<function>`` sections (kernel parameter layout and more), by function."""
 
 
-def _open(source: str | os.PathLike[str] | bytes | BinaryIO) -> tuple[BinaryIO, str]:
+def _open(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None) -> tuple[BinaryIO, str]:
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return io.BytesIO(bytes(source)), "<cubin>"
+        return io.BytesIO(bytes(source)), name or "<cubin>"
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
-            return io.BytesIO(f.read()), str(source)
-    return source, getattr(source, "name", "<cubin>")
+            return io.BytesIO(f.read()), name or str(source)
+    return source, name or str(getattr(source, "name", "<cubin>"))
 
 
-def cubin_images(source: str | os.PathLike[str] | bytes | BinaryIO) -> CubinImages:
-    """The debug sections of a cubin, relocations applied and recorded."""
-    stream, name = _open(source)
+def cubin_images(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None) -> CubinImages:
+    """The debug sections of a cubin, relocations applied and recorded; ``name`` names it in errors."""
+    stream, name = _open(source, name)
     try:
         elf = ELFFile(stream)
         return _images(elf, name)
@@ -169,10 +169,11 @@ def _images(elf: ELFFile, name: str) -> CubinImages:
     return result
 
 
-def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO) -> DebugInfo:
-    """The decoded debug info of a cubin (path, bytes or binary stream)."""
-    found = cubin_images(source)
-    name = source if isinstance(source, (str, os.PathLike)) else "<cubin>"
-    info = decode_sections(found.images, source="cubin", filename=str(name), address_size=8 if found.elf_class == 64 else 4)
+def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None) -> DebugInfo:
+    """The decoded debug info of a cubin (path, bytes or binary stream); ``name`` names it in messages."""
+    found = cubin_images(source, name=name)
+    if name is None:
+        name = str(source) if isinstance(source, (str, os.PathLike)) else "<cubin>"
+    info = decode_sections(found.images, source="cubin", filename=name, address_size=8 if found.elf_class == 64 else 4)
     info.module = found
     return info

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import struct
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from construct import ConstructError
 
@@ -22,7 +22,7 @@ from .forms import (
     read_uleb,
     reader_for,
 )
-from .image import Reloc, SectionImage, Symbol
+from .image import Reloc, SectionImage, Symbol, gc_paused
 from .model import (
     AbbrevDecl,
     AbbrevTable,
@@ -112,17 +112,27 @@ class _Plan:
         self.steps = tuple(steps)
 
 
-def make_resolver(images: dict[str, SectionImage]) -> Callable[[Symbol], int]:
+def make_resolver(images: Mapping[str, SectionImage]) -> Callable[[Symbol], int]:
     """Numbers for symbols of PTX text: a debug-section label is its offset there,
-    a section name is 0, anything else (function labels, parameters) is unknown: 0."""
+    a section name is 0, anything else (function labels, parameters) is unknown: 0.
+
+    Sections are read for their labels only when a symbol is not found yet, and only
+    those whose text may define labels."""
     labels: dict[str, int] = {}
-    for image in images.values():
-        labels.update(image.labels)
+    may = getattr(images, "may_define_labels", None)
+    pending = [name for name in images if may is None or may(name)]
 
     def resolve(symbol: Symbol) -> int:
         if symbol.value is not None:
             return symbol.value
-        return labels.get(symbol.name, 0) + symbol.addend
+        name = symbol.name
+        if name[0] == ".":
+            return symbol.addend
+        offset = labels.get(name)
+        while offset is None and pending:
+            labels.update(images[pending.pop(0)].labels)
+            offset = labels.get(name)
+        return (offset or 0) + symbol.addend
 
     return resolve
 
@@ -484,9 +494,63 @@ def _version(units: list[Unit]) -> int:
 
 
 def _decode_loc(image: SectionImage, address_size: int, version: int) -> list[LocationList]:
-    schema = schemas_for(version, address_size).location_list
-    lists = []
+    """Plain-Python twin of ``schemas_for(...).location_list`` (the tests compare them);
+    a list it cannot read is read again by the schema, whose error is the message."""
+    data = image.data
+    size = len(data)
+    pair = struct.Struct("<QQ" if address_size == 8 else "<II")
+    psize = pair.size
+    unpack = pair.unpack_from
+    max_addr = (1 << (8 * address_size)) - 1
+    rmap = image.reloc_map if image.relocs else None
+    applied = image.relocs_applied
+    lists: list[LocationList] = []
     pos = 0
+    while pos < size:
+        start = pos
+        entries: list[tuple[Any, Any, Block | None]] = []
+        while True:
+            if pos + psize > size:
+                return _decode_loc_slow(image, address_size, version, start, lists)
+            begin, end = unpack(data, pos)
+            if rmap is not None:
+                r = rmap.get(pos)
+                if r is not None:
+                    begin = _symbol(r.symbol, begin, applied)
+                r = rmap.get(pos + address_size)
+                if r is not None:
+                    end = _symbol(r.symbol, end, applied)
+            pos += psize
+            if begin == 0 and end == 0 and type(begin) is int and type(end) is int:
+                break
+            if type(begin) is int and begin == max_addr:
+                entries.append((begin, end, None))
+                continue
+            if pos + 2 > size:
+                return _decode_loc_slow(image, address_size, version, start, lists)
+            length = data[pos] | data[pos + 1] << 8
+            first = pos + 2
+            pos = first + length
+            if pos > size:
+                return _decode_loc_slow(image, address_size, version, start, lists)
+            inner: tuple[Reloc, ...] = ()
+            if rmap is not None:
+                inner = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
+            entries.append((begin, end, Block(data[first:pos], inner)))
+        lists.append(LocationList(start, entries))
+    return lists
+
+
+def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:
+    if not applied and sym.value is None:
+        return sym
+    return Symbol(sym.name, sym.addend, stored if applied else None)
+
+
+def _decode_loc_slow(
+    image: SectionImage, address_size: int, version: int, pos: int, lists: list[LocationList]
+) -> list[LocationList]:
+    schema = schemas_for(version, address_size).location_list
     while pos < len(image.data):
         parsed, end = _parse(schema, image, pos, "location list")
         entries = [(e.begin, e.end, e.expr) for e in parsed[:-1]]
@@ -568,7 +632,7 @@ def _decode_macinfo(image: SectionImage) -> list[MacinfoUnit]:
 
 
 def decode_sections(
-    images: dict[str, SectionImage],
+    images: Mapping[str, SectionImage],
     *,
     source: str = "ptx",
     filename: str | None = None,
@@ -579,10 +643,22 @@ def decode_sections(
 
     ``address_size`` is used for sections read before any unit says its own.
     """
+    with gc_paused():
+        return _decode_sections(images, source=source, filename=filename, address_size=address_size, resolver=resolver)
+
+
+def _decode_sections(
+    images: Mapping[str, SectionImage],
+    *,
+    source: str,
+    filename: str | None,
+    address_size: int,
+    resolver: Callable[[Symbol], int] | None,
+) -> DebugInfo:
     info = DebugInfo(source=source, filename=filename, sections=images)
     resolve = resolver or make_resolver(images)
     info.resolver = resolve
-    info.labels = {name: dict(img.labels) for name, img in images.items() if img.labels}
+    info._lazy["labels"] = lambda: {name: dict(img.labels) for name, img in images.items() if img.labels}
     abbrev = images.get(".debug_abbrev")
     tables = _decode_abbrev(abbrev) if abbrev is not None else []
     info.abbrev_tables = tables
@@ -596,25 +672,33 @@ def decode_sections(
         info.units = _InfoDecoder(image, tables, info.strings, resolve).decode()
     asize = _address_size(info.units, address_size)
     version = _version(info.units)
+    # The other sections are decoded on first use (pyelftools does the same with
+    # location lists): reading the DIEs does not need them.
+    decoders: dict[str, tuple[str, Callable[[SectionImage], Any]]] = {
+        ".debug_loc": ("locations", lambda image: _decode_loc(image, asize, version)),
+        ".debug_ranges": ("ranges", lambda image: _decode_ranges(image, asize, version)),
+        ".debug_pubnames": ("pubnames", lambda image: _decode_names(image, asize)),
+        ".debug_pubtypes": ("pubtypes", lambda image: _decode_names(image, asize)),
+        ".debug_aranges": ("aranges", lambda image: _decode_aranges(image, asize)),
+        ".debug_macinfo": ("macinfo", _decode_macinfo),
+    }
     handled = {".debug_abbrev", ".debug_info", ".debug_str"}
-    for name, image in images.items():
-        if name in handled:
-            continue
-        if name == ".debug_loc":
-            info.locations = _decode_loc(image, asize, version)
-        elif name == ".debug_ranges":
-            info.ranges = _decode_ranges(image, asize, version)
-        elif name == ".debug_pubnames":
-            info.pubnames = _decode_names(image, asize)
-        elif name == ".debug_pubtypes":
-            info.pubtypes = _decode_names(image, asize)
-        elif name == ".debug_aranges":
-            info.aranges = _decode_aranges(image, asize)
-        elif name == ".debug_macinfo":
-            info.macinfo = _decode_macinfo(image)
-        else:
-            info.raw[name] = image
+    others = [name for name in images if name not in handled and name not in decoders]
+    for name in images:
+        if name in decoders:
+            part, decoder = decoders[name]
+            info._lazy[part] = _loader(decoder, images, name)
+    if others:
+        info._lazy["raw"] = lambda: {name: images[name] for name in others}
     return info
+
+
+def _loader(decoder: Callable[[SectionImage], Any], images: Mapping[str, SectionImage], name: str) -> Callable[[], Any]:
+    def load() -> Any:
+        with gc_paused():
+            return decoder(images[name])
+
+    return load
 
 
 def describe_attribute(die: DIE, attr: Attribute) -> str:

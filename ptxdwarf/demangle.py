@@ -37,7 +37,7 @@ class _Fail(Exception):
 class _Name:
     """A (qualified) name, a builtin type, or a template argument written as text."""
 
-    __slots__ = ("text", "base", "templated", "ctor")
+    __slots__ = ("base", "ctor", "templated", "text")
 
     def __init__(self, text: str, base: str | None = None, templated: bool = False, ctor: bool = False) -> None:
         self.text = text
@@ -63,7 +63,7 @@ class _Ptr:
 
 
 class _Func:
-    __slots__ = ("ret", "params", "suffix")
+    __slots__ = ("params", "ret", "suffix")
 
     def __init__(self, ret: object, params: list[object], suffix: str = "") -> None:
         self.ret = ret
@@ -72,7 +72,7 @@ class _Func:
 
 
 class _Array:
-    __slots__ = ("inner", "dim")
+    __slots__ = ("dim", "inner")
 
     def __init__(self, inner: object, dim: str) -> None:
         self.inner = inner
@@ -312,6 +312,9 @@ class _Parser:
         if self.eat("St"):
             so_far = _Name("std")
         count = 0
+        # c++filt names a constructor after the last source name it read, wherever that
+        # was: only accept one right after a source name (or std:: abbreviation) of this name.
+        ctor_ok = False
         while not self.eat("E"):
             if not self.peek():
                 raise _Fail("unterminated nested name")
@@ -326,6 +329,7 @@ class _Parser:
             if c == "S" and self.peek(1) != "t":
                 if so_far is not None:
                     raise _Fail("substitution inside a nested name")
+                ctor_ok = self.peek(1) in _ABBREVIATIONS
                 sub = self.substitution()
                 if not isinstance(sub, _Name):
                     raise _Fail("a type substitution as a name prefix")
@@ -333,7 +337,10 @@ class _Parser:
                 continue
             if c in "TM" or (c == "C" and self.peek(1) == "I") or (c == "D" and self.peek(1) not in "01245"):
                 raise _Fail("unsupported nested-name component")
+            if (c == "C" or c == "D") and not ctor_ok:
+                raise _Fail("constructor or destructor not right after its class name")
             comp = self.unqualified_name(so_far)
+            ctor_ok = not comp.ctor and bool(comp.base) and comp.text != "(anonymous namespace)"
             if so_far is None:
                 so_far = comp
             else:
@@ -354,13 +361,11 @@ class _Parser:
         entity, cv = self.name()
         if cv:
             raise _Fail("qualified local entity")
-        # discriminator: _ <digit> or __ <number> _
-        if self.eat("__"):
-            if self.number() < 10:  # c++filt rejects the long form for 0-9
-                raise _Fail("bad discriminator")
-            self.expect("_")
-        elif self.peek() == "_" and self.peek(1).isdigit():
-            self.pos += 2
+        # discriminator: _ <number> or __ <number> _ (read as c++filt reads it)
+        if self.eat("_"):
+            long_form = self.eat("_")
+            if self.number() >= 10 and long_form:
+                self.expect("_")
         return _Name(function + "::" + entity.text, entity.base, entity.templated, entity.ctor)
 
     def unqualified_name(self, scope: _Name | None) -> _Name:
@@ -446,7 +451,10 @@ class _Parser:
             while not self.eat("E"):
                 if not self.peek():
                     raise _Fail("unterminated pack")
-                items.append(self.template_arg())
+                item = self.template_arg()
+                if isinstance(item, _Pack):
+                    raise _Fail("pack inside a pack")
+                items.append(item)
             return _Pack(items)
         if c == "X":
             # Only the simplest expression: a template parameter (V<T, N> -> "XT0_E").
@@ -505,6 +513,8 @@ class _Parser:
                 self.pos += 2
                 bits = self.number()
                 self.expect("_")
+                if bits not in (16, 32, 64, 128):
+                    raise _Fail("unusual _FloatN")
                 return _Name(f"_Float{bits}")
             raise _Fail("unsupported D type")
         if c in "rVK":
@@ -572,9 +582,10 @@ class _Parser:
         self.expect("F")
         self.eat("Y")
         ret = self.type()
-        if self.s.startswith("vE", self.pos):
-            self.pos += 2
-            return _Func(ret, [_NO_PARAMS])
+        for end, suffix in (("vE", ""), ("vRE", " &"), ("vOE", " &&")):
+            if self.s.startswith(end, self.pos):
+                self.pos += len(end)
+                return _Func(ret, [_NO_PARAMS], suffix)
         params: list[object] = []
         suffix = ""
         while not self.eat("E"):

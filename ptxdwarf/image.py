@@ -10,8 +10,10 @@ model holds a cubin's sections, whose relocations name ELF symbols.
 from __future__ import annotations
 
 import bisect
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator, NamedTuple
 
 __all__ = ["Symbol", "Reloc", "SectionImage", "DEBUG_SECTION_NAMES"]
 
@@ -31,17 +33,32 @@ DEBUG_SECTION_NAMES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
 class Symbol:
     """A PTX label, symbol or section name plus a byte addend.
 
     ``value`` is the number the symbol stood for where that is known (a cubin whose
-    relocations were applied); it takes no part in comparisons.
+    relocations were applied); it takes no part in comparisons. Symbols are values:
+    equal by name and addend, hashable, not to be changed.
     """
 
-    name: str
-    addend: int = 0
-    value: int | None = field(default=None, compare=False)
+    __slots__ = ("name", "addend", "value")
+
+    def __init__(self, name: str, addend: int = 0, value: int | None = None) -> None:
+        self.name = name
+        self.addend = addend
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Symbol):
+            return NotImplemented
+        return self.name == other.name and self.addend == other.addend
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.addend))
+
+    def __repr__(self) -> str:
+        value = f", value={self.value}" if self.value is not None else ""
+        return f"Symbol({self.name!r}, {self.addend}{value})"
 
     @property
     def is_section(self) -> bool:
@@ -56,8 +73,7 @@ class Symbol:
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
-class Reloc:
+class Reloc(NamedTuple):
     """A symbolic value of ``size`` bytes (4 or 8) at ``offset`` in its section."""
 
     offset: int
@@ -94,6 +110,8 @@ class SectionImage:
     keeps only their low 32 bits (the image holds the full value the text says)."""
     filename: str | None = None
     relocs_applied: bool = False
+    line_loader: Callable[[], tuple[list[int], list[int]]] | None = field(default=None, repr=False, compare=False)
+    """Computes ``line_offsets``/``line_numbers`` on first use (the fast reader skips them)."""
     _reloc_offsets: list[int] | None = field(default=None, repr=False, compare=False)
     _reloc_map: dict[int, Reloc] | None = field(default=None, repr=False, compare=False)
 
@@ -117,8 +135,15 @@ class SectionImage:
         hi = bisect.bisect_left(self._reloc_offsets, end, lo)
         return self.relocs[lo:hi]
 
+    def ensure_lines(self) -> None:
+        """Fill ``line_offsets``/``line_numbers`` if they were left for later."""
+        if self.line_loader is not None:
+            loader, self.line_loader = self.line_loader, None
+            self.line_offsets, self.line_numbers = loader()
+
     def source_line(self, offset: int) -> int | None:
         """The PTX line that wrote the byte at ``offset``, when known."""
+        self.ensure_lines()
         if not self.line_offsets:
             return None
         i = bisect.bisect_right(self.line_offsets, offset) - 1
@@ -140,3 +165,20 @@ class SectionImage:
 
     def iter_relocs(self) -> Iterator[Reloc]:
         return iter(self.relocs)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a large model is built.
+
+    Building a DIE tree allocates hundreds of thousands of objects that all stay
+    alive; each generation-2 collection on the way walks all of them again.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

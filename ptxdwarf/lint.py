@@ -432,7 +432,7 @@ class _Linter:
                     source="ptx",
                     filename=self.filename,
                     address_size=4 if self.module.address_size == 32 else 8,
-                )
+                ).load_all()
             except DwarfError as exc:
                 self.add(
                     "structure",

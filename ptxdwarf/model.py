@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .constants import (
     AT,
@@ -385,15 +385,17 @@ class DebugInfo:
     units: list[Unit] = field(default_factory=list)
     abbrev_tables: list[AbbrevTable] = field(default_factory=list)
     strings: StringTable | None = None
-    locations: list[LocationList] | None = None
-    ranges: list[RangeList] | None = None
-    pubnames: list[NameSet] | None = None
-    pubtypes: list[NameSet] | None = None
-    aranges: list[ArangeSet] | None = None
-    macinfo: list[MacinfoUnit] | None = None
-    raw: dict[str, SectionImage] = field(default_factory=dict)
-    labels: dict[str, dict[str, int]] = field(default_factory=dict)
-    sections: dict[str, SectionImage] | None = None
+    sections: Mapping[str, SectionImage] | None = None
+    _locations: list[LocationList] | None = field(default=None, repr=False)
+    _ranges: list[RangeList] | None = field(default=None, repr=False)
+    _pubnames: list[NameSet] | None = field(default=None, repr=False)
+    _pubtypes: list[NameSet] | None = field(default=None, repr=False)
+    _aranges: list[ArangeSet] | None = field(default=None, repr=False)
+    _macinfo: list[MacinfoUnit] | None = field(default=None, repr=False)
+    _raw: dict[str, SectionImage] = field(default_factory=dict, repr=False)
+    _labels: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
+    _lazy: dict[str, Callable[[], Any]] = field(default_factory=dict, repr=False)
+    """Loaders of the parts decoded on first use (location lists, name sets, ...)."""
     source: str = "built"
     filename: str | None = None
     module: Any = None
@@ -405,6 +407,98 @@ class DebugInfo:
         """Every DIE of every unit, depth first, in section order."""
         for unit in self.units:
             yield from unit.iter_dies()
+
+    def _part(self, name: str) -> Any:
+        loader = self._lazy.pop(name, None)
+        if loader is not None:
+            setattr(self, "_" + name, loader())
+        return getattr(self, "_" + name)
+
+    @property
+    def locations(self) -> list[LocationList] | None:
+        """``.debug_loc``: the location lists, in section order."""
+        return self._part("locations")  # type: ignore[no-any-return]
+
+    @locations.setter
+    def locations(self, value: list[LocationList] | None) -> None:
+        self._lazy.pop("locations", None)
+        self._locations = value
+
+    @property
+    def ranges(self) -> list[RangeList] | None:
+        """``.debug_ranges``: the range lists."""
+        return self._part("ranges")  # type: ignore[no-any-return]
+
+    @ranges.setter
+    def ranges(self, value: list[RangeList] | None) -> None:
+        self._lazy.pop("ranges", None)
+        self._ranges = value
+
+    @property
+    def pubnames(self) -> list[NameSet] | None:
+        """``.debug_pubnames`` sets."""
+        return self._part("pubnames")  # type: ignore[no-any-return]
+
+    @pubnames.setter
+    def pubnames(self, value: list[NameSet] | None) -> None:
+        self._lazy.pop("pubnames", None)
+        self._pubnames = value
+
+    @property
+    def pubtypes(self) -> list[NameSet] | None:
+        """``.debug_pubtypes`` sets."""
+        return self._part("pubtypes")  # type: ignore[no-any-return]
+
+    @pubtypes.setter
+    def pubtypes(self, value: list[NameSet] | None) -> None:
+        self._lazy.pop("pubtypes", None)
+        self._pubtypes = value
+
+    @property
+    def aranges(self) -> list[ArangeSet] | None:
+        """``.debug_aranges`` sets."""
+        return self._part("aranges")  # type: ignore[no-any-return]
+
+    @aranges.setter
+    def aranges(self, value: list[ArangeSet] | None) -> None:
+        self._lazy.pop("aranges", None)
+        self._aranges = value
+
+    @property
+    def macinfo(self) -> list[MacinfoUnit] | None:
+        """``.debug_macinfo`` units."""
+        return self._part("macinfo")  # type: ignore[no-any-return]
+
+    @macinfo.setter
+    def macinfo(self, value: list[MacinfoUnit] | None) -> None:
+        self._lazy.pop("macinfo", None)
+        self._macinfo = value
+
+    @property
+    def raw(self) -> dict[str, SectionImage]:
+        """Sections ptxdwarf has no schema for, kept as they are."""
+        return self._part("raw")  # type: ignore[no-any-return]
+
+    @raw.setter
+    def raw(self, value: dict[str, SectionImage]) -> None:
+        self._lazy.pop("raw", None)
+        self._raw = value
+
+    @property
+    def labels(self) -> dict[str, dict[str, int]]:
+        """Labels defined in each section: ``{section: {label: offset}}``."""
+        return self._part("labels")  # type: ignore[no-any-return]
+
+    @labels.setter
+    def labels(self, value: dict[str, dict[str, int]]) -> None:
+        self._lazy.pop("labels", None)
+        self._labels = value
+
+    def load_all(self) -> "DebugInfo":
+        """Decode now whatever is left for first use (and raise its errors now)."""
+        for name in list(self._lazy):
+            getattr(self, name)
+        return self
 
     def die_at(self, offset: int) -> DIE | None:
         """The DIE at ``offset`` in ``.debug_info``, if one starts there."""
@@ -461,3 +555,4 @@ class DebugInfo:
 def describe_address_class(code: int) -> str:
     """``2 (ADDR_reg_space)``."""
     return f"{code} ({address_class_name(code)})"
+

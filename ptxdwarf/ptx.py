@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 import struct
+from itertools import accumulate, compress, count, repeat
+from operator import add, itemgetter, mul
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator, Mapping
 
 from .errors import PtxSyntaxError
-from .image import Reloc, SectionImage, Symbol
+from .image import Reloc, SectionImage, Symbol, gc_paused
 
 __all__ = [
     "FileDirective",
@@ -138,14 +140,27 @@ class PtxFunction:
 
 @dataclass(slots=True)
 class SectionBlock:
-    """One ``.section NAME { ... }`` block: its place in the text and its image."""
+    """One ``.section NAME { ... }`` block: its place in the text and its image.
+
+    The image is read from the text on first use (``image``), so that sections a
+    reader does not need (``.debug_loc`` when only DIEs are wanted) cost nothing.
+    """
 
     name: str
     start: int
     end: int
     line: int
     end_line: int
-    image: SectionImage
+    loader: Callable[[], SectionImage] | None = field(default=None, repr=False)
+    labels_possible: bool = True
+    _image: SectionImage | None = field(default=None, repr=False)
+
+    @property
+    def image(self) -> SectionImage:
+        if self._image is None:
+            assert self.loader is not None
+            self._image, self.loader = self.loader(), None
+        return self._image
 
 
 @dataclass
@@ -161,28 +176,71 @@ class PtxModule:
     target_line: int = 0
     address_size: int | None = None
     files: list[FileDirective] = field(default_factory=list)
-    functions: list[PtxFunction] = field(default_factory=list)
     sections: list[SectionBlock] = field(default_factory=list)
-    variables: list[PtxVariable] = field(default_factory=list)
-    """Module-level ``.global``, ``.const``, ``.shared`` ... variables."""
-    prototypes: list[str] = field(default_factory=list)
-    """Functions declared without a body (``.extern .func``)."""
+    _functions: list[PtxFunction] = field(default_factory=list, repr=False)
+    _variables: list[PtxVariable] = field(default_factory=list, repr=False)
+    _prototypes: list[str] = field(default_factory=list, repr=False)
+    _pending: Callable[[], "PtxModule"] | None = field(default=None, repr=False, compare=False)
+
+    def _complete(self) -> None:
+        # The functions, their declarations and labels are read on first use:
+        # reading the debug sections does not need them.
+        if self._pending is not None:
+            full, self._pending = self._pending, None
+            other = full()
+            self._functions, self._variables, self._prototypes = other._functions, other._variables, other._prototypes
+
+    @property
+    def functions(self) -> list[PtxFunction]:
+        """Functions with a body (``.entry``, ``.func``), with parameters, declarations, labels."""
+        self._complete()
+        return self._functions
+
+    @property
+    def variables(self) -> list[PtxVariable]:
+        """Module-level ``.global``, ``.const``, ``.shared`` ... variables."""
+        self._complete()
+        return self._variables
+
+    @property
+    def prototypes(self) -> list[str]:
+        """Functions declared without a body (``.extern .func``)."""
+        self._complete()
+        return self._prototypes
 
     @property
     def has_debug_target(self) -> bool:
         """``.target`` lists ``debug``."""
         return "debug" in self.target
 
-    def images(self) -> dict[str, SectionImage]:
-        """Section images by name; blocks of the same name are joined in order."""
-        out: dict[str, SectionImage] = {}
+    def images(self, *, debug_only: bool = False) -> "LazyImages":
+        """Section images by name, each read on first use; blocks of the same name are joined in order.
+
+        ``debug_only``: only the ``.debug_*`` sections."""
+        groups: dict[str, list[SectionBlock]] = {}
         for block in self.sections:
-            img = block.image
-            if img.name not in out:
-                out[img.name] = img
-                continue
-            out[img.name] = _join(out[img.name], img)
-        return out
+            if not debug_only or block.name.startswith(".debug_"):
+                groups.setdefault(block.name, []).append(block)
+
+        def loader(blocks: list[SectionBlock]) -> Callable[[], SectionImage]:
+            def load() -> SectionImage:
+                image = blocks[0].image
+                for block in blocks[1:]:
+                    image = _join(image, block.image)
+                return image
+
+            return load
+
+        return LazyImages(
+            {name: loader(blocks) for name, blocks in groups.items()},
+            {name: any(b.labels_possible for b in blocks) for name, blocks in groups.items()},
+        )
+
+    def read_sections(self) -> "PtxModule":
+        """Read every section block's text now (raising its errors now); ``self``."""
+        for block in self.sections:
+            block.image
+        return self
 
     def declares(self, name: str) -> bool:
         """Whether ``name`` is a function, prototype, module variable or a name inside a function."""
@@ -213,7 +271,41 @@ class PtxModule:
         return None
 
 
+class LazyImages(Mapping[str, SectionImage]):
+    """Section images by name, each made by its loader on first access."""
+
+    def __init__(
+        self, loaders: dict[str, Callable[[], SectionImage]], labels_possible: dict[str, bool] | None = None
+    ) -> None:
+        self._loaders = dict(loaders)
+        self._images: dict[str, SectionImage] = {}
+        self._labels_possible = labels_possible or {}
+
+    def __getitem__(self, name: str) -> SectionImage:
+        image = self._images.get(name)
+        if image is None:
+            image = self._images[name] = self._loaders[name]()
+        return image
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaders)
+
+    def __len__(self) -> int:
+        return len(self._loaders)
+
+    def loaded(self, name: str) -> bool:
+        return name in self._images
+
+    def may_define_labels(self, name: str) -> bool:
+        """Whether section ``name`` may define labels (read it only then, for a label lookup)."""
+        if name in self._images:
+            return bool(self._images[name].labels)
+        return self._labels_possible.get(name, True)
+
+
 def _join(a: SectionImage, b: SectionImage) -> SectionImage:
+    a.ensure_lines()
+    b.ensure_lines()
     shift = len(a.data)
     labels = dict(a.labels)
     labels.update({k: v + shift for k, v in b.labels.items()})
@@ -274,6 +366,25 @@ def _directive_width(m: re.Match[str]) -> int:
     return int(m.group(1)) // 8 if m.group(1) else _ALIAS_WIDTH[m.group(2)]
 _SIMPLE = re.compile(r"\.b(8|16|32|64)[ \t]+((?:0|[1-9][0-9]*)(?:[ \t]*,[ \t]*(?:0|[1-9][0-9]*))*)[ \t]*")
 
+_NUMLIST = r"(?:0|[1-9][0-9]*)(?:[ \t]*,[ \t]*(?:0|[1-9][0-9]*))*"
+_RUN_LINE_TAIL = r"[ \t]+" + _NUMLIST + r"[ \t\r]*(?:\n|\Z)"
+#: Whole lines (1 to 1024: bounded memory) that are each one directive of decimal
+#: numbers, all of the same width (group 1).
+_RUN = re.compile(
+    r"[ \t]*\.b(8|16|32|64)" + _RUN_LINE_TAIL + r"(?:[ \t]*\.b\1" + _RUN_LINE_TAIL + r"){0,1023}"
+)
+#: 1 to 4096 whole lines that are each a directive and its items: decimal numbers
+#: (any width), or one symbol (``.b32``/``.b64``); read with a few ``split`` and one
+#: ``struct.pack``.
+_RUN1 = re.compile(
+    r"(?:[ \t]*\.b(?:(?:8|16|32|64)[ \t]+" + _NUMLIST + r"|(?:32|64)[ \t]+(?!\.b(?:8|16|32|64)(?![\w$.]))"
+    + _SYM + r")[ \t\r]*(?:\n|\Z)){1,4096}"
+)
+_PACK_DIR = {".b8": "B", ".b16": "H", ".b32": "I", ".b64": "Q"}
+_SIZE_DIR = {".b8": 1, ".b16": 2, ".b32": 4, ".b64": 8}
+_PACK_BITS = {"8": "B", "16": "H", "32": "I", "64": "Q"}
+_BYTES_BITS = {"8": 1, "16": 2, "32": 4, "64": 8}
+
 _RANGES = {1: (-0x80, 0xFF), 2: (-0x8000, 0xFFFF), 4: (-0x80000000, 0xFFFFFFFF), 8: (-(1 << 63), (1 << 64) - 1)}
 _PACK = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
@@ -299,6 +410,7 @@ class _SectionParser:
         self.filename = filename
         self.data = bytearray()
         self.relocs: list[Reloc] = []
+        self.symbols: dict[str, Symbol] = {}
         self.labels: dict[str, int] = {}
         self.label_lines: dict[str, int] = {}
         self.differences: list[tuple[int, int, str, str, int, int]] = []
@@ -313,54 +425,203 @@ class _SectionParser:
         return PtxSyntaxError(f"{message} in {self.name}", filename=self.filename, line=self.lineno)
 
     def parse(self, body: str, first_line: int) -> SectionImage:
-        data = self.data
-        simple = _SIMPLE.fullmatch
-        pack = struct.pack
-        line_offsets = self.line_offsets
-        line_numbers = self.line_numbers
-        lineno = first_line - 1
-        for line in body.split("\n"):
-            lineno += 1
-            s = line.strip()
-            if not s:
-                continue
-            self.lineno = lineno
-            line_offsets.append(len(data))
-            line_numbers.append(lineno)
+        """The image of a section body whose first line is ``first_line``."""
+        fast = _fast_section(self.name, body, self.filename)
+        if fast is not None:
+            name, filename = self.name, self.filename
+
+            def lines() -> tuple[list[int], list[int]]:
+                image = _SectionParser(name, filename).parse_lines(body, first_line)
+                return image.line_offsets, image.line_numbers
+
+            fast.line_loader = lines
+            return fast
+        return self.parse_lines(body, first_line)
+
+    def parse_lines(self, body: str, first_line: int) -> SectionImage:
+        """:meth:`parse` keeping the line of every directive; names the line of any error."""
+        # Runs of whole lines that are plain directives (all of nvcc's output but
+        # `label+N` lines) are read a run at a time with split/struct.pack; any
+        # other line, and any run with a value out of range, goes line by line.
+        run_match = _RUN.match
+        run1_match = _RUN1.match
+        lineno = first_line  # line of the text at pos
+        pos = 0
+        n = len(body)
+        while pos < n:
             if not self.width:
-                m = simple(s)
+                m = run1_match(body, pos)
                 if m is not None:
-                    bits = m.group(1)
-                    try:
-                        if bits == "8":
-                            data += bytes(map(int, m.group(2).split(",")))
-                            self.last_width = 1
-                            continue
-                        else:
-                            values = [int(v) for v in m.group(2).split(",")]
-                            if bits == "64":
-                                start = len(data)
-                                self.wide_values.extend(start + 8 * i for i, v in enumerate(values) if v >> 32)
-                            data += pack("<%d%s" % (len(values), _PACK[int(bits) // 8]), *values)
-                        self.last_width = int(bits) // 8
-                        continue
-                    except (ValueError, struct.error):
-                        pass  # out of range: the general path names the value
-            self.parse_line(s)
-        self.lineno = lineno
+                    end = m.end()
+                    run = body[pos:end]
+                    count = self.add_run1(run, lineno)
+                    if count < 0:
+                        count = self.slow_lines(run, lineno)
+                    pos = end
+                    lineno += count
+                    continue
+                m = run_match(body, pos)
+                if m is not None:
+                    end = m.end()
+                    run = body[pos:end]
+                    count = self.add_run(run, m.group(1), lineno)
+                    if count < 0:
+                        count = self.slow_lines(run, lineno)
+                    pos = end
+                    lineno += count
+                    continue
+            nl = body.find("\n", pos)
+            if nl < 0:
+                nl = n
+            self.slow_line(body[pos:nl], lineno)
+            pos = nl + 1
+            lineno += 1
+        self.lineno = first_line + body.count("\n")
         if self.width:
             raise self.error("list ends with a comma")
         self.resolve_differences()
         return SectionImage(
             self.name,
-            bytes(data),
+            bytes(self.data),
             self.relocs,
             self.labels,
-            line_offsets=line_offsets,
-            line_numbers=line_numbers,
+            line_offsets=self.line_offsets,
+            line_numbers=self.line_numbers,
             wide_values=self.wide_values,
             filename=self.filename,
         )
+
+    def add_run1(self, run: str, lineno: int) -> int:
+        """Append a run of whole lines (see ``_RUN1``); the number of lines, or -1 if a
+        value is out of range (nothing appended)."""
+        counts = None
+        if "," not in run:  # one item a line, as nvcc writes
+            toks = run.split()  # directive, item, directive, item, ...
+            dirs = toks[0::2]
+            rests = items = toks[1::2]
+            fmt = "".join(map(_PACK_DIR.__getitem__, dirs))
+            sizes = map(_SIZE_DIR.__getitem__, dirs)
+        else:
+            lines = run.split("\n")
+            if run.endswith("\n"):
+                lines.pop()
+            parts = [line.split(None, 1) for line in lines]
+            dirs = [p[0] for p in parts]
+            rests = [p[1] for p in parts]
+            counts = [r.count(",") + 1 for r in rests]
+            fmt = "".join(map(mul, map(_PACK_DIR.__getitem__, dirs), counts))
+            sizes = map(mul, map(_SIZE_DIR.__getitem__, dirs), counts)
+            items = ",".join(rests).split(",")
+        syms = [i for i, r in enumerate(rests) if not r[0].isdigit()]
+        names = [rests[i].rstrip() for i in syms]
+        first = list(accumulate(counts, initial=0)) if counts is not None else range(len(items))
+        if syms:
+            items = list(items)
+            for i in syms:
+                items[first[i]] = "0"  # a symbol: zeros and a relocation
+        try:
+            packed = struct.pack("<" + fmt, *map(int, items))
+        except (ValueError, struct.error):  # ValueError: int() refuses over 4300 digits
+            return -1
+        data = self.data
+        offsets = list(accumulate(sizes, initial=len(data)))
+        offsets.pop()
+        data += packed
+        if syms:
+            symbols = self.symbols
+            relocs = self.relocs
+            for i, name in zip(syms, names):
+                sym = symbols.get(name)
+                if sym is None:
+                    sym = symbols[name] = Symbol(name, 0)
+                relocs.append(Reloc(offsets[i], _SIZE_DIR[dirs[i]], sym))
+        if ".b64" in run:
+            # .b64 numbers of 2**32 or more: ptxas keeps their low 32 bits.
+            wide = self.wide_values
+            symset = set(syms)
+            for i, d in enumerate(dirs):
+                if d == ".b64" and i not in symset:
+                    k = 1 if counts is None else counts[i]
+                    wide.extend(
+                        offsets[i] + 8 * j for j in range(k) if int(items[first[i] + j]) >> 32
+                    )
+        self.last_width = _SIZE_DIR[dirs[-1]]
+        self.line_offsets.extend(offsets)
+        self.line_numbers.extend(range(lineno, lineno + len(dirs)))
+        return len(dirs)
+
+    def add_run(self, run: str, bits: str, lineno: int) -> int:
+        """Append a run of whole lines of ``.b<bits>`` numbers; the number of lines, or
+        -1 if a value is out of range (nothing appended)."""
+        data = self.data
+        start = len(data)
+        items = run.replace(".b" + bits, "").replace("\n", ",").split(",")
+        if run.endswith("\n"):
+            items.pop()
+        try:
+            if bits == "8":
+                data += bytes(map(int, items))  # int() ignores the spaces around
+            else:
+                data += struct.pack("<%d%s" % (len(items), _PACK_BITS[bits]), *map(int, items))
+        except (ValueError, struct.error):
+            del data[start:]
+            return -1
+        width = _BYTES_BITS[bits]
+        if bits == "64":
+            self.wide_values.extend(start + 8 * i for i, v in enumerate(items) if int(v) >> 32)
+        self.last_width = width
+        if "," not in run:
+            self.line_offsets.extend(range(start, len(data), width))
+            self.line_numbers.extend(range(lineno, lineno + len(items)))
+            return len(items)
+        lines = run.split("\n")
+        if run.endswith("\n"):
+            lines.pop()
+        offsets = list(accumulate([(line.count(",") + 1) * width for line in lines], initial=start))
+        offsets.pop()
+        self.line_offsets.extend(offsets)
+        self.line_numbers.extend(range(lineno, lineno + len(lines)))
+        return len(lines)
+
+    def slow_lines(self, run: str, lineno: int) -> int:
+        """Read a run line by line (so that the error names the line); the number of lines."""
+        lines = run.split("\n")
+        if run.endswith("\n"):
+            lines.pop()
+        for line in lines:
+            self.slow_line(line, lineno)
+            lineno += 1
+        return len(lines)
+
+    def slow_line(self, line: str, lineno: int) -> None:
+        """One line, as the reader read every line before runs."""
+        s = line.strip()
+        if not s:
+            return
+        self.lineno = lineno
+        data = self.data
+        self.line_offsets.append(len(data))
+        self.line_numbers.append(lineno)
+        if not self.width:
+            m = _SIMPLE.fullmatch(s)
+            if m is not None:
+                bits = m.group(1)
+                try:
+                    if bits == "8":
+                        data += bytes(map(int, m.group(2).split(",")))
+                        self.last_width = 1
+                        return
+                    else:
+                        values = [int(v) for v in m.group(2).split(",")]
+                        if bits == "64":
+                            start = len(data)
+                            self.wide_values.extend(start + 8 * i for i, v in enumerate(values) if v >> 32)
+                        data += struct.pack("<%d%s" % (len(values), _PACK[int(bits) // 8]), *values)
+                    self.last_width = int(bits) // 8
+                    return
+                except (ValueError, struct.error):
+                    pass  # out of range: the general path names the value
+        self.parse_line(s)
 
     def parse_line(self, s: str) -> None:
         if ";" in s:
@@ -464,24 +725,112 @@ class _SectionParser:
             self.data[offset : offset + width] = (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
 
 
+_DIRECTIVE_CHAR = {".b8": "B", ".b16": "H", ".b32": "I", ".b64": "Q"}
+_DIRECTIVE_SIZE = {".b8": 1, ".b16": 2, ".b32": 4, ".b64": 8}
+_NOT_DIGIT_CHAR = frozenset(chr(c) for c in range(128) if not chr(c).isdigit()).__contains__
+_FAST_SYMBOLS = re.compile(r"(?:[A-Za-z_$%.][\w$.]*(?:\+(?:[1-9][0-9]{0,9}|0))?\n)*")
+_WIDE_B64 = re.compile(r"\.b64[ \t]+[0-9]{10}")
+
+
+def _symbol_of(text: str) -> Symbol:
+    if "+" in text:
+        name, _, addend = text.partition("+")
+        return Symbol(name, int(addend))
+    return Symbol(text)
+_OCTAL = re.compile(r",0[0-9]")
+_B64_ITEM = re.compile("Q")
+_CHAR_SIZE = {"B": 1, "H": 2, "I": 4, "Q": 8}
+
+
+def _fast_section(name: str, body: str, filename: str) -> SectionImage | None:
+    """The image of a section written the way producers write (each directive with one
+    token of values: ``.b8 1``, ``.b8 97,98,0``, ``.b64 label``, ``.b32 .debug_loc+8``),
+    in bulk string operations; None when the body has anything else (labels, comments,
+    spaces in lists, negative, hex or octal numbers, values out of range), which the
+    line-by-line reader then handles and names."""
+    if "/" in body or ":" in body or ";" in body or "-" in body:
+        return None
+    tokens = body.split()
+    if not tokens or len(tokens) % 2:
+        return None
+    directives = tokens[0::2]
+    values = tokens[1::2]
+    if not set(directives) <= _DIRECTIVE_CHAR.keys():
+        return None  # a label, a list with spaces, ...: not this simple form
+    # Symbols are the values that do not start with a digit.
+    symbols = list(compress(count(), map(_NOT_DIGIT_CHAR, map(itemgetter(0), values))))
+    joined = "," + ",".join(values)
+    if _OCTAL.search(joined) is not None:
+        return None  # 017 is octal in PTX, and int() would read it as 17
+    if "," in body:
+        counts: list[int] | None = list(map(str.count, values, repeat(",", len(values))))
+        assert counts is not None
+        repeats = list(map(add, counts, repeat(1)))
+        fmt = "".join(map(mul, map(_DIRECTIVE_CHAR.__getitem__, directives), repeats))
+        items: list[str] = joined[1:].split(",")
+        sizes = list(map(mul, map(_DIRECTIVE_SIZE.__getitem__, directives), repeats))
+    else:
+        counts = None
+        fmt = "".join(map(_DIRECTIVE_CHAR.__getitem__, directives))
+        items = values
+        sizes = list(map(_DIRECTIVE_SIZE.__getitem__, directives))
+    relocs: list[Reloc] = []
+    offsets: list[int] | None = None
+    if symbols:
+        items = list(items)
+        offsets = list(accumulate(sizes, initial=0))
+        pick = itemgetter(*symbols) if len(symbols) > 1 else (lambda seq: (seq[symbols[0]],))
+        texts = pick(values)
+        widths = pick(sizes)
+        if not set(widths) <= {4, 8}:
+            return None  # a symbol on .b8/.b16, or in a list
+        unique = list(dict.fromkeys(texts))
+        if _FAST_SYMBOLS.fullmatch("\n".join(unique) + "\n") is None:
+            return None
+        cache = dict(zip(unique, map(_symbol_of, unique))) if "+" in joined else dict(zip(unique, map(Symbol, unique)))
+        relocs = list(map(tuple.__new__, repeat(Reloc), zip(pick(offsets), widths, map(cache.__getitem__, texts))))
+        if counts is not None:
+            first = list(accumulate(repeats, initial=0))
+            for i in symbols:
+                items[first[i]] = "0"
+        else:
+            for i in symbols:
+                items[i] = "0"
+    try:
+        data = struct.pack("<" + fmt, *map(int, items))
+    except (ValueError, struct.error):
+        return None  # hex, suffixes, values out of range: the careful reader names them
+    wide: list[int] = []
+    if _WIDE_B64.search(body) is not None:
+        # .b64 numbers of 2**32 or more (ptxas keeps their low 32 bits); at least 10 digits
+        big = [m.start() for m in _B64_ITEM.finditer(fmt) if len(items[m.start()]) >= 10 and int(items[m.start()]) >> 32]
+        if big:
+            starts = list(accumulate(map(_CHAR_SIZE.__getitem__, fmt), initial=0))
+            wide = [starts[k] for k in big]
+    return SectionImage(name, data, relocs, {}, wide_values=wide, filename=filename)
+
+
 def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # --- the module -----------------------------------------------------------
 
-_TOP = re.compile(
-    r"(?P<section>\.section\b)"
-    r"|(?P<version>\.version\b)"
-    r"|(?P<target>\.target\b)"
-    r"|(?P<address_size>\.address_size\b)"
-    r"|(?P<file>\.file\b)"
-    r"|(?P<func>\.(?:entry|func)\b)"
-    r"|(?P<decl>(?<![\w$.%])\.(?:reg|local|shared|global|const|param|tex|texref|samplerref|surfref)\b)"
-    r"|(?P<open>\{)|(?P<close>\})"
-    r"|(?P<label>(?<![\w$.%])" + _SYM + r"(?=\s*:(?!:)))"
-    r'|(?P<string>"(?:[^"\\\n]|\\.)*")'
+#: Everything the module scan stops at but labels. No groups and no lookbehind,
+#: so that ``re`` skips ahead to the next ``.``, ``{``, ``}`` or ``"``.
+_DECL_WORDS = ("reg", "local", "shared", "global", "const", "param", "tex", "texref", "samplerref", "surfref")
+_TOKEN = re.compile(
+    r"\.(?:section|version|target|address_size|file|entry|func|" + "|".join(_DECL_WORDS) + r")\b"
+    r'|[{}]|"(?:[^"\\\n]|\\.)*"'
 )
+_TOKEN_KIND = {
+    ".section": "section", ".version": "version", ".target": "target", ".address_size": "address_size",
+    ".file": "file", ".entry": "func", ".func": "func", "{": "open", "}": "close",
+    **{"." + w: "decl" for w in _DECL_WORDS},
+}
+_IDENT_CHAR = re.compile(r"[\w$.%]")
+#: A label name just before the end of the searched span.
+_LABEL_BEFORE = re.compile(r"(?<![\w$.%])(" + _SYM + r")\Z")
 _SECTION_HEAD = re.compile(r"\.section\s+(" + _SYM + r")\s*")
 _VERSION = re.compile(r"\.version\s+(\d+)\.(\d+)")
 _TARGET = re.compile(r"\.target\s+([^\n;]*)")
@@ -595,12 +944,29 @@ class _ModuleParser:
         function: PtxFunction | None = None
         pending: PtxFunction | None = None
         pos = 0
+        search = _TOKEN.search
+        find = masked.find
+        # Labels are found from their colons (a scan for every identifier of the
+        # instructions is slow); each is handled, in text order, before the token
+        # that follows it.
+        colon = find(":")
         while True:
-            m = _TOP.search(masked, pos)
+            m = search(masked, pos)
             if m is None:
                 break
-            kind = m.lastgroup
+            start = m.start()
+            tok = m.group()
+            if 0 <= colon < start:
+                if function is not None:
+                    while 0 <= colon < start:
+                        self.label_at(colon, pos, function)
+                        colon = find(":", colon + 1)
+                else:
+                    colon = find(":", start)
             pos = m.end()
+            kind = _TOKEN_KIND.get(tok, "string")
+            if kind == "decl" and start and _IDENT_CHAR.match(masked, start - 1):
+                continue  # .param in ld.param.u64: not a declaration
             if kind == "section":
                 pos = self.section(m.start())
             elif kind == "open":
@@ -617,25 +983,23 @@ class _ModuleParser:
                     function.body_end = m.start()
                     function.end_line = self.line_at(m.start())
                     function = None
-            elif kind == "label":
-                if function is not None:
-                    function.labels.setdefault(m.group("label"), self.line_at(m.start()))
             elif kind == "string":
-                continue
+                pass
             elif kind == "decl":
                 end = masked.find(";", m.start())
                 if end < 0:
-                    raise self.error(f"declaration {m.group('decl')} without ';'", m.start())
+                    raise self.error(f"declaration {tok} without ';'", m.start())
                 nested = re.search(r"[{}]", masked[m.start() : end].split("=", 1)[0])
                 if nested is not None:
                     # not a declaration statement (e.g. the name of a state space in an instruction)
-                    continue
-                found = parse_declaration(masked[m.start() : end], self.line_at(m.start()))
-                if function is not None:
-                    function.declarations.extend(found)
-                elif depth == 0:
-                    module.variables.extend(found)
-                pos = end + 1
+                    pass
+                else:
+                    found = parse_declaration(masked[m.start() : end], self.line_at(m.start()))
+                    if function is not None:
+                        function.declarations.extend(found)
+                    elif depth == 0:
+                        module._variables.extend(found)
+                    pos = end + 1
             elif depth == 0:
                 if kind == "func":
                     fm = _FUNC_NAME.match(masked, m.start())
@@ -646,38 +1010,59 @@ class _ModuleParser:
                             pending.returns = self.param_list(returns.group(1), m.start())
                         pos = self.signature(fm.end(), pending)
                         if pos < 0:
-                            module.prototypes.append(pending.name)
+                            module._prototypes.append(pending.name)
                             pending = None
                             pos = -pos
                         else:
-                            module.functions.append(pending)
-                elif kind == "version":
-                    vm = _VERSION.match(masked, m.start())
-                    if vm is None:
-                        raise self.error("bad .version directive", m.start())
-                    module.version = (int(vm.group(1)), int(vm.group(2)))
-                    module.version_line = self.line_at(m.start())
-                    pos = vm.end()
-                elif kind == "target":
-                    tm = _TARGET.match(masked, m.start())
-                    assert tm is not None
-                    module.target = [t.strip() for t in tm.group(1).split(",") if t.strip()]
-                    module.target_span = (m.start(), tm.end())
-                    module.target_line = self.line_at(m.start())
-                    pos = tm.end()
-                elif kind == "address_size":
-                    am = _ADDRESS_SIZE.match(masked, m.start())
-                    if am is None or am.group(1) not in ("32", "64"):
-                        raise self.error("bad .address_size directive (32 or 64)", m.start())
-                    module.address_size = int(am.group(1))
-                    pos = am.end()
+                            module._functions.append(pending)
+                elif kind in ("version", "target", "address_size"):
+                    pos = self.directive(kind, m.start())
                 elif kind == "file":
                     self.file_directive(m.start())
             elif kind == "file":
                 self.file_directive(m.start())
+            if 0 <= colon < pos:
+                colon = find(":", pos)
         if depth != 0:
             raise self.error("unclosed { at the end of the file", len(masked))
         return module
+
+    def directive(self, kind: str, start: int) -> int:
+        """Read ``.version``, ``.target`` or ``.address_size`` at ``start``; the end."""
+        masked = self.masked
+        module = self.module
+        if kind == "version":
+            vm = _VERSION.match(masked, start)
+            if vm is None:
+                raise self.error("bad .version directive", start)
+            module.version = (int(vm.group(1)), int(vm.group(2)))
+            module.version_line = self.line_at(start)
+            return vm.end()
+        if kind == "target":
+            tm = _TARGET.match(masked, start)
+            assert tm is not None
+            module.target = [t.strip() for t in tm.group(1).split(",") if t.strip()]
+            module.target_span = (start, tm.end())
+            module.target_line = self.line_at(start)
+            return tm.end()
+        am = _ADDRESS_SIZE.match(masked, start)
+        if am is None or am.group(1) not in ("32", "64"):
+            raise self.error("bad .address_size directive (32 or 64)", start)
+        module.address_size = int(am.group(1))
+        return am.end()
+
+    def label_at(self, colon: int, floor: int, function: PtxFunction) -> None:
+        """Record the label ended by the colon at ``colon``, if one is (not ``::``)."""
+        masked = self.masked
+        if masked.startswith(":", colon + 1) or colon == 0:
+            return
+        end = colon
+        while end > floor and masked[end - 1].isspace():
+            end -= 1
+        lo = max(floor, masked.rfind("\n", 0, end) + 1)
+        m = _LABEL_BEFORE.search(masked, lo, end)
+        if m is not None:
+            function.labels.setdefault(m.group(1), self.line_at(m.start()))
 
     def param_list(self, text: str, at: int) -> list[PtxVariable]:
         line = self.line_at(at)
@@ -742,13 +1127,61 @@ class _ModuleParser:
             raise PtxSyntaxError(
                 f"section {name} opened here is never closed", filename=self.filename, line=line
             )
-        image = _SectionParser(name, self.filename).parse(body, body_line)
+        filename = self.filename
+
+        def load() -> SectionImage:
+            with gc_paused():
+                return _SectionParser(name, filename).parse(body, body_line)
+
         end_line = self.line_at(close)
-        self.module.sections.append(SectionBlock(name, start, close + 1, line, end_line, image))
+        self.module.sections.append(SectionBlock(name, start, close + 1, line, end_line, load, ":" in body))
         return close + 1
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+_SECTION_AT = re.compile(r"\.section\b")
+_FILE_AT = re.compile(r"\.file\b")
+
+
+def _at_line_start(text: str, pos: int) -> bool:
+    start = text.rfind("\n", 0, pos) + 1
+    return not text[start:pos].strip()
+
+
+def _quick(text: str, filename: str) -> PtxModule | None:
+    """The module's header directives and debug sections, without reading the code;
+    None when the text needs the careful reader (block comments, unbalanced braces)."""
+    if "/*" in text or text.count("{") != text.count("}"):
+        return None
+    parser = _ModuleParser.__new__(_ModuleParser)
+    parser.text = text
+    parser.filename = filename
+    parser.module = module = PtxModule(text, filename)
+    parser._line_pos = 0
+    parser._line = 1
+    starts = [m.start() for m in _SECTION_AT.finditer(text) if _at_line_start(text, m.start())]
+    tail = starts[0] if starts else len(text)
+    # Comments matter only in the debug sections, and there only when some are written.
+    rest = text[tail:]
+    parser.masked = text[:tail] + (mask_comments(rest, filename) if "/" in rest else rest)
+    head_end = text.find("{")
+    head = text if head_end < 0 else text[:head_end]
+    for name, pattern in (("version", _VERSION), ("target", _TARGET), ("address_size", _ADDRESS_SIZE)):
+        for m in re.finditer(r"\." + name + r"\b", head):
+            if _at_line_start(text, m.start()):
+                parser.directive(name, m.start())
+                break
+    for m in _FILE_AT.finditer(text):
+        if _at_line_start(text, m.start()):
+            parser.file_directive(m.start())
+    pos = 0
+    for start in starts:
+        if start >= pos:
+            pos = parser.section(start)
+    module._pending = lambda: _ModuleParser(text, filename).parse()
+    return module
 
 
 def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
@@ -767,7 +1200,11 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
             filename=filename,
             line=text.count("\n", 0, bad.start()) + 1,
         )
-    return _ModuleParser(text, filename).parse()
+    with gc_paused():
+        quick = _quick(text, filename)
+        if quick is not None:
+            return quick
+        return _ModuleParser(text, filename).parse()
 
 
 def iter_debug_sections(module: PtxModule) -> Iterator[SectionBlock]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Iterable
 
+from .errors import EncodeError
 from .image import Reloc, SectionImage
 
 __all__ = ["Style", "format_section", "format_sections"]
@@ -43,6 +44,12 @@ def _segments(image: SectionImage) -> Iterable[tuple[str, int, int, object]]:
     data = image.data
     labels = image.labels_by_offset()
     relocs = image.relocs
+    for r in relocs:
+        for inside in range(r.offset + 1, r.offset + r.size):
+            if inside in labels:
+                raise EncodeError(
+                    f"label {labels[inside][0]} at {image.name}+0x{inside:x} falls inside the symbolic value at 0x{r.offset:x}"
+                )
     cuts = sorted(set(labels) | {r.offset for r in relocs})
     reloc_at = {r.offset: r for r in relocs}
     pos = 0
@@ -55,10 +62,10 @@ def _segments(image: SectionImage) -> Iterable[tuple[str, int, int, object]]:
             pos = cut
         for name in labels.get(cut, ()):
             yield ("label", cut, 0, name)
-        r = reloc_at.get(cut)
-        if r is not None:
-            yield ("reloc", cut, r.size, r)
-            pos = cut + r.size
+        found = reloc_at.get(cut)
+        if found is not None:
+            yield ("reloc", cut, found.size, found)
+            pos = cut + found.size
     if pos < n:
         yield ("bytes", pos, n, None)
 

@@ -118,7 +118,7 @@ def test_module_directives() -> None:
 )
 def test_errors_name_file_and_line(body: str, line: int, fragment: str) -> None:
     with pytest.raises(PtxSyntaxError) as err:
-        ptxdwarf.parse_ptx(HEAD + body, "bad.ptx")
+        ptxdwarf.parse_ptx(HEAD + body, "bad.ptx").read_sections()
     assert err.value.line == line
     assert str(err.value).startswith(f"bad.ptx:{line}: ")
     assert fragment in str(err.value)
@@ -137,3 +137,45 @@ def test_decode_error_names_the_ptx_line() -> None:
     message = str(err.value)
     assert message.startswith("s.ptx:12 (.debug_info+0xb)")
     assert "runs past the end of its unit" in message
+
+
+# --- the bulk reader agrees with the line-by-line one -------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ptxdwarf import ptx as _ptx  # noqa: E402
+
+_VALUE = {
+    ".b8": st.integers(0, 255).map(str),
+    ".b16": st.integers(0, 0xFFFF).map(str),
+    ".b32": st.one_of(st.integers(0, 0xFFFFFFFF).map(str), st.sampled_from(["$L__a", ".debug_loc+8", "sym", "x+3"])),
+    ".b64": st.one_of(
+        st.integers(0, 2**64 - 1).map(str), st.sampled_from(["$L__func_begin0", "_Z4testPi_param_0", "0x10", "017"])
+    ),
+}
+
+
+@st.composite
+def _simple_line(draw: st.DrawFn) -> str:
+    directive = draw(st.sampled_from(sorted(_VALUE)))
+    if directive == ".b8" and draw(st.booleans()):
+        values = draw(st.lists(st.integers(0, 255).map(str), min_size=1, max_size=6))
+        return f"{directive} {','.join(values)}"
+    return f"{directive} {draw(_VALUE[directive])}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_simple_line(), min_size=1, max_size=40), st.sampled_from(["\n", "\n\t", "\n\n"]))
+def test_bulk_reader_equals_line_reader(lines: list[str], sep: str) -> None:
+    body = sep + sep.join(lines) + "\n"
+    slow = _ptx._SectionParser(".debug_info", "t.ptx").parse_lines(body, 10)
+    fast = _ptx._fast_section(".debug_info", body, "t.ptx")
+    if fast is None:
+        return  # forms the bulk reader leaves to the line reader (hex, octal, ...)
+    assert fast.data == slow.data
+    assert fast.relocs == slow.relocs
+    assert fast.wide_values == slow.wide_values
+    image = _ptx._SectionParser(".debug_info", "t.ptx").parse(body, 10)
+    image.ensure_lines()
+    assert (image.line_offsets, image.line_numbers) == (slow.line_offsets, slow.line_numbers)

@@ -173,10 +173,19 @@ def test_any_image_round_trips_through_text(data: bytes, relocs: list[Any], labe
         taken |= span
         raw[offset : offset + size] = bytes(size)
         placed.append(Reloc(offset, size, Symbol(name, addend)))
-    labels = {k: min(v, len(raw)) for k, v in labels.items()}
+    inside = {o for r in placed for o in range(r.offset + 1, r.offset + r.size)}
+    labels = {k: min(v, len(raw)) for k, v in labels.items() if min(v, len(raw)) not in inside}
     image = ptxdwarf.SectionImage(".debug_info", bytes(raw), placed, labels)
     text = header(8) + ptxdwarf.format_section(image, style)
     back = ptxdwarf.parse_ptx(text).images()[".debug_info"]
     assert back.data == image.data
     assert back.relocs == image.relocs
     assert back.labels == image.labels
+
+
+def test_label_inside_a_symbolic_value_is_refused() -> None:
+    image = ptxdwarf.SectionImage(".debug_info", bytes(4), [Reloc(0, 4, Symbol("func_begin0"))], {"$L__a": 1})
+    import pytest
+
+    with pytest.raises(ptxdwarf.EncodeError, match=r"\$L__a at .debug_info\+0x1 falls inside"):
+        ptxdwarf.format_section(image, "nvcc")
