@@ -31,6 +31,15 @@ from .loc import Location, LocationListSpec, address_class_of, expression, param
 from .model import ArangeSet, Attribute, DebugInfo, DIE, LocationList, NameSet, Unit
 from .ptxwriter import Style, format_sections
 
+# Plain ints of the attributes the hot paths write: enum member access (AT.name
+# above all, which goes through Enum's ``name`` property) costs 0.2-0.5 us each.
+_NAME = int(AT.name)
+_TYPE = int(AT.type)
+_DECL_FILE = int(AT.decl_file)
+_DECL_LINE = int(AT.decl_line)
+_LOCATION = int(AT.location)
+_ADDRESS_CLASS = int(AT.address_class)
+
 __all__ = [
     "DebugInfoBuilder",
     "Type",
@@ -292,9 +301,11 @@ class Function(_Scope):
         if artificial:
             var.die.add(AT.artificial, True)
         # Parameters come before other children, as compilers write them.
-        self.die.children.remove(var.die)
-        index = sum(1 for c in self.die.children if c.tag == TAG.formal_parameter)
-        self.die.children.insert(index, var.die)
+        # _variable appended it; the parameters made so far are the first children.
+        children = self.die.children
+        index = len(self.parameters)
+        if index != len(children) - 1:
+            children.insert(index, children.pop())
         self.parameters.append(var)
         return var
 
@@ -399,6 +410,7 @@ class DebugInfoBuilder:
         self.cu = cu
         self.unit = Unit(version=version, address_size=address_size, die=cu)
         self.functions: list[Function] = []
+        self._function_symbols: set[str] = set()
         self.globals: list[Variable] = []
         self.types: list[Type] = []
         self._named: dict[tuple[str, str], Type] = {}
@@ -424,8 +436,8 @@ class DebugInfoBuilder:
 
     def _decl(self, die: DIE, line: int | None, file: int | None) -> None:
         if line is not None:
-            die.add(AT.decl_file, 1 if file is None else file)
-            die.add(AT.decl_line, line)
+            die.attributes.append(Attribute(_DECL_FILE, None, 1 if file is None else file))
+            die.attributes.append(Attribute(_DECL_LINE, None, line))
 
     def _linkage_attr(self) -> int:
         return AT.linkage_name if self.version >= 4 else AT.MIPS_linkage_name
@@ -777,7 +789,7 @@ class DebugInfoBuilder:
         symbol = linkage_name or name
         if (low_pc is None) != (high_pc is None):
             raise BuilderError(f"function {name}: give both low_pc and high_pc labels, or neither")
-        if any(f.linkage_name == symbol for f in self.functions):
+        if symbol in self._function_symbols:
             raise BuilderError(f"function {symbol} is described twice")
         auto = low_pc is None
         index = len(self.functions)
@@ -806,6 +818,7 @@ class DebugInfoBuilder:
         f.external = external
         f.return_type = type
         self.functions.append(f)
+        self._function_symbols.add(symbol)
         return f
 
     def kernel(self, name: str, **kwargs: Any) -> Function:
@@ -847,27 +860,35 @@ class DebugInfoBuilder:
     ) -> Variable:
         type = self._own(type, what)
         die = DIE(tag)
-        die.add(AT.name, name)
-        self._decl(die, line, file)
-        die.add(AT.type, type.die)
+        attrs = die.attributes
+        attrs.append(Attribute(_NAME, None, name))
+        if line is not None:
+            attrs.append(Attribute(_DECL_FILE, None, 1 if file is None else file))
+            attrs.append(Attribute(_DECL_LINE, None, line))
+        attrs.append(Attribute(_TYPE, None, type.die))
         parent.add_child(die)
         var = Variable(die, name, type, None, self)
         if location is not None:
-            self._set_location(var, location, what)
+            self._set_location(var, location, what, fresh=True)
         return var
 
-    def _set_location(self, var: Variable, location: Location | LocationListSpec, what: str) -> None:
+    def _set_location(
+        self, var: Variable, location: Location | LocationListSpec, what: str, fresh: bool = False
+    ) -> None:
         die = var.die
-        die.attributes = [a for a in die.attributes if a.name not in (AT.location, AT.address_class)]
+        if not fresh:
+            die.attributes = [a for a in die.attributes if a.name not in (_LOCATION, _ADDRESS_CLASS)]
         if isinstance(location, Location):
             if location.address_class == AddressClass.LOCAL and self.address_size != 8 and location.symbols:
                 raise BuilderError(
                     f"{what}: a __local_depot location needs 8-byte DWARF addresses "
                     "(ptxas 13.0 rewrites it assuming 8; with 4 it fails)"
                 )
-            if location.address_class is not None:
-                die.add(AT.address_class, int(address_class_of(location.address_class, what)))
-            die.add(AT.location, list(location.ops))
+            cls = location.address_class
+            if cls is not None:
+                code = int(cls) if isinstance(cls, AddressClass) else int(address_class_of(cls, what))
+                die.attributes.append(Attribute(_ADDRESS_CLASS, None, code))
+            die.attributes.append(Attribute(_LOCATION, None, list(location.ops)))
         elif isinstance(location, LocationListSpec):
             entries = []
             for begin, end, where in location.entries:
@@ -878,7 +899,9 @@ class DebugInfoBuilder:
             self._labels_used.update(location.labels)
         else:
             raise BuilderError(f"{what}: {location!r} is not a location (use ptxdwarf.loc)")
-        self._symbols_used.update(location.symbols)
+        symbols = location.symbols
+        if symbols:
+            self._symbols_used.update(symbols)
         var.location = location
 
     # --- output -------------------------------------------------------------

@@ -93,6 +93,12 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     return main_lint(args.file, args.json)
 
 
+def _cmd_attach(args: argparse.Namespace) -> int:
+    from .autodebug import main_attach
+
+    return main_attach(args)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptxdwarf",
@@ -126,6 +132,28 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.ptx")
     p.add_argument("--json", action="store_true", help="findings as JSON")
     p.set_defaults(func=_cmd_lint)
+
+    p = sub.add_parser(
+        "attach", help="give PTX without debug info a line table and DWARF that point at the PTX itself"
+    )
+    p.add_argument("path", metavar="IN.ptx")
+    p.add_argument(
+        "-o", "--output", metavar="OUT.ptx", help="output file (default: standard output; .file then names IN.debug.ptx)"
+    )
+    p.add_argument(
+        "--rename-registers",
+        action="store_true",
+        help="rename registers whose names exceed 8 characters so that they can be described",
+    )
+    p.add_argument("--replace", action="store_true", help="replace the debug info the module already has")
+    p.add_argument(
+        "--no-debug-target",
+        dest="debug_target",
+        action="store_false",
+        help="leave .target as it is (ptxas compiles '.target ..., debug' as with -g)",
+    )
+    p.add_argument("--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections")
+    p.set_defaults(func=_cmd_attach)
 
     return parser
 

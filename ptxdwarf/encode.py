@@ -23,7 +23,7 @@ from .constants import AT, EXPRESSION_ATTRIBUTES, FORM, SECTION_POINTER_ATTRIBUT
 from .errors import EncodeError
 from .expr import Op, encode_expression
 from .forms import fixed_formats, sleb_bytes, uleb_bytes
-from .image import Reloc, SectionImage, Symbol
+from .image import Reloc, SectionImage, Symbol, gc_paused
 from .model import (
     AbbrevDecl,
     AbbrevTable,
@@ -44,6 +44,29 @@ _ADDRESS_ATTRIBUTES = frozenset({AT.low_pc, AT.high_pc, AT.entry_pc})
 _BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
 
 _AbbrevKey = tuple[int, bool, tuple[tuple[int, int], ...]]
+
+# Plain ints for the hot paths: an IntEnum member lookup (FORM.strp) costs ~0.15 us.
+_F_ADDR = int(FORM.addr)
+_F_REF4 = int(FORM.ref4)
+_F_REF_ADDR = int(FORM.ref_addr)
+_F_STRP = int(FORM.strp)
+_F_STRING = int(FORM.string)
+_F_FLAG = int(FORM.flag)
+_F_BLOCK1 = int(FORM.block1)
+_F_EXPRLOC = int(FORM.exprloc)
+_F_DATA1 = int(FORM.data1)
+_F_DATA2 = int(FORM.data2)
+_F_DATA4 = int(FORM.data4)
+_F_DATA8 = int(FORM.data8)
+_F_SDATA = int(FORM.sdata)
+_F_UDATA = int(FORM.udata)
+_ALL_REF_FORMS = frozenset(REFERENCE_FORMS | {FORM.ref_addr})
+_ADDRESS_CODES = frozenset(int(a) for a in _ADDRESS_ATTRIBUTES)
+
+
+def _fixed_structs(version: int, address_size: int) -> dict[int, tuple[int, struct.Struct]]:
+    """Form -> (size, packer) of the fixed-size forms."""
+    return {form: (struct.calcsize("<" + fmt), struct.Struct("<" + fmt)) for form, fmt in fixed_formats(version, address_size).items()}
 
 
 @dataclass(frozen=True)
@@ -224,7 +247,10 @@ class _InfoEncoder:
         self.fixups: list[tuple[int, int, DIE, int, Attribute]] = []
         self.old_index: dict[int, DIE] = {}
         self.loc_offsets: dict[int, int] = {}  # id(LocationList) -> offset in the new .debug_loc
-        if any(d.offset >= 0 for u in info.units[:1] for d in u.iter_dies()):
+        self.string_form = _F_STRP if options.strings == "strp" else _F_STRING
+        self.list_form = _F_BLOCK1  # for DWARF 2 and 3 units; 4 goes through choose_form
+        self.blocks: dict[tuple[Any, ...], Block] = {}  # encoded expressions, by (address size, *ops)
+        if info.source != "built" and any(d.offset >= 0 for u in info.units[:1] for d in u.iter_dies()):
             self.old_index = {d.offset: d for d in info.iter_dies() if d.offset >= 0}
 
     def encode(self) -> None:
@@ -286,7 +312,7 @@ class _InfoEncoder:
                 self.fields[abbrev_at] = 4
         else:
             self.derived_at.append(abbrev_at)
-        formats = fixed_formats(unit.version, unit.address_size)
+        formats = _fixed_structs(unit.version, unit.address_size)
         # Pre-order walk without recursion; a null entry closes each child list.
         stack: list[tuple[DIE, int]] = []
         die: DIE | None = unit.die
@@ -327,24 +353,67 @@ class _InfoEncoder:
         attrs = die.attributes
         version = unit.version
         options = self.options
-        forms = [a.form if a.form is not None else choose_form(a, version, options) for a in attrs]
+        string_form = self.string_form
+        list_form = self.list_form
+        forms = []
+        for a in attrs:
+            f = a.form
+            if f is None:
+                # the common built values without choose_form's isinstance chain; same answers
+                t = type(a.value)
+                if t is int:
+                    v = a.value
+                    if a.name in _ADDRESS_CODES:
+                        f = _F_ADDR
+                    elif v < 0:
+                        f = _F_SDATA
+                    else:
+                        f = _F_DATA1 if v < 0x100 else _F_DATA2 if v < 0x10000 else _F_DATA4 if v < 0x100000000 else _F_DATA8
+                elif t is str:
+                    f = string_form
+                elif t is DIE:
+                    f = _F_REF4
+                elif t is list and version < 4:
+                    f = list_form
+                else:
+                    f = choose_form(a, version, options)
+            forms.append(f)
         if kept is not None:
             code = die.abbrev_code
             assert code is not None
         else:
             has_children = die.has_children or bool(die.children)
-            key = (die.tag, has_children, tuple((a.name, f) for a, f in zip(attrs, forms)))
+            key = (die.tag, has_children, tuple([(a.name, f) for a, f in zip(attrs, forms)]))
             # Codes read with a table that no longer fits are not wishes; a built DIE's are.
             code = self.derived.code(key, die.abbrev_code if unit.abbrevs is None else None)
         if code < 0x80:
             out.append(code)
         else:
             out += uleb_bytes(code)
-        for attr, form in zip(attrs, forms):
-            try:
+        fields = self.fields
+        try:
+            for attr, form in zip(attrs, forms):
+                # The three most common cases inline; write_value does the rest (and the errors).
+                value = attr.value
+                t = type(value)
+                if form == _F_STRING and t is str:
+                    raw = value.encode("utf-8", "surrogateescape")
+                    if b"\0" not in raw:
+                        out += raw
+                        out.append(0)
+                        continue
+                elif form == _F_DATA1 and t is int and 0 <= value < 0x100 and not attr.relocs:
+                    out.append(value)
+                    continue
+                elif form == _F_REF4 and t is DIE:
+                    at = len(out)
+                    fields[at] = 4
+                    self.fixups.append((at, 4, value, unit_start, attr))
+                    out += b"\0\0\0\0"
+                    continue
                 self.write_value(attr, form, unit, unit_start, formats)
-            except EncodeError as exc:
-                raise EncodeError(f"{exc.message} (in {die.describe()})") from None
+        except EncodeError as exc:
+            raise EncodeError(f"{exc.message} (in {die.describe()})") from None
 
     def target_of(self, attr: Attribute) -> DIE | None:
         value = attr.value
@@ -361,19 +430,22 @@ class _InfoEncoder:
         value = attr.value
         at = len(out)
         try:
-            fmt = formats.get(form)
-            if fmt is not None:
-                size = struct.calcsize("<" + fmt)
+            fixed = formats.get(form)
+            if fixed is not None:
+                size, packer = fixed
                 if size > 1:
                     self.fields[at] = size
-                if form in REFERENCE_FORMS or form == FORM.ref_addr:
+                if type(value) is int and not attr.relocs and form not in _ALL_REF_FORMS and form != _F_STRP:
+                    out += packer.pack(value)  # the common case: a plain number
+                    return
+                if form in _ALL_REF_FORMS:
                     target = self.target_of(attr)
                     if target is not None:
                         base = 0 if form == FORM.ref_addr else unit_start
                         self.fixups.append((at, size, target, base, attr))
                         out += bytes(size)
                         return
-                elif form == FORM.strp:
+                elif form == _F_STRP:
                     self.write_strp(attr, at)
                     return
                 sym: Symbol | None = None
@@ -384,7 +456,7 @@ class _InfoEncoder:
                     if self.options.strings == "strp":
                         # ptxas 13.0 dies (SIGSEGV) on a ".debug_loc" symbol in a unit
                         # that also uses .debug_str; the offset as a number is what it keeps.
-                        out += struct.pack("<" + fmt, offset)
+                        out += packer.pack(offset)
                         return
                     sym = Symbol(".debug_loc", offset)
                 elif attr.relocs:
@@ -394,9 +466,9 @@ class _InfoEncoder:
                     self.relocs.append(Reloc(at, min(width, size), Symbol(sym.name, sym.addend)))
                     out += bytes(size)
                     return
-                out += struct.pack("<" + fmt, value)
+                out += packer.pack(value)
                 return
-            if form == FORM.string:
+            if form == _F_STRING:
                 raw = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
                 if b"\0" in raw:
                     raise EncodeError(f"{at_name(attr.name)}: string holds a NUL byte")
@@ -423,7 +495,13 @@ class _InfoEncoder:
                     raise EncodeError(f"{at_name(attr.name)}: DW_FORM_flag_present can only hold True")
                 return
             if form in _BLOCK_FORMS:
-                block = _block_of(value, unit.address_size)
+                if type(value) is list:
+                    key = (unit.address_size, *value)
+                    block = self.blocks.get(key)
+                    if block is None:
+                        block = self.blocks[key] = _block_of(value, unit.address_size)
+                else:
+                    block = _block_of(value, unit.address_size)
                 size = len(block)
                 if form == FORM.block1:
                     if size > 0xFF:
@@ -530,6 +608,13 @@ def _place_labels(image: SectionImage, old: dict[str, int], moved: dict[int, int
 
 def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
     """Encode every section ``info`` holds; see :class:`Encoded`."""
+    # Encoding allocates an object or more per attribute and frees nothing cyclic;
+    # generation-2 collections on the way would walk the whole model again and again.
+    with gc_paused():
+        return _encode(info, options)
+
+
+def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
     options = options or EncodeOptions()
     old_sizes = {name: len(img.data) for name, img in (info.sections or {}).items()}
     labels = info.labels

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from .constants import AddressClass
@@ -50,11 +50,11 @@ class Location:
 
     ops: tuple[Op, ...]
     address_class: AddressClass | None = None
+    symbols: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """Names of the PTX symbols the expression uses."""
 
-    @property
-    def symbols(self) -> tuple[str, ...]:
-        """Names of the PTX symbols the expression uses."""
-        return tuple(op.symbol.name for op in self.ops if op.symbol is not None)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "symbols", tuple(op.symbol.name for op in self.ops if op.symbol is not None))
 
     @property
     def register(self) -> str | None:

@@ -18,6 +18,7 @@ from .constants import (
     address_class_name,
     at_code,
     at_name,
+    form_code,
     form_name,
     tag_code,
     tag_name,
@@ -49,6 +50,16 @@ BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM
 STRING_FORMS = frozenset({FORM.string, FORM.strp})
 
 _AT_CACHE: dict[str, int] = {}
+
+
+_FORM_CACHE: dict[str, int] = {}
+
+
+def _form(name: str) -> int:
+    code = _FORM_CACHE.get(name)
+    if code is None:
+        code = _FORM_CACHE[name] = form_code(name)
+    return code
 
 
 def _at(name: str | int) -> int:
@@ -215,9 +226,9 @@ class DIE:
 
     def add(self, name: str | int, value: Any, form: str | int | None = None) -> Attribute:
         """Append an attribute; ``form`` None lets the encoder choose."""
-        from .constants import form_code
-
-        attr = Attribute(_at(name), form_code(form) if form is not None else None, value)
+        if form is not None and not isinstance(form, int):
+            form = _form(form)
+        attr = Attribute(name if isinstance(name, int) else _at(name), form, value)
         self.attributes.append(attr)
         return attr
 

@@ -15,6 +15,7 @@ number of 2**32 or more, so such values are written as two ``.b32``.
 
 from __future__ import annotations
 
+import bisect
 from enum import Enum
 from typing import Iterable
 
@@ -182,35 +183,88 @@ class _Lines:
         return True
 
 
+_DEC = tuple(str(i) for i in range(256))
+_DEC_COST = tuple(len(t) + 1 for t in _DEC)  # a byte value's characters plus its comma
+
+
 def _readable(image: SectionImage) -> list[str]:
+    # The same lines as _Lines(_LINE) fed one value at a time, with the per-byte
+    # work inlined: this loop runs once per DWARF byte.
     data = image.data
     fields = image.fields
     breaks = set(image.breaks)
-    lines = _Lines(_LINE)
+    stops = sorted(breaks.union(fields))  # where something other than a plain byte happens
+    nstops = len(stops)
+    dec = _DEC
+    cost = _DEC_COST
+    out: list[str] = []
+    append = out.append
+    cur: list[str] = []  # values of the open line
+    cur_len = 0  # their characters, a comma each
+    cur_width = 0  # width of the open line's directive, 0: no open line
+
     for kind, start, end, extra in _segments(image):
-        if start in breaks:
-            lines.flush()
-        if lines.segment(kind, end, extra):
+        if kind != "bytes" or start in breaks:
+            if cur:
+                append(f".b{cur_width * 8} " + ",".join(cur))
+            cur, cur_len, cur_width = [], 0, 0
+        if kind == "label":
+            append(f"{extra}:")
             continue
-        if not fields and not breaks:
+        if kind == "reloc":
+            append(f".b{end * 8} {_symbol_text(extra)}")  # type: ignore[arg-type]
+            continue
+        if not nstops:
             # No hints: plain byte lists.
-            chunk = data[start:end]
-            for i in range(0, len(chunk), 30):
-                lines.line(".b8 " + ",".join(map(str, chunk[i : i + 30])))
+            for i in range(start, end, 30):
+                append(".b8 " + ",".join(map(dec.__getitem__, data[i : min(i + 30, end)])))
             continue
         pos = start
+        i = bisect.bisect_left(stops, pos)
         while pos < end:
-            if pos != start and pos in breaks:
-                lines.flush()
-            width = _width_of(data, pos, fields.get(pos, 1))
-            if width > 1 and pos + width <= end:
-                lines.value(width, str(int.from_bytes(data[pos : pos + width], "little")))
-                pos += width
-            else:
-                lines.value(1, str(data[pos]))
-                pos += 1
-    lines.flush()
-    return lines.out
+            stop = stops[i] if i < nstops else end
+            if stop == pos:
+                i += 1
+                if pos != start and pos in breaks and cur:
+                    append(f".b{cur_width * 8} " + ",".join(cur))
+                    cur, cur_len, cur_width = [], 0, 0
+                width = fields.get(pos, 1)
+                if width > 1:
+                    width = _width_of(data, pos, width)
+                    if pos + width <= end:
+                        text = str(int.from_bytes(data[pos : pos + width], "little"))
+                        n = len(text) + 1
+                        if cur_width != width or cur_len + n > _LINE or len(cur) >= _MAX_VALUES:
+                            if cur:
+                                append(f".b{cur_width * 8} " + ",".join(cur))
+                            cur, cur_len, cur_width = [], 0, width
+                        cur.append(text)
+                        cur_len += n
+                        pos += width
+                        while i < nstops and stops[i] < pos:  # stops inside the field
+                            i += 1
+                        continue
+                stop = pos + 1
+            if stop > end:
+                stop = end
+            # Byte values [pos, stop), no break or field among them, onto .b8 lines.
+            if cur_width != 1:
+                if cur:
+                    append(f".b{cur_width * 8} " + ",".join(cur))
+                cur, cur_len, cur_width = [], 0, 1
+            ncur = len(cur)
+            for b in data[pos:stop]:
+                n = cost[b]
+                if cur_len + n > _LINE or ncur >= _MAX_VALUES:
+                    append(".b8 " + ",".join(cur))
+                    cur, cur_len, ncur = [], 0, 0
+                cur.append(dec[b])
+                cur_len += n
+                ncur += 1
+            pos = stop
+    if cur:
+        append(f".b{cur_width * 8} " + ",".join(cur))
+    return out
 
 
 # --- compact --------------------------------------------------------------
