@@ -141,3 +141,10 @@ __all__ += [
 from .cubin import cubin_images, read_cubin
 
 __all__ += ["cubin_images", "read_cubin"]
+
+from .abi import ParamDecl
+from .check import CheckReport, Difference, check
+from .lint import Finding, lint
+from .ptxas import Ptxas, find_ptxas
+
+__all__ += ["CheckReport", "Difference", "Finding", "ParamDecl", "Ptxas", "check", "find_ptxas", "lint"]

@@ -385,3 +385,16 @@ def test_pathless_helpers(tmp_path: Path) -> None:
     dbg = build_all_spaces()
     text = dbg.sections_text("compact")
     assert ".section .debug_info" in text and text.isascii()
+
+
+def test_readme_builder_example_runs_verbatim(compile_ptx) -> None:
+    """The README's builder example, as printed there, attaches and compiles."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## Python API: writing debug info for a code generator", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, object] = {"ptx_text": spec_program_without_debug()}
+    exec(compile(code, "README.md", "exec"), namespace)
+    text = namespace["ptx_with_debug"]
+    assert isinstance(text, str)
+    info = ptxdwarf.read_cubin(compile_ptx(text, "readme-verbatim.ptx"))
+    assert {d.name for d in info.iter_dies() if d.tag == TAG.formal_parameter} == {"i", "j", "p"}
