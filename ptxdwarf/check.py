@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 import struct
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -171,23 +173,32 @@ class _Symbols:
 
 class _Comparer:
     def __init__(
-        self, module: PtxModule, ptx: DebugInfo, cubin: DebugInfo, found: CubinImages, report: CheckReport
+        self,
+        module: PtxModule,
+        ptx: DebugInfo,
+        cubin: DebugInfo,
+        found: CubinImages,
+        report: CheckReport,
+        symbols: _Symbols | None = None,
     ) -> None:
         self.module = module
         self.ptx = ptx
         self.cubin = cubin
         self.found = found
         self.report = report
-        self.symbols = _Symbols(module, ptx.sections or {})
+        self.symbols = symbols if symbols is not None else _Symbols(module, ptx.sections or {})
         self.params = kernel_param_offsets(found)
         self.cubin_syms = found.symbols
 
-    def differ(self, path: str, what: str, ptx: object, cubin: object, message: str = "") -> None:
+    def differ(self, path: str | DIE, what: str, ptx: object, cubin: object, message: str = "") -> None:
+        """Record a difference; ``path`` may be the PTX-side DIE (its path is made only now)."""
+        if not isinstance(path, str):
+            path = die_path(path)
         self.report.differences.append(Difference(path, what, _show(ptx), _show(cubin), message))
 
     # --- symbols -----------------------------------------------------------
 
-    def expect_symbol(self, path: str, what: str, sym: Symbol, got: Symbol | None, value: int) -> None:
+    def expect_symbol(self, path: str | DIE, what: str, sym: Symbol, got: Symbol | None, value: int) -> None:
         """A scalar the PTX wrote as ``sym``; the cubin has relocation ``got`` and ``value``."""
         self.report.symbols += 1
         s = self.symbols
@@ -204,7 +215,14 @@ class _Comparer:
             return
         function = s.function_of(name)
         if function is not None:
-            if got is None or got.name != function:
+            if got is not None and got.name == name and self.undefined_in_cubin(name):
+                self.differ(
+                    path, what, str(sym), f"{got} (= 0x{value:x})",
+                    f"ptxas dropped label {name} of {function}: the cubin relocates against it as an undefined "
+                    "symbol, which reads 0 (ptxas drops a label whose instruction is at line 0; "
+                    "`ptxdwarf lint` warns of it as label-at-line-zero)",
+                )
+            elif got is None or got.name != function:
                 self.differ(
                     path, what, str(sym), _show(got) if got else hex(value),
                     f"{name} is code of {function}: a relocation against {function} was expected",
@@ -218,8 +236,15 @@ class _Comparer:
             return  # only meaningful inside an expression
         self.differ(path, what, str(sym), _show(got) if got else hex(value), f"{name} is not defined in the module")
 
-    def expect_expression(self, path: str, what: str, ptx_block: Block, cubin_block: Block, asize: int) -> None:
+    def undefined_in_cubin(self, name: str) -> bool:
+        """Whether the cubin's symbol ``name`` is undefined (no section)."""
+        sym = self.cubin_syms.get(name)
+        return sym is not None and sym.section is None
+
+    def expect_expression(self, path: str | DIE, what: str, ptx_block: Block, cubin_block: Block, asize: int) -> None:
         """Compare two location expressions op by op, following ptxas's rewrites."""
+        if not ptx_block.relocs and not cubin_block.relocs and bytes.__eq__(ptx_block, cubin_block):
+            return  # nothing symbolic for ptxas to rewrite, and nothing changed
         try:
             mine = decode_expression(ptx_block, asize)
             theirs = decode_expression(cubin_block, asize)
@@ -254,7 +279,7 @@ class _Comparer:
 
     def expect_addr(
         self,
-        path: str,
+        path: str | DIE,
         what: str,
         op: Op,
         rest: list[Op],
@@ -331,7 +356,7 @@ class _Comparer:
             a, b = stack.pop()
             assert a is not None and b is not None
             self.report.dies += 1
-            path = die_path(a)
+            path = a
             if a.offset != b.offset or a.tag != b.tag:
                 self.differ(path, "DIE", f"{tag_name(a.tag)} at 0x{a.offset:x}", f"{tag_name(b.tag)} at 0x{b.offset:x}")
                 continue
@@ -340,7 +365,7 @@ class _Comparer:
                 self.differ(path, "children", len(a.children), len(b.children))
             stack.extend(reversed(list(zip(a.children, b.children))))
 
-    def compare_attributes(self, path: str, a: DIE, b: DIE, asize: int) -> None:
+    def compare_attributes(self, path: str | DIE, a: DIE, b: DIE, asize: int) -> None:
         if [(x.name, x.form) for x in a.attributes] != [(y.name, y.form) for y in b.attributes]:
             self.differ(path, "attributes", _attr_list(a), _attr_list(b))
             return
@@ -475,7 +500,9 @@ def die_path(die: DIE) -> str:
     return "/".join(reversed(parts)) or die.name or f"<{tag_name(die.tag)[7:]} 0x{die.offset:x}>"
 
 
-def compare(module: PtxModule, ptx: DebugInfo, cubin_bytes: bytes, report: CheckReport) -> CheckReport:
+def compare(
+    module: PtxModule, ptx: DebugInfo, cubin_bytes: bytes, report: CheckReport, *, symbols: _Symbols | None = None
+) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin."""
     found = cubin_images(cubin_bytes)
     try:
@@ -483,10 +510,15 @@ def compare(module: PtxModule, ptx: DebugInfo, cubin_bytes: bytes, report: Check
     except DwarfError as exc:
         report.differences.append(Difference("<cubin>", "DWARF", "readable", "unreadable", str(exc)))
         return report
-    comparer = _Comparer(module, ptx, cubin, found, report)
+    comparer = _Comparer(module, ptx, cubin, found, report, symbols)
     comparer.compare_units()
     comparer.compare_sections()
     return report
+
+
+# A ``.func``/``.entry`` header that ends in ``;`` before any ``{``: a declaration
+# without a body, which only links in a relocatable (``-c``) compile.
+_BODILESS = re.compile(r"^[ \t]*(?:\.(?:extern|visible|weak)\s+)*\.(?:func|entry)\b[^{;]*;", re.MULTILINE)
 
 
 def check(
@@ -503,19 +535,34 @@ def check(
     reader's errors for bad PTX.
     """
     module = parse_ptx(text, filename)
-    info = decode_module(module)
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
     chosen, note = tool.choose_arch(module.target, arch)
-    relocatable = bool(module.prototypes)
-    try:
-        result = tool.compile(text, arch=chosen, relocatable=relocatable, filename=filename)
-    except PtxasFailed as exc:
-        raise explain_failure(exc, module, info) from None
+    relocatable = _BODILESS.search(text) is not None
+    # ptxas runs in a subprocess; the PTX side is read meanwhile.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename)
+        info = decode_module(module)
+        info.load_all()
+        symbols = _Symbols(module, info.sections or {})
+        exc = job.exception()
+    if bool(module.prototypes) != relocatable:
+        relocatable = not relocatable
+        exc = None
+        try:
+            result = tool.compile(text, arch=chosen, relocatable=relocatable, filename=filename)
+        except PtxasFailed as failed:
+            exc = failed
+    elif exc is None:
+        result = job.result()
+    if exc is not None:
+        if isinstance(exc, PtxasFailed):
+            raise explain_failure(exc, module, info) from None
+        raise exc
     report = CheckReport(filename, chosen, tool.path, tool.version)
     if note:
         report.notes.append(note)
     report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
-    return compare(module, info, result.cubin, report)
+    return compare(module, info, result.cubin, report, symbols=symbols)
 
 
 def explain_failure(exc: PtxasFailed, module: PtxModule, info: DebugInfo) -> PtxasFailed:

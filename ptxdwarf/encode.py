@@ -342,7 +342,7 @@ class _InfoEncoder:
         self.unit_offsets[id(unit)] = (start, len(out) - start)
 
     def write_die(
-        self, die: DIE, unit: Unit, unit_start: int, kept: dict[int, AbbrevDecl] | None, formats: dict[int, str]
+        self, die: DIE, unit: Unit, unit_start: int, kept: dict[int, AbbrevDecl] | None, formats: dict[int, tuple[int, struct.Struct]]
     ) -> None:
         out = self.out
         pos = len(out)
@@ -425,7 +425,7 @@ class _InfoEncoder:
             return self.old_index.get(attr.target)
         return None
 
-    def write_value(self, attr: Attribute, form: int, unit: Unit, unit_start: int, formats: dict[int, str]) -> None:
+    def write_value(self, attr: Attribute, form: int, unit: Unit, unit_start: int, formats: dict[int, tuple[int, struct.Struct]]) -> None:
         out = self.out
         value = attr.value
         at = len(out)

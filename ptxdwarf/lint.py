@@ -167,6 +167,11 @@ RULES: dict[str, tuple[str, str]] = {
         ERROR,
         "a subprogram with __local_depot locations has DW_AT_name before DW_AT_low_pc (ptxas crashes)",
     ),
+    "label-at-line-zero": (
+        WARNING,
+        "a code label the debug sections use whose first instruction is at line 0 (.loc F 0 C); ptxas "
+        "usually drops the label and references to it read 0",
+    ),
 }
 
 _SEVERITY_RANK = {ERROR: 0, WARNING: 1}
@@ -639,12 +644,12 @@ class _Linter:
 
     def check_relocations(self) -> None:
         strp_uses: dict[str, int] = {}
+        code_labels: dict[str, tuple[str, int]] = {}
         for name, image in self.images.items():
             if not name.startswith(".debug_"):
                 continue
             for reloc in image.relocs:
                 sym = reloc.symbol
-                where = image.source(reloc.offset)
                 die = self.die_containing(reloc.offset) if name == ".debug_info" else None
                 kind, detail = self.classify(sym.name)
                 if kind == "undefined" or (kind == "section" and not self.section_exists(sym.name)):
@@ -652,7 +657,6 @@ class _Linter:
                     self.add(
                         "undefined-symbol",
                         f"{what} {sym} used in {name} is not defined in this module; ptxas silently writes 0",
-                        where=where,
                         die=die,
                         section=name,
                         offset=reloc.offset,
@@ -669,8 +673,7 @@ class _Linter:
                             "symbol-outside-info",
                             f"{sym} in {name} stands for {intended:#x}, but ptxas resolves data labels and section "
                             "names only inside .debug_info and writes 0 here; write the number",
-                            where=where,
-                            die=die,
+                                die=die,
                             section=name,
                             offset=reloc.offset,
                         )
@@ -678,8 +681,7 @@ class _Linter:
                         self.add(
                             "symbol-outside-info",
                             f"{sym} in {name}: outside .debug_info ptxas writes 0 for symbol+N (no relocation)",
-                            where=where,
-                            die=die,
+                                die=die,
                             section=name,
                             offset=reloc.offset,
                         )
@@ -692,17 +694,17 @@ class _Linter:
                     self.add(
                         "symbol-addend",
                         f"{sym} in .debug_info: {what}; use a label at the address itself",
-                        where=where,
                         die=die,
                         section=name,
                         offset=reloc.offset,
                     )
+                if kind == "code-label" and sym.name not in code_labels:
+                    code_labels[sym.name] = (name, reloc.offset)
                 if kind == "param" and not detail.is_kernel:
                     self.add(
                         "func-param-address",
                         f"{sym} is a parameter of .func {detail.name}: ptxas writes 0 for it (only kernel "
                         "parameters have an address); describe the register or stack slot that holds it",
-                        where=where,
                         die=die,
                         section=name,
                         offset=reloc.offset,
@@ -714,13 +716,38 @@ class _Linter:
                             f".debug_str label {sym.name} is referenced again (first at "
                             f"{image.source(strp_uses[sym.name])}); ptxas resolves the second reference to 0: "
                             "give every reference its own label or write .debug_str+N",
-                            where=where,
-                            die=die,
+                                die=die,
                             section=name,
                             offset=reloc.offset,
                         )
                     else:
                         strp_uses[sym.name] = reloc.offset
+        self.check_line_zero_labels(code_labels)
+
+    def check_line_zero_labels(self, used: dict[str, tuple[str, int]]) -> None:
+        """Code labels used by the debug sections whose first instruction has line 0."""
+        by_function: dict[int, PtxFunction] = {}
+        for label in used:
+            f = self.label_function[label]
+            by_function[id(f)] = f
+        text = self.module.text
+        for f in by_function.values():
+            if f.body_start < 0 or not _LINE_ZERO_LOC.search(text, f.body_start, f.body_end):
+                continue
+            for label, line in _labels_at_line_zero(text, f.body_start, f.body_end):
+                if label not in used or self.label_function.get(label) is not f:
+                    continue
+                section, offset = used[label]
+                self.add(
+                    "label-at-line-zero",
+                    f"{label} (line {line}, in {f.name}) is used by {section}, but the instruction after it is at "
+                    f"line 0 (.loc F 0 C); ptxas 13.0 usually drops such a label, leaving an undefined symbol that "
+                    "reads 0 in the cubin: move the label or give the instruction a line",
+                    where=self.images[section].source(offset),
+                    die=self.die_containing(offset) if section == ".debug_info" else None,
+                    section=section,
+                    offset=offset,
+                )
 
     # --- DWARF ---
 
@@ -1312,6 +1339,38 @@ class _Linter:
                         severity=WARNING,
                     )
             pos += 4 + len(name.encode("utf-8", "surrogateescape")) + 1
+
+
+_LINE_ZERO_LOC = re.compile(r"^[ \t]*\.loc[ \t]+\d+[ \t]+0(?!\d)", re.MULTILINE)
+_LOC_LINE = re.compile(r"\.loc[ \t]+\d+[ \t]+(\d+)")
+_LEADING_LABEL = re.compile(rf"({_SYM})[ \t]*:")
+
+
+def _labels_at_line_zero(text: str, start: int, end: int) -> list[tuple[str, int]]:
+    """The last label of each run of labels in ``text[start:end]`` (a function body) whose
+    instruction has line 0, with its line."""
+    found: list[tuple[str, int]] = []
+    current: int | None = None
+    pending: list[tuple[str, int]] = []
+    lineno = text.count("\n", 0, start) + 1
+    for raw in text[start:end].split("\n"):
+        s = raw.split("//", 1)[0].strip()
+        while s:
+            m = _LEADING_LABEL.match(s)
+            if m is None:
+                break
+            pending.append((m.group(1), lineno))
+            s = s[m.end() :].lstrip()
+        if s.startswith(".loc"):
+            m = _LOC_LINE.match(s)
+            if m is not None:
+                current = int(m.group(1))
+        elif s and not s.startswith((".", "{", "}")) and pending:
+            if current == 0:
+                found.append(pending[-1])  # ptxas keeps the labels before the last one
+            pending = []
+        lineno += 1
+    return found
 
 
 def _decl_offsets(data: bytes, pos: int) -> list[int]:

@@ -108,6 +108,62 @@ def test_label_moved_to_another_function_is_found(ptxas: Ptxas) -> None:
     assert foo.die.attr("DW_AT_high_pc").relocs[0].symbol.name == "_Z4testPi"  # type: ignore[union-attr]
 
 
+RECORDS = FIXTURES / "numba" / "kernel_records.sm_75.ptx"
+
+
+def test_declaration_the_quick_scan_misses_still_links(ptxas: Ptxas) -> None:
+    """ptxas starts before the module is analysed, on a quick guess whether it needs ``-c``;
+    a body-less declaration the guess misses is still compiled relocatable."""
+    from ptxdwarf.check import _BODILESS
+
+    text = RECORDS.read_text()
+    assert _BODILESS.search(text)
+    hidden = _BODILESS.sub(lambda m: m.group(0).replace(".func", ".func /* { */", 1), text)
+    assert not _BODILESS.search(hidden) and ptxdwarf.parse_ptx(hidden).prototypes
+    with pytest.raises(PtxasFailed):
+        ptxas.compile(hidden, arch="sm_75", relocatable=False)
+    report = check(hidden, filename="hidden.ptx", ptxas=ptxas)
+    assert report.consistent and report.dies > 0, "\n".join(map(str, report.differences))
+
+
+def test_declaration_in_a_comment_is_not_taken_for_one(ptxas: Ptxas) -> None:
+    from ptxdwarf.check import _BODILESS
+
+    text = CALL.replace(".address_size 64", ".address_size 64\n/*\n.func ghost(.param .b32 a);\n*/", 1)
+    assert _BODILESS.search(text) and not ptxdwarf.parse_ptx(text).prototypes
+    report = check(text, filename="ghost.ptx", ptxas=ptxas)
+    assert report.consistent and report.dies > 0, "\n".join(map(str, report.differences))
+
+
+def test_label_at_line_zero_is_dropped_by_ptxas(ptxas: Ptxas) -> None:
+    """lint's label-at-line-zero fault fixture: ptxas leaves $L__tmp12 undefined, check names it."""
+    text = (FIXTURES / "lint" / "faults" / "label-at-line-zero.ptx").read_text()
+    assert [f.rule for f in ptxdwarf.lint(text)] == ["label-at-line-zero"]
+    report = check(text, filename="line0.ptx", ptxas=ptxas)
+    assert [(d.path, d.what, d.ptx) for d in report.differences] == [(".debug_loc+0x0[0]", "begin", "$L__tmp12")]
+    assert "ptxas dropped label $L__tmp12" in report.differences[0].message
+    symbols = ptxdwarf.cubin_images(compile_ptx(text, ptxas=ptxas).data).symbols
+    assert symbols["$L__tmp12"].section is None  # an undefined symbol in the cubin
+    # the same module with the line restored: nothing dropped
+    assert check((FIXTURES / "nvcc" / "rich.sm_75.ptx").read_text(), ptxas=ptxas).consistent
+
+
+def test_lint_warns_of_every_label_ptxas_drops(ptxas: Ptxas) -> None:
+    """clang -O1's kernel_templates puts labels at line-0 instructions; every label ptxas drops
+    was a label-at-line-zero warning (ptxas does not drop all of them, hence 'usually')."""
+    path = FIXTURES / "clang" / "rich.O1.ptxas-crash.sm_75.ptx"
+    module = ptxdwarf.parse_ptx(path.read_text(), path.name)
+    info = ptxdwarf.decode_module(module)
+    r = next(d for d in info.iter_dies() if d.tag == ptxdwarf.TAG.formal_parameter and d.name == "r")
+    r.attributes = [a for a in r.attributes if a.name != ptxdwarf.AT.location]  # what ptxas crashes on
+    text = ptxdwarf.replace_debug_sections(module, ptxdwarf.encode_sections(info), "nvcc")
+    warned = {f.message.split()[0] for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"}
+    report = check(text, filename="o1.ptx", ptxas=ptxas)
+    dropped = {d.ptx for d in report.differences if "ptxas dropped label" in d.message}
+    assert report.differences and all("ptxas dropped label" in d.message for d in report.differences)
+    assert dropped and dropped <= warned
+
+
 def test_ptxas_error_names_the_die_and_attribute(ptxas: Ptxas) -> None:
     """A label inside .debug_info with .version 4.2: ptxas rejects the line; the error says which DIE."""
     text = _replace_once(EXAMPLE, ".b8 7, 0, 5, 118, 111, 105, 100, 0, 6", "$L__x:\n.b8 7, 0, 5, 118, 111, 105, 100, 0, 6")

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Check benchmark: ``ptxdwarf.check`` against ptxas alone on a large module.
+
+``check`` compiles the PTX with ``ptxas -g`` and compares the debug info of the PTX
+with the cubin's; what it adds over ptxas is reading both sides and comparing them.
+This prints the time of ``ptxas -g`` alone, of ``check`` (ptxas included), and the
+ratio check / ptxas (DESIGN.md / the check issue: target <= 1.3).
+
+The module is the one of ``bench_parse.py`` (``gen_large_module.py`` compiled with
+``nvcc -G -ptx``, cached in ``benchmarks/.cache/``).
+
+    python3 benchmarks/bench_check.py                 # 3000 functions, best of 2
+    python3 benchmarks/bench_check.py --ptx some.ptx --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import ptxdwarf
+from ptxdwarf.ptxas import find_ptxas
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_parse import generated_ptx  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--functions", type=int, default=3000, help="device functions of the generated module")
+    parser.add_argument("--ptx", type=Path, help="use this PTX file instead of generating one")
+    parser.add_argument("--arch", default="sm_75")
+    parser.add_argument("--runs", type=int, default=2, help="timed runs of each; the best counts (default 2)")
+    parser.add_argument("--cache", type=Path, default=HERE / ".cache")
+    parser.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.find_ptxas())")
+    args = parser.parse_args(argv)
+
+    args.cache.mkdir(parents=True, exist_ok=True)
+    path = args.ptx or generated_ptx(args.cache, args.functions, args.arch)
+    text = path.read_text()
+    tool = find_ptxas(args.ptxas)
+    module = ptxdwarf.parse_ptx(text, str(path))
+    arch, _note = tool.choose_arch(module.target, args.arch)
+
+    ptxas_times = []
+    check_times = []
+    report = None
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        tool.compile(text, arch=arch, relocatable=bool(module.prototypes), filename=path.name)
+        ptxas_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        report = ptxdwarf.check(text, filename=path.name, arch=arch, ptxas=tool)
+        check_times.append(time.perf_counter() - start)
+    assert report is not None
+    t_ptxas, t_check = min(ptxas_times), min(check_times)
+    print(f"module       {path}  ({len(text):,} chars PTX)")
+    print(f"ptxas        {tool.path} ({tool.version}), {arch}")
+    print(f"report       {report.summary()}")
+    print(f"ptxas -g alone                 {t_ptxas:8.2f} s")
+    print(f"check (ptxas + read + compare) {t_check:8.2f} s   (+{t_check - t_ptxas:.2f} s)")
+    print(f"check ratio: {t_check / t_ptxas:.2f} (target <= 1.3)")
+    return 0 if report.consistent else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
