@@ -888,7 +888,7 @@ class DebugInfoBuilder:
             if cls is not None:
                 code = int(cls) if isinstance(cls, AddressClass) else int(address_class_of(cls, what))
                 die.attributes.append(Attribute(_ADDRESS_CLASS, None, code))
-            die.attributes.append(Attribute(_LOCATION, None, list(location.ops)))
+            die.attributes.append(Attribute(_LOCATION, None, location.ops))
         elif isinstance(location, LocationListSpec):
             entries = []
             for begin, end, where in location.entries:

@@ -373,7 +373,7 @@ class _InfoEncoder:
                     f = string_form
                 elif t is DIE:
                     f = _F_REF4
-                elif t is list and version < 4:
+                elif (t is list or t is tuple) and version < 4:
                     f = list_form
                 else:
                     f = choose_form(a, version, options)
@@ -495,7 +495,7 @@ class _InfoEncoder:
                     raise EncodeError(f"{at_name(attr.name)}: DW_FORM_flag_present can only hold True")
                 return
             if form in _BLOCK_FORMS:
-                if type(value) is list:
+                if type(value) is list or type(value) is tuple:
                     key = (unit.address_size, *value)
                     block = self.blocks.get(key)
                     if block is None:

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from .constants import AddressClass
@@ -99,6 +100,7 @@ def _addr_plus(symbol: str, offset: int) -> tuple[Op, ...]:
     return tuple(ops)
 
 
+@lru_cache(maxsize=4096)  # a Location is immutable; code generators name the same registers again and again
 def register(name: str) -> Location:
     """A value in a PTX register (``%r1``, ``%rd4``, ``%f2``): ``DW_OP_regx``, class reg.
 
