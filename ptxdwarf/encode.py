@@ -244,6 +244,7 @@ class _InfoEncoder:
         self.moved: dict[int, int] = {}  # old offset -> new offset, for decoded DIEs and units
         self.derived = _AbbrevAllocator()
         self.derived_at: list[int] = []
+        self.kept_any = False  # whether some unit still uses a table it was read with
         self.fixups: list[tuple[int, int, DIE, int, Attribute]] = []
         self.old_index: dict[int, DIE] = {}
         self.loc_offsets: dict[int, int] = {}  # id(LocationList) -> offset in the new .debug_loc
@@ -297,6 +298,7 @@ class _InfoEncoder:
             raise EncodeError("unit has no DIE")
         self.breaks.append(start)
         kept = self.kept_table(unit)
+        self.kept_any = self.kept_any or kept is not None
         out += struct.pack("<IH", 0, unit.version)
         abbrev_at = len(out)
         out += bytes(4)
@@ -638,7 +640,8 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
         _place_labels(loc_image, labels.get(".debug_loc", {}), w.moved, old_sizes.get(".debug_loc"))
     enc.encode()
 
-    tables = list(info.abbrev_tables)
+    # Tables read with the module stay (at their offsets) while a unit uses one of them.
+    tables = list(info.abbrev_tables) if enc.kept_any or not info.units else []
     if enc.derived_at:
         end = max((t.offset + len(encode_abbrev_table(t)) for t in tables), default=0)
         derived = enc.derived.table(end)
@@ -655,7 +658,10 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
             breaks.append(len(data))
             data += encode_abbrev_table(t)
         img = SectionImage(".debug_abbrev", bytes(data), breaks=breaks)
-        _place_labels(img, labels.get(".debug_abbrev", {}), {t.offset: t.offset for t in tables}, old_sizes.get(".debug_abbrev"))
+        moved = {t.offset: t.offset for t in tables}
+        if not enc.kept_any:  # labels of the tables left out mark the one that replaces them
+            moved = {t.offset: 0 for t in info.abbrev_tables} | moved
+        _place_labels(img, labels.get(".debug_abbrev", {}), moved, old_sizes.get(".debug_abbrev"))
         images[".debug_abbrev"] = img
     if info.units or ".debug_info" in old_sizes:
         img = SectionImage(".debug_info", bytes(enc.out), enc.relocs, fields=enc.fields, breaks=enc.breaks)

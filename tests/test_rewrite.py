@@ -99,3 +99,22 @@ def test_rewrite_of_an_edited_model_moves_references() -> None:
             assert target is not None and original is not None
             assert target.tag == info.die_at(original.target).tag  # type: ignore[union-attr]
     assert back.units[0].die.children[0].get("DW_AT_artificial") == 1  # type: ignore[union-attr]
+
+
+WITH_INFO = [p for p in GOOD_FIXTURES if ".section .debug_info" in p.read_text() or ".section\t.debug_info" in p.read_text()]
+
+
+@pytest.mark.parametrize("path", WITH_INFO[::3], ids=fixture_id)
+def test_derived_abbreviations_replace_the_read_ones(path: Path, ptxas) -> None:
+    """``keep_abbrevs=False``: one table, derived from the DIEs, and nothing of the old ones left."""
+    info = ptxdwarf.read_ptx(path.read_text())
+    assert info.units
+    module = ptxdwarf.parse_ptx(path.read_text())
+    images = ptxdwarf.encode_sections(info, ptxdwarf.EncodeOptions(keep_abbrevs=False))
+    text = ptxdwarf.replace_debug_sections(module, images)
+    back = ptxdwarf.read_ptx(text)
+    assert [t.offset for t in back.abbrev_tables] == [0]
+    assert len(back.abbrev_tables[0].decls) == len({(d.tag, bool(d.children), tuple((a.name, a.form) for a in d.attributes)) for d in info.iter_dies()})
+    assert [u.abbrev_offset for u in back.units] == [ptxdwarf.Symbol(".debug_abbrev", 0)] * len(info.units)
+    report = ptxdwarf.check(text, filename=path.name, ptxas=ptxas)
+    assert report.consistent, "\n".join(map(str, report.differences))
