@@ -734,13 +734,13 @@ class _Linter:
         for f in by_function.values():
             if f.body_start < 0 or not _LINE_ZERO_LOC.search(text, f.body_start, f.body_end):
                 continue
-            for label, line in _labels_at_line_zero(text, f.body_start, f.body_end):
+            for label in _labels_at_line_zero(text, f.body_start, f.body_end):
                 if label not in used or self.label_function.get(label) is not f:
                     continue
                 section, offset = used[label]
                 self.add(
                     "label-at-line-zero",
-                    f"{label} (line {line}, in {f.name}) is used by {section}, but the instruction after it is at "
+                    f"{label} (line {f.labels.get(label, '?')}, in {f.name}) is used by {section}, but the instruction after it is at "
                     f"line 0 (.loc F 0 C); ptxas 13.0 usually drops such a label, leaving an undefined symbol that "
                     "reads 0 in the cubin: move the label or give the instruction a line",
                     where=self.images[section].source(offset),
@@ -1346,20 +1346,19 @@ _LOC_LINE = re.compile(r"\.loc[ \t]+\d+[ \t]+(\d+)")
 _LEADING_LABEL = re.compile(rf"({_SYM})[ \t]*:")
 
 
-def _labels_at_line_zero(text: str, start: int, end: int) -> list[tuple[str, int]]:
+def _labels_at_line_zero(text: str, start: int, end: int) -> list[str]:
     """The last label of each run of labels in ``text[start:end]`` (a function body) whose
-    instruction has line 0, with its line."""
-    found: list[tuple[str, int]] = []
+    instruction has line 0."""
+    found: list[str] = []
     current: int | None = None
-    pending: list[tuple[str, int]] = []
-    lineno = text.count("\n", 0, start) + 1
+    pending: list[str] = []
     for raw in text[start:end].split("\n"):
         s = raw.split("//", 1)[0].strip()
         while s:
             m = _LEADING_LABEL.match(s)
             if m is None:
                 break
-            pending.append((m.group(1), lineno))
+            pending.append(m.group(1))
             s = s[m.end() :].lstrip()
         if s.startswith(".loc"):
             m = _LOC_LINE.match(s)
@@ -1369,7 +1368,6 @@ def _labels_at_line_zero(text: str, start: int, end: int) -> list[tuple[str, int
             if current == 0:
                 found.append(pending[-1])  # ptxas keeps the labels before the last one
             pending = []
-        lineno += 1
     return found
 
 
