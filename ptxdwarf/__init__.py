@@ -145,6 +145,17 @@ __all__ += ["cubin_images", "read_cubin"]
 from .abi import ParamDecl
 from .check import CheckReport, Difference, check
 from .lint import Finding, lint
-from .ptxas import Ptxas, find_ptxas
+from .ptxas import Ptxas, PtxasCancelled, PtxasFailed, find_ptxas
 
-__all__ += ["CheckReport", "Difference", "Finding", "ParamDecl", "Ptxas", "check", "find_ptxas", "lint"]
+__all__ += [
+    "CheckReport",
+    "Difference",
+    "Finding",
+    "ParamDecl",
+    "Ptxas",
+    "PtxasCancelled",
+    "PtxasFailed",
+    "check",
+    "find_ptxas",
+    "lint",
+]

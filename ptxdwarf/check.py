@@ -22,6 +22,7 @@ import bisect
 import json
 import re
 import struct
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
@@ -538,12 +539,17 @@ def check(
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
     chosen, note = tool.choose_arch(module.target, arch)
     relocatable = _BODILESS.search(text) is not None
-    # ptxas runs in a subprocess; the PTX side is read meanwhile.
+    # ptxas runs in a subprocess; the PTX side is read meanwhile (and a reader error stops ptxas).
+    cancel = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename)
-        info = decode_module(module)
-        info.load_all()
-        symbols = _Symbols(module, info.sections or {})
+        job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename, cancel=cancel)
+        try:
+            info = decode_module(module)
+            info.load_all()
+            symbols = _Symbols(module, info.sections or {})
+        except BaseException:
+            cancel.set()
+            raise
         exc = job.exception()
     if bool(module.prototypes) != relocatable:
         relocatable = not relocatable

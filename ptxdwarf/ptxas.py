@@ -15,13 +15,24 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from .errors import ToolError
 
-__all__ = ["Ptxas", "PtxasResult", "PtxasMessage", "find_ptxas", "candidate_paths", "wheel_ptxas"]
+__all__ = [
+    "Ptxas",
+    "PtxasCancelled",
+    "PtxasFailed",
+    "PtxasMessage",
+    "PtxasResult",
+    "candidate_paths",
+    "find_ptxas",
+    "wheel_ptxas",
+]
 
 INSTALL_HINT = "install it with: pip install 'ptxdwarf[ptxas]' (or put CUDA's bin on PATH, or set PTXAS)"
 
@@ -192,8 +203,12 @@ class Ptxas:
         filename: str = "input.ptx",
         extra: Sequence[str] = (),
         timeout: float = 600,
+        cancel: threading.Event | None = None,
     ) -> PtxasResult:
-        """Compile PTX text; :class:`PtxasFailed` with ptxas's messages if it fails."""
+        """Compile PTX text; :class:`PtxasFailed` with ptxas's messages if it fails.
+
+        Setting ``cancel`` (from another thread) stops ptxas: :class:`PtxasCancelled`.
+        """
         with tempfile.TemporaryDirectory(prefix="ptxdwarf-") as tmp:
             src = Path(tmp) / "input.ptx"
             out = Path(tmp) / "output.cubin"
@@ -205,15 +220,49 @@ class Ptxas:
                 args.insert(1, "-c")
             args[1:1] = list(extra)
             try:
-                proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+                returncode, stderr = _run(args, timeout, cancel)
             except OSError as exc:
                 raise ToolError(f"cannot run ptxas {self.path}: {exc.strerror or exc}") from None
             except subprocess.TimeoutExpired:
                 raise ToolError(f"ptxas did not finish {filename} in {timeout:.0f} s") from None
-            messages = parse_messages(proc.stderr.replace(str(src), filename))
-            if proc.returncode != 0 or not out.exists():
+            messages = parse_messages(stderr.replace(str(src), filename))
+            if returncode != 0 or not out.exists():
                 raise PtxasFailed(filename, messages, self)
             return PtxasResult(out.read_bytes(), arch, messages)
+
+
+def _run(args: list[str], timeout: float, cancel: threading.Event | None) -> tuple[int, str]:
+    """Run ptxas; its exit code and stderr."""
+    if cancel is None:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        return proc.returncode, proc.stderr
+    with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as child:
+        # stderr is read on a thread of its own so that a chatty ptxas cannot block on a full pipe.
+        chunks: list[str] = []
+        reader = threading.Thread(target=lambda: chunks.append(child.stderr.read() if child.stderr else ""), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + timeout
+        while True:
+            if cancel.is_set():
+                child.kill()
+                child.wait()
+                reader.join()
+                raise PtxasCancelled("ptxas was stopped: its result is no longer needed")
+            try:
+                child.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() > deadline:
+                    child.kill()
+                    child.wait()
+                    reader.join()
+                    raise
+        reader.join()
+        return child.returncode, "".join(chunks)
+
+
+class PtxasCancelled(ToolError):
+    """ptxas was stopped through ``Ptxas.compile(cancel=...)``."""
 
 
 class PtxasFailed(ToolError):

@@ -176,6 +176,28 @@ def test_ptxas_error_names_the_die_and_attribute(ptxas: Ptxas) -> None:
     assert "\n" not in message
 
 
+def test_compile_can_be_cancelled(ptxas: Ptxas) -> None:
+    import threading
+
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(ptxdwarf.PtxasCancelled):
+        ptxas.compile(EXAMPLE, arch="sm_75", cancel=cancel)
+    # an event that is never set changes nothing
+    quiet = ptxas.compile(EXAMPLE, arch="sm_75", cancel=threading.Event())
+    assert quiet.cubin == ptxas.compile(EXAMPLE, arch="sm_75").cubin
+    with pytest.raises(PtxasFailed) as err:
+        ptxas.compile(EXAMPLE.replace(".b32 262", ".b32 x y", 1), arch="sm_75", cancel=threading.Event())
+    assert any("syntax error" in m.text and m.line for m in err.value.messages)  # stderr was read
+
+
+def test_reader_error_wins_over_ptxas(ptxas: Ptxas) -> None:
+    """check reads the PTX while ptxas runs; bad DWARF is reported as such (and stops ptxas)."""
+    bad = EXAMPLE.replace(".b32 262\n", ".b32 99999\n", 1)
+    with pytest.raises(ptxdwarf.DwarfError, match=r"<ptx>:51 \(\.debug_info\+0x0\): unit length 99999"):
+        check(bad, ptxas=ptxas)
+
+
 def test_cli_check(tmp_path: Path) -> None:
     good = tmp_path / "good.ptx"
     good.write_text(EXAMPLE)
