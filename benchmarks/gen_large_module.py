@@ -151,7 +151,7 @@ def gen_function(rng: random.Random, i: int, sigs: list) -> str:
         lines.append("    acc += (int)(bx.hi.x + bx.lo.z);")
     lines.append("    {")
     lines.append(f"        int inner = arr[acc & {n - 1}];")
-    lines.append(f"        for (int k = 0; k < (inner & 7); ++k) {{")
+    lines.append("        for (int k = 0; k < (inner & 7); ++k) {")
     lines.append("            int t = k * inner;")
     lines.append("            if (t > 50) {")
     lines.append("                int half = t / 2;")

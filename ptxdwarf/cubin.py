@@ -14,7 +14,7 @@ import os
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile

@@ -16,7 +16,6 @@ from construct import ConstructError
 from .constants import FORM, at_name, form_name, tag_name
 from .errors import DwarfError
 from .forms import (
-    FIXED_SIZE_FORMS,
     RELOCATABLE_FORMS,
     fixed_formats,
     read_uleb,

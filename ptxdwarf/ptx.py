@@ -326,9 +326,9 @@ class _ModuleIndex:
     def declares(self, name: str) -> bool:
         if name in self.names:
             return True
-        for prefix, count in self.ranges.items():
+        for prefix, size in self.ranges.items():
             rest = name[len(prefix) :]
-            if name.startswith(prefix) and rest.isdigit() and int(rest) < count and (rest == "0" or rest[0] != "0"):
+            if name.startswith(prefix) and rest.isdigit() and int(rest) < size and (rest == "0" or rest[0] != "0"):
                 return True
         return False
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ptxdwarf
-from ptxdwarf import DIE, FORM, Attribute, Block, DebugInfo, Op, Reloc, Symbol, Unit
+from ptxdwarf import DIE, FORM, Attribute, DebugInfo, Op, Reloc, Symbol, Unit
 from ptxdwarf.model import REFERENCE_FORMS
 
 SYMBOLS = st.sampled_from(["func_begin0", "$L__func_end3", "_Z4testPi_param_0", "__local_depot0", "g_x"])
