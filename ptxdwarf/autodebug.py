@@ -59,7 +59,7 @@ import bisect
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,6 +118,16 @@ def _letters(k: int) -> str:
         k, r = divmod(k - 1, 26)
         out = chr(ord("a") + r) + out
     return out
+
+
+def _fresh_names(prefix: str, taken: Callable[[str], bool]) -> Iterator[str]:
+    """``prefix`` + a, b, ... z, aa, ...: those for which ``taken`` is false, in order."""
+    k = 0
+    while True:
+        new = prefix + _letters(k)
+        k += 1
+        if not taken(new):
+            yield new
 
 
 def _find_name(text: str, name: str) -> int:
@@ -306,28 +316,21 @@ def _rename_registers(text: str, module: PtxModule, masked: str) -> tuple[str, d
     declared_bases = {v.name for f in module.functions for v in f.declarations if v.space == "reg" and v.count is not None}
     warnings: list[str] = []
     base_map: dict[str, str] = {}
-    k = 0
+    names = _fresh_names(
+        "%R",
+        lambda new: new in declared_bases or any(t == new or (t.startswith(new) and t[len(new):].isdigit()) for t in tokens),
+    )
     for base in sorted(long_ranges):
-        while True:
-            new = f"%R{_letters(k)}"
-            k += 1
-            if new in declared_bases or any(t == new or (t.startswith(new) and t[len(new):].isdigit()) for t in tokens):
-                continue
-            break
+        new = next(names)
         if not _fits(f"{new}{long_ranges[base] - 1}"):
             warnings.append(f"register range {base}<{long_ranges[base]}> is too large to rename to names of 8 characters")
             continue
         base_map[base] = new
     scalar_map: dict[str, str] = {}
-    k = 0
+    bases = declared_bases | set(base_map.values())
+    names = _fresh_names("%S", lambda new: new in tokens or any(new.startswith(b) and new[len(b):].isdigit() for b in bases))
     for name in sorted(long_scalars):
-        while True:
-            new = f"%S{_letters(k)}"
-            k += 1
-            if new in tokens or any(new.startswith(b) and new[len(b):].isdigit() for b in declared_bases | set(base_map.values())):
-                continue
-            break
-        scalar_map[name] = new
+        scalar_map[name] = next(names)
     renamed: dict[str, str] = {}
     edits: list[tuple[int, int, str]] = []
     for f in module.functions:

@@ -181,7 +181,7 @@ def _sections(elf: ELFFile, raw: bytes, where: str) -> list[_Section]:
 
 
 def _symbol_table(elf: ELFFile, sections: list[_Section], section: _Section) -> list[_RawSymbol]:
-    """All entries of a symbol table, read in one pass."""
+    """All entries of a symbol table, read in one pass; a section symbol is named after its section."""
     data = section.data
     strtab = sections[section.link].data if 0 < section.link < len(sections) else b""
     e = "<" if elf.little_endian else ">"
@@ -191,7 +191,17 @@ def _symbol_table(elf: ELFFile, sections: list[_Section], section: _Section) -> 
     else:
         fmt, width = e + "IIIBBH", 16
         rows = ((n, info, shndx, value, size) for n, value, size, info, _o, shndx in struct.iter_unpack(fmt, data[: len(data) // width * width]))
-    return [_RawSymbol(_c_string(strtab, n), value, size, info & 0xF, shndx) for n, info, shndx, value, size in rows]
+    last = min(len(sections), _SHN_LORESERVE)
+
+    def name_of(n: int, kind: int, shndx: int) -> str:
+        name = _c_string(strtab, n)
+        if not name and kind == _STT_SECTION and 0 < shndx < last:
+            return sections[shndx].name
+        return name
+
+    return [
+        _RawSymbol(name_of(n, info & 0xF, shndx), value, size, info & 0xF, shndx) for n, info, shndx, value, size in rows
+    ]
 
 
 def _relocations(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[int, int, int, int | None]]:
@@ -231,11 +241,9 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
         if names[index] != ".symtab":
             continue
         for sym in table:
-            sec = section_name(sym.shndx)
-            sym_name = sym.name or (sec if sym.kind == _STT_SECTION else "")
-            if sym_name and sym_name not in result.symbols:
+            if sym.name and sym.name not in result.symbols:
                 kind = _STT_NAMES.get(sym.kind, str(sym.kind))
-                result.symbols[sym_name] = CubinSymbol(sym_name, sym.value, sym.size, kind, sec)
+                result.symbols[sym.name] = CubinSymbol(sym.name, sym.value, sym.size, kind, section_name(sym.shndx))
     for section in sections:
         if section.name.startswith(".nv.info."):
             result.nv_info[section.name[len(".nv.info.") :]] = section.data
@@ -279,8 +287,7 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
             key = (index, addend)
             symbol = symbols.get(key)
             if symbol is None or symbol.value != value:
-                sym_name = sym.name or (section_name(sym.shndx) if sym.kind == _STT_SECTION else None) or f"sym{index}"
-                symbol = symbols[key] = Symbol(sym_name, addend, value)
+                symbol = symbols[key] = Symbol(sym.name or f"sym{index}", addend, value)
             relocs.append(Reloc(offset, size, symbol))
         relocs.sort(key=lambda r: r.offset)
         result.images[target] = SectionImage(target, bytes(data), relocs, relocs_applied=True, filename=name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Generic, Iterator, Mapping, Sequence, TypeVar, overload
 
 from .constants import (
     AT,
@@ -385,6 +385,38 @@ class MacinfoUnit:
     entries: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
+_T = TypeVar("_T")
+
+
+class _Lazy(Generic[_T]):
+    """A part of :class:`DebugInfo` decoded on first use: by the loader that
+    ``DebugInfo._lazy`` holds under the part's name, into ``DebugInfo._<name>``.
+    Setting the part drops its loader."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self.name = self.slot = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, "_" + name
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> "_Lazy[_T]": ...
+    @overload
+    def __get__(self, obj: object, objtype: type | None = None) -> _T: ...
+    def __get__(self, obj: object | None, objtype: type | None = None) -> "_T | _Lazy[_T]":
+        if obj is None:
+            return self
+        loader = obj._lazy.pop(self.name, None)  # type: ignore[attr-defined]
+        if loader is not None:
+            setattr(obj, self.slot, loader())
+        return getattr(obj, self.slot)  # type: ignore[no-any-return]
+
+    def __set__(self, obj: object, value: _T) -> None:
+        obj._lazy.pop(self.name, None)  # type: ignore[attr-defined]
+        setattr(obj, self.slot, value)
+
+
 @dataclass
 class DebugInfo:
     """Everything the debug sections of one PTX module or cubin say.
@@ -419,91 +451,14 @@ class DebugInfo:
         for unit in self.units:
             yield from unit.iter_dies()
 
-    def _part(self, name: str) -> Any:
-        loader = self._lazy.pop(name, None)
-        if loader is not None:
-            setattr(self, "_" + name, loader())
-        return getattr(self, "_" + name)
-
-    @property
-    def locations(self) -> list[LocationList] | None:
-        """``.debug_loc``: the location lists, in section order."""
-        return self._part("locations")  # type: ignore[no-any-return]
-
-    @locations.setter
-    def locations(self, value: list[LocationList] | None) -> None:
-        self._lazy.pop("locations", None)
-        self._locations = value
-
-    @property
-    def ranges(self) -> list[RangeList] | None:
-        """``.debug_ranges``: the range lists."""
-        return self._part("ranges")  # type: ignore[no-any-return]
-
-    @ranges.setter
-    def ranges(self, value: list[RangeList] | None) -> None:
-        self._lazy.pop("ranges", None)
-        self._ranges = value
-
-    @property
-    def pubnames(self) -> list[NameSet] | None:
-        """``.debug_pubnames`` sets."""
-        return self._part("pubnames")  # type: ignore[no-any-return]
-
-    @pubnames.setter
-    def pubnames(self, value: list[NameSet] | None) -> None:
-        self._lazy.pop("pubnames", None)
-        self._pubnames = value
-
-    @property
-    def pubtypes(self) -> list[NameSet] | None:
-        """``.debug_pubtypes`` sets."""
-        return self._part("pubtypes")  # type: ignore[no-any-return]
-
-    @pubtypes.setter
-    def pubtypes(self, value: list[NameSet] | None) -> None:
-        self._lazy.pop("pubtypes", None)
-        self._pubtypes = value
-
-    @property
-    def aranges(self) -> list[ArangeSet] | None:
-        """``.debug_aranges`` sets."""
-        return self._part("aranges")  # type: ignore[no-any-return]
-
-    @aranges.setter
-    def aranges(self, value: list[ArangeSet] | None) -> None:
-        self._lazy.pop("aranges", None)
-        self._aranges = value
-
-    @property
-    def macinfo(self) -> list[MacinfoUnit] | None:
-        """``.debug_macinfo`` units."""
-        return self._part("macinfo")  # type: ignore[no-any-return]
-
-    @macinfo.setter
-    def macinfo(self, value: list[MacinfoUnit] | None) -> None:
-        self._lazy.pop("macinfo", None)
-        self._macinfo = value
-
-    @property
-    def raw(self) -> dict[str, SectionImage]:
-        """Sections ptxdwarf has no schema for, kept as they are."""
-        return self._part("raw")  # type: ignore[no-any-return]
-
-    @raw.setter
-    def raw(self, value: dict[str, SectionImage]) -> None:
-        self._lazy.pop("raw", None)
-        self._raw = value
-
-    @property
-    def labels(self) -> dict[str, dict[str, int]]:
-        """Labels defined in each section: ``{section: {label: offset}}``."""
-        return self._part("labels")  # type: ignore[no-any-return]
-
-    @labels.setter
-    def labels(self, value: dict[str, dict[str, int]]) -> None:
-        self._lazy.pop("labels", None)
-        self._labels = value
+    locations = _Lazy[list[LocationList] | None]("``.debug_loc``: the location lists, in section order.")
+    ranges = _Lazy[list[RangeList] | None]("``.debug_ranges``: the range lists.")
+    pubnames = _Lazy[list[NameSet] | None]("``.debug_pubnames`` sets.")
+    pubtypes = _Lazy[list[NameSet] | None]("``.debug_pubtypes`` sets.")
+    aranges = _Lazy[list[ArangeSet] | None]("``.debug_aranges`` sets.")
+    macinfo = _Lazy[list[MacinfoUnit] | None]("``.debug_macinfo`` units.")
+    raw = _Lazy[dict[str, SectionImage]]("Sections ptxdwarf has no schema for, kept as they are.")
+    labels = _Lazy[dict[str, dict[str, int]]]("Labels defined in each section: ``{section: {label: offset}}``.")
 
     def load_all(self) -> "DebugInfo":
         """Decode now whatever is left for first use (and raise its errors now)."""

@@ -242,21 +242,18 @@ def _run(args: list[str], timeout: float, cancel: threading.Event | None) -> tup
         reader = threading.Thread(target=lambda: chunks.append(child.stderr.read() if child.stderr else ""), daemon=True)
         reader.start()
         deadline = time.monotonic() + timeout
-        while True:
-            if cancel.is_set():
-                child.kill()
-                child.wait()
-                reader.join()
-                raise PtxasCancelled("ptxas was stopped: its result is no longer needed")
+        while not cancel.is_set() and child.poll() is None and time.monotonic() < deadline:
             try:
                 child.wait(timeout=0.05)
-                break
             except subprocess.TimeoutExpired:
-                if time.monotonic() > deadline:
-                    child.kill()
-                    child.wait()
-                    reader.join()
-                    raise
+                pass
+        if child.returncode is None:  # stopped, or out of time
+            child.kill()
+            child.wait()
+            reader.join()
+            if cancel.is_set():
+                raise PtxasCancelled("ptxas was stopped: its result is no longer needed")
+            raise subprocess.TimeoutExpired(args, timeout)
         reader.join()
         return child.returncode, "".join(chunks)
 
