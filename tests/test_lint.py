@@ -1160,3 +1160,13 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     err = capsys.readouterr().err
     assert err.startswith("ptxdwarf: error: ") and err.count("\n") == 1
     assert main(["lint", str(tmp_path / "missing.ptx")]) == 2
+
+
+def test_fault_fixtures_are_current() -> None:
+    """``make.py --check``: the fault fixtures are what the maker makes today (they are made
+    through the encoder, so an encoder change must be followed by regenerating them)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(LINT / "make.py"), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
