@@ -167,18 +167,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PtxDwarfError as exc:
         print(f"ptxdwarf: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (``| head``): not an error of ours. Whatever is still
+        # buffered for stdout goes to the null device, not to a closed pipe at exit.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
     except OSError as exc:
         name = exc.filename if exc.filename is not None else ""
         reason = exc.strerror or str(exc)
         print(f"ptxdwarf: error: {name}: {reason}" if name else f"ptxdwarf: error: {reason}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        # The reader went away (``| head``): not an error of ours.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return 0
     except KeyboardInterrupt:
         print("ptxdwarf: interrupted", file=sys.stderr)
         return 130

@@ -1456,3 +1456,16 @@ def test_extreme_time_and_memory(kind: str, command: list[str], extreme, tmp_pat
         assert out_path.read_text().count('"tag": ') == count
     assert elapsed < 60, f"{elapsed:.1f} s"
     assert peak_mb < 2048, f"peak RSS {peak_mb:.0f} MB"
+
+
+def test_cli_reader_that_goes_away() -> None:
+    """``ptxdwarf dump BIG | head -1``: the closed pipe is not reported as an error."""
+    path = Path(__file__).resolve().parent.parent / "fixtures" / "nvcc" / "rich.sm_75.ptx"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "ptxdwarf", "dump", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert child.stdout is not None and child.stderr is not None
+    assert child.stdout.readline().endswith(b": debug info from ptx\n")
+    child.stdout.close()  # far more than a pipe buffer is still to come
+    errors = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 0 and errors == ""
