@@ -703,7 +703,7 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
         for rl in info.ranges:
             pairs: list[dict[str, Any]] = [{"begin": b, "end": e} for b, e in rl.entries]
             pairs.append({"begin": 0, "end": 0})
-            w.add(s.range_list, entries, "range list", rl.offset)
+            w.add(s.range_list, pairs, "range list", rl.offset)
         img = w.image()
         _place_labels(img, labels.get(".debug_ranges", {}), w.moved, old_sizes.get(".debug_ranges"))
         images[".debug_ranges"] = img

@@ -11,7 +11,7 @@ import io
 from pathlib import Path
 
 import pytest
-from conftest import GOOD_FIXTURES, fixture_id
+from conftest import GOOD_FIXTURES, ROOT, fixture_id
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
@@ -118,3 +118,21 @@ def test_derived_abbreviations_replace_the_read_ones(path: Path, ptxas) -> None:
     assert [u.abbrev_offset for u in back.units] == [ptxdwarf.Symbol(".debug_abbrev", 0)] * len(info.units)
     report = ptxdwarf.check(text, filename=path.name, ptxas=ptxas)
     assert report.consistent, "\n".join(map(str, report.differences))
+
+
+@pytest.mark.parametrize("with_loc", [False, True], ids=["ranges-only", "ranges-and-loc"])
+def test_rewrite_keeps_debug_ranges(with_loc: bool) -> None:
+    """``.debug_ranges`` (hand-written: no producer here writes one) is re-encoded pair for pair,
+    symbols included, whether or not ``.debug_loc`` is there too."""
+    text = (ROOT / "fixtures" / "spec" / "example.ptx").read_text()
+    extra = "\n.section .debug_ranges\n{\n.b64 func_begin0, func_end0, func_begin1, func_end1, 0, 0\n.b64 8, 24, 0, 0\n}\n"
+    if with_loc:
+        extra += "\n.section .debug_loc\n{\n.b64 func_begin0, func_end0\n.b16 1\n.b8 0x50\n.b64 0, 0\n}\n"
+    original = ptxdwarf.read_ptx(text + extra)
+    assert original.ranges is not None
+    rewritten = ptxdwarf.read_ptx(ptxdwarf.rewrite_ptx(text + extra))
+    assert rewritten.ranges is not None
+    got = [(r.offset, r.entries) for r in rewritten.ranges]
+    assert got == [(r.offset, r.entries) for r in original.ranges]
+    assert [len(r.entries) for r in rewritten.ranges] == [2, 1]
+    assert str(rewritten.ranges[0].entries[1][0]) == "func_begin1"
