@@ -17,10 +17,11 @@ the caller gives sizes and offsets. :meth:`DebugInfoBuilder.finish` returns the
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence, Union
 
-from .constants import AT, ATE, LANG, TAG, AddressClass
+from .constants import AT, ATE, FORM, LANG, TAG, AddressClass
 from .encode import EncodeOptions, encode
 from .errors import BuilderError, LayoutError
 from .expr import Op
@@ -28,7 +29,7 @@ from .image import SectionImage, Symbol
 from .layout import Field, Layout, array_layout, layout_struct, layout_union, vector_layout
 from .abi import ParamDecl, lower
 from .loc import Location, LocationListSpec, address_class_of, expression, param
-from .model import ArangeSet, Attribute, DebugInfo, DIE, LocationList, NameSet, Unit
+from .model import AUTO_EXPR, AUTO_FORM, AUTO_REF, AUTO_STRING, ArangeSet, BuiltDIE, DebugInfo, DIE, LocationList, NameSet, Unit, auto_kind, shape_of
 from .ptxwriter import Style, format_sections
 
 # Plain ints of the attributes the hot paths write: enum member access (AT.name
@@ -39,6 +40,33 @@ _DECL_FILE = int(AT.decl_file)
 _DECL_LINE = int(AT.decl_line)
 _LOCATION = int(AT.location)
 _ADDRESS_CLASS = int(AT.address_class)
+_BYTE_SIZE = int(AT.byte_size)
+_VARIABLE = int(TAG.variable)
+_FORMAL_PARAMETER = int(TAG.formal_parameter)
+_DECLARATION = int(AT.declaration)
+_NAME_SPEC = (_NAME, AUTO_STRING)
+_TYPE_SPEC = (_TYPE, AUTO_REF)
+_ADDRESS_CLASS_SPEC = (_ADDRESS_CLASS, int(FORM.data1) | AUTO_FORM)  # classes 1-12
+_LOCATION_SPEC = (_LOCATION, AUTO_EXPR)
+# A variable's shape by (decl_file form, decl_line form, 0/1/2: no location/location/and class)
+_VARIABLE_SHAPES: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
+_DEPOT_NEEDS_8 = (
+    "a __local_depot location needs 8-byte DWARF addresses (ptxas 13.0 rewrites it assuming 8; with 4 it fails)"
+)
+builtins_type = type  # the builder's methods take a parameter called ``type``
+
+
+def _what(scope: str | None, name: str) -> str:
+    """``foo/i``: a variable named in a message."""
+    return name if scope is None else f"{scope}/{name}"
+# Operation tuples are shared: the encoder encodes each distinct tuple once.
+_CALL_FRAME_CFA = (Op.make("call_frame_cfa"),)
+
+
+@functools.lru_cache(maxsize=4096)
+def _member_location(offset: int) -> tuple[Op, ...]:
+    """``DW_OP_plus_uconst offset``, a DWARF 2 member's location."""
+    return (Op.make("plus_uconst", offset),)
 
 __all__ = [
     "DebugInfoBuilder",
@@ -144,7 +172,7 @@ PTX_TYPES: dict[str, tuple[int, str]] = {
 class Type:
     """A type DIE and what layout needs of it. Made by :class:`DebugInfoBuilder` methods."""
 
-    die: DIE
+    die: BuiltDIE
     name: str | None
     byte_size: int | None
     align: int
@@ -194,7 +222,7 @@ MemberSpec = Union[tuple[Any, ...], Member]
 class Variable:
     """A parameter or variable DIE, with the location it was given."""
 
-    die: DIE
+    die: BuiltDIE
     name: str
     type: Type
     location: Location | LocationListSpec | None
@@ -208,7 +236,7 @@ class Variable:
 class _Scope:
     """Something that holds variables and lexical blocks: a function or a block."""
 
-    def __init__(self, builder: "DebugInfoBuilder", die: DIE, what: str) -> None:
+    def __init__(self, builder: "DebugInfoBuilder", die: BuiltDIE, what: str) -> None:
         self._builder = builder
         self.die = die
         self._what = what
@@ -226,9 +254,9 @@ class _Scope:
         artificial: bool = False,
     ) -> Variable:
         """A local variable of this scope (``DW_TAG_variable``)."""
-        var = self._builder._variable(TAG.variable, self.die, name, type, line, location, file, f"{self._what}/{name}")
+        var = self._builder._variable(_VARIABLE, self.die, name, type, line, location, file, self._what)
         if artificial:
-            var.die.add(AT.artificial, True)
+            var.die.put(AT.artificial, True)
         self.variables.append(var)
         return var
 
@@ -236,10 +264,10 @@ class _Scope:
         """A nested scope; ``low_pc``/``high_pc`` are labels of the PTX code it covers."""
         if (low_pc is None) != (high_pc is None):
             raise BuilderError(f"{self._what}: a lexical block needs both low_pc and high_pc labels, or neither")
-        die = DIE(TAG.lexical_block)
+        die = BuiltDIE(TAG.lexical_block)
         if low_pc is not None and high_pc is not None:
-            die.add(AT.low_pc, Symbol(low_pc), "addr")
-            die.add(AT.high_pc, Symbol(high_pc), "addr")
+            die.put(AT.low_pc, Symbol(low_pc), "addr")
+            die.put(AT.high_pc, Symbol(high_pc), "addr")
             self._builder._labels_used.update((low_pc, high_pc))
         self.die.add_child(die)
         block = LexicalBlock(self._builder, die, f"{self._what}/block{len(self.blocks)}")
@@ -257,7 +285,7 @@ class Function(_Scope):
     def __init__(
         self,
         builder: "DebugInfoBuilder",
-        die: DIE,
+        die: BuiltDIE,
         name: str,
         linkage_name: str,
         kernel: bool,
@@ -295,11 +323,9 @@ class Function(_Scope):
         The address class follows from ``location``: ``loc.register`` -> reg,
         ``loc.param`` -> param, ``loc.local`` -> local, ``loc.address(..., cls)`` -> cls.
         """
-        var = self._builder._variable(
-            TAG.formal_parameter, self.die, name, type, line, location, file, f"{self.name}/{name}"
-        )
+        var = self._builder._variable(_FORMAL_PARAMETER, self.die, name, type, line, location, file, self.name)
         if artificial:
-            var.die.add(AT.artificial, True)
+            var.die.put(AT.artificial, True)
         # Parameters come before other children, as compilers write them.
         # _variable appended it; the parameters made so far are the first children.
         children = self.die.children
@@ -399,14 +425,14 @@ class DebugInfoBuilder:
         lang = _LANGUAGES.get(language.lower()) if isinstance(language, str) else language
         if lang is None:
             raise BuilderError(f"unknown language {language!r} (use a DW_LANG code or one of {sorted(_LANGUAGES)})")
-        cu = DIE(TAG.compile_unit)
-        cu.add(AT.producer, producer)
-        cu.add(AT.language, int(lang), "data2")
-        cu.add(AT.name, name)
-        cu.add(AT.stmt_list, Symbol(".debug_line"))
+        cu = BuiltDIE(TAG.compile_unit)
+        cu.put(AT.producer, producer)
+        cu.put(AT.language, int(lang), "data2")
+        cu.put(AT.name, name)
+        cu.put(AT.stmt_list, Symbol(".debug_line"))
         if comp_dir is not None:
-            cu.add(AT.comp_dir, comp_dir)
-        cu.add(AT.low_pc, 0, "addr")
+            cu.put(AT.comp_dir, comp_dir)
+        cu.put(AT.low_pc, 0, "addr")
         self.cu = cu
         self.unit = Unit(version=version, address_size=address_size, die=cu)
         self.functions: list[Function] = []
@@ -428,16 +454,16 @@ class DebugInfoBuilder:
             raise BuilderError(f"{what}: type {t.name or t.kind!r} belongs to another DebugInfoBuilder")
         return t
 
-    def _type(self, die: DIE, name: str | None, size: int | None, align: int, kind: str, **extra: Any) -> Type:
+    def _type(self, die: BuiltDIE, name: str | None, size: int | None, align: int, kind: str, **extra: Any) -> Type:
         self.cu.add_child(die)
         t = Type(die, name, size, align, kind, self, **extra)
         self.types.append(t)
         return t
 
-    def _decl(self, die: DIE, line: int | None, file: int | None) -> None:
+    def _decl(self, die: BuiltDIE, line: int | None, file: int | None) -> None:
         if line is not None:
-            die.attributes.append(Attribute(_DECL_FILE, None, 1 if file is None else file))
-            die.attributes.append(Attribute(_DECL_LINE, None, line))
+            die.put(_DECL_FILE, 1 if file is None else file)
+            die.put(_DECL_LINE, line)
 
     def _linkage_attr(self) -> int:
         return AT.linkage_name if self.version >= 4 else AT.MIPS_linkage_name
@@ -455,10 +481,10 @@ class DebugInfoBuilder:
                 raise BuilderError(f"base type {name!r}: unknown encoding {encoding!r} (one of {sorted(_ENCODINGS)})")
         else:
             code = int(encoding)
-        die = DIE(TAG.base_type)
-        die.add(AT.name, name)
-        die.add(AT.encoding, int(code), "data1")
-        die.add(AT.byte_size, byte_size)
+        die = BuiltDIE(TAG.base_type)
+        die.put(AT.name, name)
+        die.put(AT.encoding, int(code), "data1")
+        die.put(AT.byte_size, byte_size)
         return self._type(die, name, byte_size, align or byte_size, "base")
 
     def named_type(self, name: str, *, language: str = "c") -> Type:
@@ -482,8 +508,8 @@ class DebugInfoBuilder:
 
     def unspecified_type(self, name: str = "void") -> Type:
         """``DW_TAG_unspecified_type``, e.g. ``void`` as a return type."""
-        die = DIE(TAG.unspecified_type)
-        die.add(AT.name, name)
+        die = BuiltDIE(TAG.unspecified_type)
+        die.put(AT.name, name)
         return self._type(die, name, None, 1, "unspecified")
 
     def pointer_type(
@@ -497,23 +523,23 @@ class DebugInfoBuilder:
         """A pointer; ``address_class`` is the state space it points into (nvcc writes
         ``GENERIC`` for plain C pointers)."""
         pointee = self._own(pointee, "pointer_type")
-        die = DIE(TAG.pointer_type)
-        die.add(AT.type, pointee.die)
+        die = BuiltDIE(TAG.pointer_type)
+        die.put(AT.type, pointee.die)
         if name is not None:
-            die.add(AT.name, name)
+            die.put(AT.name, name)
         if byte_size is not None:
-            die.add(AT.byte_size, byte_size)
+            die.put(AT.byte_size, byte_size)
         if address_class is not None:
-            die.add(AT.address_class, int(address_class_of(address_class, "pointer_type")))
+            die.put(AT.address_class, int(address_class_of(address_class, "pointer_type")))
         size = byte_size or self.address_size
         return self._type(die, name, size, size, "pointer", target=pointee)
 
     def _wrapper(self, tag: int, kind: str, target: Type, name: str | None = None) -> Type:
         target = self._own(target, kind)
-        die = DIE(tag)
+        die = BuiltDIE(tag)
         if name is not None:
-            die.add(AT.name, name)
-        die.add(AT.type, target.die)
+            die.put(AT.name, name)
+        die.put(AT.type, target.die)
         return self._type(die, name, target.byte_size, target.align, kind, target=target)
 
     def const_type(self, target: Type) -> Type:
@@ -547,18 +573,18 @@ class DebugInfoBuilder:
             size = byte_size or 4
         if byte_size is not None and byte_size != size:
             raise LayoutError(f"enum {name}: byte_size {byte_size} differs from its underlying type's {size}")
-        die = DIE(TAG.enumeration_type)
+        die = BuiltDIE(TAG.enumeration_type)
         if name is not None:
-            die.add(AT.name, name)
-        die.add(AT.byte_size, size)
+            die.put(AT.name, name)
+        die.put(AT.byte_size, size)
         if underlying is not None and self.version >= 3:
-            die.add(AT.type, underlying.die)
+            die.put(AT.type, underlying.die)
         self._decl(die, line, None)
         items = enumerators.items() if isinstance(enumerators, dict) else enumerators
         for item_name, value in items:
-            child = DIE(TAG.enumerator)
-            child.add(AT.name, item_name)
-            child.add(AT.const_value, int(value), "sdata")
+            child = BuiltDIE(TAG.enumerator)
+            child.put(AT.name, item_name)
+            child.put(AT.const_value, int(value), "sdata")
             die.add_child(child)
         return self._type(die, name, size, size, "enum", target=underlying)
 
@@ -577,14 +603,14 @@ class DebugInfoBuilder:
             raise LayoutError(f"array of {element.name or element.kind}: the element type has no size")
         size, align = array_layout(element.byte_size, element.align, counts)
         index = self._array_index_type()
-        die = DIE(TAG.array_type)
+        die = BuiltDIE(TAG.array_type)
         if name is not None:
-            die.add(AT.name, name)
-        die.add(AT.type, element.die)
+            die.put(AT.name, name)
+        die.put(AT.type, element.die)
         for count in counts:
-            sub = DIE(TAG.subrange_type)
-            sub.add(AT.type, index.die)
-            sub.add(AT.count, count)
+            sub = BuiltDIE(TAG.subrange_type)
+            sub.put(AT.type, index.die)
+            sub.put(AT.count, count)
             die.add_child(sub)
         return self._type(die, name, size, align, "array", target=element)
 
@@ -643,13 +669,13 @@ class DebugInfoBuilder:
         packed: bool = False,
         line: int | None = None,
     ) -> Type:
-        die = DIE(tag)
+        die = BuiltDIE(tag)
         if name is not None:
-            die.add(AT.name, name)
+            die.put(AT.name, name)
         t = self._type(die, name, None, 1, kind, complete=False)
         self._decl(die, line, None)
         if members is None:
-            die.add(AT.declaration, True)
+            die.put(AT.declaration, True)
             return t
         return self._define(t, members, byte_size=size, align=align, packed=packed)
 
@@ -701,10 +727,10 @@ class DebugInfoBuilder:
         else:
             layout = layout_union(fields, align=align, size=byte_size, name=t.name)
         die = t.die
-        die.attributes = [a for a in die.attributes if a.name != AT.declaration]
+        assert isinstance(die, BuiltDIE)
+        die.without((_DECLARATION,))
         # byte_size goes right after the name, as compilers write it
-        position = 1 if die.attr(AT.name) is not None else 0
-        die.attributes.insert(position, Attribute(AT.byte_size, None, layout.size))
+        die.put(_BYTE_SIZE, layout.size, position=1 if AT.name in die else 0)
         for spec, placed in zip(specs, layout.members):
             die.add_child(self._member(spec, placed))
         t.byte_size = layout.size
@@ -714,34 +740,34 @@ class DebugInfoBuilder:
         return t
 
     def _member(self, spec: Member, placed: Any) -> DIE:
-        die = DIE(TAG.member)
+        die = BuiltDIE(TAG.member)
         if spec.name is not None:
-            die.add(AT.name, spec.name)
-        die.add(AT.type, spec.type.die)
+            die.put(AT.name, spec.name)
+        die.put(AT.type, spec.type.die)
         self._decl(die, spec.line, None)
         bit_field = placed.bit_size is not None and not placed.full_width
         if bit_field and self.version >= 4:
-            die.add(AT.bit_size, placed.bit_size)
-            die.add(AT.data_bit_offset, placed.data_bit_offset)
+            die.put(AT.bit_size, placed.bit_size)
+            die.put(AT.data_bit_offset, placed.data_bit_offset)
             return die
         # data_member_location before the bit attributes: with strp names, ptxas 13.0
         # fails ("Attempted to Dereference Out of Bounds") on nvcc's order, where it comes last.
         if self.version == 2:
-            die.add(AT.data_member_location, [Op.make("plus_uconst", placed.offset)], "block1")
+            die.put(AT.data_member_location, _member_location(placed.offset), "block1")
         else:
-            die.add(AT.data_member_location, placed.offset, "udata")
+            die.put(AT.data_member_location, placed.offset, "udata")
         if bit_field:
-            die.add(AT.byte_size, placed.size)
-            die.add(AT.bit_size, placed.bit_size)
-            die.add(AT.bit_offset, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata")
+            die.put(AT.byte_size, placed.size)
+            die.put(AT.bit_size, placed.bit_size)
+            die.put(AT.bit_offset, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata")
         return die
 
     def handle_type(self, name: str = "cudaTextureObject_t") -> Type:
         """An opaque texture, sampler or surface handle: 8 bytes, passed as ``.b64``."""
-        die = DIE(TAG.base_type)
-        die.add(AT.name, name)
-        die.add(AT.encoding, int(ATE.unsigned), "data1")
-        die.add(AT.byte_size, 8)
+        die = BuiltDIE(TAG.base_type)
+        die.put(AT.name, name)
+        die.put(AT.encoding, int(ATE.unsigned), "data1")
+        die.put(AT.byte_size, 8)
         return self._type(die, name, 8, 8, "handle")
 
     def slice_type(self, element: Type, *, name: str | None = None) -> Type:
@@ -755,13 +781,13 @@ class DebugInfoBuilder:
 
     def subroutine_type(self, return_type: Type | None, parameters: Sequence[Type] = ()) -> Type:
         """A function type (for function pointers)."""
-        die = DIE(TAG.subroutine_type)
+        die = BuiltDIE(TAG.subroutine_type)
         if return_type is not None:
-            die.add(AT.type, self._own(return_type, "subroutine_type").die)
-        die.add(AT.prototyped, True)
+            die.put(AT.type, self._own(return_type, "subroutine_type").die)
+        die.put(AT.prototyped, True)
         for p in parameters:
-            child = DIE(TAG.formal_parameter)
-            child.add(AT.type, self._own(p, "subroutine_type parameter").die)
+            child = BuiltDIE(TAG.formal_parameter)
+            child.put(AT.type, self._own(p, "subroutine_type parameter").die)
             die.add_child(child)
         return self._type(die, None, None, 1, "subroutine")
 
@@ -799,18 +825,18 @@ class DebugInfoBuilder:
         end = high_pc or f"$L__ptxdwarf_end{index}"
         # low_pc comes first, as nvcc writes it: ptxas 13.0 crashes rewriting a
         # __local_depot location in a subprogram whose DW_AT_name precedes low_pc.
-        die = DIE(TAG.subprogram)
-        die.add(AT.low_pc, Symbol(begin), "addr")
-        die.add(AT.high_pc, Symbol(end), "addr")
-        die.add(AT.frame_base, [Op.make("call_frame_cfa")])
+        die = BuiltDIE(TAG.subprogram)
+        die.put(AT.low_pc, Symbol(begin), "addr")
+        die.put(AT.high_pc, Symbol(end), "addr")
+        die.put(AT.frame_base, _CALL_FRAME_CFA)
         if linkage_name is not None and linkage_name != name or self.version < 4:
-            die.add(self._linkage_attr(), symbol)
-        die.add(AT.name, name)
+            die.put(self._linkage_attr(), symbol)
+        die.put(AT.name, name)
         self._decl(die, line, file)
         if type is not None:
-            die.add(AT.type, self._own(type, f"function {name}").die)
+            die.put(AT.type, self._own(type, f"function {name}").die)
         if external:
-            die.add(AT.external, True)
+            die.put(AT.external, True)
         self.cu.add_child(die)
         if not auto:
             self._labels_used.update((begin, end))
@@ -838,12 +864,12 @@ class DebugInfoBuilder:
     ) -> Variable:
         """A module-level variable; ``location`` is usually ``loc.address(symbol, AddressClass.GLOBAL)``
         (or ``SHARED``, ``CONST``)."""
-        var = self._variable(TAG.variable, self.cu, name, type, line, location, file, name)
+        var = self._variable(_VARIABLE, self.cu, name, type, line, location, file, None)
         symbol = linkage_name or (location.symbols[0] if isinstance(location, Location) and location.symbols else None)
         if symbol is not None and (symbol != name or self.version < 4):
-            var.die.add(self._linkage_attr(), symbol)
+            var.die.put(self._linkage_attr(), symbol)
         if external:
-            var.die.add(AT.external, True)
+            var.die.put(AT.external, True)
         self.globals.append(var)
         return var
 
@@ -856,46 +882,82 @@ class DebugInfoBuilder:
         line: int | None,
         location: Location | LocationListSpec | None,
         file: int | None,
-        what: str,
+        scope: str | None,
     ) -> Variable:
-        type = self._own(type, what)
-        die = DIE(tag)
-        attrs = die.attributes
-        attrs.append(Attribute(_NAME, None, name))
-        if line is not None:
-            attrs.append(Attribute(_DECL_FILE, None, 1 if file is None else file))
-            attrs.append(Attribute(_DECL_LINE, None, line))
-        attrs.append(Attribute(_TYPE, None, type.die))
+        """A variable or parameter DIE under ``parent``. ``scope`` names the function or
+        block for messages (None: a global); the message text is made only for errors."""
+        if builtins_type(type) is not Type or type.builder is not self:
+            self._own(type, _what(scope, name))
+        if line is None:
+            file_kind = line_kind = 0
+            values: tuple[Any, ...] = (name, type.die)
+        else:
+            if file is None:
+                file = 1
+            file_kind = auto_kind(_DECL_FILE, file) or 0
+            line_kind = auto_kind(_DECL_LINE, line) or 0
+            if not file_kind or not line_kind or builtins_type(line) is bool:
+                raise BuilderError(f"{_what(scope, name)}: decl file {file!r} or line {line!r} is not a number of at most 64 bits")
+            values = (name, file, line, type.die)
+        place = 0  # no location here; 1: a location; 2: a location and an address class
+        if builtins_type(location) is Location:
+            cls = location.address_class  # type: ignore[union-attr]
+            ops = location.ops  # type: ignore[union-attr]
+            if cls is None:
+                place = 1
+                values += (ops,)
+            else:
+                if cls == AddressClass.LOCAL and self.address_size != 8 and location.symbols:  # type: ignore[union-attr]
+                    raise BuilderError(f"{_what(scope, name)}: {_DEPOT_NEEDS_8}")
+                code = int(cls) if builtins_type(cls) is AddressClass else int(address_class_of(cls, _what(scope, name)))
+                place = 2
+                values += (code, ops)
+            symbols = location.symbols  # type: ignore[union-attr]
+            if symbols:
+                self._symbols_used.update(symbols)
+        shape_key = (file_kind, line_kind, place)
+        shape = _VARIABLE_SHAPES.get(shape_key)
+        if shape is None:
+            specs: list[tuple[int, int]] = [_NAME_SPEC]
+            if line is not None:
+                specs += [(_DECL_FILE, file_kind), (_DECL_LINE, line_kind)]
+            specs.append(_TYPE_SPEC)
+            if place == 2:
+                specs.append(_ADDRESS_CLASS_SPEC)
+            if place:
+                specs.append(_LOCATION_SPEC)
+            shape = _VARIABLE_SHAPES[shape_key] = shape_of(tuple(specs))
+        die = BuiltDIE(tag, shape, values)
         parent.add_child(die)
+        if place:
+            return Variable(die, name, type, location, self)
         var = Variable(die, name, type, None, self)
         if location is not None:
-            self._set_location(var, location, what, fresh=True)
+            self._set_location(var, location, _what(scope, name), fresh=True)
         return var
 
     def _set_location(
         self, var: Variable, location: Location | LocationListSpec, what: str, fresh: bool = False
     ) -> None:
         die = var.die
+        assert isinstance(die, BuiltDIE)
         if not fresh:
-            die.attributes = [a for a in die.attributes if a.name not in (_LOCATION, _ADDRESS_CLASS)]
+            die.without((_LOCATION, _ADDRESS_CLASS))
         if isinstance(location, Location):
             if location.address_class == AddressClass.LOCAL and self.address_size != 8 and location.symbols:
-                raise BuilderError(
-                    f"{what}: a __local_depot location needs 8-byte DWARF addresses "
-                    "(ptxas 13.0 rewrites it assuming 8; with 4 it fails)"
-                )
+                raise BuilderError(f"{what}: {_DEPOT_NEEDS_8}")
             cls = location.address_class
             if cls is not None:
                 code = int(cls) if isinstance(cls, AddressClass) else int(address_class_of(cls, what))
-                die.attributes.append(Attribute(_ADDRESS_CLASS, None, code))
-            die.attributes.append(Attribute(_LOCATION, None, location.ops))
+                die.put(_ADDRESS_CLASS, code)
+            die.put(_LOCATION, location.ops)
         elif isinstance(location, LocationListSpec):
             entries = []
             for begin, end, where in location.entries:
                 entries.append((begin, end, list(where.ops)))
             model_list = LocationList(-1, entries)  # type: ignore[arg-type]
             self._location_lists.append((model_list, location))
-            die.add(AT.location, model_list)
+            die.put(AT.location, model_list)
             self._labels_used.update(location.labels)
         else:
             raise BuilderError(f"{what}: {location!r} is not a location (use ptxdwarf.loc)")

@@ -12,6 +12,7 @@ Encoding does not change the model: new DIE offsets are reported in
 
 from __future__ import annotations
 
+import functools
 import io
 import struct
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from .model import (
     AbbrevDecl,
     AbbrevTable,
     Attribute,
+    BuiltDIE,
     DebugInfo,
     DIE,
     LocationList,
@@ -35,7 +37,8 @@ from .model import (
     StringTable,
     Unit,
 )
-from .schemas import ABBREV_TABLE, MACINFO, Block, schemas_for
+from .schemas import ABBREV_TABLE, MACINFO, Block, build_aranges_set, build_name_set, schemas_for
+from .shapes import ShapeWriter, _Blocks, compile_shape, resolve_form
 
 __all__ = ["EncodeOptions", "Encoded", "encode", "encode_sections", "choose_form"]
 
@@ -251,6 +254,10 @@ class _InfoEncoder:
         self.string_form = _F_STRP if options.strings == "strp" else _F_STRING
         self.list_form = _F_BLOCK1  # for DWARF 2 and 3 units; 4 goes through choose_form
         self.blocks: dict[tuple[Any, ...], Block] = {}  # encoded expressions, by (address size, *ops)
+        # Built DIEs: (tag, children, specs) -> (abbreviation code byte(s), writer), per unit encoding
+        self.shapes: dict[tuple[int, bool, int], tuple[bytes, ShapeWriter] | None] = {}
+        self.shape_refs: list[Any] = []
+        self.shape_blocks: _Blocks | None = None
         if info.source != "built" and any(d.offset >= 0 for u in info.units[:1] for d in u.iter_dies()):
             self.old_index = {d.offset: d for d in info.iter_dies() if d.offset >= 0}
 
@@ -315,12 +322,33 @@ class _InfoEncoder:
         else:
             self.derived_at.append(abbrev_at)
         formats = _fixed_structs(unit.version, unit.address_size)
+        self.shapes = {}
+        self.shape_blocks = _Blocks(unit.address_size)
         # Pre-order walk without recursion; a null entry closes each child list.
         stack: list[tuple[DIE, int]] = []
         die: DIE | None = unit.die
+        shapes = self.shapes
+        offsets, breaks, fields, fixups, relocs = self.offsets, self.breaks, self.fields, self.fixups, self.relocs
         while True:
             if die is not None:
-                self.write_die(die, unit, start, kept, formats)
+                specs = die.specs if type(die) is BuiltDIE else None  # type: ignore[attr-defined]
+                if specs is not None and kept is None and die.abbrev_code is None:
+                    # A built DIE whose shape has a writer already: write_built's common case, inline.
+                    entry = shapes.get((die.tag, die.has_children or bool(die.children), id(specs)))
+                    if entry is None:
+                        self.write_built(die, unit, start, formats)  # type: ignore[arg-type]
+                    else:
+                        pos = len(out)
+                        offsets[id(die)] = pos
+                        breaks.append(pos)
+                        out += entry[0]
+                        try:
+                            entry[1](die.values, out, fields, fixups, relocs, start, offsets)  # type: ignore[attr-defined]
+                        except Exception:
+                            self.undo_built(pos)
+                            self.write_die(die, unit, start, None, formats)
+                else:
+                    self.write_die(die, unit, start, kept, formats)
                 if die.children:
                     stack.append((die, 0))
                     die = die.children[0]
@@ -416,6 +444,81 @@ class _InfoEncoder:
                 self.write_value(attr, form, unit, unit_start, formats)
         except EncodeError as exc:
             raise EncodeError(f"{exc.message} (in {die.describe()})") from None
+
+    def write_built(self, die: BuiltDIE, unit: Unit, unit_start: int, formats: dict[int, tuple[int, struct.Struct]]) -> None:
+        """A builder-made DIE through the writer compiled for its shape (see :mod:`ptxdwarf.shapes`)."""
+        specs = die.specs
+        assert specs is not None
+        has_children = die.has_children or bool(die.children)
+        # Shapes are shared tuples (model.shape_of), so their identity is a cheap key.
+        try:
+            entry = self.shapes[(die.tag, has_children, id(specs))]
+        except KeyError:
+            entry = self.compile_shape((die.tag, has_children, specs), unit)
+            self.shapes[(die.tag, has_children, id(specs))] = entry
+            self.shape_refs.append(specs)  # keeps the id valid while the key is in use
+        out = self.out
+        pos = len(out)
+        if entry is not None:
+            code, writer = entry
+            self.offsets[id(die)] = pos
+            self.breaks.append(pos)
+            out += code
+            try:
+                writer(die.values, out, self.fields, self.fixups, self.relocs, unit_start, self.offsets)
+                return
+            except Exception:
+                self.undo_built(pos)
+        self.write_die(die, unit, unit_start, None, formats)
+
+    def undo_built(self, pos: int) -> None:
+        """Take back what a shape writer wrote of the DIE at ``pos``, which it did not expect
+        (the general path then writes it, or says what is wrong)."""
+        del self.out[pos:]
+        self.breaks.pop()
+        fields, fixups, relocs = self.fields, self.fixups, self.relocs
+        while fields and next(reversed(fields)) >= pos:
+            fields.popitem()
+        while fixups and fixups[-1][0] >= pos:
+            fixups.pop()
+        while relocs and relocs[-1].offset >= pos:
+            relocs.pop()
+
+    def compile_shape(
+        self, key: tuple[int, bool, tuple[tuple[int, int], ...]], unit: Unit
+    ) -> tuple[bytes, ShapeWriter] | None:
+        tag, has_children, specs = key
+        options = self.options
+        try:
+            forms = [resolve_form(k, unit.version, options.strings, options.dwarf4_forms) for _, k in specs]
+        except ValueError:
+            return None
+        assert self.shape_blocks is not None
+        writer = compile_shape(
+            specs,
+            forms,
+            address_size=unit.address_size,
+            version=unit.version,
+            string_symbol=self.pool.symbol,
+            location_value=self.location_value,
+            blocks=self.shape_blocks,
+        )
+        if writer is None:
+            return None
+        code = self.derived.code((tag, has_children, tuple((n, f) for (n, _), f in zip(specs, forms))), None)
+        return (bytes([code]) if code < 0x80 else uleb_bytes(code)), writer
+
+    def location_value(self, value: Any, at: int, size: int, out: bytearray, relocs: list[Reloc]) -> None:
+        """A reference to a location list as the general path writes it."""
+        if not isinstance(value, LocationList):
+            raise TypeError(f"not a location list: {value!r}")
+        offset = self.loc_offsets.get(id(value), value.offset)
+        if self.options.strings == "strp":
+            # See write_value: ptxas 13.0 dies on a ".debug_loc" symbol in a unit with .debug_str.
+            out += offset.to_bytes(size, "little")
+            return
+        relocs.append(Reloc(at, size, Symbol(".debug_loc", offset)))
+        out += bytes(size)
 
     def target_of(self, attr: Attribute) -> DIE | None:
         value = attr.value
@@ -579,11 +682,16 @@ class _RecordWriter:
         self.breaks: list[int] = []
         self.moved: dict[int, int] = {}
 
-    def add(self, schema: Any, obj: Any, what: str, old_offset: int) -> None:
+    def add(self, schema: Any, obj: Any, what: str, old_offset: int, plain: Any = None) -> None:
+        """Append a record; ``plain(obj, base, relocs)`` may build it without the schema
+        (it returns None when the schema must)."""
         if old_offset >= 0:
             self.moved[old_offset] = len(self.data)
         self.breaks.append(len(self.data))
-        self.data += _build(schema, obj, self.name, what, len(self.data), self.relocs)
+        built = plain(obj, len(self.data), self.relocs) if plain is not None else None
+        if built is None:
+            built = _build(schema, obj, self.name, what, len(self.data), self.relocs)
+        self.data += built
 
     def image(self) -> SectionImage:
         return SectionImage(self.name, bytes(self.data), self.relocs, breaks=self.breaks)
@@ -721,7 +829,10 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
                 "tuples": [{"begin": b, "end": e} for b, e in a.tuples] + [{"begin": 0, "end": 0}],
                 "rest": a.rest,
             }
-            w.add(schemas_for(2, a.address_size).aranges_set, obj, "aranges set", a.offset)
+            w.add(
+                schemas_for(2, a.address_size).aranges_set, obj, "aranges set", a.offset,
+                functools.partial(build_aranges_set, address_size=a.address_size),
+            )
         img = w.image()
         _place_labels(img, labels.get(".debug_aranges", {}), w.moved, old_sizes.get(".debug_aranges"))
         images[".debug_aranges"] = img
@@ -740,7 +851,7 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
             ]
             names.append({"die_offset": 0, "name": None})
             obj = {"version": ns.version, "debug_info_offset": ref, "debug_info_length": length, "entries": names, "rest": ns.rest}
-            w.add(s.pubnames_set, obj, "name set", ns.offset)
+            w.add(s.pubnames_set, obj, "name set", ns.offset, build_name_set)
         img = w.image()
         _place_labels(img, labels.get(name, {}), w.moved, old_sizes.get(name))
         images[name] = img

@@ -246,11 +246,28 @@ def decode_expression(block: bytes, address_size: int) -> list[Op]:
     return ops
 
 
+# Operations with one ULEB operand, and DW_OP_addr: the common cases of encode_expression.
+_ONE_ULEB = frozenset(code for code, kinds in _OPERANDS.items() if kinds == ("u",))
+_ADDR = 0x03
+
+
 def encode_expression(ops: Iterable[Op], address_size: int) -> Block:
     """The bytes of an expression; symbols become relocations of the block."""
     out = bytearray()
     relocs: list[Reloc] = []
     for op in ops:
+        code = op.code
+        operands = op.args
+        if code in _ONE_ULEB and len(operands) == 1 and type(operands[0]) is int and operands[0] >= 0:
+            out.append(code)
+            out += uleb_bytes(operands[0])
+            continue
+        if code == _ADDR and op.symbol is not None and len(operands) <= 1:
+            size = 8 if address_size == 8 else 4
+            out.append(code)
+            relocs.append(Reloc(len(out), size, op.symbol))
+            out += bytes(size)
+            continue
         kinds = _OPERANDS.get(op.code, ())
         if not kinds and op.code not in _KNOWN:
             raise ExpressionError(f"unknown operation 0x{op.code:02x}")

@@ -15,6 +15,7 @@ from .constants import (
     AT,
     EXPRESSION_ATTRIBUTES,
     FORM,
+    SECTION_POINTER_ATTRIBUTES,
     address_class_name,
     at_code,
     at_name,
@@ -31,6 +32,7 @@ __all__ = [
     "AbbrevTable",
     "ArangeSet",
     "Attribute",
+    "BuiltDIE",
     "DIE",
     "DebugInfo",
     "LocationList",
@@ -522,3 +524,169 @@ def describe_address_class(code: int) -> str:
     """``2 (ADDR_reg_space)``."""
     return f"{code} ({address_class_name(code)})"
 
+
+
+# --- DIEs made by the builder -------------------------------------------------------
+
+#: Set in a built attribute's form when the builder, not the caller, chose it: such an
+#: attribute reads back with form None, as one the encoder is left to choose.
+AUTO_FORM = 1 << 16
+# Forms that depend on the encoding's options (strings, DWARF 4 forms); the encoder
+# settles them once per encoding, exactly as choose_form would.
+AUTO_STRING = -1  # str: string or strp
+AUTO_FLAG = -2  # True: flag or flag_present
+AUTO_REF = -3  # a DIE: ref4
+AUTO_EXPR = -4  # a tuple or list of operations: block1 or exprloc
+AUTO_SECTION = -5  # a section Symbol or a LocationList: data4 or sec_offset
+
+_ADDRESS_CODES = frozenset({int(AT.low_pc), int(AT.high_pc), int(AT.entry_pc)})
+_K_ADDR = int(FORM.addr) | AUTO_FORM
+_K_SDATA = int(FORM.sdata) | AUTO_FORM
+_K_DATA1 = int(FORM.data1) | AUTO_FORM
+_K_DATA2 = int(FORM.data2) | AUTO_FORM
+_K_DATA4 = int(FORM.data4) | AUTO_FORM
+_K_DATA8 = int(FORM.data8) | AUTO_FORM
+_K_FLAG = int(FORM.flag) | AUTO_FORM
+_ATTRIBUTES_SLOT = DIE.__dict__["attributes"]  # DIE's own storage, under BuiltDIE's property
+
+
+def auto_kind(name: int, value: Any) -> int | None:
+    """The form (or option-dependent placeholder) a built value of no stated form gets,
+    as :func:`ptxdwarf.encode.choose_form` would choose it; None for values it does not
+    know, which then go into the DIE as :class:`Attribute` objects."""
+    t = type(value)
+    if t is str:
+        return AUTO_STRING
+    if t is int:
+        if name in _ADDRESS_CODES:
+            return _K_ADDR
+        if value < 0:
+            return _K_SDATA
+        if value < 0x100:
+            return _K_DATA1
+        if value < 0x10000:
+            return _K_DATA2
+        if value < 0x100000000:
+            return _K_DATA4
+        return _K_DATA8 if value < 1 << 64 else None
+    if t is DIE or t is BuiltDIE:
+        return AUTO_REF
+    if t is tuple or t is list:
+        return AUTO_EXPR
+    if t is bool:
+        return AUTO_FLAG if value else _K_FLAG
+    if t is LocationList:
+        return AUTO_SECTION
+    if t is Symbol:
+        return AUTO_SECTION if name in SECTION_POINTER_ATTRIBUTES or value.is_section else _K_ADDR
+    if isinstance(value, int) and not isinstance(value, bool):  # an IntEnum member
+        return auto_kind(name, int(value))
+    return None
+
+
+def shape_of(specs: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """The one shared tuple of these ``(name, form)`` specs (DIEs of a shape share it)."""
+    found = _SHAPES.get(specs)
+    if found is None:
+        found = _SHAPES[specs] = tuple(_SPECS.setdefault(spec, spec) for spec in specs)
+    return found
+
+
+_SPECS: dict[tuple[int, int], tuple[int, int]] = {}
+_SHAPES: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
+_NO_SPECS: tuple[tuple[int, int], ...] = ()
+
+
+class BuiltDIE(DIE):
+    """A DIE made by :class:`~ptxdwarf.DebugInfoBuilder`.
+
+    It keeps its attributes as two tuples: ``specs``, the ``(name, form)`` pairs
+    (shared by every DIE of that shape, see :func:`shape_of`), and ``values``. This
+    is the shape the encoder writes from. :attr:`attributes` turns them into
+    :class:`Attribute` objects on first use, after which the DIE is an ordinary one.
+    (Builder-made modules hold hundreds of thousands of DIEs; an object per attribute
+    made them several times slower to build and encode.)
+    """
+
+    __slots__ = ("specs", "values")
+
+    def __init__(self, tag: int, specs: tuple[tuple[int, int], ...] = _NO_SPECS, values: tuple[Any, ...] = ()) -> None:
+        self.tag = tag if type(tag) is int else int(tag)  # an IntEnum hashes in Python, slowly
+        self.specs: tuple[tuple[int, int], ...] | None = specs
+        self.values: tuple[Any, ...] = values
+        self.children = []
+        self.offset = -1
+        self.abbrev_code = None
+        self.has_children = False
+        self.parent = None
+
+    @property  # type: ignore[override]
+    def attributes(self) -> list[Attribute]:
+        specs = self.specs
+        if specs is not None:
+            attrs = [
+                Attribute(n, None if f < 0 or f & AUTO_FORM else f, v) for (n, f), v in zip(specs, self.values)
+            ]
+            _ATTRIBUTES_SLOT.__set__(self, attrs)
+            self.specs = None
+            self.values = ()
+            return attrs
+        return _ATTRIBUTES_SLOT.__get__(self, BuiltDIE)  # type: ignore[no-any-return]
+
+    @attributes.setter
+    def attributes(self, attrs: list[Attribute]) -> None:
+        _ATTRIBUTES_SLOT.__set__(self, attrs)
+        self.specs = None
+        self.values = ()
+
+    def put(self, name: int, value: Any, form: str | int | None = None, *, position: int | None = None) -> None:
+        """Add an attribute at the end (or at ``position``); ``form`` None: the encoder's choice.
+
+        Unlike :meth:`DIE.add`, it returns nothing: it keeps the DIE compact."""
+        if type(name) is not int:
+            name = int(name)
+        if form is not None and type(form) is not int:
+            form = _form(form) if isinstance(form, str) else int(form)
+        specs = self.specs
+        if specs is not None:
+            kind = form if form is not None else auto_kind(name, value)
+            if kind is not None:
+                if position is None:
+                    position = len(specs)
+                self.specs = shape_of(specs[:position] + ((name, kind),) + specs[position:])
+                self.values = self.values[:position] + (value,) + self.values[position:]
+                return
+        attr = Attribute(name, form, value)  # type: ignore[arg-type]
+        if position is None:
+            self.attributes.append(attr)
+        else:
+            self.attributes.insert(position, attr)
+
+    def get(self, name: str | int, default: Any = None) -> Any:
+        specs = self.specs
+        if specs is None:
+            return DIE.get(self, name, default)
+        code = _at(name)
+        for (n, _), v in zip(specs, self.values):
+            if n == code:
+                return v
+        return default
+
+    def __contains__(self, name: str | int) -> bool:
+        specs = self.specs
+        if specs is None:
+            return DIE.__contains__(self, name)
+        code = _at(name)
+        return any(n == code for n, _ in specs)
+
+    def without(self, names: tuple[int, ...]) -> None:
+        """Drop the attributes ``names``."""
+        specs = self.specs
+        if specs is None:
+            self.attributes = [a for a in self.attributes if a.name not in names]
+            return
+        keep = [i for i, (n, _) in enumerate(specs) if n not in names]
+        if len(keep) != len(specs):
+            values = self.values
+            self.specs = shape_of(tuple(specs[i] for i in keep))
+            self.values = tuple(values[i] for i in keep)

@@ -15,7 +15,6 @@ number of 2**32 or more, so such values are written as two ``.b32``.
 
 from __future__ import annotations
 
-import bisect
 from enum import Enum
 from typing import Iterable
 
@@ -187,81 +186,150 @@ _DEC = tuple(str(i) for i in range(256))
 _DEC_COST = tuple(len(t) + 1 for t in _DEC)  # a byte value's characters plus its comma
 
 
+# Kinds of the marks _readable walks, in the order they apply at one offset.
+_BREAK, _LABEL, _SYMBOL, _FIELD = 0, 1, 2, 3
+
+
+def _marks(image: SectionImage, labels: dict[int, list[str]]) -> list[int]:
+    """Every offset where something other than a plain byte happens, as ``offset << 4 | kind``
+    (a field's kind is ``_FIELD`` plus its width), sorted."""
+    marks = [p << 4 for p in image.breaks]
+    marks += [p << 4 | _FIELD + w for p, w in image.fields.items() if w > 1]
+    if labels:
+        marks += [p << 4 | _LABEL for p in labels]
+    marks += [r.offset << 4 | _SYMBOL for r in image.relocs]
+    marks.sort()
+    return marks
+
+
 def _readable(image: SectionImage) -> list[str]:
-    # The same lines as _Lines(_LINE) fed one value at a time, with the per-byte
-    # work inlined: this loop runs once per DWARF byte.
+    # One pass over the marks; a run of plain bytes between them that fits the open
+    # line is joined in one C-level call, and only a run split over lines goes byte
+    # by byte (with the same rule, so the lines are the same either way).
     data = image.data
-    fields = image.fields
-    breaks = set(image.breaks)
-    stops = sorted(breaks.union(fields))  # where something other than a plain byte happens
-    nstops = len(stops)
+    n = len(data)
+    labels = image.labels_by_offset()
+    relocs = image.relocs
+    for r in relocs:
+        for inside in range(r.offset + 1, r.offset + r.size):
+            if inside in labels:
+                raise EncodeError(
+                    f"label {labels[inside][0]} at {image.name}+0x{inside:x} falls inside the symbolic value at 0x{r.offset:x}"
+                )
+    reloc_at = {r.offset: r for r in relocs}
+    marks = _marks(image, labels)
+    if not image.breaks and not image.fields:
+        marks = [m for m in marks if m & 15 in (_LABEL, _SYMBOL)]
+        hints = False
+    else:
+        hints = True
+    nmarks = len(marks)
     dec = _DEC
     cost = _DEC_COST
+    getdec = dec.__getitem__
     out: list[str] = []
     append = out.append
-    cur: list[str] = []  # values of the open line
+    cur: list[str] = []  # texts on the open line (a run's text holds several values)
+    ncur = 0  # values on the open line
     cur_len = 0  # their characters, a comma each
     cur_width = 0  # width of the open line's directive, 0: no open line
-
-    for kind, start, end, extra in _segments(image):
-        if kind != "bytes" or start in breaks:
-            if cur:
-                append(f".b{cur_width * 8} " + ",".join(cur))
-            cur, cur_len, cur_width = [], 0, 0
-        if kind == "label":
-            append(f"{extra}:")
-            continue
-        if kind == "reloc":
-            append(f".b{end * 8} {_symbol_text(extra)}")  # type: ignore[arg-type]
-            continue
-        if not nstops:
-            # No hints: plain byte lists.
-            for i in range(start, end, 30):
-                append(".b8 " + ",".join(map(dec.__getitem__, data[i : min(i + 30, end)])))
-            continue
-        pos = start
-        i = bisect.bisect_left(stops, pos)
-        while pos < end:
-            stop = stops[i] if i < nstops else end
-            if stop == pos:
-                i += 1
-                if pos != start and pos in breaks and cur:
-                    append(f".b{cur_width * 8} " + ",".join(cur))
-                    cur, cur_len, cur_width = [], 0, 0
-                width = fields.get(pos, 1)
-                if width > 1:
-                    width = _width_of(data, pos, width)
-                    if pos + width <= end:
-                        text = str(int.from_bytes(data[pos : pos + width], "little"))
-                        n = len(text) + 1
-                        if cur_width != width or cur_len + n > _LINE or len(cur) >= _MAX_VALUES:
-                            if cur:
-                                append(f".b{cur_width * 8} " + ",".join(cur))
-                            cur, cur_len, cur_width = [], 0, width
-                        cur.append(text)
-                        cur_len += n
-                        pos += width
-                        while i < nstops and stops[i] < pos:  # stops inside the field
-                            i += 1
-                        continue
-                stop = pos + 1
-            if stop > end:
-                stop = end
-            # Byte values [pos, stop), no break or field among them, onto .b8 lines.
-            if cur_width != 1:
+    pos = 0
+    i = 0
+    while True:
+        if i < nmarks:
+            m = marks[i]
+            at = m >> 4
+            if at > n:
+                at = n
+        else:
+            at = n
+        if pos < at:
+            # Plain bytes [pos, at).
+            if not hints:
                 if cur:
                     append(f".b{cur_width * 8} " + ",".join(cur))
-                cur, cur_len, cur_width = [], 0, 1
-            ncur = len(cur)
-            for b in data[pos:stop]:
-                n = cost[b]
-                if cur_len + n > _LINE or ncur >= _MAX_VALUES:
-                    append(".b8 " + ",".join(cur))
-                    cur, cur_len, ncur = [], 0, 0
-                cur.append(dec[b])
-                cur_len += n
+                    cur, cur_len, ncur, cur_width = [], 0, 0, 0
+                for k in range(pos, at, 30):
+                    append(".b8 " + ",".join(map(getdec, data[k : min(k + 30, at)])))
+                pos = at
+            else:
+                if cur_width != 1:
+                    if cur:
+                        append(f".b{cur_width * 8} " + ",".join(cur))
+                    cur, cur_len, ncur, cur_width = [], 0, 0, 1
+                count = at - pos
+                if count == 1:
+                    b = data[pos]
+                    c = cost[b]
+                    if cur_len + c > _LINE or ncur >= _MAX_VALUES:
+                        append(".b8 " + ",".join(cur))
+                        cur, cur_len, ncur = [], 0, 0
+                    cur.append(dec[b])
+                    cur_len += c
+                    ncur += 1
+                else:
+                    text = ",".join(map(getdec, data[pos:at]))
+                    c = len(text) + 1
+                    if cur_len + c <= _LINE and ncur + count <= _MAX_VALUES:
+                        cur.append(text)
+                        cur_len += c
+                        ncur += count
+                    else:
+                        for b in data[pos:at]:
+                            c = cost[b]
+                            if cur_len + c > _LINE or ncur >= _MAX_VALUES:
+                                append(".b8 " + ",".join(cur))
+                                cur, cur_len, ncur = [], 0, 0
+                            cur.append(dec[b])
+                            cur_len += c
+                            ncur += 1
+                pos = at
+        if i >= nmarks:
+            break
+        i += 1
+        if at < pos:
+            continue  # inside a field or symbol already written
+        kind = m & 15
+        if kind == _BREAK:
+            if cur:
+                append(f".b{cur_width * 8} " + ",".join(cur))
+                cur, cur_len, ncur, cur_width = [], 0, 0, 0
+        elif kind == _FIELD + 0 or kind < _FIELD:
+            if cur:
+                append(f".b{cur_width * 8} " + ",".join(cur))
+                cur, cur_len, ncur, cur_width = [], 0, 0, 0
+            if kind == _LABEL:
+                for name in labels[at]:
+                    append(f"{name}:")
+            else:
+                # ptxas takes a symbol only as the sole value of its directive.
+                found = reloc_at[at]
+                append(f".b{found.size * 8} {_symbol_text(found)}")
+                pos = at + found.size
+        else:
+            width = kind - _FIELD
+            end = at + width
+            if width == 8 and int.from_bytes(data[at:end], "little") >= B64_LIMIT:
+                width = 4
+                end = at + 4
+            # A field must end before the next symbol or label, and inside the section.
+            fits = end <= n
+            k = i
+            while fits and k < nmarks and marks[k] >> 4 < end:
+                if marks[k] & 15 in (_LABEL, _SYMBOL):
+                    fits = False
+                k += 1
+            if fits:
+                text = str(int.from_bytes(data[at:end], "little"))
+                c = len(text) + 1
+                if cur_width != width or cur_len + c > _LINE or ncur >= _MAX_VALUES:
+                    if cur:
+                        append(f".b{cur_width * 8} " + ",".join(cur))
+                    cur, cur_len, ncur, cur_width = [], 0, 0, width
+                cur.append(text)
+                cur_len += c
                 ncur += 1
-            pos = stop
+                pos = end
     if cur:
         append(f".b{cur_width * 8} " + ",".join(cur))
     return out

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import io
+import struct
 from typing import Any
 
 from construct import (
@@ -68,6 +69,8 @@ __all__ = [
     "SymbolicBlock",
     "ULEB128",
     "schemas_for",
+    "build_name_set",
+    "build_aranges_set",
 ]
 
 
@@ -444,3 +447,80 @@ _UNKNOWN_FORM = _UnknownForm()
 def schemas_for(version: int, address_size: int) -> DwarfSchemas:
     """The cached :class:`DwarfSchemas` of an encoding."""
     return DwarfSchemas(version, address_size)
+
+
+# --- plain builders of the records the builder makes by the thousand -----------------
+#
+# The schemas above stay the one description of each record; these write the same
+# bytes without Construct's per-field overhead, for the records whose count grows with
+# the module (tests check them against the schemas). Anything unusual returns None and
+# goes through the schema, which also gives the error messages.
+
+_U16 = struct.Struct("<H").pack
+_U32 = struct.Struct("<I").pack
+_U64 = struct.Struct("<Q").pack
+
+
+def _put_symbolic(value: Any, size: int, out: bytearray, at: int, relocs: list[Reloc]) -> None:
+    if type(value) is int:
+        out += _U64(value) if size == 8 else _U32(value)
+    elif type(value) is Symbol:
+        relocs.append(Reloc(at + len(out), size, Symbol(value.name, value.addend)))
+        out += bytes(size)
+    else:
+        raise TypeError(value)
+
+
+def build_name_set(obj: dict[str, Any], base: int, relocs: list[Reloc]) -> bytes | None:
+    """``DwarfSchemas.pubnames_set.build`` of ``obj`` at section offset ``base``, its
+    relocations appended to ``relocs``; None when the schema must build it."""
+    found: list[Reloc] = []
+    try:
+        body = bytearray(_U16(obj["version"]))
+        _put_symbolic(obj["debug_info_offset"], 4, body, base + 4, found)
+        body += _U32(obj["debug_info_length"])
+        for entry in obj["entries"]:
+            offset = entry["die_offset"]
+            body += _U32(offset)
+            if offset == 0:
+                break
+            name = entry["name"]
+            if type(name) is not bytes or b"\0" in name:
+                return None
+            body += name
+            body.append(0)
+        else:
+            return None  # no terminator: the schema says what is wrong
+        body += obj["rest"]
+        out = _U32(len(body)) + bytes(body)
+    except (struct.error, TypeError, KeyError, ValueError, OverflowError):
+        return None
+    relocs += found
+    return out
+
+
+def build_aranges_set(obj: dict[str, Any], base: int, relocs: list[Reloc], *, address_size: int) -> bytes | None:
+    """``schemas_for(2, address_size).aranges_set.build`` of ``obj``; see :func:`build_name_set`."""
+    found: list[Reloc] = []
+    try:
+        if address_size not in (4, 8) or len(obj["padding"]) != (-12) % (2 * address_size):
+            return None
+        body = bytearray(_U16(obj["version"]))
+        _put_symbolic(obj["debug_info_offset"], 4, body, base + 4, found)
+        body.append(obj["address_size"])
+        body.append(obj["segment_size"])
+        body += obj["padding"]
+        for entry in obj["tuples"]:
+            begin, end = entry["begin"], entry["end"]
+            _put_symbolic(begin, address_size, body, base + 4, found)
+            _put_symbolic(end, address_size, body, base + 4, found)
+            if type(begin) is int and type(end) is int and begin == 0 and end == 0:
+                break
+        else:
+            return None
+        body += obj["rest"]
+        out = _U32(len(body)) + bytes(body)
+    except (struct.error, TypeError, KeyError, ValueError, OverflowError):
+        return None
+    relocs += found
+    return out

@@ -12,7 +12,17 @@ from hypothesis import strategies as st
 
 from ptxdwarf import FORM, Reloc, Symbol
 from ptxdwarf.forms import read_sleb, read_uleb, reader_for, sleb_bytes, uleb_bytes, write_value
-from ptxdwarf.schemas import ABBREV_TABLE, MACINFO, SLEB128, STRING_TABLE, ULEB128, Block, schemas_for
+from ptxdwarf.schemas import (
+    ABBREV_TABLE,
+    MACINFO,
+    SLEB128,
+    STRING_TABLE,
+    ULEB128,
+    Block,
+    build_aranges_set,
+    build_name_set,
+    schemas_for,
+)
 
 ENCODINGS = [(v, a) for v in (2, 3, 4) for a in (4, 8)]
 
@@ -208,3 +218,63 @@ def test_string_table_and_macinfo() -> None:
     check(MACINFO, b"\x01\x05X 1\0\x03\x00\x01\x04\x00")
     with pytest.raises(ConstructError):
         MACINFO.parse(b"\x09")
+
+
+_NAMES = st.binary(min_size=0, max_size=12).filter(lambda b: b"\0" not in b)
+_OFFSETS = st.one_of(st.integers(0, 2**32 - 1), st.builds(Symbol, st.sampled_from([".debug_info", "x"]), st.integers(0, 64)))
+
+
+def _schema_build(schema: Any, obj: Any, base: int) -> tuple[bytes, list[Reloc]]:
+    relocs: list[Reloc] = []
+    return schema.build(obj, out_relocs=relocs, base=base), relocs
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    offset=_OFFSETS,
+    length=st.integers(0, 2**32 - 1),
+    names=st.lists(st.tuples(st.integers(1, 2**32 - 1), _NAMES), max_size=5),
+    base=st.integers(0, 1000),
+    rest=st.binary(max_size=3),
+)
+def test_plain_name_set_builder_matches_schema(offset: Any, length: int, names: list[Any], base: int, rest: bytes) -> None:
+    """build_name_set writes what the pubnames schema writes, relocations included."""
+    entries: list[dict[str, Any]] = [{"die_offset": o, "name": n} for o, n in names] + [{"die_offset": 0, "name": None}]
+    obj = {"version": 2, "debug_info_offset": offset, "debug_info_length": length, "entries": entries, "rest": rest}
+    relocs: list[Reloc] = []
+    assert build_name_set(obj, base, relocs) == _schema_build(schema_set := schemas_for(2, 8).pubnames_set, obj, base)[0]
+    assert relocs == _schema_build(schema_set, obj, base)[1]
+
+
+@pytest.mark.parametrize("asize", [4, 8])
+@settings(max_examples=40, deadline=None)
+@given(
+    offset=_OFFSETS,
+    tuples=st.lists(st.tuples(_OFFSETS, st.integers(1, 2**32 - 1)), max_size=4),
+    base=st.integers(0, 1000),
+)
+def test_plain_aranges_builder_matches_schema(asize: int, offset: Any, tuples: list[Any], base: int) -> None:
+    """build_aranges_set writes what the aranges schema writes, relocations included."""
+    obj = {
+        "version": 2,
+        "debug_info_offset": offset,
+        "address_size": asize,
+        "segment_size": 0,
+        "padding": bytes((-12) % (2 * asize)),
+        "tuples": [{"begin": b, "end": e} for b, e in tuples] + [{"begin": 0, "end": 0}],
+        "rest": b"",
+    }
+    relocs: list[Reloc] = []
+    built = build_aranges_set(obj, base, relocs, address_size=asize)
+    assert (built, relocs) == _schema_build(schemas_for(2, asize).aranges_set, obj, base)
+
+
+def test_plain_builders_leave_the_unusual_to_the_schema() -> None:
+    """No terminator, a name with a NUL, a value that does not fit: None, and the schema decides."""
+    ok = {"version": 2, "debug_info_offset": 0, "debug_info_length": 0, "rest": b""}
+    assert build_name_set({**ok, "entries": [{"die_offset": 5, "name": b"a"}]}, 0, []) is None
+    assert build_name_set({**ok, "entries": [{"die_offset": 5, "name": b"a\0b"}, {"die_offset": 0}]}, 0, []) is None
+    assert build_name_set({**ok, "debug_info_length": 2**32, "entries": [{"die_offset": 0}]}, 0, []) is None
+    relocs: list[Reloc] = []
+    assert build_name_set({**ok, "debug_info_offset": Symbol("x"), "entries": [{"die_offset": 2**33, "name": b"a"}]}, 0, relocs) is None
+    assert relocs == []  # nothing recorded for a record the schema builds instead
