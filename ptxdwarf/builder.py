@@ -56,6 +56,19 @@ _DEPOT_NEEDS_8 = (
 builtins_type = type  # the builder's methods take a parameter called ``type``
 
 
+def _decl_kind(number: Any) -> int:
+    """The form of a decl_file or decl_line number; 0 for anything but a number of 0 to 2**64-1."""
+    if builtins_type(number) is not int:
+        if not isinstance(number, int) or isinstance(number, bool):
+            return 0
+        number = int(number)
+    return auto_kind(_DECL_LINE, number) or 0 if number >= 0 else 0
+
+
+def _bad_decl(file: Any, line: Any) -> str:
+    return f"decl file {file!r} and line {line!r} must be numbers from 0 to 2**64-1"
+
+
 def _what(scope: str | None, name: str) -> str:
     """``foo/i``: a variable named in a message."""
     return name if scope is None else f"{scope}/{name}"
@@ -462,7 +475,11 @@ class DebugInfoBuilder:
 
     def _decl(self, die: BuiltDIE, line: int | None, file: int | None) -> None:
         if line is not None:
-            die.put(_DECL_FILE, 1 if file is None else file)
+            if file is None:
+                file = 1
+            if not _decl_kind(file) or not _decl_kind(line):
+                raise BuilderError(f"{die.name or die.tag_str}: {_bad_decl(file, line)}")
+            die.put(_DECL_FILE, file)
             die.put(_DECL_LINE, line)
 
     def _linkage_attr(self) -> int:
@@ -894,10 +911,10 @@ class DebugInfoBuilder:
         else:
             if file is None:
                 file = 1
-            file_kind = auto_kind(_DECL_FILE, file) or 0
-            line_kind = auto_kind(_DECL_LINE, line) or 0
-            if not file_kind or not line_kind or builtins_type(line) is bool:
-                raise BuilderError(f"{_what(scope, name)}: decl file {file!r} or line {line!r} is not a number of at most 64 bits")
+            file_kind = _decl_kind(file)
+            line_kind = _decl_kind(line)
+            if not file_kind or not line_kind:
+                raise BuilderError(f"{_what(scope, name)}: {_bad_decl(file, line)}")
             values = (name, file, line, type.die)
         place = 0  # no location here; 1: a location; 2: a location and an address class
         if builtins_type(location) is Location:

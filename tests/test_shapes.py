@@ -1,0 +1,121 @@
+"""Built DIEs (compact attributes) and the writers compiled per shape.
+
+The writers are the fast path for builder-made DIEs; the general path of the
+encoder, which writes any DIE from its Attribute objects, is the reference: both
+must give the same sections byte for byte, relocations, fields and breaks included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_builder import rich
+
+import ptxdwarf
+from ptxdwarf import AT, FORM, TAG, BuilderError, DebugInfoBuilder, EncodeError, EncodeOptions, loc
+from ptxdwarf.model import BuiltDIE
+
+
+def _materialize(info: ptxdwarf.DebugInfo) -> int:
+    """Turn every built DIE into an ordinary one; the number turned."""
+    count = 0
+    for die in info.iter_dies():
+        if type(die) is BuiltDIE and die.specs is not None:
+            die.attributes  # noqa: B018 - the property makes the Attribute objects
+            count += 1
+    return count
+
+
+def _sections(images: dict[str, ptxdwarf.SectionImage]) -> dict[str, Any]:
+    return {
+        name: (img.data, img.relocs, sorted(img.fields.items()), img.breaks, img.labels)
+        for name, img in images.items()
+    }
+
+
+def _more_shapes(dbg: DebugInfoBuilder) -> None:
+    """Kernels with ABI parameters, handles, slices, function types, artificial and
+    file-less variables: shapes rich() does not have."""
+    int_t = dbg.named_type("int")
+    k = dbg.function("kern", linkage_name="_Z4kernv", line=70, kernel=True)
+    k.abi_parameter("xs", dbg.slice_type(dbg.named_type("float")), line=70)
+    k.abi_parameter("tex", dbg.handle_type(), line=70)
+    k.variable("this", int_t, location=loc.register("%r9"), artificial=True)
+    k.variable("unplaced", int_t)
+    k.parameter("far", int_t, line=70, file=300, location=loc.register("%r8"))
+    k.variable("deep", int_t, line=100_000, location=loc.register("%r7"))
+    fn_t = dbg.subroutine_type(int_t, [int_t, dbg.named_type("float")])
+    dbg.pointer_type(fn_t, address_class=ptxdwarf.AddressClass.GENERIC, name="fp")
+    dbg.volatile_type(int_t)
+    dbg.global_variable("g_static", int_t, line=5, location=loc.address("g_static", ptxdwarf.AddressClass.GLOBAL), external=False)
+
+
+@pytest.mark.parametrize("dwarf4_forms", [False, True])
+@pytest.mark.parametrize("strings,labels", [("inline", False), ("strp", False), ("strp", True)])
+@pytest.mark.parametrize("address_size", [4, 8])
+@pytest.mark.parametrize("version", [2, 3, 4])
+def test_shape_writers_match_the_general_path(
+    version: int, address_size: int, strings: str, labels: bool, dwarf4_forms: bool
+) -> None:
+    dbg = rich(version, address_size, strings)
+    _more_shapes(dbg)
+    info = dbg.finish()
+    options = EncodeOptions(strings=strings, string_labels=labels, dwarf4_forms=dwarf4_forms)
+    fast = _sections(ptxdwarf.encode(info, options).images)
+    assert _materialize(info) > 50
+    general = _sections(ptxdwarf.encode(info, options).images)
+    assert fast.keys() == general.keys()
+    for name in general:
+        assert fast[name] == general[name], name
+
+
+def test_materialized_attributes_keep_the_encoders_choice_open() -> None:
+    """Forms the builder chose for itself read back as None; forms it was told stay."""
+    dbg = DebugInfoBuilder("a.cu")
+    int_t = dbg.base_type("int", byte_size=4, encoding="signed")
+    f = dbg.function("f", line=3, type=int_t)
+    v = f.variable("x", int_t, line=70_000, location=loc.register("%r1"))
+    die = v.die
+    assert die.get(AT.decl_line) == 70_000 and AT.location in die and AT.byte_size not in die
+    assert die.specs is not None  # reading values does not make Attribute objects
+    forms = {a.name: a.form for a in die.attributes}
+    assert die.specs is None
+    assert forms[AT.name] is None and forms[AT.decl_line] is None and forms[AT.type] is None
+    assert forms[AT.location] is None and forms[AT.address_class] is None
+    assert {a.name: a.form for a in f.die.attributes}[AT.low_pc] == FORM.addr  # told "addr"
+    # an ordinary DIE from here on
+    die.add(AT.artificial, True)
+    v.set_location(loc.register("%r2"))
+    assert [a.name for a in die.attributes][-3:] == [AT.artificial, AT.address_class, AT.location]
+
+
+def test_compact_edits() -> None:
+    """put at a position, without, and a value the compact form cannot hold."""
+    die = BuiltDIE(TAG.variable)
+    die.put(AT.name, "x")
+    die.put(AT.type, BuiltDIE(TAG.base_type))
+    die.put(AT.decl_line, 4, position=1)
+    assert [n for n, _ in die.specs or ()] == [AT.name, AT.decl_line, AT.type]
+    die.without((AT.decl_line,))
+    assert die.values[0] == "x" and len(die.values) == 2
+    same = BuiltDIE(TAG.variable)
+    same.put(AT.name, "y")
+    same.put(AT.type, die.values[1])
+    assert same.specs is die.specs  # one shared shape
+    die.put(AT.const_value, object())  # not a value the compact form knows: Attribute objects
+    assert die.specs is None and die.attributes[-1].name == AT.const_value
+
+
+def test_a_value_a_writer_does_not_expect_goes_the_general_way() -> None:
+    """A name holding NUL: the general path's error, naming the DIE."""
+    dbg = DebugInfoBuilder("a.cu")
+    int_t = dbg.base_type("int", byte_size=4, encoding="signed")
+    f = dbg.function("f", line=3, type=int_t)
+    f.variable("good", int_t, line=4, location=loc.register("%r1"))
+    f.variable("bad\0name", int_t, line=5, location=loc.register("%r2"))
+    with pytest.raises(EncodeError, match=r"NUL.*DW_TAG_variable"):
+        ptxdwarf.encode(dbg.finish())
+    # and a bad decl line never gets that far
+    with pytest.raises(BuilderError, match="f/y: decl file 1 and line .ten. must be numbers"):
+        f.variable("y", int_t, line="ten")  # type: ignore[arg-type]
