@@ -188,23 +188,27 @@ _DEC_COST = tuple(len(t) + 1 for t in _DEC)  # a byte value's characters plus it
 
 # Kinds of the marks _readable walks, in the order they apply at one offset.
 _BREAK, _LABEL, _SYMBOL, _FIELD = 0, 1, 2, 3
+_LINE_START = {1: "\n.b8 ", 2: "\n.b16 ", 4: "\n.b32 ", 8: "\n.b64 "}
 
 
-def _marks(image: SectionImage, labels: dict[int, list[str]]) -> list[int]:
+def _marks(image: SectionImage, labels: dict[int, list[str]], hints: bool) -> list[int]:
     """Every offset where something other than a plain byte happens, as ``offset << 4 | kind``
-    (a field's kind is ``_FIELD`` plus its width), sorted."""
-    marks = [p << 4 for p in image.breaks]
-    marks += [p << 4 | _FIELD + w for p, w in image.fields.items() if w > 1]
+    (a field's kind is ``_FIELD`` plus its width), sorted, then an end mark past the data."""
+    marks = [r.offset << 4 | _SYMBOL for r in image.relocs]
     if labels:
         marks += [p << 4 | _LABEL for p in labels]
-    marks += [r.offset << 4 | _SYMBOL for r in image.relocs]
+    if hints:
+        marks += [p << 4 for p in image.breaks]
+        marks += [p << 4 | _FIELD + w for p, w in image.fields.items() if w > 1]
     marks.sort()
+    marks.append((max(len(image.data), marks[-1] >> 4 if marks else 0) + 1) << 4)
     return marks
 
 
 def _readable(image: SectionImage) -> list[str]:
-    # One pass over the marks; a run of plain bytes between them that fits the open
-    # line is joined in one C-level call, and only a run split over lines goes byte
+    # One pass over the marks, writing text fragments: a line starts with "\n.bN ",
+    # values follow with commas. A run of plain bytes between two marks that fits the
+    # open line is joined in one C-level call; only a run split over lines goes byte
     # by byte (with the same rule, so the lines are the same either way).
     data = image.data
     n = len(data)
@@ -217,122 +221,117 @@ def _readable(image: SectionImage) -> list[str]:
                     f"label {labels[inside][0]} at {image.name}+0x{inside:x} falls inside the symbolic value at 0x{r.offset:x}"
                 )
     reloc_at = {r.offset: r for r in relocs}
-    marks = _marks(image, labels)
-    if not image.breaks and not image.fields:
-        marks = [m for m in marks if m & 15 in (_LABEL, _SYMBOL)]
-        hints = False
-    else:
-        hints = True
-    nmarks = len(marks)
+    hints = bool(image.breaks or image.fields)
+    marks = _marks(image, labels, hints)
     dec = _DEC
     cost = _DEC_COST
     getdec = dec.__getitem__
-    out: list[str] = []
-    append = out.append
-    cur: list[str] = []  # texts on the open line (a run's text holds several values)
+    starts = _LINE_START
+    parts: list[str] = []
+    put = parts.append
     ncur = 0  # values on the open line
     cur_len = 0  # their characters, a comma each
     cur_width = 0  # width of the open line's directive, 0: no open line
     pos = 0
     i = 0
+    m = marks[0]
     while True:
-        if i < nmarks:
-            m = marks[i]
-            at = m >> 4
-            if at > n:
-                at = n
-        else:
+        at = m >> 4
+        if at > n:
             at = n
         if pos < at:
             # Plain bytes [pos, at).
             if not hints:
-                if cur:
-                    append(f".b{cur_width * 8} " + ",".join(cur))
-                    cur, cur_len, ncur, cur_width = [], 0, 0, 0
                 for k in range(pos, at, 30):
-                    append(".b8 " + ",".join(map(getdec, data[k : min(k + 30, at)])))
-                pos = at
+                    put("\n.b8 " + ",".join(map(getdec, data[k : min(k + 30, at)])))
+                cur_width = 0
             else:
-                if cur_width != 1:
-                    if cur:
-                        append(f".b{cur_width * 8} " + ",".join(cur))
-                    cur, cur_len, ncur, cur_width = [], 0, 0, 1
                 count = at - pos
                 if count == 1:
                     b = data[pos]
                     c = cost[b]
-                    if cur_len + c > _LINE or ncur >= _MAX_VALUES:
-                        append(".b8 " + ",".join(cur))
-                        cur, cur_len, ncur = [], 0, 0
-                    cur.append(dec[b])
-                    cur_len += c
-                    ncur += 1
+                    if cur_width != 1 or cur_len + c > _LINE or ncur >= _MAX_VALUES:
+                        put("\n.b8 ")
+                        put(dec[b])
+                        cur_len, ncur, cur_width = c, 1, 1
+                    else:
+                        put(",")
+                        put(dec[b])
+                        cur_len += c
+                        ncur += 1
                 else:
                     text = ",".join(map(getdec, data[pos:at]))
                     c = len(text) + 1
-                    if cur_len + c <= _LINE and ncur + count <= _MAX_VALUES:
-                        cur.append(text)
+                    if cur_width == 1 and cur_len + c <= _LINE and ncur + count <= _MAX_VALUES:
+                        put(",")
+                        put(text)
                         cur_len += c
                         ncur += count
+                    elif c <= _LINE and count <= _MAX_VALUES:
+                        put("\n.b8 ")
+                        put(text)
+                        cur_len, ncur, cur_width = c, count, 1
                     else:
+                        if cur_width != 1:
+                            cur_len, ncur, cur_width = _LINE, 0, 1  # forces a new line
                         for b in data[pos:at]:
                             c = cost[b]
                             if cur_len + c > _LINE or ncur >= _MAX_VALUES:
-                                append(".b8 " + ",".join(cur))
-                                cur, cur_len, ncur = [], 0, 0
-                            cur.append(dec[b])
+                                put("\n.b8 ")
+                                cur_len, ncur = 0, 0
+                            elif ncur:
+                                put(",")
+                            put(dec[b])
                             cur_len += c
                             ncur += 1
-                pos = at
-        if i >= nmarks:
-            break
-        i += 1
-        if at < pos:
+            pos = at
+        elif at < pos:
+            i += 1
+            m = marks[i]
             continue  # inside a field or symbol already written
+        if at == n and m >> 4 > n:
+            break  # the end mark
+        i += 1
         kind = m & 15
-        if kind == _BREAK:
-            if cur:
-                append(f".b{cur_width * 8} " + ",".join(cur))
-                cur, cur_len, ncur, cur_width = [], 0, 0, 0
-        elif kind == _FIELD + 0 or kind < _FIELD:
-            if cur:
-                append(f".b{cur_width * 8} " + ",".join(cur))
-                cur, cur_len, ncur, cur_width = [], 0, 0, 0
-            if kind == _LABEL:
-                for name in labels[at]:
-                    append(f"{name}:")
-            else:
-                # ptxas takes a symbol only as the sole value of its directive.
-                found = reloc_at[at]
-                append(f".b{found.size * 8} {_symbol_text(found)}")
-                pos = at + found.size
-        else:
+        m = marks[i]
+        if kind > _FIELD:
             width = kind - _FIELD
             end = at + width
             if width == 8 and int.from_bytes(data[at:end], "little") >= B64_LIMIT:
                 width = 4
                 end = at + 4
-            # A field must end before the next symbol or label, and inside the section.
+            # A field must end inside the section and before the next symbol or label.
             fits = end <= n
-            k = i
-            while fits and k < nmarks and marks[k] >> 4 < end:
-                if marks[k] & 15 in (_LABEL, _SYMBOL):
-                    fits = False
-                k += 1
+            if fits and m >> 4 < end:
+                k = i
+                while marks[k] >> 4 < end:
+                    if marks[k] & 15 in (_LABEL, _SYMBOL):
+                        fits = False
+                        break
+                    k += 1
             if fits:
                 text = str(int.from_bytes(data[at:end], "little"))
                 c = len(text) + 1
                 if cur_width != width or cur_len + c > _LINE or ncur >= _MAX_VALUES:
-                    if cur:
-                        append(f".b{cur_width * 8} " + ",".join(cur))
-                    cur, cur_len, ncur, cur_width = [], 0, 0, width
-                cur.append(text)
-                cur_len += c
-                ncur += 1
+                    put(starts[width])
+                    cur_len, ncur, cur_width = c, 1, width
+                else:
+                    put(",")
+                    cur_len += c
+                    ncur += 1
+                put(text)
                 pos = end
-    if cur:
-        append(f".b{cur_width * 8} " + ",".join(cur))
-    return out
+            continue
+        cur_width = 0
+        if kind == _SYMBOL:
+            # ptxas takes a symbol only as the sole value of its directive.
+            found = reloc_at[at]
+            put(f"\n.b{found.size * 8} {_symbol_text(found)}")
+            pos = at + found.size
+        elif kind == _LABEL:
+            for name in labels[at]:
+                put(f"\n{name}:")
+    return ["".join(parts)[1:]] if parts else []
 
 
 # --- compact --------------------------------------------------------------
