@@ -10,8 +10,10 @@ Measures, in one run, the emit ratios of DESIGN.md section 5:
    in three stages: building the DIEs (builder calls plus ``dbg.finish()``),
    encoding (``ptxdwarf.encode(info, dbg.encode_options())``) and writing PTX
    text (``ptxdwarf.format_sections(images.values(), "readable")``). Prints the
-   DIEs per second of the three together (target: >= 100 000) and the readable
-   style's PTX characters per DWARF byte (target: < 3.0).
+   DIEs per second of each stage, of encode + write (DESIGN.md's emit figure,
+   target >= 100 000) and of the three together (the builder issue's reading,
+   same target), and the readable style's PTX characters per DWARF byte
+   (target: < 3.0).
 2. Re-emitting an LLVM-made module. A textual LLVM 14 IR module for
    ``nvptx64-nvidia-cuda`` in the shape of clang -O0 output, with full debug
    metadata (N functions as above, generated here by :func:`generate_ll`; no
@@ -139,6 +141,7 @@ class BuilderRun:
     dwarf_bytes: int
     chars: int
     total: float  # the whole run (build + encode + write)
+    encode_write: float  # DESIGN.md's emit figure: encode + write of the built module
 
 
 def run_builder(functions: int, clock: Clock) -> BuilderRun:
@@ -153,7 +156,7 @@ def run_builder(functions: int, clock: Clock) -> BuilderRun:
     t3 = clock.now()
     dies = sum(1 for _ in dbg.iter_dies())
     dwarf_bytes = sum(len(img.data) for img in images.values())
-    return BuilderRun(t1 - t0, t2 - t1, t3 - t2, dies, dwarf_bytes, len(text), t3 - t0)
+    return BuilderRun(t1 - t0, t2 - t1, t3 - t2, dies, dwarf_bytes, len(text), t3 - t0, t3 - t1)
 
 
 def bench_builder(functions: int, repeat: int, clock: Clock) -> BuilderRun:
@@ -170,6 +173,7 @@ def bench_builder(functions: int, repeat: int, clock: Clock) -> BuilderRun:
             best.encode = min(best.encode, run.encode)
             best.write = min(best.write, run.write)
             best.total = min(best.total, run.total)
+            best.encode_write = min(best.encode_write, run.encode_write)
     assert best is not None
     return best
 
@@ -654,6 +658,7 @@ def main(argv: list[str] | None = None) -> int:
         ("build DIEs (builder calls + finish)", b.build),
         ("encode (ptxdwarf.encode)", b.encode),
         (f"write PTX text (format_sections {STYLE})", b.write),
+        ("encode + write (best run; DESIGN's figure)", b.encode_write),
         ("build + encode + write (best whole run)", b.total),
     ):
         row(label, f"{seconds:.3f}", f"{b.dies / seconds:,.0f}")
@@ -684,7 +689,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     print("summary")
-    print(f"  builder build+encode+write: {per_second:,.0f} DIEs/s (target >= 100,000)")
+    print(f"  builder encode+write: {b.dies / b.encode_write:,.0f} DIEs/s (DESIGN.md: >= 100,000)")
+    print(f"  builder build+encode+write: {per_second:,.0f} DIEs/s "
+          f"(build alone {b.dies / b.build:,.0f}; the builder issue asks >= 100,000)")
     print(f"  builder {STYLE} size: {builder_chars:.2f} PTX chars per DWARF byte (target < 3.0)")
     if llvm is not None:
         print(f"  re-emit ratio, keep_abbrevs=False: {llvm.ratio(False):.2f} "

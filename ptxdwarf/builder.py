@@ -42,11 +42,23 @@ _LOCATION = int(AT.location)
 _ADDRESS_CLASS = int(AT.address_class)
 _BYTE_SIZE = int(AT.byte_size)
 _VARIABLE = int(TAG.variable)
+_MEMBER = int(TAG.member)
+_SUBPROGRAM = int(TAG.subprogram)
+_BIT_SIZE = int(AT.bit_size)
+_BIT_OFFSET = int(AT.bit_offset)
+_DATA_BIT_OFFSET = int(AT.data_bit_offset)
+_DATA_MEMBER_LOCATION = int(AT.data_member_location)
+_LOW_PC = int(AT.low_pc)
+_HIGH_PC = int(AT.high_pc)
+_FRAME_BASE = int(AT.frame_base)
+_EXTERNAL = int(AT.external)
 _FORMAL_PARAMETER = int(TAG.formal_parameter)
 _DECLARATION = int(AT.declaration)
 _NAME_SPEC = (_NAME, AUTO_STRING)
 _TYPE_SPEC = (_TYPE, AUTO_REF)
-_ADDRESS_CLASS_SPEC = (_ADDRESS_CLASS, int(FORM.data1) | AUTO_FORM)  # classes 1-12
+_K_DATA1 = int(FORM.data1) | AUTO_FORM
+_K_DATA2 = int(FORM.data2) | AUTO_FORM
+_ADDRESS_CLASS_SPEC = (_ADDRESS_CLASS, _K_DATA1)  # classes 1-12
 _LOCATION_SPEC = (_LOCATION, AUTO_EXPR)
 # A variable's shape by (decl_file form, decl_line form, 0/1/2: no location/location/and class)
 _VARIABLE_SHAPES: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
@@ -474,16 +486,21 @@ class DebugInfoBuilder:
         return t
 
     def _decl(self, die: BuiltDIE, line: int | None, file: int | None) -> None:
-        if line is not None:
-            if file is None:
-                file = 1
-            if not _decl_kind(file) or not _decl_kind(line):
-                raise BuilderError(f"{die.name or die.tag_str}: {_bad_decl(file, line)}")
-            die.put(_DECL_FILE, file)
-            die.put(_DECL_LINE, line)
+        for name, value, form in self._decl_items(line, file, die.name or die.tag_str):
+            die.put(name, value, form)
+
+    def _decl_items(self, line: int | None, file: int | None, what: str) -> list[tuple[int, Any, str | None]]:
+        """The decl_file and decl_line attributes, if there is a line."""
+        if line is None:
+            return []
+        if file is None:
+            file = 1
+        if not _decl_kind(file) or not _decl_kind(line):
+            raise BuilderError(f"{what}: {_bad_decl(file, line)}")
+        return [(_DECL_FILE, file, None), (_DECL_LINE, line, None)]
 
     def _linkage_attr(self) -> int:
-        return AT.linkage_name if self.version >= 4 else AT.MIPS_linkage_name
+        return int(AT.linkage_name) if self.version >= 4 else int(AT.MIPS_linkage_name)
 
     # --- types --------------------------------------------------------------
 
@@ -757,27 +774,27 @@ class DebugInfoBuilder:
         return t
 
     def _member(self, spec: Member, placed: Any) -> DIE:
-        die = BuiltDIE(TAG.member)
+        items: list[tuple[int, Any, str | None]] = []
         if spec.name is not None:
-            die.put(AT.name, spec.name)
-        die.put(AT.type, spec.type.die)
-        self._decl(die, spec.line, None)
+            items.append((_NAME, spec.name, None))
+        items.append((_TYPE, spec.type.die, None))
+        items += self._decl_items(spec.line, None, f"member {spec.name}")
         bit_field = placed.bit_size is not None and not placed.full_width
         if bit_field and self.version >= 4:
-            die.put(AT.bit_size, placed.bit_size)
-            die.put(AT.data_bit_offset, placed.data_bit_offset)
-            return die
+            items.append((_BIT_SIZE, placed.bit_size, None))
+            items.append((_DATA_BIT_OFFSET, placed.data_bit_offset, None))
+            return BuiltDIE.make(_MEMBER, items)
         # data_member_location before the bit attributes: with strp names, ptxas 13.0
         # fails ("Attempted to Dereference Out of Bounds") on nvcc's order, where it comes last.
         if self.version == 2:
-            die.put(AT.data_member_location, _member_location(placed.offset), "block1")
+            items.append((_DATA_MEMBER_LOCATION, _member_location(placed.offset), "block1"))
         else:
-            die.put(AT.data_member_location, placed.offset, "udata")
+            items.append((_DATA_MEMBER_LOCATION, placed.offset, "udata"))
         if bit_field:
-            die.put(AT.byte_size, placed.size)
-            die.put(AT.bit_size, placed.bit_size)
-            die.put(AT.bit_offset, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata")
-        return die
+            items.append((_BYTE_SIZE, placed.size, None))
+            items.append((_BIT_SIZE, placed.bit_size, None))
+            items.append((_BIT_OFFSET, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata"))
+        return BuiltDIE.make(_MEMBER, items)
 
     def handle_type(self, name: str = "cudaTextureObject_t") -> Type:
         """An opaque texture, sampler or surface handle: 8 bytes, passed as ``.b64``."""
@@ -842,18 +859,20 @@ class DebugInfoBuilder:
         end = high_pc or f"$L__ptxdwarf_end{index}"
         # low_pc comes first, as nvcc writes it: ptxas 13.0 crashes rewriting a
         # __local_depot location in a subprogram whose DW_AT_name precedes low_pc.
-        die = BuiltDIE(TAG.subprogram)
-        die.put(AT.low_pc, Symbol(begin), "addr")
-        die.put(AT.high_pc, Symbol(end), "addr")
-        die.put(AT.frame_base, _CALL_FRAME_CFA)
+        items: list[tuple[int, Any, str | None]] = [
+            (_LOW_PC, Symbol(begin), "addr"),
+            (_HIGH_PC, Symbol(end), "addr"),
+            (_FRAME_BASE, _CALL_FRAME_CFA, None),
+        ]
         if linkage_name is not None and linkage_name != name or self.version < 4:
-            die.put(self._linkage_attr(), symbol)
-        die.put(AT.name, name)
-        self._decl(die, line, file)
+            items.append((self._linkage_attr(), symbol, None))
+        items.append((_NAME, name, None))
+        items += self._decl_items(line, file, f"function {name}")
         if type is not None:
-            die.put(AT.type, self._own(type, f"function {name}").die)
+            items.append((_TYPE, self._own(type, f"function {name}").die, None))
         if external:
-            die.put(AT.external, True)
+            items.append((_EXTERNAL, True, None))
+        die = BuiltDIE.make(_SUBPROGRAM, items)
         self.cu.add_child(die)
         if not auto:
             self._labels_used.update((begin, end))
@@ -911,8 +930,13 @@ class DebugInfoBuilder:
         else:
             if file is None:
                 file = 1
-            file_kind = _decl_kind(file)
-            line_kind = _decl_kind(line)
+            # decl_file is data1 and decl_line data1 or data2 almost always
+            file_kind = _K_DATA1 if builtins_type(file) is int and 0 <= file < 0x100 else _decl_kind(file)
+            line_kind = (
+                (_K_DATA1 if line < 0x100 else _K_DATA2)
+                if builtins_type(line) is int and 0 <= line < 0x10000
+                else _decl_kind(line)
+            )
             if not file_kind or not line_kind:
                 raise BuilderError(f"{_what(scope, name)}: {_bad_decl(file, line)}")
             values = (name, file, line, type.die)

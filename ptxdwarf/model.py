@@ -620,6 +620,23 @@ class BuiltDIE(DIE):
         self.has_children = False
         self.parent = None
 
+    @classmethod
+    def make(cls, tag: int, items: Sequence[tuple[int, Any, str | int | None]]) -> "BuiltDIE":
+        """A DIE with the attributes ``(name, value, form)`` (form None: the encoder's choice)."""
+        specs = []
+        for name, value, form in items:
+            if form is None:
+                kind = auto_kind(name, value)
+            else:
+                kind = form if type(form) is int else _form(form) if isinstance(form, str) else int(form)
+            if kind is None:  # a value the compact form does not know
+                die = cls(tag)
+                for item in items:
+                    die.put(*item)
+                return die
+            specs.append((name if type(name) is int else int(name), kind))
+        return cls(tag, shape_of(tuple(specs)), tuple([item[1] for item in items]))
+
     @property  # type: ignore[override]
     def attributes(self) -> list[Attribute]:
         specs = self.specs
