@@ -1,0 +1,47 @@
+"""The benchmark scripts still run (on small inputs): they are the only place the
+performance targets are measured, so they must not rot. No timing is asserted here."""
+
+from __future__ import annotations
+
+import glob
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_check  # noqa: E402
+import bench_emit  # noqa: E402
+import bench_parse  # noqa: E402
+
+SMALL_NVCC = FIXTURES / "nvcc" / "call_example.sm_75.ptx"
+
+
+def test_bench_emit_builder_part(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_emit.main(["--functions", "24", "--repeat", "1", "--no-llvm"]) == 0
+    out = capsys.readouterr().out
+    assert "builder module: 24 functions" in out
+    assert "builder encode+write:" in out and "builder build+encode+write:" in out
+
+
+def test_bench_emit_llvm_part(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    llc = shutil.which("llc-14") or shutil.which("llc") or next(iter(sorted(glob.glob("/usr/lib/llvm-14/bin/llc"))), None)
+    if llc is None:
+        pytest.fail("llc (LLVM 14) is not on PATH: install llvm-14 (the emit benchmark's part 2 needs it)")
+    assert bench_emit.main(["--functions", "6", "--repeat", "1", "--cache", str(tmp_path), "--llc", llc]) == 0
+    out = capsys.readouterr().out
+    assert "re-emit ratio, keep_abbrevs=False:" in out
+
+
+def test_bench_parse_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_parse.main(["--ptx", str(SMALL_NVCC), "--runs", "1", "--cache", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "same" in out and "parse ratio:" in out and "rewrite_ptx style=readable" in out
+
+
+def test_bench_check_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_check.main(["--ptx", str(SMALL_NVCC), "--runs", "1", "--cache", str(tmp_path)]) == 0
+    assert "check ratio:" in capsys.readouterr().out
