@@ -761,7 +761,6 @@ class DebugInfoBuilder:
         else:
             layout = layout_union(fields, align=align, size=byte_size, name=t.name)
         die = t.die
-        assert isinstance(die, BuiltDIE)
         die.without((_DECLARATION,))
         # byte_size goes right after the name, as compilers write it
         die.put(_BYTE_SIZE, layout.size, position=1 if AT.name in die else 0)
@@ -773,7 +772,7 @@ class DebugInfoBuilder:
         t.complete = True
         return t
 
-    def _member(self, spec: Member, placed: Any) -> DIE:
+    def _member(self, spec: Member, placed: Any) -> BuiltDIE:
         items: list[tuple[int, Any, str | None]] = []
         if spec.name is not None:
             items.append((_NAME, spec.name, None))
@@ -981,7 +980,6 @@ class DebugInfoBuilder:
         self, var: Variable, location: Location | LocationListSpec, what: str, fresh: bool = False
     ) -> None:
         die = var.die
-        assert isinstance(die, BuiltDIE)
         if not fresh:
             die.without((_LOCATION, _ADDRESS_CLASS))
         if isinstance(location, Location):
