@@ -89,15 +89,28 @@ class LocationListSpec:
         return classes.pop() if len(classes) == 1 else None
 
 
+# Operations are immutable, so locations share them: a module names each symbol and
+# offset in many locations, and fewer live objects make the garbage collector's walks shorter.
+@lru_cache(maxsize=4096)
+def _addr_op(symbol: str) -> Op:
+    """``DW_OP_addr symbol``."""
+    return Op(0x03, (0,), Symbol(symbol))
+
+
+@lru_cache(maxsize=4096)
+def _plus_op(offset: int) -> Op:
+    """``DW_OP_plus_uconst offset``."""
+    return Op(0x23, (offset,))
+
+
 def _addr_plus(symbol: str, offset: int) -> tuple[Op, ...]:
     # Not "symbol+offset": ptxas drops or misplaces addends on code, variable and
     # depot symbols; DW_OP_plus_uconst says the same and survives.
     if offset < 0:
         raise BuilderError(f"address of {symbol}: offset {offset} is negative")
-    ops = [Op(0x03, (0,), Symbol(symbol))]
     if offset:
-        ops.append(Op(0x23, (offset,)))
-    return tuple(ops)
+        return (_addr_op(symbol), _plus_op(offset))
+    return (_addr_op(symbol),)
 
 
 @lru_cache(maxsize=4096)  # a Location is immutable; code generators name the same registers again and again
@@ -125,7 +138,7 @@ def local(depot: str, offset: int = 0) -> Location:
     """
     if offset < 0:
         raise BuilderError(f"local slot of {depot}: offset {offset} is negative")
-    return Location((Op(0x03, (0,), Symbol(depot)), Op(0x23, (offset,))), AddressClass.LOCAL)
+    return Location((_addr_op(depot), _plus_op(offset)), AddressClass.LOCAL)
 
 
 def address(symbol: str, address_class: AddressClass | int, offset: int = 0) -> Location:
