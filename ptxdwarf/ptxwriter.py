@@ -38,18 +38,23 @@ _LINE = 100  # readable: target line length
 _MAX_VALUES = 64
 
 
+def _check_labels(image: SectionImage, labels: dict[int, list[str]]) -> None:
+    """A label inside a symbolic value cannot be written: EncodeError."""
+    for r in image.relocs:
+        for inside in range(r.offset + 1, r.offset + r.size):
+            if inside in labels:
+                raise EncodeError(
+                    f"label {labels[inside][0]} at {image.name}+0x{inside:x} falls inside the symbolic value at 0x{r.offset:x}"
+                )
+
+
 def _segments(image: SectionImage) -> Iterable[tuple[str, int, int, object]]:
     """Split a section into ('bytes', start, end, None), ('reloc', off, size, Reloc)
     and ('label', off, 0, name) in offset order."""
     data = image.data
     labels = image.labels_by_offset()
     relocs = image.relocs
-    for r in relocs:
-        for inside in range(r.offset + 1, r.offset + r.size):
-            if inside in labels:
-                raise EncodeError(
-                    f"label {labels[inside][0]} at {image.name}+0x{inside:x} falls inside the symbolic value at 0x{r.offset:x}"
-                )
+    _check_labels(image, labels)
     cuts = sorted(set(labels) | {r.offset for r in relocs})
     reloc_at = {r.offset: r for r in relocs}
     pos = 0
@@ -214,12 +219,7 @@ def _readable(image: SectionImage) -> list[str]:
     n = len(data)
     labels = image.labels_by_offset()
     relocs = image.relocs
-    for r in relocs:
-        for inside in range(r.offset + 1, r.offset + r.size):
-            if inside in labels:
-                raise EncodeError(
-                    f"label {labels[inside][0]} at {image.name}+0x{inside:x} falls inside the symbolic value at 0x{r.offset:x}"
-                )
+    _check_labels(image, labels)
     reloc_at = {r.offset: r for r in relocs}
     hints = bool(image.breaks or image.fields)
     marks = _marks(image, labels, hints)

@@ -456,6 +456,7 @@ def schemas_for(version: int, address_size: int) -> DwarfSchemas:
 # the module (tests check them against the schemas). Anything unusual returns None and
 # goes through the schema, which also gives the error messages.
 
+_PLAIN_ERRORS = (struct.error, TypeError, KeyError, ValueError, OverflowError)
 _U16 = struct.Struct("<H").pack
 _U32 = struct.Struct("<I").pack
 _U64 = struct.Struct("<Q").pack
@@ -492,11 +493,10 @@ def build_name_set(obj: dict[str, Any], base: int, relocs: list[Reloc]) -> bytes
         else:
             return None  # no terminator: the schema says what is wrong
         body += obj["rest"]
-        out = _U32(len(body)) + bytes(body)
-    except (struct.error, TypeError, KeyError, ValueError, OverflowError):
+    except _PLAIN_ERRORS:
         return None
     relocs += found
-    return out
+    return _U32(len(body)) + bytes(body)
 
 
 def build_aranges_set(obj: dict[str, Any], base: int, relocs: list[Reloc], *, address_size: int) -> bytes | None:
@@ -519,8 +519,7 @@ def build_aranges_set(obj: dict[str, Any], base: int, relocs: list[Reloc], *, ad
         else:
             return None
         body += obj["rest"]
-        out = _U32(len(body)) + bytes(body)
-    except (struct.error, TypeError, KeyError, ValueError, OverflowError):
+    except _PLAIN_ERRORS:
         return None
     relocs += found
-    return out
+    return _U32(len(body)) + bytes(body)
