@@ -24,6 +24,7 @@ from .constants import (
     tag_code,
     tag_name,
 )
+from .errors import BuilderError
 from .image import Reloc, SectionImage, Symbol
 from .schemas import Block
 
@@ -641,6 +642,8 @@ class BuiltDIE(DIE):
     def attributes(self) -> list[Attribute]:
         specs = self.specs
         if specs is not None:
+            if len(specs) != len(self.values):
+                raise BuilderError(f"{self.describe()}: {len(specs)} attribute specs but {len(self.values)} values")
             attrs = [
                 Attribute(n, None if f < 0 or f & AUTO_FORM else f, v) for (n, f), v in zip(specs, self.values)
             ]

@@ -164,3 +164,9 @@ def test_shape_writers_match_the_general_path_on_any_values(
     fast = _sections(ptxdwarf.encode(info, options).images)
     _materialize(info)
     assert fast == _sections(ptxdwarf.encode(info, options).images)
+
+
+def test_specs_and_values_that_do_not_pair_up() -> None:
+    die = BuiltDIE(TAG.variable, ((int(AT.name), -1),), ("a", "b"))
+    with pytest.raises(BuilderError, match="1 attribute specs but 2 values"):
+        die.attributes  # noqa: B018
