@@ -37,7 +37,15 @@ from .model import (
     StringTable,
     Unit,
 )
-from .schemas import ABBREV_TABLE, MACINFO, Block, build_aranges_set, build_name_set, schemas_for
+from .schemas import (
+    ABBREV_TABLE,
+    MACINFO,
+    Block,
+    build_aranges_set,
+    build_location_list,
+    build_name_set,
+    schemas_for,
+)
 from .shapes import ShapeWriter, _Blocks, compile_shape, resolve_form
 
 __all__ = ["EncodeOptions", "Encoded", "encode", "encode_sections", "choose_form"]
@@ -737,13 +745,14 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
     if info.locations is not None:
         # Location lists first: .debug_info points into them.
         w = _RecordWriter(".debug_loc")
+        plain_list = functools.partial(build_location_list, address_size=asize)
         for loc in info.locations:
             entries = [
                 {"begin": b, "end": e, "expr": _block_of(x, asize) if x is not None else None} for b, e, x in loc.entries
             ]
             entries.append({"begin": 0, "end": 0, "expr": None})
             enc.loc_offsets[id(loc)] = len(w.data)
-            w.add(s.location_list, entries, "location list", loc.offset)
+            w.add(s.location_list, entries, "location list", loc.offset, plain_list)
         loc_image = w.image()
         _place_labels(loc_image, labels.get(".debug_loc", {}), w.moved, old_sizes.get(".debug_loc"))
     enc.encode()

@@ -71,6 +71,7 @@ __all__ = [
     "schemas_for",
     "build_name_set",
     "build_aranges_set",
+    "build_location_list",
 ]
 
 
@@ -523,3 +524,37 @@ def build_aranges_set(obj: dict[str, Any], base: int, relocs: list[Reloc], *, ad
         return None
     relocs += found
     return _U32(len(body)) + bytes(body)
+
+
+def build_location_list(
+    entries: list[dict[str, Any]], base: int, relocs: list[Reloc], *, address_size: int
+) -> bytes | None:
+    """``schemas_for(v, address_size).location_list.build`` of ``entries``; see :func:`build_name_set`."""
+    found: list[Reloc] = []
+    max_addr = (1 << (8 * address_size)) - 1
+    try:
+        if address_size not in (4, 8):
+            return None
+        body = bytearray()
+        for entry in entries:
+            begin, end = entry["begin"], entry["end"]
+            _put_symbolic(begin, address_size, body, base, found)
+            _put_symbolic(end, address_size, body, base, found)
+            if type(begin) is int and type(end) is int and begin == 0 and end == 0:
+                break
+            if begin == max_addr and type(begin) is int:
+                continue  # a base address selection: no expression
+            expr = entry["expr"]
+            if expr is None:
+                return None
+            data = bytes(expr)
+            body += _U16(len(data))
+            at = base + len(body)
+            found.extend(r.moved(at) for r in getattr(expr, "relocs", ()))
+            body += data
+        else:
+            return None
+    except _PLAIN_ERRORS:
+        return None
+    relocs += found
+    return bytes(body)

@@ -20,6 +20,7 @@ from ptxdwarf.schemas import (
     ULEB128,
     Block,
     build_aranges_set,
+    build_location_list,
     build_name_set,
     schemas_for,
 )
@@ -278,3 +279,35 @@ def test_plain_builders_leave_the_unusual_to_the_schema() -> None:
     relocs: list[Reloc] = []
     assert build_name_set({**ok, "debug_info_offset": Symbol("x"), "entries": [{"die_offset": 2**33, "name": b"a"}]}, 0, relocs) is None
     assert relocs == []  # nothing recorded for a record the schema builds instead
+
+
+_EXPRS = st.one_of(
+    st.binary(max_size=6).map(Block),
+    st.tuples(st.binary(min_size=8, max_size=8), st.sampled_from(["x", "__local_depot0"])).map(
+        lambda t: Block(t[0], [Reloc(0, 8, Symbol(t[1]))])
+    ),
+)
+
+
+@pytest.mark.parametrize("asize", [4, 8])
+@settings(max_examples=40, deadline=None)
+@given(
+    ranges=st.lists(st.tuples(_OFFSETS, _OFFSETS, _EXPRS, st.booleans()), max_size=4),
+    base=st.integers(0, 1000),
+)
+def test_plain_location_list_builder_matches_schema(asize: int, ranges: list[Any], base: int) -> None:
+    """build_location_list writes what the location-list schema writes, base selections included."""
+    top = (1 << (8 * asize)) - 1
+    entries: list[dict[str, Any]] = []
+    for begin, end, expr, select_base in ranges:
+        if type(begin) is int:
+            begin %= top
+        if type(end) is int:
+            end %= top
+        if type(begin) is int and type(end) is int and begin == end == 0:
+            end = 1
+        entries.append({"begin": top, "end": end, "expr": None} if select_base else {"begin": begin, "end": end, "expr": expr})
+    entries.append({"begin": 0, "end": 0, "expr": None})
+    relocs: list[Reloc] = []
+    built = build_location_list(entries, base, relocs, address_size=asize)
+    assert (built, relocs) == _schema_build(schemas_for(2, asize).location_list, entries, base)
