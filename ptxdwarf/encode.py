@@ -46,7 +46,7 @@ from .schemas import (
     build_name_set,
     schemas_for,
 )
-from .shapes import ShapeWriter, _Blocks, compile_shape, resolve_form
+from .shapes import ExpressionCache, ShapeWriter, compile_shape, resolve_form
 
 __all__ = ["EncodeOptions", "Encoded", "encode", "encode_sections", "choose_form"]
 
@@ -265,7 +265,7 @@ class _InfoEncoder:
         # Built DIEs: (tag, children, specs) -> (abbreviation code byte(s), writer), per unit encoding
         self.shapes: dict[tuple[int, bool, int], tuple[bytes, ShapeWriter] | None] = {}
         self.shape_refs: list[Any] = []
-        self.shape_blocks: _Blocks | None = None
+        self.shape_blocks: ExpressionCache | None = None
         if info.source != "built" and any(d.offset >= 0 for u in info.units[:1] for d in u.iter_dies()):
             self.old_index = {d.offset: d for d in info.iter_dies() if d.offset >= 0}
 
@@ -331,7 +331,7 @@ class _InfoEncoder:
             self.derived_at.append(abbrev_at)
         formats = _fixed_structs(unit.version, unit.address_size)
         self.shapes = {}
-        self.shape_blocks = _Blocks(unit.address_size)
+        self.shape_blocks = ExpressionCache(unit.address_size)
         # Pre-order walk without recursion; a null entry closes each child list.
         stack: list[tuple[DIE, int]] = []
         die: DIE | None = unit.die

@@ -22,7 +22,7 @@ from .image import Reloc, Symbol
 from .model import AUTO_EXPR, AUTO_FLAG, AUTO_FORM, AUTO_REF, AUTO_SECTION, AUTO_STRING, Attribute, BuiltDIE, DIE
 from .schemas import Block
 
-__all__ = ["ShapeWriter", "resolve_form", "compile_shape"]
+__all__ = ["ExpressionCache", "ShapeWriter", "compile_shape", "resolve_form"]
 
 #: ``writer(values, out, fields, fixups, relocs, unit_start, offsets)`` appends one DIE's
 #: attribute values; ``offsets`` maps ``id(die)`` to the offsets of the DIEs already written.
@@ -54,7 +54,7 @@ def _sym(symbol: Symbol) -> Symbol:
     return symbol if symbol.value is None else Symbol(symbol.name, symbol.addend)
 
 
-class _Blocks:
+class ExpressionCache:
     """Encoded expressions by the identity of the operation tuple (kept alive here)."""
 
     def __init__(self, address_size: int) -> None:
@@ -86,7 +86,7 @@ def compile_shape(
     version: int,
     string_symbol: Callable[[bytes], Symbol],
     location_value: Callable[[Any, int, int, bytearray, list[Reloc]], None],
-    blocks: _Blocks,
+    blocks: ExpressionCache,
 ) -> ShapeWriter | None:
     """The writer of a shape's values (``forms`` settled), or None for forms it does not handle.
 
