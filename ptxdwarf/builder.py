@@ -56,9 +56,7 @@ _FORMAL_PARAMETER = int(TAG.formal_parameter)
 _DECLARATION = int(AT.declaration)
 _NAME_SPEC = (_NAME, AUTO_STRING)
 _TYPE_SPEC = (_TYPE, AUTO_REF)
-_K_DATA1 = int(FORM.data1) | AUTO_FORM
-_K_DATA2 = int(FORM.data2) | AUTO_FORM
-_ADDRESS_CLASS_SPEC = (_ADDRESS_CLASS, _K_DATA1)  # classes 1-12
+_ADDRESS_CLASS_SPEC = (_ADDRESS_CLASS, int(FORM.data1) | AUTO_FORM)  # classes 1-12
 _LOCATION_SPEC = (_LOCATION, AUTO_EXPR)
 # A variable's shape by (decl_file form, decl_line form, 0/1/2: no location/location/and class)
 _VARIABLE_SHAPES: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
@@ -929,13 +927,8 @@ class DebugInfoBuilder:
         else:
             if file is None:
                 file = 1
-            # decl_file is data1 and decl_line data1 or data2 almost always
-            file_kind = _K_DATA1 if builtins_type(file) is int and 0 <= file < 0x100 else _decl_kind(file)
-            line_kind = (
-                (_K_DATA1 if line < 0x100 else _K_DATA2)
-                if builtins_type(line) is int and 0 <= line < 0x10000
-                else _decl_kind(line)
-            )
+            file_kind = _decl_kind(file)
+            line_kind = _decl_kind(line)
             if not file_kind or not line_kind:
                 raise BuilderError(f"{_what(scope, name)}: {_bad_decl(file, line)}")
             values = (name, file, line, type.die)
@@ -947,11 +940,8 @@ class DebugInfoBuilder:
                 place = 1
                 values += (ops,)
             else:
-                if cls == AddressClass.LOCAL and self.address_size != 8 and location.symbols:  # type: ignore[union-attr]
-                    raise BuilderError(f"{_what(scope, name)}: {_DEPOT_NEEDS_8}")
-                code = int(cls) if builtins_type(cls) is AddressClass else int(address_class_of(cls, _what(scope, name)))
                 place = 2
-                values += (code, ops)
+                values += (self._class_code(location, scope, name), ops)  # type: ignore[arg-type]
             symbols = location.symbols  # type: ignore[union-attr]
             if symbols:
                 self._symbols_used.update(symbols)
@@ -976,6 +966,13 @@ class DebugInfoBuilder:
             self._set_location(var, location, _what(scope, name), fresh=True)
         return var
 
+    def _class_code(self, location: Location, scope: str | None, name: str) -> int:
+        """The address class code of a location that has one (``scope``/``name`` for messages)."""
+        cls = location.address_class
+        if cls == AddressClass.LOCAL and self.address_size != 8 and location.symbols:
+            raise BuilderError(f"{_what(scope, name)}: {_DEPOT_NEEDS_8}")
+        return int(cls) if builtins_type(cls) is AddressClass else int(address_class_of(cls, _what(scope, name)))  # type: ignore[arg-type]
+
     def _set_location(
         self, var: Variable, location: Location | LocationListSpec, what: str, fresh: bool = False
     ) -> None:
@@ -983,12 +980,8 @@ class DebugInfoBuilder:
         if not fresh:
             die.without((_LOCATION, _ADDRESS_CLASS))
         if isinstance(location, Location):
-            if location.address_class == AddressClass.LOCAL and self.address_size != 8 and location.symbols:
-                raise BuilderError(f"{what}: {_DEPOT_NEEDS_8}")
-            cls = location.address_class
-            if cls is not None:
-                code = int(cls) if isinstance(cls, AddressClass) else int(address_class_of(cls, what))
-                die.put(_ADDRESS_CLASS, code)
+            if location.address_class is not None:
+                die.put(_ADDRESS_CLASS, self._class_code(location, None, what))
             die.put(_LOCATION, location.ops)
         elif isinstance(location, LocationListSpec):
             entries = []

@@ -22,7 +22,6 @@ from construct import ConstructError
 
 from .constants import AT, EXPRESSION_ATTRIBUTES, FORM, SECTION_POINTER_ATTRIBUTES, at_name, form_name
 from .errors import EncodeError
-from .expr import Op, encode_expression
 from .forms import fixed_formats, sleb_bytes, uleb_bytes
 from .image import Reloc, SectionImage, Symbol, gc_paused
 from .model import (
@@ -40,13 +39,12 @@ from .model import (
 from .schemas import (
     ABBREV_TABLE,
     MACINFO,
-    Block,
     build_aranges_set,
     build_location_list,
     build_name_set,
     schemas_for,
 )
-from .shapes import ExpressionCache, ShapeWriter, compile_shape, resolve_form
+from .shapes import ExpressionCache, ShapeWriter, block_of, compile_shape, resolve_form
 
 __all__ = ["EncodeOptions", "Encoded", "encode", "encode_sections", "choose_form"]
 
@@ -73,6 +71,7 @@ _F_SDATA = int(FORM.sdata)
 _F_UDATA = int(FORM.udata)
 _ALL_REF_FORMS = frozenset(REFERENCE_FORMS | {FORM.ref_addr})
 _ADDRESS_CODES = frozenset(int(a) for a in _ADDRESS_ATTRIBUTES)
+_UNCOMPILED: Any = object()  # a shape the encoder has not compiled a writer for yet
 
 
 def _fixed_structs(version: int, address_size: int) -> dict[int, tuple[int, struct.Struct]]:
@@ -261,11 +260,11 @@ class _InfoEncoder:
         self.loc_offsets: dict[int, int] = {}  # id(LocationList) -> offset in the new .debug_loc
         self.string_form = _F_STRP if options.strings == "strp" else _F_STRING
         self.list_form = _F_BLOCK1  # for DWARF 2 and 3 units; 4 goes through choose_form
-        self.blocks: dict[tuple[Any, ...], Block] = {}  # encoded expressions, by (address size, *ops)
-        # Built DIEs: (tag, children, specs) -> (abbreviation code byte(s), writer), per unit encoding
+        self.expressions = ExpressionCache(8)  # encoded expressions, per unit encoding
+        # Built DIEs: (tag, children, id(specs)) -> (abbreviation code byte(s), writer) or None
+        # (a shape no writer handles), per unit encoding
         self.shapes: dict[tuple[int, bool, int], tuple[bytes, ShapeWriter] | None] = {}
-        self.shape_refs: list[Any] = []
-        self.shape_blocks: ExpressionCache | None = None
+        self.shape_refs: list[Any] = []  # the specs whose ids are keys of shapes, kept alive
         if info.source != "built" and any(d.offset >= 0 for u in info.units[:1] for d in u.iter_dies()):
             self.old_index = {d.offset: d for d in info.iter_dies() if d.offset >= 0}
 
@@ -331,7 +330,7 @@ class _InfoEncoder:
             self.derived_at.append(abbrev_at)
         formats = _fixed_structs(unit.version, unit.address_size)
         self.shapes = {}
-        self.shape_blocks = ExpressionCache(unit.address_size)
+        self.expressions = ExpressionCache(unit.address_size)
         # Pre-order walk without recursion; a null entry closes each child list.
         stack: list[tuple[DIE, int]] = []
         die: DIE | None = unit.die
@@ -340,21 +339,27 @@ class _InfoEncoder:
         while True:
             if die is not None:
                 specs = die.specs if type(die) is BuiltDIE else None  # type: ignore[attr-defined]
+                entry = None
                 if specs is not None and kept is None and die.abbrev_code is None:
-                    # A built DIE whose shape has a writer already: write_built's common case, inline.
-                    entry = shapes.get((die.tag, die.has_children or bool(die.children), id(specs)))
-                    if entry is None:
-                        self.write_built(die, unit, start, formats)  # type: ignore[arg-type]
-                    else:
-                        pos = len(out)
-                        offsets[id(die)] = pos
-                        breaks.append(pos)
-                        out += entry[0]
-                        try:
-                            entry[1](die.values, out, fields, fixups, relocs, start, offsets)  # type: ignore[attr-defined]
-                        except Exception:
-                            self.undo_built(pos)
-                            self.write_die(die, unit, start, None, formats)
+                    # A built DIE: through the writer compiled for its shape (see ptxdwarf.shapes).
+                    # Shapes are shared tuples (model.shape_of), so their identity is a cheap key.
+                    key = (die.tag, die.has_children or bool(die.children), id(specs))
+                    entry = shapes.get(key, _UNCOMPILED)
+                    if entry is _UNCOMPILED:
+                        entry = shapes[key] = self.compile_shape(key[0], key[1], specs, unit)
+                        self.shape_refs.append(specs)
+                if entry is not None:
+                    pos = len(out)
+                    offsets[id(die)] = pos
+                    breaks.append(pos)
+                    out += entry[0]
+                    try:
+                        entry[1](die.values, out, fields, fixups, relocs, start, offsets)  # type: ignore[attr-defined]
+                    except Exception:
+                        # A value the writer does not expect: the general path writes it,
+                        # or says what is wrong.
+                        self.undo_built(pos)
+                        self.write_die(die, unit, start, None, formats)
                 else:
                     self.write_die(die, unit, start, kept, formats)
                 if die.children:
@@ -453,35 +458,8 @@ class _InfoEncoder:
         except EncodeError as exc:
             raise EncodeError(f"{exc.message} (in {die.describe()})") from None
 
-    def write_built(self, die: BuiltDIE, unit: Unit, unit_start: int, formats: dict[int, tuple[int, struct.Struct]]) -> None:
-        """A builder-made DIE through the writer compiled for its shape (see :mod:`ptxdwarf.shapes`)."""
-        specs = die.specs
-        assert specs is not None
-        has_children = die.has_children or bool(die.children)
-        # Shapes are shared tuples (model.shape_of), so their identity is a cheap key.
-        try:
-            entry = self.shapes[(die.tag, has_children, id(specs))]
-        except KeyError:
-            entry = self.compile_shape((die.tag, has_children, specs), unit)
-            self.shapes[(die.tag, has_children, id(specs))] = entry
-            self.shape_refs.append(specs)  # keeps the id valid while the key is in use
-        out = self.out
-        pos = len(out)
-        if entry is not None:
-            code, writer = entry
-            self.offsets[id(die)] = pos
-            self.breaks.append(pos)
-            out += code
-            try:
-                writer(die.values, out, self.fields, self.fixups, self.relocs, unit_start, self.offsets)
-                return
-            except Exception:
-                self.undo_built(pos)
-        self.write_die(die, unit, unit_start, None, formats)
-
     def undo_built(self, pos: int) -> None:
-        """Take back what a shape writer wrote of the DIE at ``pos``, which it did not expect
-        (the general path then writes it, or says what is wrong)."""
+        """Take back what a shape writer wrote of the DIE at ``pos``."""
         del self.out[pos:]
         self.breaks.pop()
         fields, fixups, relocs = self.fields, self.fixups, self.relocs
@@ -493,15 +471,14 @@ class _InfoEncoder:
             relocs.pop()
 
     def compile_shape(
-        self, key: tuple[int, bool, tuple[tuple[int, int], ...]], unit: Unit
+        self, tag: int, has_children: bool, specs: tuple[tuple[int, int], ...], unit: Unit
     ) -> tuple[bytes, ShapeWriter] | None:
-        tag, has_children, specs = key
+        """The abbreviation code and writer of a built shape, or None when no writer handles it."""
         options = self.options
         try:
             forms = [resolve_form(k, unit.version, options.strings, options.dwarf4_forms) for _, k in specs]
         except ValueError:
             return None
-        assert self.shape_blocks is not None
         writer = compile_shape(
             specs,
             forms,
@@ -509,7 +486,7 @@ class _InfoEncoder:
             version=unit.version,
             string_symbol=self.pool.symbol,
             location_value=self.location_value,
-            blocks=self.shape_blocks,
+            blocks=self.expressions,
         )
         if writer is None:
             return None
@@ -517,12 +494,13 @@ class _InfoEncoder:
         return (bytes([code]) if code < 0x80 else uleb_bytes(code)), writer
 
     def location_value(self, value: Any, at: int, size: int, out: bytearray, relocs: list[Reloc]) -> None:
-        """A reference to a location list as the general path writes it."""
+        """A reference to a location list, ``size`` bytes at ``at``."""
         if not isinstance(value, LocationList):
             raise TypeError(f"not a location list: {value!r}")
         offset = self.loc_offsets.get(id(value), value.offset)
         if self.options.strings == "strp":
-            # See write_value: ptxas 13.0 dies on a ".debug_loc" symbol in a unit with .debug_str.
+            # ptxas 13.0 dies (SIGSEGV) on a ".debug_loc" symbol in a unit that also
+            # uses .debug_str; the offset as a number is what it keeps.
             out += offset.to_bytes(size, "little")
             return
         relocs.append(Reloc(at, size, Symbol(".debug_loc", offset)))
@@ -565,13 +543,8 @@ class _InfoEncoder:
                 if isinstance(value, Symbol):
                     sym = value
                 elif isinstance(value, LocationList):
-                    offset = self.loc_offsets.get(id(value), value.offset)
-                    if self.options.strings == "strp":
-                        # ptxas 13.0 dies (SIGSEGV) on a ".debug_loc" symbol in a unit
-                        # that also uses .debug_str; the offset as a number is what it keeps.
-                        out += packer.pack(offset)
-                        return
-                    sym = Symbol(".debug_loc", offset)
+                    self.location_value(value, at, size, out, self.relocs)
+                    return
                 elif attr.relocs:
                     sym = attr.relocs[0].symbol
                 if sym is not None:
@@ -608,13 +581,7 @@ class _InfoEncoder:
                     raise EncodeError(f"{at_name(attr.name)}: DW_FORM_flag_present can only hold True")
                 return
             if form in _BLOCK_FORMS:
-                if type(value) is list or type(value) is tuple:
-                    key = (unit.address_size, *value)
-                    block = self.blocks.get(key)
-                    if block is None:
-                        block = self.blocks[key] = _block_of(value, unit.address_size)
-                else:
-                    block = _block_of(value, unit.address_size)
+                block = self.expressions.get(value)
                 size = len(block)
                 if form == FORM.block1:
                     if size > 0xFF:
@@ -659,16 +626,6 @@ class _InfoEncoder:
             return
         self.relocs.append(Reloc(at, 4, self.pool.symbol(raw)))
         self.out += bytes(4)
-
-
-def _block_of(value: Any, address_size: int) -> Block:
-    if isinstance(value, Block):
-        return value
-    if isinstance(value, (bytes, bytearray)):
-        return Block(bytes(value))
-    if isinstance(value, (list, tuple)) and all(isinstance(op, Op) for op in value):
-        return encode_expression(value, address_size)
-    raise TypeError(f"not a block or expression: {value!r}")
 
 
 def _build(schema: Any, obj: Any, section: str, what: str, base: int, relocs: list[Reloc]) -> bytes:
@@ -748,7 +705,7 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
         plain_list = functools.partial(build_location_list, address_size=asize)
         for loc in info.locations:
             entries = [
-                {"begin": b, "end": e, "expr": _block_of(x, asize) if x is not None else None} for b, e, x in loc.entries
+                {"begin": b, "end": e, "expr": block_of(x, asize) if x is not None else None} for b, e, x in loc.entries
             ]
             entries.append({"begin": 0, "end": 0, "expr": None})
             enc.loc_offsets[id(loc)] = len(w.data)

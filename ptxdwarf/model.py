@@ -585,6 +585,18 @@ def auto_kind(name: int, value: Any) -> int | None:
     return None
 
 
+def _built_spec(name: int, value: Any, form: str | int | None) -> tuple[int, int] | None:
+    """The ``(name, form)`` spec of a built attribute; None for a value of no stated form
+    that the compact form does not know."""
+    if form is None:
+        kind = auto_kind(name, value)
+        if kind is None:
+            return None
+    else:
+        kind = form if type(form) is int else _form(form) if isinstance(form, str) else int(form)
+    return (name if type(name) is int else int(name), kind)
+
+
 def shape_of(specs: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
     """The one shared tuple of these ``(name, form)`` specs (DIEs of a shape share it)."""
     found = _SHAPES.get(specs)
@@ -626,16 +638,13 @@ class BuiltDIE(DIE):
         """A DIE with the attributes ``(name, value, form)`` (form None: the encoder's choice)."""
         specs = []
         for name, value, form in items:
-            if form is None:
-                kind = auto_kind(name, value)
-            else:
-                kind = form if type(form) is int else _form(form) if isinstance(form, str) else int(form)
-            if kind is None:  # a value the compact form does not know
+            spec = _built_spec(name, value, form)
+            if spec is None:  # a value the compact form does not know
                 die = cls(tag)
                 for item in items:
                     die.put(*item)
                 return die
-            specs.append((name if type(name) is int else int(name), kind))
+            specs.append(spec)
         return cls(tag, shape_of(tuple(specs)), tuple([item[1] for item in items]))
 
     @property  # type: ignore[override]
@@ -663,20 +672,17 @@ class BuiltDIE(DIE):
         """Add an attribute at the end (or at ``position``); ``form`` None: the encoder's choice.
 
         Unlike :meth:`DIE.add`, it returns nothing: it keeps the DIE compact."""
-        if type(name) is not int:
-            name = int(name)
+        specs = self.specs
+        spec = _built_spec(name, value, form)
+        if specs is not None and spec is not None:
+            if position is None:
+                position = len(specs)
+            self.specs = shape_of(specs[:position] + (spec,) + specs[position:])
+            self.values = self.values[:position] + (value,) + self.values[position:]
+            return
         if form is not None and type(form) is not int:
             form = _form(form) if isinstance(form, str) else int(form)
-        specs = self.specs
-        if specs is not None:
-            kind = form if form is not None else auto_kind(name, value)
-            if kind is not None:
-                if position is None:
-                    position = len(specs)
-                self.specs = shape_of(specs[:position] + ((name, kind),) + specs[position:])
-                self.values = self.values[:position] + (value,) + self.values[position:]
-                return
-        attr = Attribute(name, form, value)  # type: ignore[arg-type]
+        attr = Attribute(int(name), form, value)
         if position is None:
             self.attributes.append(attr)
         else:

@@ -22,7 +22,7 @@ from .image import Reloc, Symbol
 from .model import AUTO_EXPR, AUTO_FLAG, AUTO_FORM, AUTO_REF, AUTO_SECTION, AUTO_STRING, Attribute, BuiltDIE, DIE
 from .schemas import Block
 
-__all__ = ["ExpressionCache", "ShapeWriter", "compile_shape", "resolve_form"]
+__all__ = ["ExpressionCache", "ShapeWriter", "block_of", "compile_shape", "resolve_form"]
 
 #: ``writer(values, out, fields, fixups, relocs, unit_start, offsets)`` appends one DIE's
 #: attribute values; ``offsets`` maps ``id(die)`` to the offsets of the DIEs already written.
@@ -54,8 +54,19 @@ def _sym(symbol: Symbol) -> Symbol:
     return symbol if symbol.value is None else Symbol(symbol.name, symbol.addend)
 
 
+def block_of(value: Any, address_size: int) -> Block:
+    """A block or expression value as the bytes (and relocations) it is written as."""
+    if isinstance(value, Block):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return Block(bytes(value))
+    if isinstance(value, (list, tuple)) and all(isinstance(op, Op) for op in value):
+        return encode_expression(value, address_size)
+    raise TypeError(f"not a block or expression: {value!r}")
+
+
 class ExpressionCache:
-    """Encoded expressions by the identity of the operation tuple (kept alive here)."""
+    """:func:`block_of`, remembered by the identity of an operation tuple (kept alive here)."""
 
     def __init__(self, address_size: int) -> None:
         self.address_size = address_size
@@ -65,14 +76,7 @@ class ExpressionCache:
         found = self.by_id.get(id(value))
         if found is not None and found[0] is value:
             return found[1]
-        if isinstance(value, Block):
-            block = value
-        elif isinstance(value, (bytes, bytearray)):
-            block = Block(bytes(value))
-        elif isinstance(value, (list, tuple)) and all(type(op) is Op for op in value):
-            block = encode_expression(value, self.address_size)
-        else:
-            raise TypeError(f"not a block or expression: {value!r}")
+        block = block_of(value, self.address_size)
         if type(value) is tuple:  # lists may change between DIEs
             self.by_id[id(value)] = (value, block)
         return block
