@@ -21,10 +21,10 @@ from .api import (
     replace_debug_sections,
     rewrite_ptx,
 )
-from .constants import AT, ATE, FORM, LANG, OP, TAG, AddressClass, address_class_name
-from .decode import decode_sections
+from .dwarf.constants import AT, ATE, FORM, LANG, OP, TAG, AddressClass, address_class_name
+from .dwarf.decode import decode_sections
 from .dump import dump_json, dump_text, iter_json
-from .encode import EncodeOptions, Encoded, encode, encode_sections
+from .dwarf.encode import EncodeOptions, Encoded, encode, encode_sections
 from .errors import (
     AttachError,
     BuilderError,
@@ -37,9 +37,9 @@ from .errors import (
     RegisterNameError,
     ToolError,
 )
-from .expr import ExpressionError, Op, decode_expression, encode_expression, register_name, register_number
-from .image import Reloc, SectionImage, Symbol
-from .model import (
+from .dwarf.expr import ExpressionError, Op, decode_expression, encode_expression, register_name, register_number
+from .dwarf.image import Reloc, SectionImage, Symbol
+from .dwarf.model import (
     AbbrevDecl,
     AbbrevTable,
     ArangeSet,
@@ -53,9 +53,9 @@ from .model import (
     StringTable,
     Unit,
 )
-from .ptx import PtxModule, parse_ptx
-from .ptxwriter import Style, format_section, format_sections
-from .schemas import Block
+from .ptx.reader import PtxModule, parse_ptx
+from .ptx.writer import Style, format_section, format_sections
+from .dwarf.schemas import Block
 
 __all__ = [
     "AT",
@@ -140,14 +140,14 @@ __all__ += [
     "loc",
 ]
 
-from .cubin import cubin_images, read_cubin
+from .cuda.cubin import cubin_images, read_cubin
 
 __all__ += ["cubin_images", "read_cubin"]
 
 from .abi import ParamDecl
 from .check import CheckReport, Difference, check
 from .lint import Finding, lint
-from .ptxas import Ptxas, PtxasCancelled, PtxasFailed, find_ptxas
+from .cuda.ptxas import Ptxas, PtxasCancelled, PtxasFailed, find_ptxas
 
 __all__ += [
     "CheckReport",
@@ -161,3 +161,30 @@ __all__ += [
     "find_ptxas",
     "lint",
 ]
+
+# Modules that moved into the dwarf/, ptx/ and cuda/ packages stay reachable as attributes
+# under their old names (``ptxdwarf.constants``); ``import ptxdwarf.constants`` works through
+# the small modules at the old paths.
+_MOVED = {
+    "constants": "dwarf.constants",
+    "schemas": "dwarf.schemas",
+    "forms": "dwarf.forms",
+    "image": "dwarf.image",
+    "model": "dwarf.model",
+    "decode": "dwarf.decode",
+    "encode": "dwarf.encode",
+    "shapes": "dwarf.shapes",
+    "expr": "dwarf.expr",
+    "ptxwriter": "ptx.writer",
+    "cubin": "cuda.cubin",
+    "fatbin": "cuda.fatbin",
+    "ptxas": "cuda.ptxas",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _MOVED:
+        import importlib
+
+        return importlib.import_module(f".{_MOVED[name]}", __name__)
+    raise AttributeError(f"module 'ptxdwarf' has no attribute {name!r}")

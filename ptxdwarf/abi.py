@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .constants import ATE
+from .dwarf.constants import ATE
 from .errors import BuilderError
 
 if TYPE_CHECKING:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .decode import decode_sections
-from .encode import EncodeOptions, encode_sections
+from .dwarf.decode import decode_sections
+from .dwarf.encode import EncodeOptions, encode_sections
 from .errors import PtxDwarfError, PtxSyntaxError
-from .image import SectionImage
-from .model import DebugInfo
-from .ptx import PtxModule, parse_ptx
-from .ptxwriter import Style, format_section
+from .dwarf.image import SectionImage
+from .dwarf.model import DebugInfo
+from .ptx.reader import PtxModule, parse_ptx
+from .ptx.writer import Style, format_section
 
 __all__ = ["read_ptx", "read_ptx_file", "read_file", "read_all", "rewrite_ptx", "replace_debug_sections", "load_text"]
 
@@ -68,8 +68,8 @@ def read_file(path: str | os.PathLike[str]) -> DebugInfo:
 def read_all(path: str | os.PathLike[str]) -> list[tuple[str, DebugInfo]]:
     """(label, debug info) of every device image a file holds: one for PTX text or a
     cubin; each cubin and PTX of a fatbin, or of a host object's ``.nv_fatbin``."""
-    from .cubin import read_cubin
-    from .fatbin import fatbin_of_host_elf, is_fatbin, iter_fatbin
+    from .cuda.cubin import read_cubin
+    from .cuda.fatbin import fatbin_of_host_elf, is_fatbin, iter_fatbin
 
     name = str(path)
     raw = Path(path).read_bytes()

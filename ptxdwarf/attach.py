@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .encode import encode
+from .dwarf.encode import encode
 from .errors import AttachError
-from .image import DEBUG_SECTION_NAMES
-from .ptx import PtxModule, parse_ptx
-from .ptxwriter import Style
+from .dwarf.image import DEBUG_SECTION_NAMES
+from .ptx.reader import PtxModule, parse_ptx
+from .ptx.writer import Style
 from .api import replace_debug_sections
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def _after_header(module: PtxModule) -> int:
     """Offset of the line after ``.address_size`` (or ``.target``, or ``.version``)."""
     import re
 
-    from .ptx import mask_comments
+    from .ptx.reader import mask_comments
 
     masked = mask_comments(module.text)
     for directive in (r"\.address_size\s+\d+", r"\.target\b[^\n]*", r"\.version\s+[\d.]+"):

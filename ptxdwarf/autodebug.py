@@ -65,15 +65,15 @@ from typing import Any
 
 from .api import replace_debug_sections
 from .builder import PTX_TYPES, DebugInfoBuilder, Type
-from .constants import AddressClass
+from .dwarf.constants import AddressClass
 from .demangle import demangle
-from .encode import encode
+from .dwarf.encode import encode
 from .errors import AttachError
-from .expr import MAX_REGISTER_NAME, Op, register_number
-from .image import DEBUG_SECTION_NAMES
+from .dwarf.expr import MAX_REGISTER_NAME, Op, register_number
+from .dwarf.image import DEBUG_SECTION_NAMES
 from .loc import Location, address, expression, local, param, register
-from .ptx import PtxFunction, PtxModule, PtxVariable, mask_comments, parse_ptx
-from .ptxwriter import Style
+from .ptx.reader import PtxFunction, PtxModule, PtxVariable, mask_comments, parse_ptx
+from .ptx.writer import Style
 
 __all__ = ["AttachResult", "attach_ptx", "default_output_name", "main_attach"]
 

@@ -21,16 +21,16 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Sequence, Union
 
-from .constants import AT, ATE, FORM, LANG, TAG, AddressClass
-from .encode import EncodeOptions, encode
+from .dwarf.constants import AT, ATE, FORM, LANG, TAG, AddressClass
+from .dwarf.encode import EncodeOptions, encode
 from .errors import BuilderError, LayoutError
-from .expr import Op
-from .image import SectionImage, Symbol
+from .dwarf.expr import Op
+from .dwarf.image import SectionImage, Symbol
 from .layout import Field, Layout, array_layout, layout_struct, layout_union, vector_layout
 from .abi import ParamDecl, lower
 from .loc import Location, LocationListSpec, address_class_of, expression, param
-from .model import AUTO_EXPR, AUTO_FORM, AUTO_REF, AUTO_STRING, ArangeSet, BuiltDIE, DebugInfo, DIE, LocationList, NameSet, Unit, auto_kind, shape_of
-from .ptxwriter import Style, format_sections
+from .dwarf.model import AUTO_EXPR, AUTO_FORM, AUTO_REF, AUTO_STRING, ArangeSet, BuiltDIE, DebugInfo, DIE, LocationList, NameSet, Unit, auto_kind, shape_of
+from .ptx.writer import Style, format_sections
 
 # Plain ints of the attributes the hot paths write: enum member access (AT.name
 # above all, which goes through Enum's ``name`` property) costs 0.2-0.5 us each.

@@ -28,16 +28,16 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
 from .api import decode_module
-from .constants import AT, FORM, at_name, form_name, tag_name
-from .cubin import CubinImages, cubin_images
-from .decode import decode_sections
+from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
+from .cuda.cubin import CubinImages, cubin_images
+from .dwarf.decode import decode_sections
 from .errors import DwarfError
-from .expr import ExpressionError, Op, decode_expression
-from .image import SectionImage, Symbol
-from .model import Attribute, DebugInfo, DIE, Unit
-from .ptx import PtxModule, parse_ptx
-from .ptxas import Ptxas, PtxasFailed, find_ptxas
-from .schemas import Block
+from .dwarf.expr import ExpressionError, Op, decode_expression
+from .dwarf.image import SectionImage, Symbol
+from .dwarf.model import Attribute, DebugInfo, DIE, Unit
+from .ptx.reader import PtxModule, parse_ptx
+from .cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
+from .dwarf.schemas import Block
 
 __all__ = ["CheckReport", "Difference", "check", "compare", "kernel_param_offsets"]
 
@@ -604,7 +604,7 @@ def die_and_attribute_at(info: DebugInfo, offset: int) -> tuple[DIE | None, int 
     unit = info.unit_of(die)
     if unit is None or unit.abbrevs is None:
         return die, None
-    from .forms import fixed_formats, read_uleb, reader_for
+    from .dwarf.forms import fixed_formats, read_uleb, reader_for
 
     data = (info.sections or {}).get(".debug_info")
     if data is None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, TextIO
 
-from .constants import AT, FORM, address_class_name, at_name, ate_name, form_name, lang_name, tag_name
-from .expr import ExpressionError, Op, decode_expression
-from .image import Symbol
-from .model import Attribute, DebugInfo, DIE, LocationList, Unit
-from .schemas import Block
+from .dwarf.constants import AT, FORM, address_class_name, at_name, ate_name, form_name, lang_name, tag_name
+from .dwarf.expr import ExpressionError, Op, decode_expression
+from .dwarf.image import Symbol
+from .dwarf.model import Attribute, DebugInfo, DIE, LocationList, Unit
+from .dwarf.schemas import Block
 
 __all__ = ["DUMP_FORMAT", "iter_json", "dump_json", "write_json", "iter_text", "dump_text", "attribute_json"]
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .constants import (
+from .dwarf.constants import (
     AT,
     CUDA_GDB_ADDRESS_CLASSES,
     FORM,
@@ -33,12 +33,12 @@ from .constants import (
     at_name,
     form_name,
 )
-from .decode import decode_sections
+from .dwarf.decode import decode_sections
 from .errors import DwarfError, PtxDwarfError
-from .expr import MAX_REGISTER_NAME, Op, decode_expression, register_name
-from .forms import RELOCATABLE_FORMS, read_uleb, reader_for
-from .image import SectionImage, Symbol
-from .model import (
+from .dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression, register_name
+from .dwarf.forms import RELOCATABLE_FORMS, read_uleb, reader_for
+from .dwarf.image import SectionImage, Symbol
+from .dwarf.model import (
     DIE,
     REFERENCE_FORMS,
     Attribute,
@@ -47,7 +47,7 @@ from .model import (
     NameSet,
     Unit,
 )
-from .ptx import (
+from .ptx.reader import (
     PtxFunction,
     PtxModule,
     PtxVariable,

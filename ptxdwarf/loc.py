@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from .constants import AddressClass
+from .dwarf.constants import AddressClass
 from .errors import BuilderError
-from .expr import Op, register_number
-from .image import Symbol
+from .dwarf.expr import Op, register_number
+from .dwarf.image import Symbol
 
 __all__ = [
     "Location",

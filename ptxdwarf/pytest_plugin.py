@@ -13,7 +13,7 @@ from typing import Callable
 import pytest
 
 from .errors import ToolError
-from .ptxas import Ptxas, find_ptxas
+from .cuda.ptxas import Ptxas, find_ptxas
 from .testing import CompiledCubin, compile_ptx as _compile
 
 

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .api import read_ptx
-from .constants import AT, TAG, AddressClass, at_name, form_name, tag_name
-from .cubin import read_cubin
-from .expr import ExpressionError, Op, decode_expression
-from .model import Attribute, DebugInfo, DIE
-from .ptx import parse_ptx
-from .ptxas import Ptxas, find_ptxas
-from .schemas import Block
+from .dwarf.constants import AT, TAG, AddressClass, at_name, form_name, tag_name
+from .cuda.cubin import read_cubin
+from .dwarf.expr import ExpressionError, Op, decode_expression
+from .dwarf.model import Attribute, DebugInfo, DIE
+from .ptx.reader import parse_ptx
+from .cuda.ptxas import Ptxas, find_ptxas
+from .dwarf.schemas import Block
 
 __all__ = [
     "CompiledCubin",

@@ -144,7 +144,7 @@ def test_decode_error_names_the_ptx_line() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from ptxdwarf import ptx as _ptx  # noqa: E402
+from ptxdwarf.ptx import reader as _ptx  # noqa: E402
 
 _VALUE = {
     ".b8": st.integers(0, 255).map(str),

@@ -16,8 +16,8 @@ from operator import add, itemgetter, mul
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping
 
-from .errors import PtxSyntaxError
-from .image import Reloc, SectionImage, Symbol, gc_paused
+from ..errors import PtxSyntaxError
+from ..dwarf.image import Reloc, SectionImage, Symbol, gc_paused
 
 __all__ = [
     "FileDirective",

@@ -1,0 +1,304 @@
+"""Reading the DWARF of a cubin (the ELF file ptxas writes).
+
+pyelftools reads the ELF; its DWARF relocation step does not know CUDA's
+relocation types (``Unsupported relocation type: 2``), so the debug sections
+are read here as :class:`~ptxdwarf.image.SectionImage` with CUDA relocations
+(``R_CUDA_32``, ``R_CUDA_64``, ``R_CUDA_G32``, ``R_CUDA_G64``; REL and RELA)
+applied and kept as symbol + addend, then decoded like PTX text.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
+
+from ..dwarf.decode import decode_sections
+from ..errors import CubinError
+from ..dwarf.image import Reloc, SectionImage, Symbol
+from ..dwarf.model import DebugInfo
+
+__all__ = ["CUDA_RELOCATIONS", "CubinSymbol", "CubinImages", "read_cubin", "cubin_images"]
+
+#: CUDA relocation types that may appear in debug sections: code -> (name, size in bytes).
+CUDA_RELOCATIONS: dict[int, tuple[str, int]] = {
+    1: ("R_CUDA_32", 4),
+    2: ("R_CUDA_64", 8),
+    3: ("R_CUDA_G32", 4),
+    4: ("R_CUDA_G64", 8),
+}
+
+
+# Sections ptxdwarf decodes; relocations elsewhere are left alone.
+_DECODED = frozenset(
+    {
+        ".debug_info",
+        ".debug_abbrev",
+        ".debug_str",
+        ".debug_loc",
+        ".debug_ranges",
+        ".debug_aranges",
+        ".debug_pubnames",
+        ".debug_pubtypes",
+        ".debug_macinfo",
+    }
+)
+
+
+@dataclass(frozen=True)
+class CubinSymbol:
+    """An ELF symbol of the cubin."""
+
+    name: str
+    value: int
+    size: int
+    kind: str
+    section: str | None
+
+
+@dataclass
+class CubinImages:
+    """The debug section images of a cubin and what else a reader needs of it."""
+
+    images: dict[str, SectionImage]
+    symbols: dict[str, CubinSymbol] = field(default_factory=dict)
+    sections: list[str] = field(default_factory=list)
+    machine: int = 0
+    elf_class: int = 64
+    relocation_types: dict[str, int] = field(default_factory=dict)
+    """How many relocations of each type the debug sections had."""
+    nv_info: dict[str, bytes] = field(default_factory=dict)
+    """The ``.nv.info.<function>`` sections (kernel parameter layout and more), by function."""
+
+
+def _open(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None) -> tuple[BinaryIO, str]:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(bytes(source)), name or "<cubin>"
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            return io.BytesIO(f.read()), name or str(source)
+    return source, name or str(getattr(source, "name", "<cubin>"))
+
+
+def cubin_images(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None) -> CubinImages:
+    """The debug sections of a cubin, relocations applied and recorded; ``name`` names it in errors."""
+    stream, name = _open(source, name)
+    try:
+        elf = ELFFile(stream)
+        stream.seek(0)
+        return _images(elf, stream.read(), name)
+    except CubinError:
+        raise
+    except (ELFError, ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+        raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
+    except Exception as exc:  # construct errors from pyelftools' own parser
+        if type(exc).__module__.startswith("elftools"):
+            raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
+        raise
+
+
+_SHN_UNDEF = 0
+_SHN_LORESERVE = 0xFF00
+_STT_SECTION = 3
+_STT_NAMES = {0: "STT_NOTYPE", 1: "STT_OBJECT", 2: "STT_FUNC", 3: "STT_SECTION", 4: "STT_FILE", 10: "STT_LOOS"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Section:
+    name: str
+    type: int
+    offset: int
+    size: int
+    link: int
+    info: int
+    data: bytes
+
+
+_SHT_SYMTAB = 2
+_SHT_RELA = 4
+_SHT_NOBITS = 8
+_SHT_REL = 9
+_SHN_XINDEX = 0xFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class _RawSymbol:
+    name: str
+    value: int
+    size: int
+    kind: int
+    shndx: int
+
+
+def _c_string(table: bytes, offset: int) -> str:
+    end = table.find(b"\0", offset)
+    return table[offset : end if end >= 0 else len(table)].decode("utf-8", "surrogateescape")
+
+
+def _sections(elf: ELFFile, raw: bytes, where: str) -> list[_Section]:
+    """The section headers and contents, read in one pass.
+
+    pyelftools makes a section object per header on every lookup; a ``-G`` cubin
+    has one ``.nv.info``/``.text``/``.rel`` group per function (10,000+ sections).
+    """
+    e = "<" if elf.little_endian else ">"
+    header = elf.header
+    fmt = e + ("IIQQQQIIQQ" if elf.elfclass == 64 else "IIIIIIIIII")
+    width = struct.calcsize(fmt)
+    start, count, strndx = header["e_shoff"], header["e_shnum"], header["e_shstrndx"]
+    if not start:
+        return []
+    if header["e_shentsize"] != width:
+        raise CubinError(f"section headers are {header['e_shentsize']} bytes, not {width}", where=where)
+    if count == 0 or strndx == _SHN_XINDEX:  # extended numbering: the real values are in section 0
+        first = struct.unpack_from(fmt, raw, start)
+        count = count or first[5]
+        strndx = first[6] if strndx == _SHN_XINDEX else strndx
+    end = start + count * width
+    if end > len(raw):
+        raise CubinError(f"{count} section headers at 0x{start:x} run past the end of the file", where=where)
+    rows = list(struct.iter_unpack(fmt, raw[start:end]))
+    if not 0 <= strndx < count:
+        raise CubinError(f"section name table index {strndx} is not a section", where=where)
+    _n, _t, _f, _a, str_off, str_size, *_ = rows[strndx]
+    names = raw[str_off : str_off + str_size]
+    out = []
+    for index, (name, kind, _flags, _addr, offset, size, link, info, _align, _entsize) in enumerate(rows):
+        if kind == _SHT_NOBITS or index == 0:
+            data = b""
+        else:
+            if offset + size > len(raw):
+                raise CubinError(f"section {index} ({_c_string(names, name)}) runs past the end of the file", where=where)
+            data = raw[offset : offset + size]
+        out.append(_Section(_c_string(names, name), kind, offset, size, link, info, data))
+    return out
+
+
+def _symbol_table(elf: ELFFile, sections: list[_Section], section: _Section) -> list[_RawSymbol]:
+    """All entries of a symbol table, read in one pass; a section symbol is named after its section."""
+    data = section.data
+    strtab = sections[section.link].data if 0 < section.link < len(sections) else b""
+    e = "<" if elf.little_endian else ">"
+    if elf.elfclass == 64:
+        fmt, width = e + "IBBHQQ", 24
+        rows = ((n, info, shndx, value, size) for n, info, _o, shndx, value, size in struct.iter_unpack(fmt, data[: len(data) // width * width]))
+    else:
+        fmt, width = e + "IIIBBH", 16
+        rows = ((n, info, shndx, value, size) for n, value, size, info, _o, shndx in struct.iter_unpack(fmt, data[: len(data) // width * width]))
+    last = min(len(sections), _SHN_LORESERVE)
+
+    def name_of(n: int, kind: int, shndx: int) -> str:
+        name = _c_string(strtab, n)
+        if not name and kind == _STT_SECTION and 0 < shndx < last:
+            return sections[shndx].name
+        return name
+
+    return [
+        _RawSymbol(name_of(n, info & 0xF, shndx), value, size, info & 0xF, shndx) for n, info, shndx, value, size in rows
+    ]
+
+
+def _relocations(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[int, int, int, int | None]]:
+    """(offset, symbol index, type, addend or None) of each entry of a REL/RELA section."""
+    data = section.data
+    e = "<" if elf.little_endian else ">"
+    rela = section.type == _SHT_RELA
+    if elf.elfclass == 64:
+        fmt, shift, mask = e + ("QQq" if rela else "QQ"), 32, 0xFFFFFFFF
+    else:
+        fmt, shift, mask = e + ("IIi" if rela else "II"), 8, 0xFF
+    width = struct.calcsize(fmt)
+    if len(data) % width:
+        raise CubinError(f"{section.name} is {len(data)} bytes, not a whole number of {width}-byte entries", where=where)
+    if rela:
+        for offset, info, addend in struct.iter_unpack(fmt, data):
+            yield offset, info >> shift, info & mask, addend
+    else:
+        for offset, info in struct.iter_unpack(fmt, data):
+            yield offset, info >> shift, info & mask, None
+
+
+def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
+    result = CubinImages({}, machine=elf["e_machine"] if isinstance(elf["e_machine"], int) else 190, elf_class=elf.elfclass)
+    sections = _sections(elf, raw, name)
+    names = [s.name for s in sections]
+    result.sections = names
+
+    def section_name(shndx: int) -> str | None:
+        return names[shndx] if 0 < shndx < min(len(names), _SHN_LORESERVE) else None
+
+    tables: dict[int, list[_RawSymbol]] = {}
+    for index, section in enumerate(sections):
+        if section.type == _SHT_SYMTAB:
+            tables[index] = _symbol_table(elf, sections, section)
+    for index, table in tables.items():
+        if names[index] != ".symtab":
+            continue
+        for sym in table:
+            if sym.name and sym.name not in result.symbols:
+                kind = _STT_NAMES.get(sym.kind, str(sym.kind))
+                result.symbols[sym.name] = CubinSymbol(sym.name, sym.value, sym.size, kind, section_name(sym.shndx))
+    for section in sections:
+        if section.name.startswith(".nv.info."):
+            result.nv_info[section.name[len(".nv.info.") :]] = section.data
+        elif section.name.startswith(".debug_"):
+            result.images[section.name] = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
+    for section in sections:
+        if section.type not in (_SHT_REL, _SHT_RELA):
+            continue
+        if not 0 < section.info < len(sections):
+            continue
+        target = names[section.info]
+        image = result.images.get(target)
+        if image is None:
+            continue
+        link = section.link
+        found = tables.get(link)
+        if found is None:
+            found = tables[link] = _symbol_table(elf, sections, sections[link]) if 0 < link < len(sections) else []
+        table = found
+        data = bytearray(image.data)
+        relocs = list(image.relocs)
+        counts = result.relocation_types
+        symbols: dict[tuple[int, int], Symbol] = {}
+        for offset, index, rtype, addend in _relocations(elf, section, name):
+            known = CUDA_RELOCATIONS.get(rtype)
+            if known is None:
+                if target not in _DECODED:
+                    continue  # .debug_frame and .debug_line also hold code relocations
+                raise CubinError(f"relocation type {rtype} at {target}+0x{offset:x} is not a CUDA data relocation", where=name)
+            rname, size = known
+            counts[rname] = counts.get(rname, 0) + 1
+            if offset + size > len(data):
+                raise CubinError(f"relocation at {target}+0x{offset:x} runs past the section", where=name)
+            if not 0 <= index < len(table):
+                raise CubinError(f"relocation at {target}+0x{offset:x} names symbol {index}, past the symbol table", where=name)
+            if addend is None:
+                addend = int.from_bytes(data[offset : offset + size], "little", signed=True)
+            sym = table[index]
+            value = (sym.value + addend) & ((1 << (8 * size)) - 1)
+            data[offset : offset + size] = value.to_bytes(size, "little")
+            key = (index, addend)
+            symbol = symbols.get(key)
+            if symbol is None or symbol.value != value:
+                symbol = symbols[key] = Symbol(sym.name or f"sym{index}", addend, value)
+            relocs.append(Reloc(offset, size, symbol))
+        relocs.sort(key=lambda r: r.offset)
+        result.images[target] = SectionImage(target, bytes(data), relocs, relocs_applied=True, filename=name)
+    return result
+
+
+def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None) -> DebugInfo:
+    """The decoded debug info of a cubin (path, bytes or binary stream); ``name`` names it in messages."""
+    found = cubin_images(source, name=name)
+    if name is None:
+        name = str(source) if isinstance(source, (str, os.PathLike)) else "<cubin>"
+    info = decode_sections(found.images, source="cubin", filename=name, address_size=8 if found.elf_class == 64 else 4)
+    info.module = found
+    return info

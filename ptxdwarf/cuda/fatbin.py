@@ -1,0 +1,118 @@
+"""Fat binaries: the cubins (and PTX) inside a ``.fatbin`` file or a host object's ``.nv_fatbin``.
+
+A fatbin is a sequence of containers (magic ``0xBA55ED50``, or ``0x466243B1`` for
+relocatable device code), each a header and entries: a header of ``size`` bytes
+(kind 1 PTX, 2 ELF cubin; SM architecture; flags) followed by the payload, padded
+to 8 bytes. Payloads whose flags have bit 15 set are compressed with zstd (nvcc's
+default since CUDA 12.8); reading those needs the ``zstandard`` package
+(``pip install 'ptxdwarf[fatbin]'``) or a fatbin made with ``nvcc --no-compress``.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+from dataclasses import dataclass
+from typing import Iterator
+
+from ..errors import CubinError
+
+__all__ = ["FatbinEntry", "FATBIN_MAGICS", "iter_fatbin", "fatbin_of_host_elf", "is_fatbin"]
+
+FATBIN_MAGICS = (0xBA55ED50, 0x466243B1)
+_HEADER = struct.Struct("<IHHQ")
+_ENTRY = struct.Struct("<HHIIIIIII")  # kind, ?, header size, padded size, ?, compressed size, ?, minor, arch
+_COMPRESSED = 0x8000
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+@dataclass(frozen=True)
+class FatbinEntry:
+    """One entry of a fatbin: a cubin (``kind == "elf"``) or PTX text (``"ptx"``)."""
+
+    kind: str
+    arch: str
+    offset: int
+    payload: bytes
+    compressed: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} {self.arch} at 0x{self.offset:x}"
+
+    def ptx_text(self) -> str:
+        return self.payload.rstrip(b"\0").decode("utf-8", "surrogateescape")
+
+
+def is_fatbin(data: bytes) -> bool:
+    return len(data) >= 16 and struct.unpack_from("<I", data, 0)[0] in FATBIN_MAGICS
+
+
+def _decompress(payload: bytes, size: int, where: str) -> bytes:
+    if not payload.startswith(_ZSTD_MAGIC):
+        raise CubinError(f"compressed fatbin entry at {where} is not zstd (unknown compression)")
+    try:
+        import zstandard  # type: ignore[import-not-found]
+    except ImportError:
+        raise CubinError(
+            f"fatbin entry at {where} is zstd-compressed: pip install 'ptxdwarf[fatbin]' "
+            "(the zstandard package), or build it with nvcc --no-compress"
+        ) from None
+    try:
+        return bytes(zstandard.ZstdDecompressor().decompress(payload, max_output_size=max(size, 1) if size else 1 << 30))
+    except zstandard.ZstdError as exc:
+        raise CubinError(f"fatbin entry at {where}: {exc}") from None
+
+
+def iter_fatbin(data: bytes, *, name: str = "<fatbin>") -> Iterator[FatbinEntry]:
+    """Every entry of every container in ``data``."""
+    pos = 0
+    if not is_fatbin(data):
+        raise CubinError("not a fatbin (no fatbin magic)", where=name)
+    while pos + _HEADER.size <= len(data):
+        magic, _version, header_size, size = _HEADER.unpack_from(data, pos)
+        if magic not in FATBIN_MAGICS:
+            if any(data[pos:]):
+                raise CubinError(f"no fatbin container at offset 0x{pos:x}", where=name)
+            return  # zero padding after the last container
+        start = pos + header_size
+        end = start + size
+        if end > len(data) or header_size < _HEADER.size:
+            raise CubinError(f"fatbin container at 0x{pos:x} claims {size} bytes; the file has {len(data) - start}", where=name)
+        entry = start
+        while entry + _ENTRY.size <= end:
+            kind, _unk, hsize, padded, _pad, csize, _u, _minor, arch = _ENTRY.unpack_from(data, entry)
+            if hsize == 0:
+                break
+            if hsize < 64 or entry + hsize + padded > end:
+                raise CubinError(f"fatbin entry at 0x{entry:x} runs past its container", where=name)
+            flags = struct.unpack_from("<Q", data, entry + 40)[0]
+            raw_size = struct.unpack_from("<Q", data, entry + 56)[0]
+            where = f"{name}+0x{entry:x}"
+            compressed = bool(flags & _COMPRESSED)
+            if compressed:
+                payload = _decompress(data[entry + hsize : entry + hsize + csize], raw_size, where)
+            else:
+                payload = data[entry + hsize : entry + hsize + padded]
+            kinds = {1: "ptx", 2: "elf", 0x10: "elf"}
+            yield FatbinEntry(kinds.get(kind, f"kind{kind}"), f"sm_{arch}", entry, payload, compressed)
+            entry += hsize + padded
+        pos = end
+        # containers are 8-byte aligned one after the other
+        pos += (-pos) % 8
+
+
+def fatbin_of_host_elf(data: bytes, *, name: str = "<elf>") -> bytes | None:
+    """The ``.nv_fatbin`` section of a host object or executable, if it has one."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        elf = ELFFile(io.BytesIO(data))
+        for section_name in (".nv_fatbin", "__nv_relfatbin"):
+            section = elf.get_section_by_name(section_name)
+            if section is not None:
+                return bytes(section.data())
+    except (ELFError, ValueError, KeyError, IndexError, AttributeError) as exc:
+        raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
+    return None

@@ -1,0 +1,285 @@
+"""Finding and running ptxas.
+
+Where ptxas is looked for, in order: an explicit path, ``$PTXAS``, ``PATH``,
+``$CUDA_HOME/bin`` and ``$CUDA_PATH/bin``, and the ``nvidia-cuda-nvcc`` wheel
+(``nvidia/cu*/bin/ptxas``; ``pip install 'ptxdwarf[ptxas]'``).
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import ToolError
+
+__all__ = [
+    "Ptxas",
+    "PtxasCancelled",
+    "PtxasFailed",
+    "PtxasMessage",
+    "PtxasResult",
+    "candidate_paths",
+    "find_ptxas",
+    "wheel_ptxas",
+]
+
+INSTALL_HINT = "install it with: pip install 'ptxdwarf[ptxas]' (or put CUDA's bin on PATH, or set PTXAS)"
+
+
+def wheel_ptxas() -> list[str]:
+    """ptxas executables shipped by installed ``nvidia-cuda-nvcc`` wheels, newest first."""
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    found: list[str] = []
+    for root in spec.submodule_search_locations:
+        for pattern in ("cu*/bin/ptxas", "cuda_nvcc/bin/ptxas"):
+            found.extend(sorted(glob.glob(os.path.join(root, pattern)), reverse=True))
+    return [p for p in found if os.access(p, os.X_OK)]
+
+
+def candidate_paths(explicit: str | None = None) -> list[tuple[str, str]]:
+    """(where, path) pairs in the order ptxas is looked for."""
+    out: list[tuple[str, str]] = []
+    if explicit:
+        out.append(("--ptxas", explicit))
+    env = os.environ.get("PTXAS")
+    if env:
+        out.append(("$PTXAS", env))
+    on_path = shutil.which("ptxas")
+    if on_path:
+        out.append(("PATH", on_path))
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        root = os.environ.get(var)
+        if root:
+            out.append((f"${var}", os.path.join(root, "bin", "ptxas")))
+    out.extend(("nvidia-cuda-nvcc wheel", p) for p in wheel_ptxas())
+    return out
+
+
+def find_ptxas(explicit: str | None = None) -> "Ptxas":
+    """The first ptxas found (see the module docstring); :class:`ToolError` if none."""
+    for where, path in candidate_paths(explicit):
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return Ptxas(path)
+        if where in ("--ptxas", "$PTXAS"):
+            raise ToolError(f"ptxas given by {where} is not an executable file: {path}")
+    raise ToolError(f"ptxas not found; {INSTALL_HINT}")
+
+
+@dataclass(frozen=True)
+class PtxasMessage:
+    """One diagnostic line of ptxas."""
+
+    severity: str
+    text: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        return f"{where}{self.severity}: {self.text}"
+
+
+@dataclass
+class PtxasResult:
+    """A successful compilation: the cubin and ptxas's warnings."""
+
+    cubin: bytes
+    arch: str
+    messages: list[PtxasMessage] = field(default_factory=list)
+    note: str | None = None
+
+
+_MESSAGE = re.compile(r"^ptxas\s+(?P<file>.*?)(?:, line (?P<line>\d+))?;\s*(?P<sev>\w+)\s*:\s*(?P<text>.*)$")
+_FATAL = re.compile(r"^ptxas fatal\s*:\s*(?P<text>.*)$")
+
+
+def parse_messages(stderr: str) -> list[PtxasMessage]:
+    """ptxas's diagnostics, one per line, with their PTX line numbers."""
+    out = []
+    for raw in stderr.splitlines():
+        raw = raw.strip()
+        if not raw:
+            continue
+        m = _MESSAGE.match(raw)
+        if m is not None:
+            line = int(m.group("line")) if m.group("line") else None
+            out.append(PtxasMessage(m.group("sev").lower(), m.group("text").strip(), line))
+            continue
+        m = _FATAL.match(raw)
+        if m is not None:
+            out.append(PtxasMessage("fatal", m.group("text").strip()))
+        else:
+            out.append(PtxasMessage("info", raw))
+    return out
+
+
+_SM = re.compile(r"^sm_(\d+)([a-z]?)$")
+
+
+class Ptxas:
+    """One ptxas executable."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"Ptxas({self.path!r})"
+
+    @functools.cached_property
+    def version(self) -> str:
+        """``13.0`` (the release ptxas prints)."""
+        out = self._run_plain(["--version"])
+        m = re.search(r"release (\d+\.\d+)", out)
+        return m.group(1) if m else "unknown"
+
+    @functools.cached_property
+    def architectures(self) -> list[str]:
+        """The ``sm_XX`` names ptxas accepts for ``-arch``, oldest first."""
+        out = self._run_plain(["--help"])
+        m = re.search(r"--gpu-name.*?Allowed values for this option:(.*?)\.\s*\n", out, re.S)
+        names = re.findall(r"'(sm_\d+[a-z]?)'", m.group(1) if m else "")
+        return sorted(set(names), key=_arch_key)
+
+    def _run_plain(self, args: list[str]) -> str:
+        try:
+            proc = subprocess.run([self.path, *args], capture_output=True, text=True, timeout=60)
+        except OSError as exc:
+            raise ToolError(f"cannot run ptxas {self.path}: {exc.strerror or exc}") from None
+        except subprocess.TimeoutExpired:
+            raise ToolError(f"ptxas {self.path} did not answer {' '.join(args)} in 60 s") from None
+        return proc.stdout + proc.stderr
+
+    def choose_arch(self, target: Sequence[str], arch: str | None = None) -> tuple[str, str | None]:
+        """The ``-arch`` to use and a note when it differs from the module's ``.target``.
+
+        An explicit ``arch`` that this ptxas does not support is an error naming the
+        oldest it does; a ``.target`` older than that compiles for the oldest.
+        """
+        supported = [a for a in self.architectures if not a.endswith(("a", "f"))] or self.architectures
+        if arch is not None:
+            if self.architectures and arch not in self.architectures:
+                oldest = supported[0] if supported else "?"
+                raise ToolError(
+                    f"ptxas {self.version} does not support {arch}; the oldest it supports is {oldest}"
+                )
+            return arch, None
+        wanted = next((t for t in target if _SM.match(t)), None)
+        if wanted is None:
+            default = supported[0] if supported else "sm_75"
+            return default, None
+        if not self.architectures or wanted in self.architectures:
+            return wanted, None
+        key = _arch_key(wanted)
+        newer = [a for a in supported if _arch_key(a) >= key]
+        if not newer:
+            raise ToolError(f"ptxas {self.version} supports no architecture at or above {wanted}")
+        return newer[0], (
+            f".target {wanted} is not supported by ptxas {self.version} (oldest: {supported[0]}); "
+            f"compiled for {newer[0]}"
+        )
+
+    def compile(
+        self,
+        ptx: str,
+        *,
+        arch: str,
+        debug: bool = True,
+        relocatable: bool = False,
+        filename: str = "input.ptx",
+        extra: Sequence[str] = (),
+        timeout: float = 600,
+        cancel: threading.Event | None = None,
+    ) -> PtxasResult:
+        """Compile PTX text; :class:`PtxasFailed` with ptxas's messages if it fails.
+
+        Setting ``cancel`` (from another thread) stops ptxas: :class:`PtxasCancelled`.
+        """
+        with tempfile.TemporaryDirectory(prefix="ptxdwarf-") as tmp:
+            src = Path(tmp) / "input.ptx"
+            out = Path(tmp) / "output.cubin"
+            src.write_bytes(ptx.encode("utf-8", "surrogateescape"))
+            args = [self.path, f"-arch={arch}", str(src), "-o", str(out)]
+            if debug:
+                args.insert(1, "-g")
+            if relocatable:
+                args.insert(1, "-c")
+            args[1:1] = list(extra)
+            try:
+                returncode, stderr = _run(args, timeout, cancel)
+            except OSError as exc:
+                raise ToolError(f"cannot run ptxas {self.path}: {exc.strerror or exc}") from None
+            except subprocess.TimeoutExpired:
+                raise ToolError(f"ptxas did not finish {filename} in {timeout:.0f} s") from None
+            messages = parse_messages(stderr.replace(str(src), filename))
+            if returncode != 0 or not out.exists():
+                raise PtxasFailed(filename, messages, self)
+            return PtxasResult(out.read_bytes(), arch, messages)
+
+
+def _run(args: list[str], timeout: float, cancel: threading.Event | None) -> tuple[int, str]:
+    """Run ptxas; its exit code and stderr."""
+    if cancel is None:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        return proc.returncode, proc.stderr
+    with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as child:
+        # stderr is read on a thread of its own so that a chatty ptxas cannot block on a full pipe.
+        chunks: list[str] = []
+        reader = threading.Thread(target=lambda: chunks.append(child.stderr.read() if child.stderr else ""), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + timeout
+        while not cancel.is_set() and child.poll() is None and time.monotonic() < deadline:
+            try:
+                child.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                pass
+        if child.returncode is None:  # stopped, or out of time
+            child.kill()
+            child.wait()
+            reader.join()
+            if cancel.is_set():
+                raise PtxasCancelled("ptxas was stopped: its result is no longer needed")
+            raise subprocess.TimeoutExpired(args, timeout)
+        reader.join()
+        return child.returncode, "".join(chunks)
+
+
+class PtxasCancelled(ToolError):
+    """ptxas was stopped through ``Ptxas.compile(cancel=...)``."""
+
+
+class PtxasFailed(ToolError):
+    """ptxas rejected a module; ``messages`` holds its diagnostics."""
+
+    def __init__(self, filename: str, messages: list[PtxasMessage], ptxas: Ptxas) -> None:
+        self.filename = filename
+        self.messages = messages
+        self.ptxas = ptxas
+        first = next((m for m in messages if m.severity in ("error", "fatal")), messages[0] if messages else None)
+        if first is None:
+            text = "ptxas failed without a message"
+        elif first.line:
+            text = f"ptxas: {first.severity}: {first.text}"
+        else:
+            text = f"ptxas: {first.text}"
+        where = f"{filename}:{first.line}" if first is not None and first.line else filename
+        super().__init__(text, where=where)
+
+
+def _arch_key(name: str) -> tuple[int, str]:
+    m = _SM.match(name)
+    return (int(m.group(1)), m.group(2)) if m else (0, name)

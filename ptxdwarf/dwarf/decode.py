@@ -1,0 +1,705 @@
+"""Section images to the DIE model.
+
+:func:`decode_sections` is the one boundary where low-level parse errors
+(Construct's, ``struct``'s, index errors) become :class:`~ptxdwarf.errors.DwarfError`
+naming the section, offset, PTX line and DIE.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+from typing import Any, Callable, Mapping
+
+from construct import ConstructError
+
+from .constants import FORM, at_name, form_name, tag_name
+from ..errors import DwarfError
+from .forms import (
+    RELOCATABLE_FORMS,
+    fixed_formats,
+    read_uleb,
+    reader_for,
+)
+from .image import Reloc, SectionImage, Symbol, gc_paused
+from .model import (
+    AbbrevDecl,
+    AbbrevTable,
+    ArangeSet,
+    Attribute,
+    DebugInfo,
+    DIE,
+    LocationList,
+    MacinfoUnit,
+    NameSet,
+    RangeList,
+    REFERENCE_FORMS,
+    StringTable,
+    Unit,
+)
+from .schemas import ABBREV_TABLE, MACINFO, Block, schemas_for
+
+__all__ = ["decode_sections", "make_resolver"]
+
+_ABBREV_TABLE = ABBREV_TABLE.compile()
+
+# Flags of a fixed-size attribute in a decoding plan.
+_RELOC = 1
+_REF = 2
+_STRP = 4
+_REF_ADDR = 8
+
+# Kinds of plan steps.
+_FIXED = 0
+_STRING = 1
+_BLOCK = 2
+_VARIABLE = 3
+_INDIRECT = 4
+
+
+class _Plan:
+    """How to read the attributes of one abbreviation, fixed-size runs merged."""
+
+    __slots__ = ("code", "tag", "children", "steps")
+
+    def __init__(self, decl: AbbrevDecl, version: int, address_size: int) -> None:
+        self.code = decl.code
+        self.tag = decl.tag
+        self.children = decl.has_children
+        formats = fixed_formats(version, address_size)
+        steps: list[tuple[Any, ...]] = []
+        run_fmt = ""
+        run: list[tuple[int, int, int, int, int]] = []
+        run_size = 0
+
+        def flush() -> None:
+            nonlocal run_fmt, run, run_size
+            if run:
+                steps.append((_FIXED, struct.Struct("<" + run_fmt), tuple(run)))
+            run_fmt, run, run_size = "", [], 0
+
+        for name, form in decl.specs:
+            fmt = formats.get(form)
+            if fmt is not None:
+                size = struct.calcsize("<" + fmt)
+                flags = 0
+                if form in RELOCATABLE_FORMS:
+                    flags |= _RELOC
+                if form in REFERENCE_FORMS:
+                    flags |= _REF
+                if form == FORM.strp:
+                    flags |= _STRP
+                if form == FORM.ref_addr:
+                    flags |= _REF_ADDR
+                run.append((name, form, run_size, size, flags))
+                run_fmt += fmt
+                run_size += size
+                continue
+            flush()
+            if form == FORM.string:
+                steps.append((_STRING, name, form))
+            elif form in (FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc):
+                steps.append((_BLOCK, name, form, reader_for(form, version, address_size)))
+            elif form == FORM.indirect:
+                steps.append((_INDIRECT, name, form))
+            else:
+                reader = reader_for(form, version, address_size)
+                if reader is None:
+                    raise KeyError(form)
+                steps.append((_VARIABLE, name, form, reader))
+        flush()
+        self.steps = tuple(steps)
+
+
+def make_resolver(images: Mapping[str, SectionImage]) -> Callable[[Symbol], int]:
+    """Numbers for symbols of PTX text: a debug-section label is its offset there,
+    a section name is 0, anything else (function labels, parameters) is unknown: 0.
+
+    Sections are read for their labels only when a symbol is not found yet, and only
+    those whose text may define labels."""
+    labels: dict[str, int] = {}
+    may = getattr(images, "may_define_labels", None)
+    pending = [name for name in images if may is None or may(name)]
+
+    def resolve(symbol: Symbol) -> int:
+        if symbol.value is not None:
+            return symbol.value
+        name = symbol.name
+        if name[0] == ".":
+            return symbol.addend
+        offset = labels.get(name)
+        while offset is None and pending:
+            labels.update(images[pending.pop(0)].labels)
+            offset = labels.get(name)
+        return (offset or 0) + symbol.addend
+
+    return resolve
+
+
+def _fail(image: SectionImage, offset: int, message: str) -> DwarfError:
+    return DwarfError(message, section=image.name, offset=offset, source=image.source(offset))
+
+
+def _parse(schema: Any, image: SectionImage, pos: int, what: str, **params: Any) -> tuple[Any, int]:
+    stream = io.BytesIO(image.data)
+    stream.seek(pos)
+    try:
+        value = schema.parse_stream(
+            stream, relocs=image.reloc_map, applied=image.relocs_applied, base=0, **params
+        )
+    except ConstructError as exc:
+        reason = str(exc).splitlines()[-1].strip() if str(exc) else type(exc).__name__
+        if "stream read less" in reason or "could not read" in reason or "expected" in reason:
+            reason = f"truncated {what} ({reason})"
+        else:
+            reason = f"bad {what} ({reason})"
+        raise _fail(image, pos, reason) from None
+    return value, stream.tell()
+
+
+def _decode_abbrev(image: SectionImage) -> list[AbbrevTable]:
+    tables = []
+    pos = 0
+    data = image.data
+    while pos < len(data):
+        start = pos
+        stream = io.BytesIO(data)
+        stream.seek(pos)
+        try:
+            parsed = _ABBREV_TABLE.parse_stream(stream)
+        except (ConstructError, struct.error, ValueError, IndexError):
+            raise _fail(image, start, "truncated abbreviation table (no terminating 0 code)") from None
+        pos = stream.tell()
+        decls = []
+        seen: set[int] = set()
+        for entry in parsed:
+            if entry.code == 0:
+                break
+            d = entry.decl
+            if d.children not in (0, 1):
+                raise _fail(image, start, f"abbreviation {entry.code}: children flag {d.children} is not 0 or 1")
+            if entry.code in seen:
+                raise _fail(image, start, f"abbreviation code {entry.code} declared twice in one table")
+            seen.add(entry.code)
+            specs = tuple((s.name, s.form) for s in d.attr_specs[:-1])
+            decls.append(AbbrevDecl(entry.code, d.tag, bool(d.children), specs))
+        tables.append(AbbrevTable(start, decls))
+    return tables
+
+
+def _decode_strings(image: SectionImage) -> StringTable:
+    data = image.data
+    table = StringTable()
+    if data and data[-1] != 0:
+        start = data.rfind(b"\0") + 1
+        raise _fail(image, start, "unterminated string at the end of the section")
+    pos = 0
+    offsets = table.offsets
+    strings = table.strings
+    for raw in data.split(b"\0")[:-1]:
+        offsets.append(pos)
+        strings.append(raw)
+        pos += len(raw) + 1
+    table.size = pos
+    return table
+
+
+class _InfoDecoder:
+    def __init__(
+        self,
+        image: SectionImage,
+        tables: list[AbbrevTable],
+        strings: StringTable | None,
+        resolve: Callable[[Symbol], int],
+    ) -> None:
+        self.image = image
+        self.tables = {t.offset: t for t in tables}
+        self.strings = strings
+        self.resolve = resolve
+        self.plans: dict[tuple[int, int, int], dict[int, _Plan]] = {}
+
+    def plans_for(self, table: AbbrevTable, version: int, address_size: int, at: int) -> dict[int, _Plan]:
+        key = (table.offset, version, address_size)
+        plans = self.plans.get(key)
+        if plans is None:
+            plans = {}
+            for decl in table.decls:
+                try:
+                    plans[decl.code] = _Plan(decl, version, address_size)
+                except KeyError as exc:
+                    raise _fail(
+                        self.image,
+                        at,
+                        f"abbreviation {decl.code} ({tag_name(decl.tag)}) at .debug_abbrev+0x{table.offset:x} "
+                        f"uses unknown form 0x{exc.args[0]:x}",
+                    ) from None
+            self.plans[key] = plans
+        return plans
+
+    def decode(self) -> list[Unit]:
+        image = self.image
+        data = image.data
+        units = []
+        pos = 0
+        size = len(data)
+        while pos < size:
+            units.append(self.decode_unit(pos))
+            pos = units[-1].end
+        return units
+
+    def decode_unit(self, start: int) -> Unit:
+        image = self.image
+        data = image.data
+        if start + 11 > len(data):
+            raise _fail(image, start, f"truncated unit header ({len(data) - start} bytes left, 11 needed)")
+        length, version = struct.unpack_from("<IH", data, start)
+        if length >= 0xFFFFFFF0:
+            raise _fail(image, start, f"64-bit DWARF (unit length 0x{length:x}) is not supported")
+        if version not in (2, 3, 4):
+            raise _fail(image, start + 4, f"unit version {version} is not supported (2, 3 or 4)")
+        end = start + 4 + length
+        if end > len(data):
+            raise _fail(
+                image,
+                start,
+                f"unit length {length} runs past the end of the section ({len(data) - start - 4} bytes left)",
+            )
+        stored: int = struct.unpack_from("<I", data, start + 6)[0]
+        abbrev_offset: int | Symbol = stored
+        table_offset = stored
+        reloc = image.reloc_map.get(start + 6) if image.relocs else None
+        if reloc is not None:
+            sym = reloc.symbol
+            abbrev_offset = Symbol(sym.name, sym.addend, stored if image.relocs_applied else None)
+            table_offset = stored if image.relocs_applied else self.resolve(sym)
+        address_size = data[start + 10]
+        if address_size not in (4, 8):
+            raise _fail(image, start + 10, f"address size {address_size} is not supported (4 or 8)")
+        table = self.tables.get(table_offset)  # type: ignore[arg-type]
+        if table is None:
+            raise _fail(image, start + 6, f"no abbreviation table at .debug_abbrev+0x{table_offset:x}")
+        unit = Unit(version, address_size, abbrev_offset, None, start, length, table)
+        plans = self.plans_for(table, version, address_size, start)
+        self.decode_dies(unit, plans, start + 11, end)
+        return unit
+
+    def decode_dies(self, unit: Unit, plans: dict[int, _Plan], pos: int, end: int) -> None:
+        image = self.image
+        data = image.data
+        rmap = image.reloc_map if image.relocs else None
+        applied = image.relocs_applied
+        resolve = self.resolve
+        strings = self.strings
+        unit_offset = unit.offset
+        parent: DIE | None = None
+        stack: list[DIE | None] = []
+        root: DIE | None = None
+        die_start = pos
+        new_die = DIE.__new__
+        new_attr = Attribute.__new__
+        try:
+            while pos < end:
+                die_start = pos
+                code = data[pos]
+                if code < 0x80:
+                    pos += 1
+                else:
+                    code, pos = read_uleb(data, pos)
+                if code == 0:
+                    if not stack:
+                        if root is None:
+                            raise _fail(image, die_start, "unit starts with a null entry")
+                        unit.tail = data[die_start:end]
+                        pos = end
+                        break
+                    parent = stack.pop()
+                    if not stack:
+                        # The root's children are closed; what is left is padding.
+                        unit.tail = data[pos:end]
+                        pos = end
+                        break
+                    continue
+                if root is not None and parent is None:
+                    unit.tail = data[die_start:end]
+                    pos = end
+                    break
+                plan = plans.get(code)
+                if plan is None:
+                    shown = str(code) if code.bit_length() <= 64 else f"of {code.bit_length()} bits"
+                    raise _fail(
+                        image,
+                        die_start,
+                        f"abbreviation code {shown} is not in the table at .debug_abbrev+0x"
+                        f"{unit.abbrevs.offset if unit.abbrevs else 0:x}",
+                    )
+                die = new_die(DIE)
+                die.tag = plan.tag
+                die.offset = die_start
+                die.abbrev_code = code
+                die.has_children = plan.children
+                die.parent = parent
+                die.children = []
+                attrs: list[Attribute] = []
+                die.attributes = attrs
+                for step in plan.steps:
+                    kind = step[0]
+                    if kind == _FIXED:
+                        fmt = step[1]
+                        values = fmt.unpack_from(data, pos)
+                        for (name, form, rel, size, flags), value in zip(step[2], values):
+                            a = new_attr(Attribute)
+                            a.name = name
+                            a.form = form
+                            a.relocs = ()
+                            a.target = None
+                            if flags:
+                                if rmap is not None and flags & _RELOC:
+                                    r = rmap.get(pos + rel)
+                                    if r is not None:
+                                        # the width the text gave (a .b32 label in an 8-byte field stays 4)
+                                        a.relocs = (Reloc(0, r.size, r.symbol),)
+                                        if not applied:
+                                            value = resolve(r.symbol)
+                                if flags & _REF:
+                                    a.target = unit_offset + value
+                                elif flags & _REF_ADDR:
+                                    a.target = value
+                                elif flags & _STRP:
+                                    a.target = value
+                                    value = self.string_at(value, pos + rel)
+                            a.value = value
+                            attrs.append(a)
+                        pos += fmt.size
+                    elif kind == _STRING:
+                        stop = data.index(b"\0", pos, end)
+                        a = new_attr(Attribute)
+                        a.name = step[1]
+                        a.form = step[2]
+                        a.value = data[pos:stop].decode("utf-8", "surrogateescape")
+                        a.relocs = ()
+                        a.target = None
+                        attrs.append(a)
+                        pos = stop + 1
+                    elif kind == _BLOCK:
+                        raw, newpos = step[3](data, pos)
+                        first = newpos - len(raw)
+                        inner: tuple[Reloc, ...] = ()
+                        if rmap is not None:
+                            inner = tuple(
+                                r.moved(-first) for r in image.relocs_in(first, newpos)
+                            )
+                        a = new_attr(Attribute)
+                        a.name = step[1]
+                        a.form = step[2]
+                        a.value = Block(raw, inner)
+                        a.relocs = inner
+                        a.target = None
+                        attrs.append(a)
+                        pos = newpos
+                    elif kind == _VARIABLE:
+                        value, pos = step[3](data, pos)
+                        a = Attribute(step[1], step[2], value)
+                        if step[2] == FORM.ref_udata:
+                            a.target = unit_offset + value
+                        attrs.append(a)
+                    else:
+                        pos = self.read_indirect(unit, step[1], data, pos, attrs)
+                    if pos > end:
+                        raise IndexError
+                if parent is None:
+                    root = die
+                    unit.die = die
+                else:
+                    parent.children.append(die)
+                if plan.children:
+                    stack.append(parent)
+                    parent = die
+        except (IndexError, struct.error, ValueError):
+            tag = ""
+            plan = plans.get(code) if "code" in locals() else None
+            if plan is not None:
+                tag = f" ({tag_name(plan.tag)})"
+            raise _fail(image, die_start, f"DIE{tag} runs past the end of its unit at 0x{end:x}") from None
+        if pos > end:
+            raise _fail(image, die_start, f"DIE runs past the end of its unit at 0x{end:x}")
+        if root is None:
+            raise _fail(image, unit.offset, "unit has no DIE")
+        unit.open_scopes = len(stack)
+
+    def string_at(self, offset: int, where: int) -> str:
+        strings = self.strings
+        if strings is None:
+            raise _fail(self.image, where, "DW_FORM_strp but the module has no .debug_str section")
+        raw = strings.lookup(offset)
+        if raw is None:
+            raise _fail(
+                self.image, where, f"DW_FORM_strp offset 0x{offset:x} is outside .debug_str ({strings.size} bytes)"
+            )
+        return raw.decode("utf-8", "surrogateescape")
+
+    def read_indirect(self, unit: Unit, name: int, data: bytes, pos: int, attrs: list[Attribute]) -> int:
+        """Read a ``DW_FORM_indirect`` value: its form, then a value of that form.
+
+        The attribute keeps the form ``indirect``; its value is the inner
+        :class:`Attribute` (itself ``indirect`` again where the data nests them).
+        """
+        wrappers: list[Attribute] = []
+        form, pos = read_uleb(data, pos)
+        while form == FORM.indirect:
+            wrappers.append(Attribute(name, FORM.indirect, None))
+            form, pos = read_uleb(data, pos)
+        reader = reader_for(form, unit.version, unit.address_size)
+        if reader is None:
+            raise _fail(self.image, pos, f"unknown form 0x{form:x} in DW_FORM_indirect ({at_name(name)})")
+        start = pos
+        value, pos = reader(data, pos)
+        inner = Attribute(name, form, value)
+        image = self.image
+        if form in (FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc):
+            first = pos - len(value)
+            relocs = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
+            inner.value = Block(value, relocs)
+            inner.relocs = relocs
+        elif form == FORM.string:
+            inner.value = value.decode("utf-8", "surrogateescape")
+        else:
+            if form in RELOCATABLE_FORMS and image.relocs:
+                r = image.reloc_map.get(start)
+                if r is not None:
+                    inner.relocs = (Reloc(0, pos - start, r.symbol),)
+                    if not image.relocs_applied:
+                        inner.value = self.resolve(r.symbol)
+            if form in REFERENCE_FORMS:
+                inner.target = unit.offset + inner.value
+            elif form == FORM.ref_addr:
+                inner.target = inner.value
+            elif form == FORM.strp:
+                inner.target = inner.value
+                inner.value = self.string_at(inner.value, start)
+        outer = Attribute(name, FORM.indirect, inner)
+        for wrapper in reversed(wrappers):
+            wrapper.value = outer
+            outer = Attribute(name, FORM.indirect, wrapper)
+        attrs.append(outer)
+        return pos
+
+
+def _address_size(units: list[Unit], default: int) -> int:
+    return units[0].address_size if units else default
+
+
+def _version(units: list[Unit]) -> int:
+    return units[0].version if units else 2
+
+
+def _decode_loc(image: SectionImage, address_size: int, version: int) -> list[LocationList]:
+    """Plain-Python twin of ``schemas_for(...).location_list`` (the tests compare them);
+    a list it cannot read is read again by the schema, whose error is the message."""
+    data = image.data
+    size = len(data)
+    pair = struct.Struct("<QQ" if address_size == 8 else "<II")
+    psize = pair.size
+    unpack = pair.unpack_from
+    max_addr = (1 << (8 * address_size)) - 1
+    rmap = image.reloc_map if image.relocs else None
+    applied = image.relocs_applied
+    lists: list[LocationList] = []
+    pos = 0
+    while pos < size:
+        start = pos
+        entries: list[tuple[Any, Any, Block | None]] = []
+        while True:
+            if pos + psize > size:
+                return _decode_loc_slow(image, address_size, version, start, lists)
+            begin, end = unpack(data, pos)
+            if rmap is not None:
+                r = rmap.get(pos)
+                if r is not None:
+                    begin = _symbol(r.symbol, begin, applied)
+                r = rmap.get(pos + address_size)
+                if r is not None:
+                    end = _symbol(r.symbol, end, applied)
+            pos += psize
+            if begin == 0 and end == 0 and type(begin) is int and type(end) is int:
+                break
+            if type(begin) is int and begin == max_addr:
+                entries.append((begin, end, None))
+                continue
+            if pos + 2 > size:
+                return _decode_loc_slow(image, address_size, version, start, lists)
+            length = data[pos] | data[pos + 1] << 8
+            first = pos + 2
+            pos = first + length
+            if pos > size:
+                return _decode_loc_slow(image, address_size, version, start, lists)
+            inner: tuple[Reloc, ...] = ()
+            if rmap is not None:
+                inner = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
+            entries.append((begin, end, Block(data[first:pos], inner)))
+        lists.append(LocationList(start, entries))
+    return lists
+
+
+def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:
+    if not applied and sym.value is None:
+        return sym
+    return Symbol(sym.name, sym.addend, stored if applied else None)
+
+
+def _decode_loc_slow(
+    image: SectionImage, address_size: int, version: int, pos: int, lists: list[LocationList]
+) -> list[LocationList]:
+    schema = schemas_for(version, address_size).location_list
+    while pos < len(image.data):
+        parsed, end = _parse(schema, image, pos, "location list")
+        entries = [(e.begin, e.end, e.expr) for e in parsed[:-1]]
+        lists.append(LocationList(pos, entries))
+        pos = end
+    return lists
+
+
+def _decode_ranges(image: SectionImage, address_size: int, version: int) -> list[RangeList]:
+    schema = schemas_for(version, address_size).range_list
+    lists = []
+    pos = 0
+    while pos < len(image.data):
+        parsed, end = _parse(schema, image, pos, "range list")
+        lists.append(RangeList(pos, [(e.begin, e.end) for e in parsed[:-1]]))
+        pos = end
+    return lists
+
+
+def _decode_names(image: SectionImage, address_size: int) -> list[NameSet]:
+    schema = schemas_for(2, address_size).pubnames_set
+    sets = []
+    pos = 0
+    data = image.data
+    while pos < len(data):
+        parsed, end = _parse(schema, image, pos, "name set")
+        entries = [
+            (e.die_offset, e.name.decode("utf-8", "surrogateescape")) for e in parsed.entries[:-1]
+        ]
+        sets.append(
+            NameSet(parsed.debug_info_offset, parsed.debug_info_length, entries, parsed.version, pos, parsed.rest)
+        )
+        pos = end
+    return sets
+
+
+def _decode_aranges(image: SectionImage, address_size: int) -> list[ArangeSet]:
+    sets = []
+    pos = 0
+    data = image.data
+    while pos < len(data):
+        if pos + 11 > len(data):
+            raise _fail(image, pos, "truncated aranges set header")
+        set_size = data[pos + 10]
+        if set_size not in (4, 8):
+            raise _fail(image, pos + 10, f"address size {set_size} is not supported (4 or 8)")
+        schema = schemas_for(2, set_size).aranges_set
+        parsed, end = _parse(schema, image, pos, "aranges set")
+        tuples = [(t.begin, t.end) for t in parsed.tuples[:-1]]
+        sets.append(
+            ArangeSet(
+                parsed.debug_info_offset,
+                tuples,
+                parsed.version,
+                parsed.address_size,
+                parsed.segment_size,
+                parsed.padding,
+                pos,
+                parsed.rest,
+            )
+        )
+        pos = end
+    return sets
+
+
+def _decode_macinfo(image: SectionImage) -> list[MacinfoUnit]:
+    units = []
+    pos = 0
+    while pos < len(image.data):
+        parsed, end = _parse(MACINFO, image, pos, "macinfo entries")
+        entries = []
+        for e in parsed:
+            body = dict(e.body) if e.body else {}
+            body.pop("_io", None)
+            entries.append((e.type, body))
+        units.append(MacinfoUnit(pos, entries))
+        pos = end
+    return units
+
+
+def decode_sections(
+    images: Mapping[str, SectionImage],
+    *,
+    source: str = "ptx",
+    filename: str | None = None,
+    address_size: int = 8,
+    resolver: Callable[[Symbol], int] | None = None,
+) -> DebugInfo:
+    """The DIE model of the debug sections in ``images`` (keyed by section name).
+
+    ``address_size`` is used for sections read before any unit says its own.
+    """
+    with gc_paused():
+        return _decode_sections(images, source=source, filename=filename, address_size=address_size, resolver=resolver)
+
+
+def _decode_sections(
+    images: Mapping[str, SectionImage],
+    *,
+    source: str,
+    filename: str | None,
+    address_size: int,
+    resolver: Callable[[Symbol], int] | None,
+) -> DebugInfo:
+    info = DebugInfo(source=source, filename=filename, sections=images)
+    resolve = resolver or make_resolver(images)
+    info.resolver = resolve
+    info._lazy["labels"] = lambda: {name: dict(img.labels) for name, img in images.items() if img.labels}
+    abbrev = images.get(".debug_abbrev")
+    tables = _decode_abbrev(abbrev) if abbrev is not None else []
+    info.abbrev_tables = tables
+    if ".debug_str" in images:
+        info.strings = _decode_strings(images[".debug_str"])
+    if ".debug_info" in images:
+        image = images[".debug_info"]
+        if abbrev is None and image.data:
+            at = 6 if len(image.data) >= 10 else 0
+            raise _fail(image, at, "the module has .debug_info but no .debug_abbrev section")
+        info.units = _InfoDecoder(image, tables, info.strings, resolve).decode()
+    asize = _address_size(info.units, address_size)
+    version = _version(info.units)
+    # The other sections are decoded on first use (pyelftools does the same with
+    # location lists): reading the DIEs does not need them.
+    decoders: dict[str, tuple[str, Callable[[SectionImage], Any]]] = {
+        ".debug_loc": ("locations", lambda image: _decode_loc(image, asize, version)),
+        ".debug_ranges": ("ranges", lambda image: _decode_ranges(image, asize, version)),
+        ".debug_pubnames": ("pubnames", lambda image: _decode_names(image, asize)),
+        ".debug_pubtypes": ("pubtypes", lambda image: _decode_names(image, asize)),
+        ".debug_aranges": ("aranges", lambda image: _decode_aranges(image, asize)),
+        ".debug_macinfo": ("macinfo", _decode_macinfo),
+    }
+    handled = {".debug_abbrev", ".debug_info", ".debug_str"}
+    others = [name for name in images if name not in handled and name not in decoders]
+    for name in images:
+        if name in decoders:
+            part, decoder = decoders[name]
+            info._lazy[part] = _loader(decoder, images, name)
+    if others:
+        info._lazy["raw"] = lambda: {name: images[name] for name in others}
+    return info
+
+
+def _loader(decoder: Callable[[SectionImage], Any], images: Mapping[str, SectionImage], name: str) -> Callable[[], Any]:
+    def load() -> Any:
+        with gc_paused():
+            return decoder(images[name])
+
+    return load
+
+
+def describe_attribute(die: DIE, attr: Attribute) -> str:
+    """``DW_AT_name [DW_FORM_string] of DW_TAG_subprogram at 0x3b`` for messages."""
+    return f"{at_name(attr.name)} [{form_name(attr.form or 0)}] of {die.describe()}"

@@ -1,0 +1,841 @@
+"""The DIE model to section images.
+
+Abbreviations are derived and deduplicated here (or kept, when a decoded unit's
+DIEs still match the table they were read with); references are patched once
+every unit is written; strings go inline or into ``.debug_str``; symbols become
+zeros plus :class:`~ptxdwarf.image.Reloc` records, as in gimli's ``write``
+module. The other sections are built through the Construct schemas.
+
+Encoding does not change the model: new DIE offsets are reported in
+:attr:`Encoded.offsets`.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+from construct import ConstructError
+
+from .constants import AT, EXPRESSION_ATTRIBUTES, FORM, SECTION_POINTER_ATTRIBUTES, at_name, form_name
+from ..errors import EncodeError
+from .forms import fixed_formats, sleb_bytes, uleb_bytes
+from .image import Reloc, SectionImage, Symbol, gc_paused
+from .model import (
+    AbbrevDecl,
+    AbbrevTable,
+    Attribute,
+    BuiltDIE,
+    DebugInfo,
+    DIE,
+    LocationList,
+    REFERENCE_FORMS,
+    StringTable,
+    Unit,
+)
+from .schemas import (
+    ABBREV_TABLE,
+    MACINFO,
+    build_aranges_set,
+    build_location_list,
+    build_name_set,
+    schemas_for,
+)
+from .shapes import ExpressionCache, ShapeWriter, block_of, compile_shape, resolve_form
+
+__all__ = ["EncodeOptions", "Encoded", "encode", "encode_sections", "choose_form"]
+
+_ABBREV_TABLE = ABBREV_TABLE.compile()
+_ADDRESS_ATTRIBUTES = frozenset({AT.low_pc, AT.high_pc, AT.entry_pc})
+_BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
+
+_AbbrevKey = tuple[int, bool, tuple[tuple[int, int], ...]]
+
+# Plain ints for the hot paths: an IntEnum member lookup (FORM.strp) costs ~0.15 us.
+_F_ADDR = int(FORM.addr)
+_F_REF4 = int(FORM.ref4)
+_F_REF_ADDR = int(FORM.ref_addr)
+_F_STRP = int(FORM.strp)
+_F_STRING = int(FORM.string)
+_F_FLAG = int(FORM.flag)
+_F_BLOCK1 = int(FORM.block1)
+_F_EXPRLOC = int(FORM.exprloc)
+_F_DATA1 = int(FORM.data1)
+_F_DATA2 = int(FORM.data2)
+_F_DATA4 = int(FORM.data4)
+_F_DATA8 = int(FORM.data8)
+_F_SDATA = int(FORM.sdata)
+_F_UDATA = int(FORM.udata)
+_ALL_REF_FORMS = frozenset(REFERENCE_FORMS | {FORM.ref_addr})
+_ADDRESS_CODES = frozenset(int(a) for a in _ADDRESS_ATTRIBUTES)
+_UNCOMPILED: Any = object()  # a shape the encoder has not compiled a writer for yet
+
+
+def _fixed_structs(version: int, address_size: int) -> dict[int, tuple[int, struct.Struct]]:
+    """Form -> (size, packer) of the fixed-size forms."""
+    return {form: (struct.calcsize("<" + fmt), struct.Struct("<" + fmt)) for form, fmt in fixed_formats(version, address_size).items()}
+
+
+@dataclass(frozen=True)
+class EncodeOptions:
+    """How to encode a model.
+
+    ``strings``: ``"inline"`` (``DW_FORM_string``) or ``"strp"`` (``.debug_str``),
+    for string attributes whose form is left to the encoder. ``string_labels``:
+    point strp values at labels in ``.debug_str`` (``$L__str0``, one per reference;
+    PTX ISA 7.0 and later) rather than at ``.debug_str+offset`` (any ISA version,
+    the default). ``keep_abbrevs``: reuse a decoded
+    unit's abbreviation table while its DIEs still match it (exact rewrites).
+    ``dwarf4_forms``: let DWARF 4 units use ``DW_FORM_flag_present``, ``exprloc`` and
+    ``sec_offset``; off by default because ptxas 13.0 rejects all three ("Error in
+    get_form_value default") and reads ``flag``, ``block1`` and ``data4`` in their place.
+    """
+
+    strings: str = "inline"
+    string_labels: bool = False
+    keep_abbrevs: bool = True
+    dwarf4_forms: bool = False
+
+
+@dataclass
+class Encoded:
+    """The result of :func:`encode`: section images and where each DIE went."""
+
+    images: dict[str, SectionImage]
+    offsets: dict[int, int] = field(default_factory=dict)
+    """``id(die)`` to the DIE's offset in the new ``.debug_info``."""
+    unit_offsets: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """``id(unit)`` to (offset, total length) in the new ``.debug_info``."""
+
+    def offset_of(self, die: DIE) -> int:
+        return self.offsets[id(die)]
+
+
+def choose_form(attr: Attribute, version: int, options: EncodeOptions) -> int:
+    """The form an attribute is written with when its form is left open."""
+    value = attr.value
+    name = attr.name
+    if version >= 4 and not options.dwarf4_forms:
+        version = 3  # the forms ptxas reads
+    if isinstance(value, DIE):
+        return FORM.ref4
+    if isinstance(value, bool):
+        return FORM.flag_present if version >= 4 and value else FORM.flag
+    if isinstance(value, str):
+        return FORM.strp if options.strings == "strp" else FORM.string
+    if isinstance(value, LocationList):
+        return FORM.sec_offset if version >= 4 else FORM.data4
+    if isinstance(value, Symbol):
+        if name in SECTION_POINTER_ATTRIBUTES or value.is_section:
+            return FORM.sec_offset if version >= 4 else FORM.data4
+        return FORM.addr
+    if isinstance(value, (list, tuple)):
+        return FORM.exprloc if version >= 4 else FORM.block1
+    if isinstance(value, (bytes, bytearray)):
+        if version >= 4 and name in EXPRESSION_ATTRIBUTES:
+            return FORM.exprloc
+        size = len(value)
+        return FORM.block1 if size < 0x100 else FORM.block2 if size < 0x10000 else FORM.block4
+    if isinstance(value, int):
+        if name in _ADDRESS_ATTRIBUTES:
+            return FORM.addr
+        if value < 0:
+            return FORM.sdata
+        if value < 0x100:
+            return FORM.data1
+        if value < 0x10000:
+            return FORM.data2
+        if value < 0x100000000:
+            return FORM.data4
+        return FORM.data8
+    raise EncodeError(f"{at_name(name)}: no DWARF form for a value of type {type(value).__name__}")
+
+
+class _StringPool:
+    """``.debug_str`` under construction: a decoded table kept as is, new strings appended."""
+
+    def __init__(self, base: StringTable | None, labels: dict[str, int], use_labels: bool) -> None:
+        self.table = StringTable()
+        self.index: dict[bytes, int] = {}
+        self.labels: dict[str, int] = dict(labels)
+        self.serial = 0
+        self.use_labels = use_labels
+        if base is not None:
+            for raw in base.strings:
+                self.index.setdefault(raw, self.table.add(raw))
+        self.used = base is not None
+
+    def symbol(self, raw: bytes) -> Symbol:
+        """The symbol a new strp reference to ``raw`` is written with.
+
+        Without labels: ``.debug_str+offset``. With labels, every reference gets a
+        label of its own: ptxas 13.0 resolves a second reference to the same
+        ``.debug_str`` label to 0.
+        """
+        self.used = True
+        off = self.index.get(raw)
+        if off is None:
+            off = self.table.add(raw)
+            self.index[raw] = off
+        if not self.use_labels:
+            return Symbol(".debug_str", off)
+        label = f"$L__str{self.serial}"
+        while label in self.labels:
+            self.serial += 1
+            label = f"$L__str{self.serial}"
+        self.serial += 1
+        self.labels[label] = off
+        return Symbol(label)
+
+    def image(self) -> SectionImage:
+        data = b"".join(s + b"\0" for s in self.table.strings)
+        labels = dict(sorted(self.labels.items(), key=lambda kv: kv[1]))
+        return SectionImage(".debug_str", data, labels=labels, breaks=list(self.table.offsets))
+
+
+class _AbbrevAllocator:
+    """Derived abbreviation codes, one per distinct (tag, children, specs)."""
+
+    def __init__(self) -> None:
+        self.codes: dict[_AbbrevKey, int] = {}
+        self.by_code: dict[int, _AbbrevKey] = {}
+        self.next = 1
+
+    def code(self, key: _AbbrevKey, wanted: int | None) -> int:
+        if wanted is None:
+            code = self.codes.get(key)
+            if code is not None:
+                return code
+            while self.next in self.by_code:
+                self.next += 1
+            code = self.next
+            self.codes[key] = code
+            self.by_code[code] = key
+            return code
+        other = self.by_code.get(wanted)
+        if other is None:
+            self.by_code[wanted] = key
+            self.codes.setdefault(key, wanted)
+        elif other != key:
+            raise EncodeError(f"abbreviation code {wanted} is asked for by DIEs of different shapes")
+        return wanted
+
+    def table(self, offset: int) -> AbbrevTable:
+        decls = [AbbrevDecl(c, k[0], k[1], k[2]) for c, k in sorted(self.by_code.items())]
+        return AbbrevTable(offset, decls)
+
+
+def encode_abbrev_table(table: AbbrevTable) -> bytes:
+    """The bytes of one abbreviation table, terminator included."""
+    obj = []
+    for d in table.decls:
+        specs = [{"name": n, "form": f} for n, f in d.specs] + [{"name": 0, "form": 0}]
+        obj.append({"code": d.code, "decl": {"tag": d.tag, "children": int(d.has_children), "attr_specs": specs}})
+    obj.append({"code": 0, "decl": None})
+    return bytes(_ABBREV_TABLE.build(obj))
+
+
+class _InfoEncoder:
+    """Writes ``.debug_info``."""
+
+    def __init__(self, info: DebugInfo, options: EncodeOptions, pool: _StringPool) -> None:
+        self.info = info
+        self.options = options
+        self.pool = pool
+        self.out = bytearray()
+        self.relocs: list[Reloc] = []
+        self.fields: dict[int, int] = {}
+        self.breaks: list[int] = []
+        self.offsets: dict[int, int] = {}  # id(die) -> new offset
+        self.unit_offsets: dict[int, tuple[int, int]] = {}
+        self.moved: dict[int, int] = {}  # old offset -> new offset, for decoded DIEs and units
+        self.derived = _AbbrevAllocator()
+        self.derived_at: list[int] = []
+        self.kept_any = False  # whether some unit still uses a table it was read with
+        self.fixups: list[tuple[int, int, DIE, int, Attribute]] = []
+        self.old_index: dict[int, DIE] = {}
+        self.loc_offsets: dict[int, int] = {}  # id(LocationList) -> offset in the new .debug_loc
+        self.string_form = _F_STRP if options.strings == "strp" else _F_STRING
+        self.list_form = _F_BLOCK1  # for DWARF 2 and 3 units; 4 goes through choose_form
+        self.expressions = ExpressionCache(8)  # encoded expressions, per unit encoding
+        # Built DIEs: (tag, children, id(specs)) -> (abbreviation code byte(s), writer) or None
+        # (a shape no writer handles), per unit encoding
+        self.shapes: dict[tuple[int, bool, int], tuple[bytes, ShapeWriter] | None] = {}
+        self.shape_refs: list[Any] = []  # the specs whose ids are keys of shapes, kept alive
+        if info.source != "built" and any(d.offset >= 0 for u in info.units[:1] for d in u.iter_dies()):
+            self.old_index = {d.offset: d for d in info.iter_dies() if d.offset >= 0}
+
+    def encode(self) -> None:
+        for unit in self.info.units:
+            self.encode_unit(unit)
+        for pos, size, target, base, attr in self.fixups:
+            new = self.offsets.get(id(target))
+            if new is None:
+                raise EncodeError(
+                    f"{at_name(attr.name)} refers to {target.describe()}, which is in no unit being encoded"
+                )
+            value = new - base
+            try:
+                self.out[pos : pos + size] = value.to_bytes(size, "little")
+            except OverflowError:
+                raise EncodeError(
+                    f"{at_name(attr.name)}: offset {value} does not fit {form_name(attr.form or 0)}"
+                ) from None
+        self.relocs.sort(key=lambda r: r.offset)
+
+    def kept_table(self, unit: Unit) -> dict[int, AbbrevDecl] | None:
+        """The decoded table of ``unit`` if every DIE still matches its declaration."""
+        if not self.options.keep_abbrevs or unit.abbrevs is None:
+            return None
+        decls = unit.abbrevs.by_code()
+        for die in unit.iter_dies():
+            d = decls.get(die.abbrev_code) if die.abbrev_code is not None else None
+            if (
+                d is None
+                or d.tag != die.tag
+                or d.has_children != (die.has_children or bool(die.children))
+                or len(d.specs) != len(die.attributes)
+                or any(a.form is None or (a.name, a.form) != s for a, s in zip(die.attributes, d.specs))
+            ):
+                return None
+        return decls
+
+    def encode_unit(self, unit: Unit) -> None:
+        out = self.out
+        start = len(out)
+        if unit.offset >= 0:
+            self.moved[unit.offset] = start
+        if unit.die is None:
+            raise EncodeError("unit has no DIE")
+        self.breaks.append(start)
+        kept = self.kept_table(unit)
+        self.kept_any = self.kept_any or kept is not None
+        out += struct.pack("<IH", 0, unit.version)
+        abbrev_at = len(out)
+        out += bytes(4)
+        out.append(unit.address_size)
+        self.fields[start] = 4
+        self.fields[start + 4] = 2
+        if kept is not None:
+            off = unit.abbrev_offset
+            if isinstance(off, Symbol):
+                self.relocs.append(Reloc(abbrev_at, 4, Symbol(off.name, off.addend)))
+            else:
+                struct.pack_into("<I", out, abbrev_at, off)
+                self.fields[abbrev_at] = 4
+        else:
+            self.derived_at.append(abbrev_at)
+        formats = _fixed_structs(unit.version, unit.address_size)
+        self.shapes = {}
+        self.expressions = ExpressionCache(unit.address_size)
+        # Pre-order walk without recursion; a null entry closes each child list.
+        stack: list[tuple[DIE, int]] = []
+        die: DIE | None = unit.die
+        shapes = self.shapes
+        offsets, breaks, fields, fixups, relocs = self.offsets, self.breaks, self.fields, self.fixups, self.relocs
+        while True:
+            if die is not None:
+                specs = die.specs if type(die) is BuiltDIE else None  # type: ignore[attr-defined]
+                entry = None
+                if specs is not None and kept is None and die.abbrev_code is None:
+                    # A built DIE: through the writer compiled for its shape (see ptxdwarf.shapes).
+                    # Shapes are shared tuples (model.shape_of), so their identity is a cheap key.
+                    key = (die.tag, die.has_children or bool(die.children), id(specs))
+                    entry = shapes.get(key, _UNCOMPILED)
+                    if entry is _UNCOMPILED:
+                        entry = shapes[key] = self.compile_shape(key[0], key[1], specs, unit)
+                        self.shape_refs.append(specs)
+                if entry is not None:
+                    pos = len(out)
+                    offsets[id(die)] = pos
+                    breaks.append(pos)
+                    out += entry[0]
+                    try:
+                        entry[1](die.values, out, fields, fixups, relocs, start, offsets)  # type: ignore[attr-defined]
+                    except Exception:
+                        # A value the writer does not expect: the general path writes it,
+                        # or says what is wrong.
+                        self.undo_built(pos)
+                        self.write_die(die, unit, start, None, formats)
+                else:
+                    self.write_die(die, unit, start, kept, formats)
+                if die.children:
+                    stack.append((die, 0))
+                    die = die.children[0]
+                    continue
+                if die.has_children:
+                    out.append(0)
+                die = None
+            if not stack:
+                break
+            parent, index = stack.pop()
+            index += 1
+            if index < len(parent.children):
+                stack.append((parent, index))
+                die = parent.children[index]
+            else:
+                out.append(0)
+        if unit.open_scopes:
+            del out[len(out) - unit.open_scopes :]
+        out += unit.tail
+        struct.pack_into("<I", out, start, len(out) - start - 4)
+        self.unit_offsets[id(unit)] = (start, len(out) - start)
+
+    def write_die(
+        self, die: DIE, unit: Unit, unit_start: int, kept: dict[int, AbbrevDecl] | None, formats: dict[int, tuple[int, struct.Struct]]
+    ) -> None:
+        out = self.out
+        pos = len(out)
+        if die.offset >= 0:
+            self.moved.setdefault(die.offset, pos)
+        self.offsets[id(die)] = pos
+        self.breaks.append(pos)
+        attrs = die.attributes
+        version = unit.version
+        options = self.options
+        string_form = self.string_form
+        list_form = self.list_form
+        forms = []
+        for a in attrs:
+            f = a.form
+            if f is None:
+                # the common built values without choose_form's isinstance chain; same answers
+                t = type(a.value)
+                if t is int:
+                    v = a.value
+                    if a.name in _ADDRESS_CODES:
+                        f = _F_ADDR
+                    elif v < 0:
+                        f = _F_SDATA
+                    else:
+                        f = _F_DATA1 if v < 0x100 else _F_DATA2 if v < 0x10000 else _F_DATA4 if v < 0x100000000 else _F_DATA8
+                elif t is str:
+                    f = string_form
+                elif t is DIE:
+                    f = _F_REF4
+                elif (t is list or t is tuple) and version < 4:
+                    f = list_form
+                else:
+                    f = choose_form(a, version, options)
+            forms.append(f)
+        if kept is not None:
+            code = die.abbrev_code
+            assert code is not None
+        else:
+            has_children = die.has_children or bool(die.children)
+            key = (die.tag, has_children, tuple([(a.name, f) for a, f in zip(attrs, forms)]))
+            # Codes read with a table that no longer fits are not wishes; a built DIE's are.
+            code = self.derived.code(key, die.abbrev_code if unit.abbrevs is None else None)
+        if code < 0x80:
+            out.append(code)
+        else:
+            out += uleb_bytes(code)
+        fields = self.fields
+        try:
+            for attr, form in zip(attrs, forms):
+                # The three most common cases inline; write_value does the rest (and the errors).
+                value = attr.value
+                t = type(value)
+                if form == _F_STRING and t is str:
+                    raw = value.encode("utf-8", "surrogateescape")
+                    if b"\0" not in raw:
+                        out += raw
+                        out.append(0)
+                        continue
+                elif form == _F_DATA1 and t is int and 0 <= value < 0x100 and not attr.relocs:
+                    out.append(value)
+                    continue
+                elif form == _F_REF4 and t is DIE:
+                    at = len(out)
+                    fields[at] = 4
+                    self.fixups.append((at, 4, value, unit_start, attr))
+                    out += b"\0\0\0\0"
+                    continue
+                self.write_value(attr, form, unit, unit_start, formats)
+        except EncodeError as exc:
+            raise EncodeError(f"{exc.message} (in {die.describe()})") from None
+
+    def undo_built(self, pos: int) -> None:
+        """Take back what a shape writer wrote of the DIE at ``pos``."""
+        del self.out[pos:]
+        self.breaks.pop()
+        fields, fixups, relocs = self.fields, self.fixups, self.relocs
+        while fields and next(reversed(fields)) >= pos:
+            fields.popitem()
+        while fixups and fixups[-1][0] >= pos:
+            fixups.pop()
+        while relocs and relocs[-1].offset >= pos:
+            relocs.pop()
+
+    def compile_shape(
+        self, tag: int, has_children: bool, specs: tuple[tuple[int, int], ...], unit: Unit
+    ) -> tuple[bytes, ShapeWriter] | None:
+        """The abbreviation code and writer of a built shape, or None when no writer handles it."""
+        options = self.options
+        try:
+            forms = [resolve_form(k, unit.version, options.strings, options.dwarf4_forms) for _, k in specs]
+        except ValueError:
+            return None
+        writer = compile_shape(
+            specs,
+            forms,
+            address_size=unit.address_size,
+            version=unit.version,
+            string_symbol=self.pool.symbol,
+            location_value=self.location_value,
+            blocks=self.expressions,
+        )
+        if writer is None:
+            return None
+        code = self.derived.code((tag, has_children, tuple((n, f) for (n, _), f in zip(specs, forms))), None)
+        return (bytes([code]) if code < 0x80 else uleb_bytes(code)), writer
+
+    def location_value(self, value: Any, at: int, size: int, out: bytearray, relocs: list[Reloc]) -> None:
+        """A reference to a location list, ``size`` bytes at ``at``."""
+        if not isinstance(value, LocationList):
+            raise TypeError(f"not a location list: {value!r}")
+        offset = self.loc_offsets.get(id(value), value.offset)
+        if self.options.strings == "strp":
+            # ptxas 13.0 dies (SIGSEGV) on a ".debug_loc" symbol in a unit that also
+            # uses .debug_str; the offset as a number is what it keeps.
+            out += offset.to_bytes(size, "little")
+            return
+        relocs.append(Reloc(at, size, Symbol(".debug_loc", offset)))
+        out += bytes(size)
+
+    def target_of(self, attr: Attribute) -> DIE | None:
+        value = attr.value
+        if isinstance(value, DIE):
+            return value
+        if isinstance(attr.target, DIE):
+            return attr.target
+        if isinstance(attr.target, int):
+            return self.old_index.get(attr.target)
+        return None
+
+    def write_value(self, attr: Attribute, form: int, unit: Unit, unit_start: int, formats: dict[int, tuple[int, struct.Struct]]) -> None:
+        out = self.out
+        value = attr.value
+        at = len(out)
+        try:
+            fixed = formats.get(form)
+            if fixed is not None:
+                size, packer = fixed
+                if size > 1:
+                    self.fields[at] = size
+                if type(value) is int and not attr.relocs and form not in _ALL_REF_FORMS and form != _F_STRP:
+                    out += packer.pack(value)  # the common case: a plain number
+                    return
+                if form in _ALL_REF_FORMS:
+                    target = self.target_of(attr)
+                    if target is not None:
+                        base = 0 if form == FORM.ref_addr else unit_start
+                        self.fixups.append((at, size, target, base, attr))
+                        out += bytes(size)
+                        return
+                elif form == _F_STRP:
+                    self.write_strp(attr, at)
+                    return
+                sym: Symbol | None = None
+                if isinstance(value, Symbol):
+                    sym = value
+                elif isinstance(value, LocationList):
+                    self.location_value(value, at, size, out, self.relocs)
+                    return
+                elif attr.relocs:
+                    sym = attr.relocs[0].symbol
+                if sym is not None:
+                    width = attr.relocs[0].size if attr.relocs and attr.relocs[0].symbol == sym else size
+                    self.relocs.append(Reloc(at, min(width, size), Symbol(sym.name, sym.addend)))
+                    out += bytes(size)
+                    return
+                out += packer.pack(value)
+                return
+            if form == _F_STRING:
+                raw = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
+                if b"\0" in raw:
+                    raise EncodeError(f"{at_name(attr.name)}: string holds a NUL byte")
+                out += raw
+                out.append(0)
+                return
+            if form == FORM.udata:
+                out += uleb_bytes(value)
+                return
+            if form == FORM.ref_udata:
+                target = self.target_of(attr)
+                if target is not None:
+                    new = self.offsets.get(id(target))
+                    if new is None:
+                        raise EncodeError(f"{at_name(attr.name)}: DW_FORM_ref_udata can only refer backwards")
+                    value = new - unit_start
+                out += uleb_bytes(value)
+                return
+            if form == FORM.sdata:
+                out += sleb_bytes(value)
+                return
+            if form == FORM.flag_present:
+                if value is not True and value != 1:
+                    raise EncodeError(f"{at_name(attr.name)}: DW_FORM_flag_present can only hold True")
+                return
+            if form in _BLOCK_FORMS:
+                block = self.expressions.get(value)
+                size = len(block)
+                if form == FORM.block1:
+                    if size > 0xFF:
+                        raise EncodeError(f"{at_name(attr.name)}: {size} bytes do not fit DW_FORM_block1")
+                    out.append(size)
+                elif form == FORM.block2:
+                    if size > 0xFFFF:
+                        raise EncodeError(f"{at_name(attr.name)}: {size} bytes do not fit DW_FORM_block2")
+                    out += struct.pack("<H", size)
+                elif form == FORM.block4:
+                    out += struct.pack("<I", size)
+                else:
+                    out += uleb_bytes(size)
+                first = len(out)
+                out += block
+                for r in block.relocs:
+                    self.relocs.append(Reloc(first + r.offset, r.size, Symbol(r.symbol.name, r.symbol.addend)))
+                return
+            if form == FORM.indirect:
+                # The value is the inner attribute (decoded), or a plain value whose form we pick.
+                inner = value if isinstance(value, Attribute) else Attribute(attr.name, None, value)
+                real = inner.form if inner.form is not None else choose_form(inner, unit.version, self.options)
+                out += uleb_bytes(real)
+                self.write_value(inner, real, unit, unit_start, formats)
+                return
+        except (struct.error, ValueError, TypeError, OverflowError) as exc:
+            raise EncodeError(f"{at_name(attr.name)}: value {value!r} does not fit {form_name(form)} ({exc})") from None
+        raise EncodeError(f"{at_name(attr.name)}: cannot encode {form_name(form)}")
+
+    def write_strp(self, attr: Attribute, at: int) -> None:
+        value = attr.value
+        raw = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
+        table = self.pool.table
+        if isinstance(attr.target, int) and table.lookup(attr.target) == raw:
+            # A decoded strp whose string is still there: keep how it was written.
+            if attr.relocs:
+                sym = attr.relocs[0].symbol
+                self.relocs.append(Reloc(at, 4, Symbol(sym.name, sym.addend)))
+                self.out += bytes(4)
+            else:
+                self.out += struct.pack("<I", attr.target)
+            return
+        self.relocs.append(Reloc(at, 4, self.pool.symbol(raw)))
+        self.out += bytes(4)
+
+
+def _build(schema: Any, obj: Any, section: str, what: str, base: int, relocs: list[Reloc]) -> bytes:
+    stream = io.BytesIO()
+    try:
+        schema.build_stream(obj, stream, out_relocs=relocs, base=base)
+    except ConstructError as exc:
+        raise EncodeError(f"{section}: cannot encode {what}: {str(exc).splitlines()[-1]}") from None
+    return stream.getvalue()
+
+
+class _RecordWriter:
+    """A section made of records built through schemas, old offsets tracked."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.data = bytearray()
+        self.relocs: list[Reloc] = []
+        self.breaks: list[int] = []
+        self.moved: dict[int, int] = {}
+
+    def add(self, schema: Any, obj: Any, what: str, old_offset: int, plain: Any = None) -> None:
+        """Append a record; ``plain(obj, base, relocs)`` may build it without the schema
+        (it returns None when the schema must)."""
+        if old_offset >= 0:
+            self.moved[old_offset] = len(self.data)
+        self.breaks.append(len(self.data))
+        built = plain(obj, len(self.data), self.relocs) if plain is not None else None
+        if built is None:
+            built = _build(schema, obj, self.name, what, len(self.data), self.relocs)
+        self.data += built
+
+    def image(self) -> SectionImage:
+        return SectionImage(self.name, bytes(self.data), self.relocs, breaks=self.breaks)
+
+
+def _place_labels(image: SectionImage, old: dict[str, int], moved: dict[int, int], old_size: int | None) -> None:
+    """Put labels read from a section where the records they marked went."""
+    if not old:
+        return
+    unchanged = old_size == len(image.data) and all(k == v for k, v in moved.items())
+    for name, off in old.items():
+        if name in image.labels:
+            continue
+        if off in moved:
+            image.labels[name] = moved[off]
+        elif off == old_size:
+            image.labels[name] = len(image.data)
+        elif unchanged:
+            image.labels[name] = off
+        else:
+            raise EncodeError(f"label {name} at {image.name}+0x{off:x} is inside a record that moved")
+    image.labels = dict(sorted(image.labels.items(), key=lambda kv: kv[1]))
+
+
+def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
+    """Encode every section ``info`` holds; see :class:`Encoded`."""
+    # Encoding allocates an object or more per attribute and frees nothing cyclic;
+    # generation-2 collections on the way would walk the whole model again and again.
+    with gc_paused():
+        return _encode(info, options)
+
+
+def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
+    options = options or EncodeOptions()
+    old_sizes = {name: len(img.data) for name, img in (info.sections or {}).items()}
+    labels = info.labels
+    pool = _StringPool(info.strings, labels.get(".debug_str", {}), options.string_labels)
+    enc = _InfoEncoder(info, options, pool)
+    asize = info.units[0].address_size if info.units else 8
+    version = info.units[0].version if info.units else 2
+    s = schemas_for(version, asize)
+    images: dict[str, SectionImage] = {}
+    if info.locations is not None:
+        # Location lists first: .debug_info points into them.
+        w = _RecordWriter(".debug_loc")
+        plain_list = functools.partial(build_location_list, address_size=asize)
+        for loc in info.locations:
+            entries = [
+                {"begin": b, "end": e, "expr": block_of(x, asize) if x is not None else None} for b, e, x in loc.entries
+            ]
+            entries.append({"begin": 0, "end": 0, "expr": None})
+            enc.loc_offsets[id(loc)] = len(w.data)
+            w.add(s.location_list, entries, "location list", loc.offset, plain_list)
+        loc_image = w.image()
+        _place_labels(loc_image, labels.get(".debug_loc", {}), w.moved, old_sizes.get(".debug_loc"))
+    enc.encode()
+
+    # Tables read with the module stay (at their offsets) while a unit uses one of them.
+    tables = list(info.abbrev_tables) if enc.kept_any or not info.units else []
+    if enc.derived_at:
+        end = max((t.offset + len(encode_abbrev_table(t)) for t in tables), default=0)
+        derived = enc.derived.table(end)
+        tables.append(derived)
+        for at in enc.derived_at:
+            enc.relocs.append(Reloc(at, 4, Symbol(".debug_abbrev", derived.offset)))
+        enc.relocs.sort(key=lambda r: r.offset)
+    if tables:
+        data = bytearray()
+        breaks = []
+        for t in sorted(tables, key=lambda t: t.offset):
+            if len(data) != t.offset:
+                raise EncodeError(f"abbreviation table at 0x{t.offset:x} would land at 0x{len(data):x}")
+            breaks.append(len(data))
+            data += encode_abbrev_table(t)
+        img = SectionImage(".debug_abbrev", bytes(data), breaks=breaks)
+        moved = {t.offset: t.offset for t in tables}
+        if not enc.kept_any:  # labels of the tables left out mark the one that replaces them
+            moved = {t.offset: 0 for t in info.abbrev_tables} | moved
+        _place_labels(img, labels.get(".debug_abbrev", {}), moved, old_sizes.get(".debug_abbrev"))
+        images[".debug_abbrev"] = img
+    if info.units or ".debug_info" in old_sizes:
+        img = SectionImage(".debug_info", bytes(enc.out), enc.relocs, fields=enc.fields, breaks=enc.breaks)
+        _place_labels(img, labels.get(".debug_info", {}), enc.moved, old_sizes.get(".debug_info"))
+        images[".debug_info"] = img
+
+    unit_by_old = {u.offset: u for u in info.units if u.offset >= 0}
+
+    def unit_ref(value: int | Symbol | Unit) -> tuple[int | Symbol, Unit | None]:
+        """The new ``.debug_info`` offset of a unit named by a set, and the unit."""
+        if isinstance(value, Unit):
+            # ptxas resolves section names only inside .debug_info; elsewhere
+            # ".debug_info+N" becomes 0, so a unit past offset 0 is written as a number.
+            offset = enc.unit_offsets[id(value)][0]
+            return (Symbol(".debug_info") if offset == 0 else offset), value
+        if isinstance(value, Symbol):
+            old = info.resolver(value) if info.resolver else value.addend
+            unit = unit_by_old.get(old)
+            if value.name == ".debug_info":
+                return Symbol(".debug_info", enc.moved.get(value.addend, value.addend)), unit
+            return Symbol(value.name, value.addend), unit
+        return enc.moved.get(value, value), unit_by_old.get(value)
+
+    def die_ref(entry: int | DIE, unit: Unit | None) -> int:
+        if isinstance(entry, DIE):
+            if unit is None:
+                raise EncodeError(f"name set entry {entry.describe()} without its unit")
+            return enc.offsets[id(entry)] - enc.unit_offsets[id(unit)][0]
+        if unit is not None and unit.offset >= 0:
+            new = enc.moved.get(unit.offset + entry)
+            if new is not None:
+                return new - enc.unit_offsets[id(unit)][0]
+        return entry
+
+    if info.locations is not None:
+        images[".debug_loc"] = loc_image
+    if info.ranges is not None:
+        w = _RecordWriter(".debug_ranges")
+        for rl in info.ranges:
+            pairs: list[dict[str, Any]] = [{"begin": b, "end": e} for b, e in rl.entries]
+            pairs.append({"begin": 0, "end": 0})
+            w.add(s.range_list, pairs, "range list", rl.offset)
+        img = w.image()
+        _place_labels(img, labels.get(".debug_ranges", {}), w.moved, old_sizes.get(".debug_ranges"))
+        images[".debug_ranges"] = img
+    if info.aranges is not None:
+        w = _RecordWriter(".debug_aranges")
+        for a in info.aranges:
+            ref, _unit = unit_ref(a.unit_offset)
+            pad = a.padding if a.padding is not None else bytes((-12) % (2 * a.address_size))
+            obj: dict[str, Any] = {
+                "version": a.version,
+                "debug_info_offset": ref,
+                "address_size": a.address_size,
+                "segment_size": a.segment_size,
+                "padding": pad,
+                "tuples": [{"begin": b, "end": e} for b, e in a.tuples] + [{"begin": 0, "end": 0}],
+                "rest": a.rest,
+            }
+            w.add(
+                schemas_for(2, a.address_size).aranges_set, obj, "aranges set", a.offset,
+                functools.partial(build_aranges_set, address_size=a.address_size),
+            )
+        img = w.image()
+        _place_labels(img, labels.get(".debug_aranges", {}), w.moved, old_sizes.get(".debug_aranges"))
+        images[".debug_aranges"] = img
+    for name, sets in ((".debug_pubnames", info.pubnames), (".debug_pubtypes", info.pubtypes)):
+        if sets is None:
+            continue
+        w = _RecordWriter(name)
+        for ns in sets:
+            ref, unit = unit_ref(ns.unit_offset)
+            length = ns.unit_length
+            if unit is not None and (length is None or (unit.offset >= 0 and length == unit.length + 4)):
+                length = enc.unit_offsets[id(unit)][1]
+            names: list[dict[str, Any]] = [
+                {"die_offset": die_ref(off, unit), "name": text.encode("utf-8", "surrogateescape")}
+                for off, text in ns.entries
+            ]
+            names.append({"die_offset": 0, "name": None})
+            obj = {"version": ns.version, "debug_info_offset": ref, "debug_info_length": length, "entries": names, "rest": ns.rest}
+            w.add(s.pubnames_set, obj, "name set", ns.offset, build_name_set)
+        img = w.image()
+        _place_labels(img, labels.get(name, {}), w.moved, old_sizes.get(name))
+        images[name] = img
+    if pool.used:
+        images[".debug_str"] = pool.image()
+    if info.macinfo is not None:
+        w = _RecordWriter(".debug_macinfo")
+        for mu in info.macinfo:
+            w.add(MACINFO, [{"type": t, "body": b or None} for t, b in mu.entries], "macinfo entries", mu.offset)
+        img = w.image()
+        _place_labels(img, labels.get(".debug_macinfo", {}), w.moved, old_sizes.get(".debug_macinfo"))
+        images[".debug_macinfo"] = img
+    for name, raw in info.raw.items():
+        images[name] = SectionImage(name, raw.data, list(raw.relocs), dict(raw.labels))
+    return Encoded(images, enc.offsets, enc.unit_offsets)
+
+
+def encode_sections(info: DebugInfo, options: EncodeOptions | None = None) -> dict[str, SectionImage]:
+    """Section images of everything ``info`` holds, keyed by section name."""
+    return encode(info, options).images
+

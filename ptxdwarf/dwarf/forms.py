@@ -1,0 +1,233 @@
+"""Attribute values by form: the hot path of decoding and encoding.
+
+These are plain-Python readers and writers of each DWARF 2-4 form, the fast
+twins of :attr:`ptxdwarf.schemas.DwarfSchemas.form_values` (the tests check
+that both give the same bytes and values). Readers take ``(data, pos)`` and
+return ``(value, next_pos)``; they raise :class:`IndexError` or
+:class:`struct.error` on truncated data, which the decoder turns into a
+:class:`~ptxdwarf.errors.DwarfError` naming the place.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Callable
+
+from .constants import FORM
+
+__all__ = [
+    "FIXED_SIZE_FORMS",
+    "RELOCATABLE_FORMS",
+    "fixed_formats",
+    "read_uleb",
+    "read_sleb",
+    "uleb_bytes",
+    "sleb_bytes",
+    "reader_for",
+    "write_value",
+]
+
+U8 = struct.Struct("<B")
+U16 = struct.Struct("<H")
+U32 = struct.Struct("<I")
+U64 = struct.Struct("<Q")
+
+#: Forms of a fixed size, whatever the value.
+FIXED_SIZE_FORMS = frozenset(
+    {
+        FORM.addr,
+        FORM.data1,
+        FORM.data2,
+        FORM.data4,
+        FORM.data8,
+        FORM.flag,
+        FORM.ref1,
+        FORM.ref2,
+        FORM.ref4,
+        FORM.ref8,
+        FORM.ref_addr,
+        FORM.strp,
+        FORM.sec_offset,
+        FORM.ref_sig8,
+    }
+)
+
+#: Forms whose value may be a symbol (relocated by ptxas or a linker).
+RELOCATABLE_FORMS = frozenset(
+    {FORM.addr, FORM.data4, FORM.data8, FORM.strp, FORM.sec_offset, FORM.ref_addr}
+)
+
+
+def fixed_formats(version: int, address_size: int) -> dict[int, str]:
+    """``struct`` format letters of the fixed-size forms in an encoding."""
+    addr = "Q" if address_size == 8 else "I"
+    return {
+        FORM.addr: addr,
+        FORM.data1: "B",
+        FORM.data2: "H",
+        FORM.data4: "I",
+        FORM.data8: "Q",
+        FORM.flag: "B",
+        FORM.ref1: "B",
+        FORM.ref2: "H",
+        FORM.ref4: "I",
+        FORM.ref8: "Q",
+        FORM.ref_addr: addr if version == 2 else "I",
+        FORM.strp: "I",
+        FORM.sec_offset: "I",
+        FORM.ref_sig8: "Q",
+    }
+
+
+def read_uleb(data: bytes, pos: int) -> tuple[int, int]:
+    """ULEB128 at ``pos``."""
+    byte = data[pos]
+    if byte < 0x80:
+        return byte, pos + 1
+    result = byte & 0x7F
+    shift = 7
+    while True:
+        pos += 1
+        byte = data[pos]
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos + 1
+        shift += 7
+
+
+def read_sleb(data: bytes, pos: int) -> tuple[int, int]:
+    """SLEB128 at ``pos``."""
+    result = 0
+    shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            if byte & 0x40:
+                result -= 1 << shift
+            return result, pos
+
+
+def uleb_bytes(value: int) -> bytes:
+    """ULEB128 encoding of a non-negative ``value``."""
+    if 0 <= value < 0x80:
+        return bytes((value,))
+    if value < 0:
+        raise ValueError(f"ULEB128 cannot encode negative {value}")
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def sleb_bytes(value: int) -> bytes:
+    """SLEB128 encoding of ``value``."""
+    if -0x40 <= value < 0x40:
+        return bytes((value & 0x7F,))
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if (value == 0 and not byte & 0x40) or (value == -1 and byte & 0x40):
+            out.append(byte)
+            return bytes(out)
+        out.append(byte | 0x80)
+
+
+def _read_string(data: bytes, pos: int) -> tuple[bytes, int]:
+    end = data.index(b"\0", pos)
+    return data[pos:end], end + 1
+
+
+def _read_block(length_reader: Callable[[bytes, int], tuple[int, int]]) -> Callable[[bytes, int], tuple[bytes, int]]:
+    def read(data: bytes, pos: int) -> tuple[bytes, int]:
+        size, pos = length_reader(data, pos)
+        end = pos + size
+        if end > len(data):
+            raise IndexError("block runs past the end")
+        return data[pos:end], end
+
+    return read
+
+
+def _fixed_reader(fmt: struct.Struct) -> Callable[[bytes, int], tuple[int, int]]:
+    unpack = fmt.unpack_from
+    size = fmt.size
+
+    def read(data: bytes, pos: int) -> tuple[int, int]:
+        return unpack(data, pos)[0], pos + size
+
+    return read
+
+
+def _u8(data: bytes, pos: int) -> tuple[int, int]:
+    return data[pos], pos + 1
+
+
+def _flag_present(data: bytes, pos: int) -> tuple[bool, int]:
+    return True, pos
+
+
+_VARIABLE_READERS: dict[int, Callable[[bytes, int], tuple[Any, int]]] = {
+    FORM.string: _read_string,
+    FORM.block1: _read_block(_u8),
+    FORM.block2: _read_block(_fixed_reader(U16)),
+    FORM.block4: _read_block(_fixed_reader(U32)),
+    FORM.block: _read_block(read_uleb),
+    FORM.exprloc: _read_block(read_uleb),
+    FORM.udata: read_uleb,
+    FORM.ref_udata: read_uleb,
+    FORM.sdata: read_sleb,
+    FORM.flag_present: _flag_present,
+}
+
+
+def reader_for(form: int, version: int, address_size: int) -> Callable[[bytes, int], tuple[Any, int]] | None:
+    """The reader of ``form`` (not ``indirect``), or None for an unknown form.
+
+    Strings are returned as bytes and blocks as plain bytes; the decoder adds meaning.
+    """
+    reader = _VARIABLE_READERS.get(form)
+    if reader is not None:
+        return reader
+    fmt = fixed_formats(version, address_size).get(form)
+    if fmt is None:
+        return None
+    return _fixed_reader(struct.Struct("<" + fmt))
+
+
+def write_value(out: bytearray, form: int, value: Any, version: int, address_size: int) -> None:
+    """Append the encoding of ``value`` in ``form`` (numbers, bytes, True)."""
+    fmt = fixed_formats(version, address_size).get(form)
+    if fmt is not None:
+        out += struct.pack("<" + fmt, value)
+    elif form == FORM.string:
+        out += value
+        out.append(0)
+    elif form in (FORM.udata, FORM.ref_udata):
+        out += uleb_bytes(value)
+    elif form == FORM.sdata:
+        out += sleb_bytes(value)
+    elif form == FORM.block1:
+        out.append(len(value))
+        out += value
+    elif form == FORM.block2:
+        out += U16.pack(len(value))
+        out += value
+    elif form == FORM.block4:
+        out += U32.pack(len(value))
+        out += value
+    elif form in (FORM.block, FORM.exprloc):
+        out += uleb_bytes(len(value))
+        out += value
+    elif form == FORM.flag_present:
+        pass
+    else:
+        raise KeyError(form)

@@ -1,0 +1,184 @@
+"""Section images: the bytes of one debug section with its symbolic values.
+
+A value written in PTX as a label or a section name (``func_begin0``,
+``_Z4testPi_param_0``, ``$L__str3+4``, ``.debug_abbrev``) is a :class:`Symbol`.
+In a :class:`SectionImage` its bytes are zeros and a :class:`Reloc` records where
+it goes; labels defined inside the section are kept by name and offset. The same
+model holds a cubin's sections, whose relocations name ELF symbols.
+"""
+
+from __future__ import annotations
+
+import bisect
+import gc
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, NamedTuple
+
+__all__ = ["Symbol", "Reloc", "SectionImage", "DEBUG_SECTION_NAMES"]
+
+#: The debug sections a PTX producer may write, in the order producers write them.
+DEBUG_SECTION_NAMES = (
+    ".debug_abbrev",
+    ".debug_info",
+    ".debug_loc",
+    ".debug_ranges",
+    ".debug_aranges",
+    ".debug_pubnames",
+    ".debug_pubtypes",
+    ".debug_str",
+    ".debug_macinfo",
+    ".debug_line",
+    ".debug_frame",
+)
+
+
+class Symbol:
+    """A PTX label, symbol or section name plus a byte addend.
+
+    ``value`` is the number the symbol stood for where that is known (a cubin whose
+    relocations were applied); it takes no part in comparisons. Symbols are values:
+    equal by name and addend, hashable, not to be changed.
+    """
+
+    __slots__ = ("name", "addend", "value")
+
+    def __init__(self, name: str, addend: int = 0, value: int | None = None) -> None:
+        self.name = name
+        self.addend = addend
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Symbol):
+            return NotImplemented
+        return self.name == other.name and self.addend == other.addend
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.addend))
+
+    def __repr__(self) -> str:
+        value = f", value={self.value}" if self.value is not None else ""
+        return f"Symbol({self.name!r}, {self.addend}{value})"
+
+    @property
+    def is_section(self) -> bool:
+        """True for a section name such as ``.debug_abbrev``."""
+        return self.name.startswith(".")
+
+    def __str__(self) -> str:
+        if self.addend > 0:
+            return f"{self.name}+{self.addend}"
+        if self.addend < 0:
+            return f"{self.name}-{-self.addend}"
+        return self.name
+
+
+class Reloc(NamedTuple):
+    """A symbolic value of ``size`` bytes (4 or 8) at ``offset`` in its section."""
+
+    offset: int
+    size: int
+    symbol: Symbol
+
+    def moved(self, delta: int) -> "Reloc":
+        """The same relocation ``delta`` bytes further on."""
+        return Reloc(self.offset + delta, self.size, self.symbol)
+
+
+@dataclass(slots=True)
+class SectionImage:
+    """One section: bytes, relocations (sorted by offset), labels defined in it.
+
+    ``fields`` maps offsets of multi-byte scalars to their width (2, 4 or 8) and
+    ``breaks`` lists offsets where a new record starts; writers use both to lay
+    out the text, readers of the bytes may ignore them. ``lines`` maps byte
+    offsets back to the PTX lines they came from (sorted pairs), for messages.
+    ``relocs_applied`` says the bytes at relocations already hold the resolved
+    values (a cubin), rather than zeros (PTX text).
+    """
+
+    name: str
+    data: bytes = b""
+    relocs: list[Reloc] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)
+    fields: dict[int, int] = field(default_factory=dict)
+    breaks: list[int] = field(default_factory=list)
+    line_offsets: list[int] = field(default_factory=list)
+    line_numbers: list[int] = field(default_factory=list)
+    wide_values: list[int] = field(default_factory=list)
+    """Offsets of ``.b64``/``.quad`` numbers of 2**32 or more in the text: ptxas 13.0
+    keeps only their low 32 bits (the image holds the full value the text says)."""
+    filename: str | None = None
+    relocs_applied: bool = False
+    line_loader: Callable[[], tuple[list[int], list[int]]] | None = field(default=None, repr=False, compare=False)
+    """Computes ``line_offsets``/``line_numbers`` on first use (the fast reader skips them)."""
+    _reloc_offsets: list[int] | None = field(default=None, repr=False, compare=False)
+    _reloc_map: dict[int, Reloc] | None = field(default=None, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    @property
+    def reloc_map(self) -> dict[int, Reloc]:
+        """Relocations by offset."""
+        if self._reloc_map is None:
+            self._reloc_map = {r.offset: r for r in self.relocs}
+        return self._reloc_map
+
+    def relocs_in(self, start: int, end: int) -> list[Reloc]:
+        """Relocations whose offset lies in ``[start, end)``."""
+        if not self.relocs:
+            return []
+        if self._reloc_offsets is None:
+            self._reloc_offsets = [r.offset for r in self.relocs]
+        lo = bisect.bisect_left(self._reloc_offsets, start)
+        hi = bisect.bisect_left(self._reloc_offsets, end, lo)
+        return self.relocs[lo:hi]
+
+    def ensure_lines(self) -> None:
+        """Fill ``line_offsets``/``line_numbers`` if they were left for later."""
+        if self.line_loader is not None:
+            loader, self.line_loader = self.line_loader, None
+            self.line_offsets, self.line_numbers = loader()
+
+    def source_line(self, offset: int) -> int | None:
+        """The PTX line that wrote the byte at ``offset``, when known."""
+        self.ensure_lines()
+        if not self.line_offsets:
+            return None
+        i = bisect.bisect_right(self.line_offsets, offset) - 1
+        return self.line_numbers[i] if i >= 0 else None
+
+    def source(self, offset: int) -> str | None:
+        """``file:line`` of the byte at ``offset``, when known."""
+        line = self.source_line(offset)
+        if line is None:
+            return None
+        return f"{self.filename or '<ptx>'}:{line}"
+
+    def labels_by_offset(self) -> dict[int, list[str]]:
+        """Label names grouped by offset, in definition order."""
+        out: dict[int, list[str]] = {}
+        for name, off in self.labels.items():
+            out.setdefault(off, []).append(name)
+        return out
+
+    def iter_relocs(self) -> Iterator[Reloc]:
+        return iter(self.relocs)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a large model is built.
+
+    Building a DIE tree allocates hundreds of thousands of objects that all stay
+    alive; each generation-2 collection on the way walks all of them again.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

@@ -1,0 +1,718 @@
+"""The DIE model both sides meet in: units, DIEs, attributes, and the other sections.
+
+Decoding fills it from section bytes; the builder fills it from a code
+generator's description; encoding turns it back into bytes. Attribute values are
+plain Python values typed by their form (see :class:`Attribute`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, Iterator, Mapping, Sequence, TypeVar, overload
+
+from .constants import (
+    AT,
+    EXPRESSION_ATTRIBUTES,
+    FORM,
+    SECTION_POINTER_ATTRIBUTES,
+    address_class_name,
+    at_code,
+    at_name,
+    form_code,
+    form_name,
+    tag_code,
+    tag_name,
+)
+from ..errors import BuilderError
+from .image import Reloc, SectionImage, Symbol
+from .schemas import Block
+
+__all__ = [
+    "AbbrevDecl",
+    "AbbrevTable",
+    "ArangeSet",
+    "Attribute",
+    "BuiltDIE",
+    "DIE",
+    "DebugInfo",
+    "LocationList",
+    "MacinfoUnit",
+    "NameSet",
+    "RangeList",
+    "StringTable",
+    "Unit",
+    "REFERENCE_FORMS",
+]
+
+#: Forms whose value is an offset of a DIE in the same unit.
+REFERENCE_FORMS = frozenset(
+    {FORM.ref1, FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_udata}
+)
+BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
+STRING_FORMS = frozenset({FORM.string, FORM.strp})
+
+_AT_CACHE: dict[str, int] = {}
+
+
+_FORM_CACHE: dict[str, int] = {}
+
+
+def _form(name: str) -> int:
+    code = _FORM_CACHE.get(name)
+    if code is None:
+        code = _FORM_CACHE[name] = form_code(name)
+    return code
+
+
+def _at(name: str | int) -> int:
+    if isinstance(name, int):
+        return name
+    code = _AT_CACHE.get(name)
+    if code is None:
+        code = _AT_CACHE[name] = at_code(name)
+    return code
+
+
+class Attribute:
+    """One attribute of a DIE.
+
+    ``name`` and ``form`` are DWARF codes (``form`` may be None in a built tree:
+    the encoder then picks one from the value). ``value`` by form class:
+
+    - address, constant, flag, section offset: ``int`` (an address that is a symbol
+      holds the number the symbol stands for where known, else its addend);
+    - string and strp: ``str`` (bytes that are not UTF-8 are kept as surrogate escapes);
+    - block and exprloc: :class:`~ptxdwarf.schemas.Block` (bytes with their relocations);
+    - reference: ``int`` as stored (unit-relative), or the target :class:`DIE` in a built tree;
+      ``target`` then holds the absolute ``.debug_info`` offset;
+    - ``flag_present``: ``True``;
+    - ``indirect``: the inner :class:`Attribute`, which has the real form.
+
+    ``relocs`` are the symbols in the value, offsets relative to the value's first byte.
+    """
+
+    __slots__ = ("name", "form", "value", "relocs", "target")
+
+    def __init__(
+        self,
+        name: int,
+        form: int | None,
+        value: Any,
+        relocs: tuple[Reloc, ...] = (),
+        target: Any = None,
+    ) -> None:
+        self.name = name
+        self.form = form
+        self.value = value
+        self.relocs = relocs
+        self.target = target
+
+    @property
+    def name_str(self) -> str:
+        """``DW_AT_name``."""
+        return at_name(self.name)
+
+    @property
+    def form_str(self) -> str:
+        """``DW_FORM_string`` (``None`` when the form is left to the encoder)."""
+        return form_name(self.form) if self.form is not None else "None"
+
+    @property
+    def symbol(self) -> Symbol | None:
+        """The symbol a scalar value is (``func_begin0``, ``.debug_line``), if any."""
+        if self.relocs and self.relocs[0].offset == 0 and not isinstance(self.value, Block):
+            return self.relocs[0].symbol
+        return None
+
+    @property
+    def is_reference(self) -> bool:
+        """True for a reference to a DIE (ref1/2/4/8/udata, ref_addr, or a DIE value)."""
+        return self.form in REFERENCE_FORMS or self.form == FORM.ref_addr or isinstance(self.value, DIE)
+
+    @property
+    def is_expression(self) -> bool:
+        """True when the value is a block holding a DWARF expression."""
+        return isinstance(self.value, (bytes, bytearray)) and (
+            self.form == FORM.exprloc or self.name in EXPRESSION_ATTRIBUTES
+        ) and self.form not in STRING_FORMS
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Attribute):
+            return NotImplemented
+        return (
+            self.name == other.name
+            and self.form == other.form
+            and self.value == other.value
+            and self.relocs == other.relocs
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        extra = f", relocs={self.relocs!r}" if self.relocs else ""
+        return f"Attribute({self.name_str}, {self.form_str}, {self.value!r}{extra})"
+
+
+class DIE:
+    """A debugging information entry: tag, ordered attributes, children.
+
+    ``offset`` is the DIE's offset in ``.debug_info`` (-1 until it is encoded or
+    when built), ``abbrev_code`` the abbreviation it was read with or must be
+    written with (None: the encoder picks). ``has_children`` says whether the
+    abbreviation has children, which a DIE may have with none.
+    """
+
+    __slots__ = ("tag", "attributes", "children", "offset", "abbrev_code", "has_children", "parent")
+
+    def __init__(
+        self,
+        tag: int | str,
+        attributes: Sequence[Attribute] | None = None,
+        children: Sequence["DIE"] | None = None,
+        *,
+        offset: int = -1,
+        abbrev_code: int | None = None,
+        has_children: bool | None = None,
+    ) -> None:
+        self.tag = tag_code(tag) if isinstance(tag, str) else tag
+        self.attributes: list[Attribute] = list(attributes or ())
+        self.children: list[DIE] = list(children or ())
+        self.offset = offset
+        self.abbrev_code = abbrev_code
+        self.has_children = bool(self.children) if has_children is None else has_children
+        self.parent: DIE | None = None
+        for child in self.children:
+            child.parent = self
+
+    @property
+    def tag_str(self) -> str:
+        """``DW_TAG_subprogram``."""
+        return tag_name(self.tag)
+
+    def attr(self, name: str | int) -> Attribute | None:
+        """The attribute ``name`` (``"DW_AT_name"``, ``"name"`` or a code), or None."""
+        code = _at(name)
+        for a in self.attributes:
+            if a.name == code:
+                return a
+        return None
+
+    def get(self, name: str | int, default: Any = None) -> Any:
+        """The value of attribute ``name`` (through ``DW_FORM_indirect``), or ``default``."""
+        a = self.attr(name)
+        if a is None:
+            return default
+        while isinstance(a.value, Attribute):
+            a = a.value
+        return a.value
+
+    def __getitem__(self, name: str | int) -> Any:
+        if self.attr(name) is None:
+            raise KeyError(name)
+        return self.get(name)
+
+    def __contains__(self, name: str | int) -> bool:
+        return self.attr(name) is not None
+
+    @property
+    def name(self) -> str | None:
+        """``DW_AT_name`` if it is a string."""
+        value = self.get(AT.name)
+        return value if isinstance(value, str) else None
+
+    @property
+    def address_class(self) -> int | None:
+        """``DW_AT_address_class``, if present."""
+        value = self.get(AT.address_class)
+        return value if isinstance(value, int) else None
+
+    def add(self, name: str | int, value: Any, form: str | int | None = None) -> Attribute:
+        """Append an attribute; ``form`` None lets the encoder choose."""
+        if form is not None and not isinstance(form, int):
+            form = _form(form)
+        attr = Attribute(name if isinstance(name, int) else _at(name), form, value)
+        self.attributes.append(attr)
+        return attr
+
+    def add_child(self, child: "DIE") -> "DIE":
+        """Append ``child`` and return it."""
+        child.parent = self
+        self.children.append(child)
+        self.has_children = True
+        return child
+
+    def iter_subtree(self) -> Iterator["DIE"]:
+        """This DIE and all below it, depth first, without recursion."""
+        stack = [self]
+        while stack:
+            die = stack.pop()
+            yield die
+            stack.extend(reversed(die.children))
+
+    def __repr__(self) -> str:
+        name = self.name
+        at = f" at 0x{self.offset:x}" if self.offset >= 0 else ""
+        return f"<DIE {self.tag_str}{' ' + repr(name) if name else ''}{at}>"
+
+    def describe(self) -> str:
+        """``DW_TAG_formal_parameter 'p' at 0xac`` for messages."""
+        return repr(self)[5:-1]
+
+
+@dataclass(frozen=True, slots=True)
+class AbbrevDecl:
+    """An abbreviation declaration."""
+
+    code: int
+    tag: int
+    has_children: bool
+    specs: tuple[tuple[int, int], ...]
+    """(attribute, form) pairs in order."""
+
+
+@dataclass(slots=True)
+class AbbrevTable:
+    """An abbreviation table at ``offset`` in ``.debug_abbrev``."""
+
+    offset: int = 0
+    decls: list[AbbrevDecl] = field(default_factory=list)
+
+    def by_code(self) -> dict[int, AbbrevDecl]:
+        return {d.code: d for d in self.decls}
+
+
+@dataclass(slots=True)
+class Unit:
+    """A ``.debug_info`` unit: header fields and its root DIE.
+
+    ``abbrev_offset`` may be a :class:`Symbol` (``.debug_abbrev`` in PTX text).
+    ``length`` is the stored ``unit_length``; ``tail`` holds bytes after the DIE
+    tree inside that length, ``open_scopes`` the number of child lists the unit
+    ended without closing; both are kept so a rewrite is exact.
+    """
+
+    version: int = 2
+    address_size: int = 8
+    abbrev_offset: int | Symbol = 0
+    die: DIE | None = None
+    offset: int = -1
+    length: int = 0
+    abbrevs: AbbrevTable | None = None
+    tail: bytes = b""
+    open_scopes: int = 0
+
+    def iter_dies(self) -> Iterator[DIE]:
+        """Every DIE of the unit, depth first."""
+        if self.die is not None:
+            yield from self.die.iter_subtree()
+
+    @property
+    def end(self) -> int:
+        """Offset just past the unit."""
+        return self.offset + 4 + self.length
+
+
+@dataclass(slots=True)
+class StringTable:
+    """``.debug_str``: strings in order with their offsets."""
+
+    offsets: list[int] = field(default_factory=list)
+    strings: list[bytes] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, raw: bytes) -> int:
+        """Append a string; return its offset."""
+        offset = self.size
+        self.offsets.append(offset)
+        self.strings.append(raw)
+        self.size += len(raw) + 1
+        return offset
+
+    def lookup(self, offset: int) -> bytes | None:
+        """The string at ``offset`` (which may point inside a stored string)."""
+        i = bisect.bisect_right(self.offsets, offset) - 1
+        if i < 0 or offset >= self.size:
+            return None
+        return self.strings[i][offset - self.offsets[i] :]
+
+
+@dataclass(slots=True)
+class LocationList:
+    """A ``.debug_loc`` list: entries (begin, end, expression); an entry whose
+    expression is None selects a base address."""
+
+    offset: int = -1
+    entries: list[tuple[int | Symbol, int | Symbol, Block | None]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RangeList:
+    """A ``.debug_ranges`` list of (begin, end) pairs."""
+
+    offset: int = -1
+    entries: list[tuple[int | Symbol, int | Symbol]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class NameSet:
+    """A ``.debug_pubnames`` or ``.debug_pubtypes`` set."""
+
+    unit_offset: "int | Symbol | Unit" = 0
+    unit_length: int | None = None
+    entries: list[tuple["int | DIE", str]] = field(default_factory=list)
+    version: int = 2
+    offset: int = -1
+    rest: bytes = b""
+
+
+@dataclass(slots=True)
+class ArangeSet:
+    """A ``.debug_aranges`` set: (begin address, length) tuples for one unit."""
+
+    unit_offset: "int | Symbol | Unit" = 0
+    tuples: list[tuple[int | Symbol, int | Symbol]] = field(default_factory=list)
+    version: int = 2
+    address_size: int = 8
+    segment_size: int = 0
+    padding: bytes | None = None
+    offset: int = -1
+    rest: bytes = b""
+
+
+@dataclass(slots=True)
+class MacinfoUnit:
+    """The ``.debug_macinfo`` entries of one unit, as (type, fields) pairs."""
+
+    offset: int = -1
+    entries: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+_T = TypeVar("_T")
+
+
+class _Lazy(Generic[_T]):
+    """A part of :class:`DebugInfo` decoded on first use: by the loader that
+    ``DebugInfo._lazy`` holds under the part's name, into ``DebugInfo._<name>``.
+    Setting the part drops its loader."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self.name = self.slot = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, "_" + name
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> "_Lazy[_T]": ...
+    @overload
+    def __get__(self, obj: object, objtype: type | None = None) -> _T: ...
+    def __get__(self, obj: object | None, objtype: type | None = None) -> "_T | _Lazy[_T]":
+        if obj is None:
+            return self
+        loader = obj._lazy.pop(self.name, None)  # type: ignore[attr-defined]
+        if loader is not None:
+            setattr(obj, self.slot, loader())
+        return getattr(obj, self.slot)  # type: ignore[no-any-return]
+
+    def __set__(self, obj: object, value: _T) -> None:
+        obj._lazy.pop(self.name, None)  # type: ignore[attr-defined]
+        setattr(obj, self.slot, value)
+
+
+@dataclass
+class DebugInfo:
+    """Everything the debug sections of one PTX module or cubin say.
+
+    ``sections`` keeps the images the model was read from (None for a built
+    model); ``raw`` holds sections ptxdwarf has no schema for, kept as they are.
+    """
+
+    units: list[Unit] = field(default_factory=list)
+    abbrev_tables: list[AbbrevTable] = field(default_factory=list)
+    strings: StringTable | None = None
+    sections: Mapping[str, SectionImage] | None = None
+    _locations: list[LocationList] | None = field(default=None, repr=False)
+    _ranges: list[RangeList] | None = field(default=None, repr=False)
+    _pubnames: list[NameSet] | None = field(default=None, repr=False)
+    _pubtypes: list[NameSet] | None = field(default=None, repr=False)
+    _aranges: list[ArangeSet] | None = field(default=None, repr=False)
+    _macinfo: list[MacinfoUnit] | None = field(default=None, repr=False)
+    _raw: dict[str, SectionImage] = field(default_factory=dict, repr=False)
+    _labels: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
+    _lazy: dict[str, Callable[[], Any]] = field(default_factory=dict, repr=False)
+    """Loaders of the parts decoded on first use (location lists, name sets, ...)."""
+    source: str = "built"
+    filename: str | None = None
+    module: Any = None
+    resolver: Callable[[Symbol], int] | None = field(default=None, repr=False)
+    _by_offset: dict[int, DIE] | None = field(default=None, repr=False)
+    _loc_index: dict[int, LocationList] | None = field(default=None, repr=False)
+
+    def iter_dies(self) -> Iterator[DIE]:
+        """Every DIE of every unit, depth first, in section order."""
+        for unit in self.units:
+            yield from unit.iter_dies()
+
+    locations = _Lazy[list[LocationList] | None]("``.debug_loc``: the location lists, in section order.")
+    ranges = _Lazy[list[RangeList] | None]("``.debug_ranges``: the range lists.")
+    pubnames = _Lazy[list[NameSet] | None]("``.debug_pubnames`` sets.")
+    pubtypes = _Lazy[list[NameSet] | None]("``.debug_pubtypes`` sets.")
+    aranges = _Lazy[list[ArangeSet] | None]("``.debug_aranges`` sets.")
+    macinfo = _Lazy[list[MacinfoUnit] | None]("``.debug_macinfo`` units.")
+    raw = _Lazy[dict[str, SectionImage]]("Sections ptxdwarf has no schema for, kept as they are.")
+    labels = _Lazy[dict[str, dict[str, int]]]("Labels defined in each section: ``{section: {label: offset}}``.")
+
+    def load_all(self) -> "DebugInfo":
+        """Decode now whatever is left for first use (and raise its errors now)."""
+        for name in list(self._lazy):
+            getattr(self, name)
+        return self
+
+    def die_at(self, offset: int) -> DIE | None:
+        """The DIE at ``offset`` in ``.debug_info``, if one starts there."""
+        if self._by_offset is None:
+            self._by_offset = {d.offset: d for d in self.iter_dies() if d.offset >= 0}
+        return self._by_offset.get(offset)
+
+    def target(self, attr: Attribute) -> DIE | None:
+        """The DIE a reference attribute points to."""
+        if isinstance(attr.value, DIE):
+            return attr.value
+        if isinstance(attr.target, int):
+            return self.die_at(attr.target)
+        return None
+
+    def unit_of(self, die: DIE) -> Unit | None:
+        """The unit holding ``die``."""
+        root = die
+        while root.parent is not None:
+            root = root.parent
+        for unit in self.units:
+            if unit.die is root:
+                return unit
+        return None
+
+    def location_list_at(self, offset: int) -> LocationList | None:
+        """The ``.debug_loc`` list at ``offset``."""
+        if self._loc_index is None or len(self._loc_index) != len(self.locations or ()):
+            self._loc_index = {loc.offset: loc for loc in self.locations or ()}
+        return self._loc_index.get(offset)
+
+    def section_names(self) -> list[str]:
+        """Names of the debug sections this model has."""
+        names = []
+        if self.abbrev_tables or self.units:
+            names.append(".debug_abbrev")
+        if self.units:
+            names.append(".debug_info")
+        for name, value in (
+            (".debug_loc", self.locations),
+            (".debug_ranges", self.ranges),
+            (".debug_aranges", self.aranges),
+            (".debug_pubnames", self.pubnames),
+            (".debug_pubtypes", self.pubtypes),
+            (".debug_str", self.strings),
+            (".debug_macinfo", self.macinfo),
+        ):
+            if value is not None:
+                names.append(name)
+        names.extend(n for n in self.raw if n not in names)
+        return names
+
+
+def describe_address_class(code: int) -> str:
+    """``2 (ADDR_reg_space)``."""
+    return f"{code} ({address_class_name(code)})"
+
+
+
+# --- DIEs made by the builder -------------------------------------------------------
+
+#: Set in a built attribute's form when the builder, not the caller, chose it: such an
+#: attribute reads back with form None, as one the encoder is left to choose.
+AUTO_FORM = 1 << 16
+# Forms that depend on the encoding's options (strings, DWARF 4 forms); the encoder
+# settles them once per encoding, exactly as choose_form would.
+AUTO_STRING = -1  # str: string or strp
+AUTO_FLAG = -2  # True: flag or flag_present
+AUTO_REF = -3  # a DIE: ref4
+AUTO_EXPR = -4  # a tuple or list of operations: block1 or exprloc
+AUTO_SECTION = -5  # a section Symbol or a LocationList: data4 or sec_offset
+
+_ADDRESS_CODES = frozenset({int(AT.low_pc), int(AT.high_pc), int(AT.entry_pc)})
+_K_ADDR = int(FORM.addr) | AUTO_FORM
+_K_SDATA = int(FORM.sdata) | AUTO_FORM
+_K_DATA1 = int(FORM.data1) | AUTO_FORM
+_K_DATA2 = int(FORM.data2) | AUTO_FORM
+_K_DATA4 = int(FORM.data4) | AUTO_FORM
+_K_DATA8 = int(FORM.data8) | AUTO_FORM
+_K_FLAG = int(FORM.flag) | AUTO_FORM
+_ATTRIBUTES_SLOT = DIE.__dict__["attributes"]  # DIE's own storage, under BuiltDIE's property
+
+
+def auto_kind(name: int, value: Any) -> int | None:
+    """The form (or option-dependent placeholder) a built value of no stated form gets,
+    as :func:`ptxdwarf.encode.choose_form` would choose it; None for values it does not
+    know, which then go into the DIE as :class:`Attribute` objects."""
+    t = type(value)
+    if t is str:
+        return AUTO_STRING
+    if t is int:
+        if name in _ADDRESS_CODES:
+            return _K_ADDR
+        if value < 0:
+            return _K_SDATA
+        if value < 0x100:
+            return _K_DATA1
+        if value < 0x10000:
+            return _K_DATA2
+        if value < 0x100000000:
+            return _K_DATA4
+        return _K_DATA8 if value < 1 << 64 else None
+    if t is DIE or t is BuiltDIE:
+        return AUTO_REF
+    if t is tuple or t is list:
+        return AUTO_EXPR
+    if t is bool:
+        return AUTO_FLAG if value else _K_FLAG
+    if t is LocationList:
+        return AUTO_SECTION
+    if t is Symbol:
+        return AUTO_SECTION if name in SECTION_POINTER_ATTRIBUTES or value.is_section else _K_ADDR
+    if isinstance(value, int) and not isinstance(value, bool):  # an IntEnum member
+        return auto_kind(name, int(value))
+    return None
+
+
+def _built_spec(name: int, value: Any, form: str | int | None) -> tuple[int, int] | None:
+    """The ``(name, form)`` spec of a built attribute; None for a value of no stated form
+    that the compact form does not know."""
+    if form is None:
+        kind = auto_kind(name, value)
+        if kind is None:
+            return None
+    else:
+        kind = form if type(form) is int else _form(form) if isinstance(form, str) else int(form)
+    return (name if type(name) is int else int(name), kind)
+
+
+def shape_of(specs: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """The one shared tuple of these ``(name, form)`` specs (DIEs of a shape share it)."""
+    found = _SHAPES.get(specs)
+    if found is None:
+        found = _SHAPES[specs] = tuple(_SPECS.setdefault(spec, spec) for spec in specs)
+    return found
+
+
+_SPECS: dict[tuple[int, int], tuple[int, int]] = {}
+_SHAPES: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
+_NO_SPECS: tuple[tuple[int, int], ...] = ()
+
+
+class BuiltDIE(DIE):
+    """A DIE made by :class:`~ptxdwarf.DebugInfoBuilder`.
+
+    It keeps its attributes as two tuples: ``specs``, the ``(name, form)`` pairs
+    (shared by every DIE of that shape, see :func:`shape_of`), and ``values``. This
+    is the shape the encoder writes from. :attr:`attributes` turns them into
+    :class:`Attribute` objects on first use, after which the DIE is an ordinary one.
+    (Builder-made modules hold hundreds of thousands of DIEs; an object per attribute
+    made them several times slower to build and encode.)
+    """
+
+    __slots__ = ("specs", "values")
+
+    def __init__(self, tag: int, specs: tuple[tuple[int, int], ...] = _NO_SPECS, values: tuple[Any, ...] = ()) -> None:
+        self.tag = tag if type(tag) is int else int(tag)  # an IntEnum hashes in Python, slowly
+        self.specs: tuple[tuple[int, int], ...] | None = specs
+        self.values: tuple[Any, ...] = values
+        self.children = []
+        self.offset = -1
+        self.abbrev_code = None
+        self.has_children = False
+        self.parent = None
+
+    @classmethod
+    def make(cls, tag: int, items: Sequence[tuple[int, Any, str | int | None]]) -> "BuiltDIE":
+        """A DIE with the attributes ``(name, value, form)`` (form None: the encoder's choice)."""
+        specs = []
+        for name, value, form in items:
+            spec = _built_spec(name, value, form)
+            if spec is None:  # a value the compact form does not know
+                die = cls(tag)
+                for item in items:
+                    die.put(*item)
+                return die
+            specs.append(spec)
+        return cls(tag, shape_of(tuple(specs)), tuple([item[1] for item in items]))
+
+    @property  # type: ignore[override]
+    def attributes(self) -> list[Attribute]:
+        specs = self.specs
+        if specs is not None:
+            if len(specs) != len(self.values):
+                raise BuilderError(f"{self.describe()}: {len(specs)} attribute specs but {len(self.values)} values")
+            attrs = [
+                Attribute(n, None if f < 0 or f & AUTO_FORM else f, v) for (n, f), v in zip(specs, self.values)
+            ]
+            _ATTRIBUTES_SLOT.__set__(self, attrs)
+            self.specs = None
+            self.values = ()
+            return attrs
+        return _ATTRIBUTES_SLOT.__get__(self, BuiltDIE)  # type: ignore[no-any-return]
+
+    @attributes.setter
+    def attributes(self, attrs: list[Attribute]) -> None:
+        _ATTRIBUTES_SLOT.__set__(self, attrs)
+        self.specs = None
+        self.values = ()
+
+    def put(self, name: int, value: Any, form: str | int | None = None, *, position: int | None = None) -> None:
+        """Add an attribute at the end (or at ``position``); ``form`` None: the encoder's choice.
+
+        Unlike :meth:`DIE.add`, it returns nothing: it keeps the DIE compact."""
+        specs = self.specs
+        spec = _built_spec(name, value, form)
+        if specs is not None and spec is not None:
+            if position is None:
+                position = len(specs)
+            self.specs = shape_of(specs[:position] + (spec,) + specs[position:])
+            self.values = self.values[:position] + (value,) + self.values[position:]
+            return
+        if form is not None and type(form) is not int:
+            form = _form(form) if isinstance(form, str) else int(form)
+        attr = Attribute(int(name), form, value)
+        if position is None:
+            self.attributes.append(attr)
+        else:
+            self.attributes.insert(position, attr)
+
+    def get(self, name: str | int, default: Any = None) -> Any:
+        specs = self.specs
+        if specs is None:
+            return DIE.get(self, name, default)
+        code = _at(name)
+        for (n, _), v in zip(specs, self.values):
+            if n == code:
+                return v
+        return default
+
+    def __contains__(self, name: str | int) -> bool:
+        specs = self.specs
+        if specs is None:
+            return DIE.__contains__(self, name)
+        code = _at(name)
+        return any(n == code for n, _ in specs)
+
+    def without(self, names: tuple[int, ...]) -> None:
+        """Drop the attributes ``names``."""
+        specs = self.specs
+        if specs is None:
+            self.attributes = [a for a in self.attributes if a.name not in names]
+            return
+        keep = [i for i, (n, _) in enumerate(specs) if n not in names]
+        if len(keep) != len(specs):
+            values = self.values
+            self.specs = shape_of(tuple(specs[i] for i in keep))
+            self.values = tuple(values[i] for i in keep)
