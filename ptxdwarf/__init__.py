@@ -9,6 +9,9 @@ Reading::
 
 from __future__ import annotations
 
+import sys
+import types
+
 __version__ = "0.1.0"
 
 from .api import (
@@ -188,3 +191,16 @@ def __getattr__(name: str) -> object:
 
         return importlib.import_module(f".{_MOVED[name]}", __name__)
     raise AttributeError(f"module 'ptxdwarf' has no attribute {name!r}")
+
+
+class _Package(types.ModuleType):
+    """The package module: ``import ptxdwarf.encode`` (the old path of the module) must not
+    replace the :func:`encode` function the package exports under the same name."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, types.ModuleType) and callable(globals().get(name)):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
