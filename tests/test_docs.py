@@ -164,7 +164,7 @@ def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_p
     problems: list[str] = []
     read = 0
     for path in inputs:
-        code, doc = _run(capsys, "dump", str(path), "--json")
+        _, doc = _run(capsys, "dump", str(path), "--json")
         if doc is None:
             continue  # the fixtures of broken debug sections
         read += 1
