@@ -1,5 +1,8 @@
 """Showing decoded debug info: a text tree in the spirit of llvm-dwarfdump, and JSON.
 
+The JSON is the ``ptxdwarf-dump/1`` format, every key of which is documented in
+``docs/formats.md`` (a test keeps the two equal).
+
 Both writers walk the tree without recursion, so a DIE nested 100 000 deep is
 no problem; the JSON is produced as a stream of chunks for the same reason
 (``json.dumps`` of such a tree would hit the recursion limit).
@@ -54,7 +57,7 @@ def _expression(attr: Attribute, address_size: int) -> tuple[list[Op] | None, st
 
 
 def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = None) -> dict[str, Any]:
-    """The JSON object of one attribute (see DESIGN.md, ``dump --json``)."""
+    """The JSON object of one attribute (``docs/formats.md``, format ``ptxdwarf-dump/1``)."""
     value = attr.value
     if isinstance(value, Attribute):
         inner = attribute_json(value, address_size, info)

@@ -1,7 +1,7 @@
 """Sizes, alignments, member offsets and bit-field placement by the PTX ABI rules.
 
 This is the layout engine of the builder. It implements chapter 1 "Data
-Representation" of the PTX Interoperability guide (``shared/spec``):
+Representation" of NVIDIA's PTX Interoperability guide (CUDA 13.0):
 
 * 1.2 aggregates and unions: a member goes to the lowest free offset that suits its
   alignment; an aggregate is aligned like its most strictly aligned member (or as the

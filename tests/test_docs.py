@@ -1,0 +1,203 @@
+"""The documentation in ``docs/`` stays true to the code.
+
+- No tracked file cites the design notes or any other file outside the repository.
+- ``docs/formats.md`` lists every key of every JSON object that ``dump --json``,
+  ``check --json`` (with the real ptxas) and ``lint --json`` write, and those outputs
+  have every key it lists as always present.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FIXTURES
+
+from ptxdwarf import cli
+from ptxdwarf.cuda.ptxas import find_ptxas
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMATS = ROOT / "docs" / "formats.md"
+
+# Citations of files that are not in the repository (spelled in pieces so this file has none).
+OUTSIDE = re.compile(rb"DESIGN" rb"(?:\.md|'s)|\.\./" rb"shared\b|\bshared/" rb"(?:spec|DESIGN)")
+# Files whose owners remove their citations separately.
+PENDING = {"docs/ptxas-facts.md"}
+
+
+def test_no_tracked_file_cites_files_outside_the_repository() -> None:
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    names = [n for n in files.decode().split("\0") if n]
+    assert "README.md" in names and "pyproject.toml" in names
+    found = []
+    for name in names:
+        path = ROOT / name
+        if not path.is_file():
+            continue
+        for lineno, line in enumerate(path.read_bytes().splitlines(), 1):
+            if OUTSIDE.search(line):
+                found.append(f"{name}:{lineno}: {line.decode(errors='replace').strip()[:100]}")
+    assert [f for f in found if f.split(":")[0] not in PENDING] == []
+
+
+def test_the_checker_sees_a_citation() -> None:
+    assert OUTSIDE.search(b"see DESIGN" b".md section 5")
+    assert OUTSIDE.search(b"(../sha" b"red/spec/guide.md)")
+    assert not OUTSIDE.search(b"docs/formats.md, the .shared window")
+
+
+# --- docs/formats.md against real output ------------------------------------------
+
+
+def _documented() -> dict[str, tuple[set[str], set[str]]]:
+    """Per object kind (a ``### kind`` heading): all keys of its table, and the keys
+    marked "always"."""
+    kinds: dict[str, tuple[set[str], set[str]]] = {}
+    kind = None
+    for line in FORMATS.read_text().splitlines():
+        if line.startswith("### "):
+            kind = line[4:].strip()
+            kinds[kind] = (set(), set())
+        elif line.startswith("## "):
+            kind = None
+        elif kind is not None and line.startswith("| `"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            key = cells[0].strip("`")
+            kinds[kind][0].add(key)
+            if cells[2] == "always":
+                kinds[kind][1].add(key)
+    return kinds
+
+
+def _format_names() -> list[str]:
+    return re.findall(r"^## `(ptxdwarf-[a-z]+/\d+)`$", FORMATS.read_text(), re.MULTILINE)
+
+
+def _dump_objects(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every object of a ``ptxdwarf-dump/1`` document with its kind."""
+    if "images" in doc:
+        yield "fatbin document", doc
+        for image in doc["images"]:
+            yield "image", image
+            yield from _dump_objects(image["dump"])
+        return
+    yield "dump document", doc
+
+    def entries(items: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+        for entry in items:
+            yield "location list entry", entry
+            for op in entry.get("expr", []):
+                yield "expression operation", op
+
+    for unit in doc["units"]:
+        yield "unit", unit
+        stack = [unit["die"]] if unit["die"] else []
+        while stack:
+            die = stack.pop()
+            yield "DIE", die
+            stack.extend(die["children"])
+            for attr in die["attributes"]:
+                yield "attribute", attr
+                for op in attr.get("expr", []):
+                    yield "expression operation", op
+                yield from entries(attr.get("loclist", []))
+    for key in ("pubnames", "pubtypes"):
+        for names in doc.get(key, []):
+            yield "name set", names
+            for entry in names["entries"]:
+                yield "name entry", entry
+    for aranges in doc.get("aranges", []):
+        yield "address range set", aranges
+        for r in aranges["ranges"]:
+            yield "address range", r
+    for loclist in doc.get("locations", []):
+        yield "location list", loclist
+        yield from entries(loclist["entries"])
+    for ranges in doc.get("ranges", []):
+        yield "range list", ranges
+        for entry in ranges["entries"]:
+            yield "range list entry", entry
+    for s in doc.get("strings", []):
+        yield "string", s
+    for s in doc.get("other_sections", []):
+        yield "other section", s
+
+
+def _check_against_doc(objects: Iterator[tuple[str, dict[str, Any]]], seen: set[str]) -> list[str]:
+    documented = _documented()
+    problems = []
+    for kind, obj in objects:
+        seen.add(kind)
+        keys, always = documented[kind]
+        for key in sorted(set(obj) - keys):
+            problems.append(f"{kind}: key {key!r} is not in docs/formats.md")
+        for key in sorted(always - set(obj)):
+            problems.append(f"{kind}: key {key!r} documented as always present is missing")
+    return sorted(set(problems))
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
+    code = cli.main(list(argv))
+    out = capsys.readouterr().out
+    return code, json.loads(out) if code in (0, 1) else None
+
+
+def test_formats_md_names_the_three_formats() -> None:
+    assert _format_names() == ["ptxdwarf-dump/1", "ptxdwarf-check/1", "ptxdwarf-lint/1"]
+    kinds = _documented()
+    assert len(kinds) == 20
+    assert all(keys for keys, _ in kinds.values())
+
+
+def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``dump --json`` of every PTX fixture, a fatbin and a cubin the real ptxas made."""
+    ptxas = find_ptxas()
+    cubin = tmp_path / "example.cubin"
+    cubin.write_bytes(ptxas.compile((FIXTURES / "spec" / "example.ptx").read_text(), arch="sm_75", debug=True).cubin)
+    inputs = sorted(FIXTURES.rglob("*.ptx")) + [FIXTURES / "nvcc" / "call_example.sm_75.fatbin", cubin]
+    seen: set[str] = set()
+    problems: list[str] = []
+    read = 0
+    for path in inputs:
+        _, doc = _run(capsys, "dump", str(path), "--json")
+        if doc is None:
+            continue  # the fixtures of broken debug sections
+        read += 1
+        assert doc["format"] == "ptxdwarf-dump/1"
+        problems += _check_against_doc(_dump_objects(doc), seen)
+    assert read > 50
+    assert not sorted(set(problems))
+    # the kinds the fixtures exercise (range lists and pubtypes appear in none)
+    assert seen >= {
+        "dump document", "unit", "DIE", "attribute", "expression operation", "location list",
+        "location list entry", "name set", "name entry", "address range set", "address range",
+        "string", "other section", "fatbin document", "image",
+    }
+
+
+def test_check_json_keys_are_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    """``check --json`` with the real ptxas, on a consistent module and one with a difference."""
+    seen: set[str] = set()
+    problems: list[str] = []
+    for name, expected in (("spec/example.ptx", 0), ("lint/faults/func-param-address.ptx", 1)):
+        code, report = _run(capsys, "check", str(FIXTURES / name), "--json")
+        assert code == expected
+        assert report["format"] == "ptxdwarf-check/1"
+        objects = [("check report", report)] + [("difference", d) for d in report["differences"]]
+        problems += _check_against_doc(iter(objects), seen)
+    assert seen == {"check report", "difference"}
+    assert problems == []
+
+
+def test_lint_json_keys_are_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    seen: set[str] = set()
+    code, findings = _run(capsys, "lint", str(FIXTURES / "lint" / "faults" / "func-param-address.ptx"), "--json")
+    assert code == 1 and findings
+    assert _check_against_doc(((("finding", f) for f in findings)), seen) == []
+    code, findings = _run(capsys, "lint", str(FIXTURES / "spec" / "example.ptx"), "--json")
+    assert (code, findings) == (0, [])
