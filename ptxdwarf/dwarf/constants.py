@@ -1,18 +1,16 @@
 """DWARF names and numbers, and CUDA's address classes.
 
-The DWARF tables come from pyelftools (``elftools.dwarf.enums`` and
-``elftools.dwarf.dwarf_expr``); only what is CUDA's own is defined here.
-Each table is an :class:`enum.IntEnum` whose members are named without their
-``DW_XX_`` prefix (``TAG.subprogram``, ``AT.name``, ``FORM.data4``, ``OP.regx``).
+The DWARF tables (:mod:`ptxdwarf.dwarf.codes`, generated from pyelftools' tables) are
+:class:`enum.IntEnum` enums whose members are named without their ``DW_XX_`` prefix
+(``TAG.subprogram``, ``AT.name``, ``FORM.data4``, ``OP.regx``); this module adds their
+names, look-ups by name and CUDA's own address classes.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import Any, Mapping
+from .codes import AT, ATE, FORM, LANG, OP, TAG
 
-from elftools.dwarf import enums as _enums
-from elftools.dwarf.dwarf_expr import DW_OP_name2opcode as _DW_OP_name2opcode
 
 __all__ = [
     "AT",
@@ -32,12 +30,8 @@ __all__ = [
 ]
 
 
-def _table(source: Mapping[str, object], prefix: str) -> dict[str, int]:
-    return {
-        name[len(prefix):]: value
-        for name, value in source.items()
-        if name.startswith(prefix) and isinstance(value, int)
-    }
+def _table(codes: type[enum.IntEnum]) -> dict[str, int]:
+    return {name: int(member) for name, member in codes.__members__.items()}
 
 
 def _reverse(table: dict[str, int], prefix: str) -> dict[int, str]:
@@ -49,27 +43,12 @@ def _reverse(table: dict[str, int], prefix: str) -> dict[int, str]:
     return out
 
 
-def _enum(name: str, members: dict[str, int]) -> Any:
-    # Built from pyelftools' tables at import time, so type checkers see Any.
-    return enum.IntEnum(name, members)
-
-
-_TAGS = _table(_enums.ENUM_DW_TAG, "DW_TAG_")
-# pyelftools shortens two names the DWARF standard (and llvm-dwarfdump) spell out;
-# the standard names come first so they are the ones shown, the short ones still parse.
-_TAGS = {"template_type_parameter": 0x2F, "template_value_parameter": 0x30, **_TAGS}
-_ATS = _table(_enums.ENUM_DW_AT, "DW_AT_")
-_FORMS = _table(_enums.ENUM_DW_FORM, "DW_FORM_")
-_OPS = _table(_DW_OP_name2opcode, "DW_OP_")
-_ATES = _table(_enums.ENUM_DW_ATE, "DW_ATE_")
-_LANGS = _table(_enums.ENUM_DW_LANG, "DW_LANG_")
-
-TAG = _enum("TAG", _TAGS)
-AT = _enum("AT", _ATS)
-FORM = _enum("FORM", _FORMS)
-OP = _enum("OP", _OPS)
-ATE = _enum("ATE", _ATES)
-LANG = _enum("LANG", _LANGS)
+_TAGS = _table(TAG)
+_ATS = _table(AT)
+_FORMS = _table(FORM)
+_OPS = _table(OP)
+_ATES = _table(ATE)
+_LANGS = _table(LANG)
 
 _TAG_NAMES = _reverse(_TAGS, "DW_TAG_")
 _AT_NAMES = _reverse(_ATS, "DW_AT_")
