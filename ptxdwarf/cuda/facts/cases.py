@@ -222,7 +222,7 @@ case("header.cu-address-size-4", "header.cu-address-size-4", "CU address_size 4,
      relocated(".debug_info", 15, 1, "_Z3addii", None, None, width=4))
 case("address-size.32-debug", "address-size", ".address_size 32 with -g -> fatal '.address_size of 32 bits for -g compilation'",
      lambda: with_info(address_size=".address_size 32"), rejects("address_size of 32 bits for -g compilation"))
-case("address-size.missing", "address-size", "no .address_size with -g -> the same fatal error",
+case("header.address-size-missing", "header.address-size-missing", "no .address_size with -g -> the same fatal error",
      lambda: with_info(address_size=None), rejects("address_size of 32 bits for -g compilation"))
 
 # --- what ptxas writes in place of symbols ---------------------------------------------------------
