@@ -12,9 +12,9 @@ docs/ptxas-facts.md explains each fact at length.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 __all__ = ["MEASURED_ON", "QUIRKS", "Quirk", "quirk", "quirks_for_rule", "resolve"]
 

@@ -7,9 +7,9 @@ ptxas must do, what it did, and whether the fact holds for that ptxas.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterable
 
 from .case import Case
 from .cases import CASES

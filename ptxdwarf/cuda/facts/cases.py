@@ -8,7 +8,7 @@ ids of their own (``syntax.*``, ``rewrite.*``, ``header.*``, ``sections.*``).
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from . import harness as h
 from .case import Case, accepts, bytes_at, crashes, rejects, relocated, show
@@ -202,7 +202,7 @@ def _form_case(form: int, version: int) -> Callable[[], str]:
     if form == 0x0C:
         values.append(b8(1))
     sub = die(h.SUBPROGRAM, *values, children=[h.depot_var()])
-    return lambda: _custom_abbrev(rows, sub, version=version)  # type: ignore[arg-type]
+    return lambda: _custom_abbrev(rows, sub, version=version)
 
 
 case("dwarf4-form.flag-present-v4", "dwarf4-form",

@@ -17,12 +17,13 @@ import os
 import re
 import subprocess
 import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
+from elftools.elf.sections import SymbolTableSection
 
 __all__ = [
     "ABBREV",
@@ -275,7 +276,7 @@ def read_cubin(raw: bytes) -> Cubin:
     out = Cubin()
     symtab = elf.get_section_by_name(".symtab")
     names: list[str] = []
-    if symtab is not None:
+    if isinstance(symtab, SymbolTableSection):
         for sym in symtab.iter_symbols():
             shndx = sym["st_shndx"]
             index = shndx if isinstance(shndx, int) else 0
@@ -332,7 +333,7 @@ def run_ptxas(ptxas: str, ptx: str | bytes, args: Sequence[str] = ("-g", "-arch=
         with open(src, "wb") as fh:
             fh.write(ptx if isinstance(ptx, bytes) else ptx.encode("ascii"))
         start = time.monotonic()
-        proc = subprocess.run([ptxas, *args, src, "-o", out], capture_output=True, cwd=tmp, timeout=timeout)
+        proc = subprocess.run([ptxas, *args, src, "-o", out], check=False, capture_output=True, cwd=tmp, timeout=timeout)
         seconds = time.monotonic() - start
         stderr = proc.stderr.decode("utf-8", "replace").replace(src, "in.ptx")
         cubin = None
