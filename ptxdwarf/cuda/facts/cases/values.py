@@ -53,3 +53,49 @@ case("syntax.empty-section", "syntax.empty-section", "an empty .debug_str block 
      lambda: with_info(section(".debug_str", "")),
      accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_str") is None))
 
+
+# --- more syntax: braces, directives, literals ---------------------------------------------------
+
+for cid, body, want in (
+    ("syntax.one-line-block", None, "0102"),
+    ("syntax.comments", "/* a\nb */ .b8 1, // c\n2", "0102"),
+    ("syntax.tabs-and-form-feeds", ".b8\t1,\f2", "0102"),
+    ("syntax.hex", ".b8 0x1F, 0X1f\n.b16 0xABCD", "1f1fcdab"),
+    ("syntax.octal-b16", ".b16 0177777", "ffff"),
+    ("syntax.negative-b8", ".b8 -1, -128", "ff80"),
+    ("syntax.negative-b32-min", ".b32 -2147483648", "00000080"),
+    ("syntax.binary-b32", ".b32 0b" + "1" * 32, "ffffffff"),
+):
+    if body is None:
+        case(cid, cid, ".section .debug_str { .b8 1, 2 } on one line -> 01 02",
+             lambda: with_info(".section .debug_str { .b8 1, 2 }\n"), bytes_at(".debug_str", 0, bytes.fromhex(want)))
+    else:
+        case(cid, cid, f"{body!r} -> {want}", in_str(body), bytes_at(".debug_str", 0, bytes.fromhex(want)))
+
+for cid, body, pattern in (
+    ("syntax.no-braces", None, "Parsing error near '.b8'"),
+    ("syntax.unclosed", "", "Parsing error near ''"),
+    ("syntax.nested-braces", "{ .b8 1 }", "Parsing error near '{'"),
+    ("syntax.double-comma", ".b8 1,,2", "Parsing error near ','"),
+    ("syntax.empty-directive", ".b8", "Parsing error near '}'"),
+    ("syntax.mixed-list", ".b8 1, .b16 2", "Parsing error near '.b16'"),
+    ("syntax.no-2byte", ".2byte 1", "Parsing error near '.2'"),
+    ("syntax.no-ascii-directive", ".ascii 1", "Parsing error near '.ascii'"),
+    ("syntax.no-u8", ".u8 1", "Illegal type for dwarf data"),
+    ("syntax.bad-octal", ".b8 019", "Parsing error near '9'"),
+    ("syntax.no-plus-sign", ".b8 +1", r"Parsing error near '\+'"),
+    ("syntax.no-string", '.b8 "ab"', "Parsing error near '\"ab\"'"),
+    ("syntax.no-float", ".b32 1.0", "Parsing error near"),
+    ("syntax.b16-out-of-range", ".b16 -32769", r"Value out of range for type \.b16 -32769"),
+    ("syntax.b8-2pow64-out-of-range", ".b8 18446744073709551615", r"Value out of range for type \.b8 4294967295"),
+    ("syntax.b64-min-unparsed", ".b64 -9223372036854775808", "Parsing error near '9223372036854775808'"),
+    ("syntax.constant-overflow", ".b64 123456789012345678901234567890", "Constant overflow"),
+):
+    if body is None:
+        ptx = lambda: with_info(".section .debug_str\n.b8 1, 2\n")
+    elif body == "":
+        ptx = lambda: with_info().rstrip("\n") + "\n.section .debug_str\n{\n.b8 1\n"
+    else:
+        ptx = in_str(body)
+    what = {None: "a block without braces", "": "a block left open at the end of the file"}.get(body, repr(body))
+    case(cid, cid, f"{what} -> {pattern}", ptx, rejects(pattern))
