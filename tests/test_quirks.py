@@ -87,6 +87,23 @@ def test_docs_list_every_quirk_and_case() -> None:
     assert "h.py" not in doc and "t1.py" not in doc
 
 
+def test_docs_show_the_registry_as_it_is() -> None:
+    assert quirks.markdown_table() in (ROOT / "docs" / "ptxas-facts.md").read_text()
+
+
+def test_docs_results_agree_with_the_cases() -> None:
+    """The results table's yes/no per release is what each case records in holds_on."""
+    doc = (ROOT / "docs" / "ptxas-facts.md").read_text()
+    head = next(line for line in doc.splitlines() if line.startswith("| case | fact | expected | ptxas "))
+    releases = re.findall(r"ptxas (\d+\.\d+)", head)
+    assert releases == list(quirks.MEASURED_ON)
+    rows = {m.group(1): line for line in doc.splitlines() if (m := re.match(r"\| `([^`]+)` \|", line))}
+    for c in CASES:
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", rows[c.id])[1:-1]]
+        held = [cell.startswith("yes") for cell in cells[-len(releases) :]]
+        assert held == [r in c.holds_on for r in releases], c.id
+
+
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, facts.Outcome]:
     tool = find_ptxas()
@@ -96,27 +113,29 @@ def outcomes() -> dict[str, facts.Outcome]:
 
 
 def test_facts_hold_on_the_ptxas_found(outcomes: dict[str, facts.Outcome]) -> None:
-    """Every quirk marked as holding for this ptxas holds in all its cases, on the real ptxas."""
+    """Every case marked as holding for this ptxas release holds, on the real ptxas; every
+    case marked as not holding does not (then the registry needs updating)."""
     version = find_ptxas().version
-    wrong = [
-        f"{cid}: {outcomes[cid].observed}"
-        for q in QUIRKS
-        if version in q.holds_on
-        for cid in q.cases
-        if cid in outcomes and not outcomes[cid].holds
-    ]
+    by_id = {c.id: c for c in CASES}
+    wrong = [f"{cid}: {o.observed}" for cid, o in outcomes.items() if (version in by_id[cid].holds_on) != o.holds]
     assert not wrong, "\n".join(wrong)
 
 
-def test_quirks_marked_not_holding_do_not_hold(outcomes: dict[str, facts.Outcome]) -> None:
-    version = find_ptxas().version
-    stale = [q.id for q in QUIRKS if version not in q.holds_on and all(outcomes[c].holds for c in q.cases if c in outcomes)]
-    assert not stale, f"these quirks hold on ptxas {version}: update holds_on"
+def test_quirk_holds_where_all_its_cases_hold() -> None:
+    by_id = {c.id: c for c in CASES}
+    for q in QUIRKS:
+        expected = [v for v in q.measured_on if all(v in by_id[cid].holds_on for cid in q.cases)]
+        assert list(q.holds_on) == expected, q.id
+
+
+def test_case_releases_are_measured_ones() -> None:
+    for c in CASES:
+        assert set(c.holds_on) <= set(quirks.MEASURED_ON), c.id
 
 
 def test_command_line_reports_a_table() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--only", "wide.b64-hex", "syntax.octal"],
+        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--only", "wide.b64-hex", "syntax.binary-b32"],
         check=False,
         capture_output=True,
         text=True,
@@ -124,7 +143,7 @@ def test_command_line_reports_a_table() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "| wide.b64-hex | wide-literal-truncated |" in proc.stdout
-    assert proc.stdout.rstrip().endswith("2 of 2 hold")
+    assert re.search(r"ptxas \d+\.\d+: 2 of 2 hold$", proc.stdout.rstrip())
 
 
 def test_command_line_bad_ptxas() -> None:

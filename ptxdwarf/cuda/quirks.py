@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["MEASURED_ON", "QUIRKS", "Quirk", "quirk", "quirks_for_rule", "resolve"]
+__all__ = ["MEASURED_ON", "QUIRKS", "Quirk", "markdown_table", "quirk", "quirks_for_rule", "resolve"]
 
 #: The ptxas releases the harness was run on for this registry.
 MEASURED_ON = ("13.0", "13.5")
@@ -101,7 +101,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "ptxas-syntax",
         "A symbolic value must be the only value of its .b32/.b64 directive (a label in a comma list is a "
         "syntax error); .b8/.b16 with a symbol is 'Illegal type for dwarf data'.",
-        ("ptxas-syntax.label-in-list", "ptxas-syntax.section-in-list", "ptxas-syntax.b8-label"),
+        ("ptxas-syntax.label-in-list", "ptxas-syntax.section-in-list", "ptxas-syntax.b8-label", "ptxas-syntax.label-minus-n"),
         ("ptxdwarf.ptx.writer._Lines.segment", "ptxdwarf.ptx.writer._readable"),
         "every writer style puts a symbol alone on its directive",
         "ptxas-syntax",
@@ -308,7 +308,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "target-not-debug",
         "Without -g and without ', debug' in .target, ptxas drops the debug sections; '.target ..., debug' "
         "keeps them and compiles as with -g.",
-        ("target-not-debug.dropped", "target-not-debug.debug-target"),
+        ("target-not-debug.dropped", "target-not-debug.debug-target", "target-not-debug.g-keeps-info"),
         ("ptxdwarf.attach.attach", "ptxdwarf.autodebug.attach_ptx"),
         "attach adds ', debug' to .target (attach_ptx unless debug_target=False)",
         "target-not-debug",
@@ -351,3 +351,15 @@ def resolve(ref: str) -> object:
             obj = getattr(obj, name)
         return obj
     raise ModuleNotFoundError(f"no module in {ref!r}")
+
+
+def markdown_table() -> str:
+    """The registry as the Markdown table docs/ptxas-facts.md shows."""
+    lines = ["| quirk | lint rule | workaround | cases | holds on |", "|---|---|---|---|---|"]
+    for q in QUIRKS:
+        lint = f"`{q.lint_rule}`" if q.lint_rule else f"none: {q.lint_note}"
+        refs = ", ".join(f"`{r}`" for r in q.workaround) or "none"
+        cases = ", ".join(f"`{c}`" for c in q.cases)
+        holds = ", ".join(q.holds_on) or "not reproduced"
+        lines.append(f"| `{q.id}` | {lint} | {refs}: {q.workaround_note} | {cases} | {holds} |")
+    return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..quirks import MEASURED_ON
 from .harness import Run
 
 __all__ = ["Case", "Check", "accepts", "bytes_at", "crashes", "rejects", "relocated", "show"]
@@ -20,8 +21,9 @@ class Case:
 
     ``fact`` is the fact the case measures (a quirk id of :mod:`ptxdwarf.cuda.quirks`
     for the traps, a ``syntax.``/``rewrite.``/... id for the plain facts);
-    ``expected`` says in words what ptxas must do for the fact to hold. ``timing``
-    cases compare run times and are left out unless asked for.
+    ``expected`` says in words what ptxas must do for the fact to hold; ``holds_on``
+    lists the ptxas releases it was found to hold on (of those the registry was
+    measured on). ``timing`` cases compare run times and are left out unless asked for.
     """
 
     id: str
@@ -31,6 +33,7 @@ class Case:
     check: Check
     args: Sequence[str] = ("-g", "-arch=sm_75")
     timing: bool = False
+    holds_on: tuple[str, ...] = MEASURED_ON
 
 
 def show(data: bytes | None) -> str:

@@ -53,19 +53,19 @@ case("dwarf4-form.flag-present-v4", "dwarf4-form",
 case("dwarf4-form.flag-v4", "dwarf4-form", "the same with DW_FORM_flag -> accepted", _form_case(0x0C, 4), accepts())
 case("header.dwarf5", "header.dwarf5", "a version 5 unit (v5 header) with a __local_depot variable -> accepted, depot rewritten",
      lambda: module(ABBREV, info(subprogram(h.depot_var()), version=5)[0]),
-     lambda run: (run.returncode == 0 and run.cubin is not None and b"\x91" in (run.cubin.get(".debug_info") or b""), run.summary()))
+     lambda run: (run.returncode == 0 and run.cubin is not None and b"\x91" in (run.cubin.get(".debug_info") or b""), run.summary()), holds_on=("13.0",))
 
 
 case("reloc-width.addr-b32", "reloc-width", "address_size 8 and a .b32 DW_FORM_addr value -> 'Attempted to Dereference Out of Bounds'",
      lambda: module(ABBREV, info(subprogram(die(h.LABEL_ADDR, ".b32 $L__func_end1"), h.depot_var(), h.depot_var()))[0]),
-     rejects("Attempted to Dereference Out of Bounds"))
+     rejects("Attempted to Dereference Out of Bounds"), holds_on=())
 case("header.cu-address-size-4", "header.cu-address-size-4", "CU address_size 4, .b32 $L__func_end0 as DW_FORM_addr -> R_CUDA_32",
      lambda: module(ABBREV, info(die(h.LABEL_ADDR, ".b32 $L__func_end0"), address_size=4)[0]),
      relocated(".debug_info", 15, 1, "_Z3addii", None, None, width=4))
 case("address-size.32-debug", "address-size", ".address_size 32 with -g -> fatal '.address_size of 32 bits for -g compilation'",
      lambda: with_info(address_size=".address_size 32"), rejects("address_size of 32 bits for -g compilation"))
 case("header.address-size-missing", "header.address-size-missing", "no .address_size with -g -> the same fatal error",
-     lambda: with_info(address_size=None), rejects("address_size of 32 bits for -g compilation"))
+     lambda: with_info(address_size=None), rejects("address_size of 32 bits for -g compilation"), holds_on=())
 
 # --- strings, location lists, subprograms ---------------------------------------------------------
 
@@ -93,7 +93,7 @@ case("strp-label-reused.second-zero", "strp-label-reused", "two .b32 $L__B (a .d
 
 _LOC = section(".debug_loc", ".b64 $L__func_begin1\n.b64 $L__func_end1\n.b16 11\n.b8 3\n.b64 __local_depot1\n.b8 35, 0\n.b64 0\n.b64 0")
 case("orphan-depot-list.fatal", "orphan-depot-list", "a .debug_loc list with a __local_depot address no DIE refers to -> 'Attempted to Dereference Out of Bounds'",
-     lambda: module(ABBREV, info(subprogram(h.depot_var()))[0], _LOC), rejects("Attempted to Dereference Out of Bounds"))
+     lambda: module(ABBREV, info(subprogram(h.depot_var()))[0], _LOC), rejects("Attempted to Dereference Out of Bounds"), holds_on=())
 
 
 def _piece(size: int) -> Callable[[], str]:
@@ -107,7 +107,7 @@ case("piece-size.three", "piece-size", "DW_OP_regx; DW_OP_piece 3 -> fatal ('Che
 case("piece-size.four", "piece-size", "DW_OP_regx; DW_OP_piece 4 -> accepted", _piece(4), accepts())
 case("depot-in-pieces.fatal", "depot-in-pieces", "DW_OP_addr __local_depot1; DW_OP_piece 4 -> fatal 'Attempted to Dereference Out of Bounds'",
      lambda: module(ABBREV, info(subprogram(die(h.VAR_BLOCK, b8(11, 0x03), ".b64 __local_depot1", b8(0x93, 4))))[0]),
-     rejects("Attempted to Dereference Out of Bounds"))
+     rejects("Attempted to Dereference Out of Bounds"), holds_on=())
 
 
 
@@ -126,10 +126,10 @@ case("name-before-low-pc.fixture", "name-before-low-pc",
      _fault("name-before-low-pc"), crashes())
 case("orphan-depot-list.fixture", "orphan-depot-list",
      "fixtures/lint/faults/orphan-depot-list.ptx -> fatal 'Attempted to Dereference Out of Bounds'",
-     _fault("orphan-depot-list"), rejects("Attempted to Dereference Out of Bounds"))
+     _fault("orphan-depot-list"), rejects("Attempted to Dereference Out of Bounds"), holds_on=())
 case("depot-in-pieces.fixture", "depot-in-pieces",
      "fixtures/lint/faults/depot-in-pieces.ptx -> fatal 'Attempted to Dereference Out of Bounds'",
-     _fault("depot-in-pieces"), rejects("Attempted to Dereference Out of Bounds"))
+     _fault("depot-in-pieces"), rejects("Attempted to Dereference Out of Bounds"), holds_on=())
 case("label-at-line-zero.fixture", "label-at-line-zero",
      "fixtures/lint/faults/label-at-line-zero.ptx ($L__tmp12: then .loc 1 0 5) -> $L__tmp12 is an undefined symbol of the cubin",
      _fault("label-at-line-zero"),

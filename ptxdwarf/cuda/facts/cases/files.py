@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .. import harness as h
 from ..case import accepts, bytes_at, rejects
-from ..harness import ABBREV, Run, info, module, section
-from ._base import case, with_info
+from ..harness import ABBREV, Run, die, info, module, section
+from ._base import case, in_str, with_info
 
 __all__: list[str] = []
 
@@ -51,7 +53,7 @@ case("file-index.duplicate", "file-index", "two .file 1 -> 'Duplicate file index
 case("file-two-strings.llvm", "file-two-strings", '.file 1 "dir" "name" -> parse error',
      lambda: with_info(files='.file 1 "/tmp" "t.cu"'), rejects("Parsing error"))
 case("non-ascii.comment", "non-ascii", "a non-ASCII byte in a comment -> fatal 'Unexpected non-ASCII character'",
-     lambda: with_info().encode("ascii") + "// caf\u00e9\n".encode("utf-8"), rejects("non-ASCII character"))
+     lambda: with_info().encode("ascii") + "// caf\u00e9\n".encode("utf-8"), rejects("non-ASCII character"), holds_on=("13.0",))
 case("non-ascii.file-name", "non-ascii", "a non-ASCII .file name -> fatal 'Unexpected non-ASCII character'",
      lambda: with_info(files='.file 1 "caf\u00e9.cu"').encode("utf-8"), rejects("non-ASCII character"))
 case("syntax.nul-in-comment", "syntax.nul", "a NUL byte in a comment -> fatal 'Unexpected EOF'",
@@ -67,7 +69,7 @@ case("version-too-low.difference-7.5", "version-too-low", "$L__b-$L__a at .versi
 case("version-too-low.difference-at-7.5", "version-too-low", "$L__b-$L__a at .version 7.5 -> accepted",
      lambda: with_info(_S, version="7.5"), accepts())
 case("header.max-version-9.0", "header.max-version", ".version 9.1 -> 'Unsupported .version 9.1' (13.0 reads up to 9.0)",
-     lambda: with_info(version="9.1"), rejects(r"Unsupported \.version 9\.1"))
+     lambda: with_info(version="9.1"), rejects(r"Unsupported \.version 9\.1"), holds_on=("13.0",))
 case("target-not-debug.dropped", "target-not-debug", "no -g and .target without debug -> no .debug_info in the cubin",
      lambda: with_info(), accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_info") is None), args=("-arch=sm_75",))
 case("target-not-debug.debug-target", "target-not-debug", "no -g, .target sm_75, debug -> .debug_info kept",
@@ -75,3 +77,62 @@ case("target-not-debug.debug-target", "target-not-debug", "no -g, .target sm_75,
 case("debug-target-without-info.error", "debug-target-without-info", ".target sm_75, debug and no debug section -> 'Debug information not found'",
      lambda: module(target="sm_75, debug"), rejects("Debug information not found in presence of .target debug"))
 
+
+# --- more .file ------------------------------------------------------------------------------------
+
+
+def _line_table(want: Callable[[list[bytes], list[tuple[bytes, int, int, int]]], bool]) -> Callable[[Run], tuple[bool, str]]:
+    def check(run: Run) -> tuple[bool, str]:
+        data = run.cubin.get(".debug_line") if run.cubin else None
+        if data is None:
+            return False, run.summary()
+        dirs, files, _ = h.line_files(data)
+        return want(dirs, files), f"dirs {[d.decode() for d in dirs]}, files {[(f[0].decode(), f[1], f[2], f[3]) for f in files]}"
+
+    return check
+
+
+case("file.absolute-path", "file.split", '.file 1 "/a/b/t.cu" -> include directory /a/b, file t.cu in directory 1',
+     lambda: with_info(files='.file 1 "/a/b/t.cu"'), _line_table(lambda d, f: d == [b"/a/b"] and f[0][:2] == (b"t.cu", 1)))
+case("file.no-escapes", "file.split", '.file 1 "C:\\\\x\\\\t.cu" -> directory C:\\\\x\\ (no escape processing), file t.cu',
+     lambda: with_info(files='.file 1 "C:\\\\x\\\\t.cu"'), _line_table(lambda d, f: d == [b"C:\\\\x\\"] and f[0][0] == b"t.cu"))
+case("file.empty-name", "file.empty-name", '.file 1 "" -> no file entry at all',
+     lambda: with_info(files='.file 1 ""'), _line_table(lambda d, f: f == []))
+case("file.time-and-length", "file.time-and-length", '.file 1 "t.cu", 123, 456 -> mod_time 123, length 456',
+     lambda: with_info(files='.file 1 "t.cu", 123, 456'), _line_table(lambda d, f: f[0][2:] == (123, 456)))
+case("file.md5", "file.md5", '.file 1 "t.cu" md5 0x... (DWARF 5 style) -> Parsing error near \'md5\'',
+     lambda: with_info(files='.file 1 "t.cu" md5 0x0123456789abcdef0123456789abcdef'), rejects("Parsing error near 'md5'"))
+case("file.none", "file.none", "no .file at all -> the warning '.loc directive without .file directive'",
+     lambda: with_info(files=""), lambda run: (run.returncode == 0 and ".loc directive without .file directive" in run.stderr, run.summary()))
+
+# --- characters --------------------------------------------------------------------------------------
+
+case("syntax.vertical-tab", "syntax.vertical-tab", "a vertical tab as whitespace -> Parsing error near ''",
+     in_str(".b8\v1"), rejects("Parsing error near '\v?'"))
+case("syntax.control-in-comment", "syntax.control-in-comment", "0x01 and 0x7f in a comment -> accepted",
+     lambda: with_info() + "// a\x01b\x7fc\n", accepts())
+case("syntax.no-final-newline", "syntax.no-final-newline", "no newline at the end of the file -> accepted",
+     lambda: with_info().rstrip("\n"), accepts())
+
+# --- .version, .target, -arch ----------------------------------------------------------------------------
+
+case("header.target-sm73", "header.target", ".target sm_73 -> 'Unsupported .target'",
+     lambda: with_info(target="sm_73"), rejects("Unsupported .target 'sm_73'"))
+case("header.version-6.2-sm75", "header.target", ".version 6.2 with .target sm_75 -> 'does not support .target sm_75'",
+     lambda: with_info(version="6.2"), rejects("PTX .version 6.2 does not support .target sm_75"))
+case("header.target-newer-than-arch", "header.target", ".target sm_80 compiled with -arch=sm_75 -> 'SM version specified by .target is higher'",
+     lambda: with_info(target="sm_80"), rejects("SM version specified by .target is higher"))
+case("header.old-target", "header.target", ".version 3.0, .target sm_30, debug, compiled with -arch=sm_75 -> accepted",
+     lambda: module(ABBREV, info()[0], version="3.0", target="sm_30, debug"), accepts())
+case("header.arch-sm52", "header.arch", "-arch=sm_52 -> \"Value 'sm_52' is not defined for option 'gpu-name'\"",
+     lambda: with_info(), rejects("Value 'sm_52' is not defined for option 'gpu-name'"), args=("-g", "-arch=sm_52"))
+case("target-not-debug.g-keeps-info", "target-not-debug", "-g with a .target without debug -> .debug_info kept",
+     lambda: with_info(), accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_info") is not None))
+case("sections.empty-info", "sections.empty-info", "an empty .debug_info block -> accepted, an empty section",
+     lambda: module(ABBREV, section(".debug_info", "")), accepts())
+case("sections.no-dot", "sections.no-dot", ".section debug_str -> Parsing error near 'debug_str'",
+     lambda: with_info(section("debug_str", ".b8 1")), rejects("Parsing error near 'debug_str'"))
+case("sections.dwo", "sections.dwo", ".section .debug_info.dwo -> Parsing error near '.dwo'",
+     lambda: with_info(section(".debug_info.dwo", ".b8 1")), rejects("Parsing error near '.dwo'"))
+case("sections.order", "sections.order", ".debug_info before .debug_abbrev -> accepted",
+     lambda: module(info(die(h.VAR_DATA4, ".b32 7"))[0], ABBREV), bytes_at(".debug_info", 15, bytes.fromhex("07000000")))

@@ -138,7 +138,7 @@ case("labels.shadow-code-label", "labels.shadow-code-label",
      "a section label named like a code label ($L__func_begin0:) -> accepted; references get the section label",
      lambda: module(ABBREV, info(die(h.VAR_DATA4, ".b32 $L__func_begin0"))[0], section(".debug_str", ".b8 1, 2\n$L__func_begin0: .b8 3")),
      bytes_at(".debug_info", 15, bytes.fromhex("02000000")))
-case("labels.no-label-minus-n", "ptxas-syntax", "$L__b-8 -> syntax error", in_str("$L__b: .b8 1\n.b32 $L__b-8"), rejects("Parsing error"))
+case("ptxas-syntax.label-minus-n", "ptxas-syntax", "$L__b-8 -> syntax error", in_str("$L__b: .b8 1\n.b32 $L__b-8"), rejects("Parsing error"))
 case("sections.missing-section-ref", "sections.no-existence-check", ".b32 .debug_foo+4 (no such section) in .debug_info -> 4",
      lambda: value_in_info(".b32 .debug_foo+4", h.VAR_DATA4)[0], bytes_at(".debug_info", 15, bytes.fromhex("04000000")))
 case("sections.no-section-difference", "sections.no-section-difference", ".b32 .debug_str-1 -> Parsing error near '-'",

@@ -56,8 +56,9 @@ case("syntax.empty-section", "syntax.empty-section", "an empty .debug_str block 
 
 # --- more syntax: braces, directives, literals ---------------------------------------------------
 
+case("syntax.one-line-block", "syntax.one-line-block", ".section .debug_str { .b8 1, 2 } on one line -> 01 02",
+     lambda: with_info(".section .debug_str { .b8 1, 2 }\n"), bytes_at(".debug_str", 0, b"\x01\x02"))
 for cid, body, want in (
-    ("syntax.one-line-block", None, "0102"),
     ("syntax.comments", "/* a\nb */ .b8 1, // c\n2", "0102"),
     ("syntax.tabs-and-form-feeds", ".b8\t1,\f2", "0102"),
     ("syntax.hex", ".b8 0x1F, 0X1f\n.b16 0xABCD", "1f1fcdab"),
@@ -66,13 +67,9 @@ for cid, body, want in (
     ("syntax.negative-b32-min", ".b32 -2147483648", "00000080"),
     ("syntax.binary-b32", ".b32 0b" + "1" * 32, "ffffffff"),
 ):
-    if body is None:
-        case(cid, cid, ".section .debug_str { .b8 1, 2 } on one line -> 01 02",
-             lambda: with_info(".section .debug_str { .b8 1, 2 }\n"), bytes_at(".debug_str", 0, bytes.fromhex(want)))
-    else:
-        case(cid, cid, f"{body!r} -> {want}", in_str(body), bytes_at(".debug_str", 0, bytes.fromhex(want)))
+    case(cid, cid, f"{body!r} -> {want}", in_str(body), bytes_at(".debug_str", 0, bytes.fromhex(want)))
 
-for cid, body, pattern in (
+_REJECTED: tuple[tuple[str, str | None, str], ...] = (
     ("syntax.no-braces", None, "Parsing error near '.b8'"),
     ("syntax.unclosed", "", "Parsing error near ''"),
     ("syntax.nested-braces", "{ .b8 1 }", "Parsing error near '{'"),
@@ -90,12 +87,18 @@ for cid, body, pattern in (
     ("syntax.b8-2pow64-out-of-range", ".b8 18446744073709551615", r"Value out of range for type \.b8 4294967295"),
     ("syntax.b64-min-unparsed", ".b64 -9223372036854775808", "Parsing error near '9223372036854775808'"),
     ("syntax.constant-overflow", ".b64 123456789012345678901234567890", "Constant overflow"),
-):
-    if body is None:
-        ptx = lambda: with_info(".section .debug_str\n.b8 1, 2\n")
-    elif body == "":
-        ptx = lambda: with_info().rstrip("\n") + "\n.section .debug_str\n{\n.b8 1\n"
-    else:
-        ptx = in_str(body)
-    what = {None: "a block without braces", "": "a block left open at the end of the file"}.get(body, repr(body))
+)
+
+
+def _no_braces() -> str:
+    return with_info(".section .debug_str\n.b8 1, 2\n")
+
+
+def _unclosed() -> str:
+    return with_info().rstrip("\n") + "\n.section .debug_str\n{\n.b8 1\n"
+
+
+for cid, text, pattern in _REJECTED:
+    ptx = _no_braces if text is None else _unclosed if text == "" else in_str(text)
+    what = {None: "a block without braces", "": "a block left open at the end of the file"}.get(text, repr(text))
     case(cid, cid, f"{what} -> {pattern}", ptx, rejects(pattern))
