@@ -263,7 +263,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "'Attempted to Dereference Out of Bounds'; the lint fixture does not reproduce it.",
         ("orphan-depot-list.fatal", "orphan-depot-list.fixture"),
         (),
-        "none: a rewrite keeps the producer's lists; the builder writes a list only as a variable's location",
+        "a rewrite keeps the producer's lists; the builder writes a list only as a variable's location",
         "orphan-depot-list",
         holds_on=(),
     ),
@@ -274,6 +274,16 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.builder.DebugInfoBuilder.function",),
         "the builder writes low_pc, high_pc, frame_base before the name, as nvcc does",
         "name-before-low-pc",
+    ),
+    _q(
+        "depot-needs-subprogram-name",
+        "ptxas rewrites DW_OP_addr __local_depotN into DW_OP_fbreg only inside a subprogram that has a "
+        "DW_AT_name; without one the address is left 0, silently.",
+        ("depot-needs-subprogram-name.nameless",),
+        ("ptxdwarf.builder.DebugInfoBuilder.function",),
+        "every subprogram the builder writes has a name",
+        None,
+        lint_note="no rule yet (found while writing the harness)",
     ),
     _q(
         "piece-size",

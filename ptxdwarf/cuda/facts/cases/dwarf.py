@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import harness as h
-from ..case import accepts, crashes, rejects, relocated, show
+from ..case import accepts, bytes_at, crashes, rejects, relocated, show
 from ..harness import ABBREV, Run, b8, cstring, die, info, module, section, subprogram
 from ._base import case, custom_abbrev, with_info
 
@@ -146,3 +146,16 @@ case("long-list.one-list", "long-list-quadratic",
 case("long-list.short-lists", "long-list-quadratic", f"{_N} values 64 per directive take under 1 s",
      lambda: with_info(section(".debug_str", "\n".join([".b8 " + ", ".join(["1"] * 64)] * (_N // 64)))),
      lambda run: (run.returncode == 0 and run.seconds < 1.0, f"{run.summary()} in {run.seconds:.2f} s"), timing=True)
+
+
+def _nameless_subprogram() -> tuple[str, int]:
+    rows = [r if r[0] != h.SUBPROGRAM else (h.SUBPROGRAM, 0x2E, 1, r[3][:3]) for r in h.ABBREV_BYTES]
+    sub = die(h.SUBPROGRAM, ".b64 $L__func_begin1", ".b64 $L__func_end1", b8(1, 0x9C), children=[h.depot_var()])
+    text, marks = info(sub)
+    return module(h.abbrev_table(rows), text), marks["depot"]
+
+
+_nameless, _nameless_depot = _nameless_subprogram()
+case("depot-needs-subprogram-name.nameless", "depot-needs-subprogram-name",
+     "a subprogram without DW_AT_name -> its DW_OP_addr __local_depot1 is left as is (0, not DW_OP_fbreg)",
+     lambda: _nameless, bytes_at(".debug_info", _nameless_depot - 1, b"\x03" + bytes(8)))
