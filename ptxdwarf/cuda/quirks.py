@@ -128,8 +128,9 @@ QUIRKS: tuple[Quirk, ...] = (
         "Forms 0x17 and up (flag_present, exprloc, sec_offset ...) in a DWARF 2-4 unit: 'Error in "
         "get_form_value default', exit code 1.",
         ("dwarf4-form.flag-present-v4", "dwarf4-form.flag-v4"),
-        ("ptxdwarf.dwarf.encode.choose_form", "ptxdwarf.dwarf.encode.EncodeOptions"),
-        "DWARF 4 units get flag, block1 and data4 unless EncodeOptions(dwarf4_forms=True)",
+        ("ptxdwarf.dwarf.encode.choose_form", "ptxdwarf.dwarf.encode.EncodeOptions", "ptxdwarf.builder.DebugInfoBuilder"),
+        "the builder writes DWARF 2 by default; DWARF 4 units get flag, block1 and data4 unless "
+        "EncodeOptions(dwarf4_forms=True)",
         "dwarf4-form",
     ),
     _q(

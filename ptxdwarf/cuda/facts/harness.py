@@ -17,6 +17,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,7 +161,7 @@ def cstring(text: str) -> Entry:
 
 
 def die(code: int, *values: Entry | str, children: Sequence[Die] = ()) -> Die:
-    """A DIE: its code, its values (``"mark:.b64 text"`` strings are marked entries), its children."""
+    """A DIE: its code, its values (a string ``".b64 text"`` is one entry, ``"m:.b64 text"`` one marked ``m``), its children."""
     out: Die = [b8(code)]
     for v in values:
         if isinstance(v, str):
@@ -325,8 +326,6 @@ class Run:
 
 def run_ptxas(ptxas: str, ptx: str | bytes, args: Sequence[str] = ("-g", "-arch=sm_75"), timeout: float = 600) -> Run:
     """Compile ``ptx`` with ``ptxas ARGS in.ptx -o out.cubin`` in a fresh directory."""
-    import time
-
     with tempfile.TemporaryDirectory(prefix="ptxdwarf-facts-") as tmp:
         src = os.path.join(tmp, "in.ptx")
         out = os.path.join(tmp, "out.cubin")
