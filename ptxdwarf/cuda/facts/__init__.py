@@ -1,8 +1,9 @@
 """The measurement harness behind docs/ptxas-facts.md: re-run it against any ptxas.
 
-``python -m ptxdwarf.cuda.facts [--ptxas PATH] [--only ID ...] [--timing] [--json]``
+``python -m ptxdwarf.cuda.facts [--ptxas PATH [--ptxas PATH2]] [--only ID ...] [--timing] [--json]``
 compiles every case of :data:`CASES` and prints, per case, the fact it measures, what
-ptxas must do, what it did, and whether the fact holds for that ptxas.
+ptxas must do, what it did, and whether the fact holds for that ptxas (one column
+per ptxas when several are given).
 """
 
 from __future__ import annotations
