@@ -34,7 +34,7 @@ class Style(str, Enum):
 
 _LINE = 100  # readable: target line length
 # ptxas takes time quadratic in the length of one comma list (a list of 350k values
-# took two minutes); 64 values per directive keep it linear.
+# took two minutes); 64 values per directive keep it linear (quirk long-list-quadratic).
 _MAX_VALUES = 64
 
 
@@ -75,7 +75,7 @@ def _segments(image: SectionImage) -> Iterable[tuple[str, int, int, object]]:
         yield ("bytes", pos, n, None)
 
 
-#: The largest number ptxas keeps whole in a ``.b64`` directive.
+#: The largest number ptxas keeps whole in a ``.b64`` directive (quirk wide-literal-truncated).
 B64_LIMIT = 1 << 32
 
 

@@ -1,0 +1,376 @@
+"""The ptxas quirk registry: each trap of ptxas's debug-section handling in one place.
+
+A :class:`Quirk` ties together what ptxas does (the measured fact and the ptxas
+releases it was measured on), the harness cases that measure it
+(:mod:`ptxdwarf.cuda.facts`, ``python -m ptxdwarf.cuda.facts --ptxas PATH``), where
+ptxdwarf's writers work around it (dotted references to the function, class or
+constant), the lint rule that detects it in someone else's PTX (an id of
+``ptxdwarf.lint.RULES``), and the repair that fixes such PTX (none yet).
+docs/ptxas-facts.md explains each fact at length.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+__all__ = ["MEASURED_ON", "QUIRKS", "Quirk", "markdown_table", "quirk", "quirks_for_rule", "resolve"]
+
+#: The ptxas releases the harness was run on for this registry.
+MEASURED_ON = ("13.0", "13.5")
+
+
+@dataclass(frozen=True)
+class Quirk:
+    """One ptxas trap.
+
+    ``holds_on`` lists the releases of ``measured_on`` where every case of ``cases``
+    found the fact (empty: the fact, seen once in a larger module, is not reproduced
+    by the harness). ``workaround`` holds dotted references
+    (``ptxdwarf.ptx.writer.B64_LIMIT``) to the code that keeps ptxdwarf's own output
+    clear of the trap; ``workaround_note`` says what that code does, or why there is
+    none. ``lint_rule`` is None only with a ``lint_note`` saying why. ``repair`` names
+    the repair of the ``fix`` command (None until there is one).
+    """
+
+    id: str
+    fact: str
+    cases: tuple[str, ...]
+    holds_on: tuple[str, ...]
+    workaround: tuple[str, ...]
+    workaround_note: str
+    lint_rule: str | None
+    lint_note: str | None = None
+    measured_on: tuple[str, ...] = MEASURED_ON
+    repair: str | None = None
+
+
+def _q(
+    id: str,
+    fact: str,
+    cases: tuple[str, ...],
+    workaround: tuple[str, ...],
+    workaround_note: str,
+    lint_rule: str | None,
+    *,
+    holds_on: tuple[str, ...] = MEASURED_ON,
+    lint_note: str | None = None,
+) -> Quirk:
+    return Quirk(id, fact, cases, holds_on, workaround, workaround_note, lint_rule, lint_note)
+
+
+QUIRKS: tuple[Quirk, ...] = (
+    _q(
+        "wide-literal-truncated",
+        "A non-negative literal is reduced mod 2**32 before the range check: .b64/.quad numbers of 2**32 "
+        "or more keep only their low 32 bits, silently (negative .b64 literals are exact).",
+        ("wide.b64-hex", "wide.b64-2pow32", "wide.b64-max", "wide.quad", "wide.in-info-v70", "wide.b32-2pow32", "wide.b8-mod"),
+        ("ptxdwarf.ptx.writer.B64_LIMIT", "ptxdwarf.ptx.writer._width_of"),
+        "the writer emits a value of 2**32 or more as two .b32 (low word first)",
+        "wide-value",
+    ),
+    _q(
+        "info-label-difference",
+        "A difference of two .debug_info labels inside .debug_info (unit_length as $L__end-$L__start) is fatal: "
+        "'Attempted to truncate larger than current size'; differences of .debug_str labels work.",
+        ("info-label-difference.unit-length",),
+        ("ptxdwarf.dwarf.encode._InfoEncoder.encode_unit",),
+        "the encoder writes unit lengths and DIE offsets as numbers",
+        "info-label-difference",
+    ),
+    _q(
+        "symbol-outside-info",
+        "Outside .debug_info a data label, a section name or symbol+N becomes 0, with no error and no relocation.",
+        ("symbol-outside-info.section-plus-n", "symbol-outside-info.data-label"),
+        ("ptxdwarf.dwarf.encode._encode",),
+        "unit offsets in .debug_pubnames/.debug_aranges past offset 0 are written as numbers",
+        "symbol-outside-info",
+    ),
+    _q(
+        "symbol-addend",
+        "In .debug_info, +N on a code label is added in place but not to the RELA addend, +N on a function "
+        "symbol goes to the addend only, and +N on __local_depot is dropped.",
+        ("symbol-addend.code-label", "symbol-addend.function", "symbol-addend.depot"),
+        ("ptxdwarf.loc._addr_plus",),
+        "offsets from a symbol are written as DW_OP_plus_uconst after DW_OP_addr, never as symbol+N",
+        "symbol-addend",
+    ),
+    _q(
+        "ptxas-syntax",
+        "A symbolic value must be the only value of its .b32/.b64 directive (a label in a comma list is a "
+        "syntax error); .b8/.b16 with a symbol is 'Illegal type for dwarf data'.",
+        ("ptxas-syntax.label-in-list", "ptxas-syntax.section-in-list", "ptxas-syntax.b8-label", "ptxas-syntax.label-minus-n"),
+        ("ptxdwarf.ptx.writer._Lines.segment", "ptxdwarf.ptx.writer._readable"),
+        "every writer style puts a symbol alone on its directive",
+        "ptxas-syntax",
+    ),
+    _q(
+        "undefined-symbol",
+        "An undefined label or symbol in a debug section is silently 0.",
+        ("undefined-symbol.label",),
+        ("ptxdwarf.attach.check_symbols",),
+        "attach refuses debug info naming a symbol the module does not declare",
+        "undefined-symbol",
+    ),
+    _q(
+        "abbrev-code-order",
+        "Abbreviation codes must be 1..N in table order: a DIE reference to a DIE whose code is past the "
+        "table is fatal ('Attempted to Dereference Out of Bounds').",
+        ("abbrev-code-order.gap", "abbrev-code-order.dense"),
+        ("ptxdwarf.dwarf.encode._AbbrevAllocator",),
+        "the encoder numbers new abbreviations densely in table order",
+        "abbrev-code-order",
+    ),
+    _q(
+        "dwarf4-form",
+        "Forms 0x17 and up (flag_present, exprloc, sec_offset ...) in a DWARF 2-4 unit: 'Error in "
+        "get_form_value default', exit code 1.",
+        ("dwarf4-form.flag-present-v4", "dwarf4-form.flag-v4"),
+        ("ptxdwarf.dwarf.encode.choose_form", "ptxdwarf.dwarf.encode.EncodeOptions", "ptxdwarf.builder.DebugInfoBuilder"),
+        "the builder writes DWARF 2 by default; DWARF 4 units get flag, block1 and data4 unless "
+        "EncodeOptions(dwarf4_forms=True)",
+        "dwarf4-form",
+    ),
+    _q(
+        "ref-addr-size",
+        "DW_FORM_ref_addr is read as 8 bytes in every DWARF version; 4 bytes in a version 3 unit: "
+        "'Attempted to Dereference Out of Bounds'.",
+        ("ref-addr-size.fixture",),
+        ("ptxdwarf.dwarf.encode.choose_form",),
+        "the encoder writes DIE references as DW_FORM_ref4",
+        "ref-addr-size",
+    ),
+    _q(
+        "reloc-width",
+        "A .b32 DW_FORM_addr value in a unit with 8-byte addresses was seen to fail with 'Attempted to "
+        "Dereference Out of Bounds'; the harness's module does not reproduce it (accepted).",
+        ("reloc-width.addr-b32",),
+        ("ptxdwarf.dwarf.forms.fixed_formats",),
+        "DW_FORM_addr values are as wide as the unit's address size",
+        "reloc-width",
+        holds_on=(),
+    ),
+    _q(
+        "address-size",
+        "A module with .address_size 32 cannot be compiled with -g ('must match with .address_size of 32 bits "
+        "for -g compilation'); CU address_size 4 in a 64-bit module is fine.",
+        ("address-size.32-debug",),
+        ("ptxdwarf.autodebug.attach_ptx", "ptxdwarf.attach.attach"),
+        "attach refuses a module whose .address_size is not 64",
+        "address-size",
+    ),
+    _q(
+        "func-param-address",
+        "The address of a .func parameter (.b64 _Z3addii_param_1) is written as 0, no relocation.",
+        ("func-param-address.zero",),
+        ("ptxdwarf.autodebug._device_param_location",),
+        "attach describes a device function's parameters by the registers ld.param loads them into",
+        "func-param-address",
+    ),
+    _q(
+        "duplicate-section",
+        "A second block of the same section is dropped (labels in it read 0); a second .debug_info block "
+        "becomes a second ELF section of that name.",
+        ("duplicate-section.second-str-dropped", "duplicate-section.second-info"),
+        ("ptxdwarf.ptx.writer.format_sections",),
+        "the writer emits one block per section image",
+        "duplicate-section",
+    ),
+    _q(
+        "producer-debug-line",
+        "A producer's .debug_line is discarded; ptxas writes its own from .file/.loc.",
+        ("producer-debug-line.discarded",),
+        (),
+        "ptxdwarf writes no .debug_line: line information is .file/.loc (attach writes them)",
+        "producer-debug-line",
+    ),
+    _q(
+        "producer-debug-frame",
+        "A non-empty .debug_frame block is fatal: 'Internal error: overlapping non-identical data'.",
+        ("producer-debug-frame.fatal", "sections.debug-frame-empty"),
+        (),
+        "ptxdwarf writes no .debug_frame",
+        "producer-debug-frame",
+    ),
+    _q(
+        "long-list-quadratic",
+        "ptxas takes time quadratic in the length of one comma list (60,000 values: seconds; the same bytes "
+        "64 values per directive: hundredths).",
+        ("long-list.one-list", "long-list.short-lists"),
+        ("ptxdwarf.ptx.writer._MAX_VALUES",),
+        "at most 64 values per directive",
+        None,
+        lint_note="a cost, not a fault: the cubin is right; lint reports what ptxas gets wrong",
+    ),
+    _q(
+        "file-index",
+        "ptxas numbers the file_names table densely but rows keep the .loc file numbers: .file indices "
+        "with gaps point the line table at the wrong files; a repeated index is an error.",
+        ("file-index.gaps", "file-index.duplicate"),
+        ("ptxdwarf.attach.attach", "ptxdwarf.autodebug.attach_ptx"),
+        "attach writes a single .file 1",
+        "file-index",
+    ),
+    _q(
+        "file-two-strings",
+        'LLVM\'s two-string .file INDEX "dir" "name" is a syntax error.',
+        ("file-two-strings.llvm",),
+        ("ptxdwarf.attach.attach",),
+        'attach writes .file INDEX "path"',
+        "file-two-strings",
+    ),
+    _q(
+        "non-ascii",
+        "A non-ASCII byte anywhere (comments, .file names) is fatal: 'Unexpected non-ASCII character "
+        "encountered'. ptxas 13.5 accepts it in a comment (a .file name still fails).",
+        ("non-ascii.comment", "non-ascii.file-name"),
+        ("ptxdwarf.autodebug._check_output_name", "ptxdwarf.ptx.writer.format_section"),
+        "the section writer's output is ASCII; attach refuses a non-ASCII output name for .file",
+        "non-ascii",
+        holds_on=("13.0",),
+    ),
+    _q(
+        "version-too-low",
+        "Labels in sections need PTX ISA 7.0 and label differences 7.5 ('Feature ... requires PTX ISA "
+        ".version 7.0/7.5 or later'); a debug target needs 3.0.",
+        ("version-too-low.labels-7.0", "version-too-low.difference-7.5", "version-too-low.difference-at-7.5"),
+        ("ptxdwarf.dwarf.encode.EncodeOptions", "ptxdwarf.attach.attach", "ptxdwarf.autodebug.attach_ptx"),
+        "strings go to .debug_str+offset (any ISA) unless string_labels; attach checks 7.0 for string labels "
+        "and 3.0 for the debug target",
+        "version-too-low",
+    ),
+    _q(
+        "strp-label-reused",
+        "A second reference to the same .debug_str label from .debug_info resolves to 0.",
+        ("strp-label-reused.second-zero",),
+        ("ptxdwarf.dwarf.encode._StringPool.symbol",),
+        "every strp reference gets a label of its own (or is .debug_str+offset)",
+        "strp-label-reused",
+    ),
+    _q(
+        "loclist-symbol-with-strp",
+        "Location-list pointers written as .debug_loc symbols in a unit with DW_FORM_strp values make ptxas "
+        "fail (SIGSEGV or 'Checked Data was Invalid').",
+        ("loclist-symbol-with-strp.fixture",),
+        ("ptxdwarf.dwarf.encode._InfoEncoder.location_value",),
+        "with strings in .debug_str, list pointers are written as numbers",
+        "loclist-symbol-with-strp",
+    ),
+    _q(
+        "orphan-depot-list",
+        "A .debug_loc list no DIE refers to, holding a __local_depot address, was seen to fail with "
+        "'Attempted to Dereference Out of Bounds'; the lint fixture does not reproduce it.",
+        ("orphan-depot-list.fatal", "orphan-depot-list.fixture"),
+        (),
+        "a rewrite keeps the producer's lists; the builder writes a list only as a variable's location",
+        "orphan-depot-list",
+        holds_on=(),
+    ),
+    _q(
+        "name-before-low-pc",
+        "A subprogram with __local_depot locations whose DW_AT_name precedes DW_AT_low_pc kills ptxas (SIGSEGV).",
+        ("name-before-low-pc.fixture",),
+        ("ptxdwarf.builder.DebugInfoBuilder.function",),
+        "the builder writes low_pc, high_pc, frame_base before the name, as nvcc does",
+        "name-before-low-pc",
+    ),
+    _q(
+        "depot-needs-subprogram-name",
+        "ptxas rewrites DW_OP_addr __local_depotN into DW_OP_fbreg only inside a subprogram that has a "
+        "DW_AT_name; without one the address is left 0, silently.",
+        ("depot-needs-subprogram-name.nameless",),
+        ("ptxdwarf.builder.DebugInfoBuilder.function",),
+        "every subprogram the builder writes has a name",
+        None,
+        lint_note="no rule yet (found while writing the harness)",
+    ),
+    _q(
+        "piece-size",
+        "ptxas reads a DW_OP_piece operand as an opcode: a piece of 3 bytes (also 12, 16, 35 in places) is "
+        "fatal ('Checked Data was Invalid' or 'Dereference Out of Bounds').",
+        ("piece-size.three", "piece-size.four"),
+        ("ptxdwarf.autodebug._BAD_PIECE_SIZES", "ptxdwarf.autodebug._empty_pieces"),
+        "attach splits pieces to avoid those sizes",
+        None,
+        lint_note="no rule yet: which sizes fail depends on where the piece sits, which the harness only samples",
+    ),
+    _q(
+        "depot-in-pieces",
+        "DW_OP_addr __local_depot among DW_OP_piece operations was seen to fail with 'Attempted to "
+        "Dereference Out of Bounds'; neither the lint fixture nor the harness's module reproduces it.",
+        ("depot-in-pieces.fatal", "depot-in-pieces.fixture"),
+        (),
+        "ptxdwarf's local() locations are a single DW_OP_addr depot; DW_OP_plus_uconst",
+        "depot-in-pieces",
+        holds_on=(),
+    ),
+    _q(
+        "label-at-line-zero",
+        "A code label whose instruction is at line 0 (.loc F 0 C) is often dropped: it stays an undefined "
+        "symbol of the cubin and references to it read 0.",
+        ("label-at-line-zero.fixture",),
+        (),
+        "attach never writes line 0; check names every dropped label",
+        "label-at-line-zero",
+    ),
+    _q(
+        "target-not-debug",
+        "Without -g and without ', debug' in .target, ptxas drops the debug sections; '.target ..., debug' "
+        "keeps them and compiles as with -g.",
+        ("target-not-debug.dropped", "target-not-debug.debug-target", "target-not-debug.g-keeps-info"),
+        ("ptxdwarf.attach.attach", "ptxdwarf.autodebug.attach_ptx"),
+        "attach adds ', debug' to .target (attach_ptx unless debug_target=False)",
+        "target-not-debug",
+    ),
+    _q(
+        "debug-target-without-info",
+        "'.target ..., debug' with no debug section: 'Debug information not found in presence of .target debug'.",
+        ("debug-target-without-info.error",),
+        (),
+        "attach adds ', debug' only together with the debug sections",
+        "debug-target-without-info",
+    ),
+)
+
+_BY_ID: Mapping[str, Quirk] = MappingProxyType({q.id: q for q in QUIRKS})
+
+
+def quirk(id: str) -> Quirk:
+    """The quirk called ``id``; KeyError naming the known ids otherwise."""
+    try:
+        return _BY_ID[id]
+    except KeyError:
+        raise KeyError(f"no ptxas quirk {id!r} (known: {', '.join(_BY_ID)})") from None
+
+
+def quirks_for_rule(rule: str) -> list[Quirk]:
+    """The quirks a lint rule detects."""
+    return [q for q in QUIRKS if q.lint_rule == rule]
+
+
+def resolve(ref: str) -> object:
+    """The object a dotted workaround reference names (``ptxdwarf.ptx.writer.B64_LIMIT``)."""
+    parts = ref.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            obj = getattr(obj, name)
+        return obj
+    raise ModuleNotFoundError(f"no module in {ref!r}")
+
+
+def markdown_table() -> str:
+    """The registry as the Markdown table docs/ptxas-facts.md shows."""
+    lines = ["| quirk | lint rule | workaround | cases | holds on |", "|---|---|---|---|---|"]
+    for q in QUIRKS:
+        lint = f"`{q.lint_rule}`" if q.lint_rule else f"none: {q.lint_note}"
+        refs = ", ".join(f"`{r}`" for r in q.workaround) or "none"
+        cases = ", ".join(f"`{c}`" for c in q.cases)
+        holds = ", ".join(q.holds_on) or "not reproduced"
+        lines.append(f"| `{q.id}` | {lint} | {refs}: {q.workaround_note} | {cases} | {holds} |")
+    return "\n".join(lines) + "\n"

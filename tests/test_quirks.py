@@ -1,0 +1,158 @@
+"""The ptxas quirk registry (ptxdwarf.cuda.quirks) and the facts harness (ptxdwarf.cuda.facts)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ptxdwarf.cuda import facts, quirks
+from ptxdwarf.cuda.facts import CASES, run_cases
+from ptxdwarf.cuda.ptxas import find_ptxas
+from ptxdwarf.cuda.quirks import QUIRKS, Quirk, quirk, quirks_for_rule, resolve
+from ptxdwarf.lint import RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE_IDS = {c.id for c in CASES}
+
+
+def test_quirk_ids_are_unique_and_looked_up() -> None:
+    assert len({q.id for q in QUIRKS}) == len(QUIRKS)
+    assert quirk("wide-literal-truncated").lint_rule == "wide-value"
+    with pytest.raises(KeyError, match="no ptxas quirk 'nosuch'"):
+        quirk("nosuch")
+    assert [q.id for q in quirks_for_rule("non-ascii")] == ["non-ascii"]
+
+
+def test_quirk_is_frozen() -> None:
+    q = QUIRKS[0]
+    with pytest.raises(AttributeError):
+        q.id = "x"  # type: ignore[misc]
+    assert isinstance(q, Quirk)
+
+
+@pytest.mark.parametrize("q", QUIRKS, ids=[q.id for q in QUIRKS])
+def test_quirk_is_complete(q: Quirk) -> None:
+    assert q.fact.strip()
+    assert q.measured_on and all(re.fullmatch(r"\d+\.\d+", v) for v in q.measured_on)
+    assert set(q.holds_on) <= set(q.measured_on)
+    assert q.workaround_note.strip()
+    assert q.repair is None  # the fix command comes later
+    if q.lint_rule is None:
+        assert q.lint_note and q.lint_note.strip()
+    else:
+        assert q.lint_rule in RULES
+
+
+@pytest.mark.parametrize("q", QUIRKS, ids=[q.id for q in QUIRKS])
+def test_quirk_cases_measure_it(q: Quirk) -> None:
+    assert q.cases
+    for cid in q.cases:
+        assert cid in CASE_IDS, cid
+        (c,) = [c for c in CASES if c.id == cid]
+        assert c.fact == q.id, f"case {cid} measures {c.fact}, not {q.id}"
+
+
+def test_every_case_of_a_quirk_fact_is_listed() -> None:
+    by_id = {q.id: q for q in QUIRKS}
+    for c in CASES:
+        if c.fact in by_id:
+            assert c.id in by_id[c.fact].cases, c.id
+
+
+@pytest.mark.parametrize("ref", sorted({r for q in QUIRKS for r in q.workaround}))
+def test_workaround_reference_resolves(ref: str) -> None:
+    obj = resolve(ref)
+    assert obj is not None
+
+
+def test_resolve_rejects_a_missing_name() -> None:
+    with pytest.raises(AttributeError):
+        resolve("ptxdwarf.ptx.writer.NO_SUCH_NAME")
+
+
+def test_case_ids_are_unique() -> None:
+    assert len(CASE_IDS) == len(CASES)
+
+
+def test_docs_list_every_quirk_and_case() -> None:
+    doc = (ROOT / "docs" / "ptxas-facts.md").read_text()
+    for q in QUIRKS:
+        assert f"`{q.id}`" in doc, q.id
+    for c in CASES:
+        assert f"`{c.id}`" in doc, c.id
+    assert "h.py" not in doc and "t1.py" not in doc
+
+
+def test_docs_show_the_registry_as_it_is() -> None:
+    assert quirks.markdown_table() in (ROOT / "docs" / "ptxas-facts.md").read_text()
+
+
+def test_docs_results_agree_with_the_cases() -> None:
+    """The results table's yes/no per release is what each case records in holds_on."""
+    doc = (ROOT / "docs" / "ptxas-facts.md").read_text()
+    head = next(line for line in doc.splitlines() if line.startswith("| case | fact | expected | ptxas "))
+    releases = re.findall(r"ptxas (\d+\.\d+)", head)
+    assert releases == list(quirks.MEASURED_ON)
+    rows = {m.group(1): line for line in doc.splitlines() if (m := re.match(r"\| `([^`]+)` \|", line))}
+    for c in CASES:
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", rows[c.id])[1:-1]]
+        held = [cell.startswith("yes") for cell in cells[-len(releases) :]]
+        assert held == [r in c.holds_on for r in releases], c.id
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, facts.Outcome]:
+    tool = find_ptxas()
+    if tool.version not in quirks.MEASURED_ON:
+        pytest.skip(f"ptxas {tool.version} is not one the registry was measured on")
+    return {o.case: o for o in run_cases(tool.path)}
+
+
+def test_facts_hold_on_the_ptxas_found(outcomes: dict[str, facts.Outcome]) -> None:
+    """Every case marked as holding for this ptxas release holds, on the real ptxas; every
+    case marked as not holding does not (then the registry needs updating)."""
+    version = find_ptxas().version
+    by_id = {c.id: c for c in CASES}
+    wrong = [f"{cid}: {o.observed}" for cid, o in outcomes.items() if (version in by_id[cid].holds_on) != o.holds]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_quirk_holds_where_all_its_cases_hold() -> None:
+    by_id = {c.id: c for c in CASES}
+    for q in QUIRKS:
+        expected = [v for v in q.measured_on if all(v in by_id[cid].holds_on for cid in q.cases)]
+        assert list(q.holds_on) == expected, q.id
+
+
+def test_case_releases_are_measured_ones() -> None:
+    for c in CASES:
+        assert set(c.holds_on) <= set(quirks.MEASURED_ON), c.id
+
+
+def test_command_line_reports_a_table() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--only", "wide.b64-hex", "syntax.binary-b32"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "| wide.b64-hex | wide-literal-truncated |" in proc.stdout
+    assert re.search(r"ptxas \d+\.\d+: 2 of 2 hold$", proc.stdout.rstrip())
+
+
+def test_command_line_bad_ptxas() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--ptxas", "/nonexistent/ptxas"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
