@@ -26,9 +26,6 @@ FORMATS = ROOT / "docs" / "formats.md"
 
 # Citations of files that are not in the repository (spelled in pieces so this file has none).
 OUTSIDE = re.compile(rb"DESIGN" rb"(?:\.md|'s)|\.\./" rb"shared\b|\bshared/" rb"(?:spec|DESIGN)")
-# Files whose owners remove their citations separately.
-PENDING = {"docs/ptxas-facts.md"}
-
 
 def test_no_tracked_file_cites_files_outside_the_repository() -> None:
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
@@ -42,7 +39,7 @@ def test_no_tracked_file_cites_files_outside_the_repository() -> None:
         for lineno, line in enumerate(path.read_bytes().splitlines(), 1):
             if OUTSIDE.search(line):
                 found.append(f"{name}:{lineno}: {line.decode(errors='replace').strip()[:100]}")
-    assert [f for f in found if f.split(":")[0] not in PENDING] == []
+    assert found == []
 
 
 def test_the_checker_sees_a_citation() -> None:
