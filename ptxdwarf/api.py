@@ -153,8 +153,8 @@ def edit_debug_sections(
             edits.delete(start, pos)
     rest = [img for name, img in images.items() if name not in placed]
     if rest:
-        tail = edits.text_after(pos)
-        lead = "\n" if tail and not tail.endswith("\n") else ""
+        last = edits.last_char_after(pos)
+        lead = "\n" if last and last != "\n" else ""
         edits.insert(len(text), lead + "".join(format_section(img, style) for img in rest))
 
 

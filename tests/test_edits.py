@@ -55,16 +55,15 @@ def test_an_edit_outside_the_text_is_an_error() -> None:
         edits.delete(2, 4)
 
 
-def test_text_after() -> None:
+def test_last_char_after() -> None:
     edits = TextEdits("0123456789")
     edits.replace(2, 5, "ab")
     edits.insert(7, "+")
-    edits.delete(8, 9)
-    assert edits.text_after(0) == "01ab56+79"
-    assert edits.text_after(5) == "56+79"
-    assert edits.text_after(3) == "56+79"  # inside the replacement: its rest is left out
-    assert edits.text_after(7) == "+79"
-    assert edits.text_after(10) == ""
+    edits.delete(8, 10)
+    assert [edits.last_char_after(k) for k in (0, 3, 5, 7, 8, 9, 10)] == ["7", "7", "7", "7", "", "", ""]
+    edits = TextEdits("0123")
+    edits.replace(1, 4, "xy")
+    assert [edits.last_char_after(k) for k in (0, 1, 2, 4)] == ["y", "y", "", ""]
 
 
 def _naive(text: str, edits: list[tuple[int, int, str]]) -> str:
@@ -108,3 +107,9 @@ def test_same_as_edits_made_one_by_one(case: tuple[str, list[tuple[int, int, str
             engine.apply()
     else:
         assert engine.apply() == _naive(text, edits)
+        for offset in range(len(text) + 1):
+            tail = _naive(text[offset:], [(s - offset, e - offset, new) for s, e, new in edits if s >= offset])
+            straddled = [e - offset for s, e, _ in edits if s < offset < e]
+            if straddled:
+                tail = tail[max(straddled) :]
+            assert engine.last_char_after(offset) == tail[-1:]

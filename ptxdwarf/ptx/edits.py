@@ -11,31 +11,23 @@ starts there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
 
 from ..errors import PtxDwarfError
 
-__all__ = ["Edit", "EditOverlapError", "TextEdits"]
+__all__ = ["EditOverlapError", "TextEdits"]
 
 
 class EditOverlapError(PtxDwarfError):
     """Two edits of the same text that overlap."""
 
 
-@dataclass(frozen=True)
-class Edit:
-    """Replace ``text[start:end]`` of the original by ``new`` (``start == end``: insert)."""
-
-    start: int
-    end: int
-    new: str
-
-    def describe(self) -> str:
-        """The edit in words, for error messages."""
-        if self.start == self.end:
-            return f"insert {self.new[:20]!r} at {self.start}"
-        verb = "delete" if not self.new else f"replace by {self.new[:20]!r}"
-        return f"{verb} [{self.start}:{self.end}]"
+def _describe(start: int, end: int, new: str) -> str:
+    """An edit in words, for error messages."""
+    if start == end:
+        return f"insert {new[:20]!r} at {start}"
+    verb = "delete" if not new else f"replace by {new[:20]!r}"
+    return f"{verb} [{start}:{end}]"
 
 
 class TextEdits:
@@ -44,7 +36,9 @@ class TextEdits:
     def __init__(self, text: str, *, where: str | None = None) -> None:
         self.text = text
         self.where = where
-        self._edits: list[Edit] = []
+        # (start, end, sequence number, new text): sorted, the order the edits apply in.
+        self._edits: list[tuple[int, int, int, str]] = []
+        self._ordered: list[tuple[int, int, int, str]] | None = None
 
     def __len__(self) -> int:
         return len(self._edits)
@@ -63,35 +57,51 @@ class TextEdits:
             raise EditOverlapError(
                 f"edit [{start}:{end}] is outside the text (length {len(self.text)})", where=self.where
             )
-        self._edits.append(Edit(start, end, new))
+        self._edits.append((start, end, len(self._edits), new))
+        self._ordered = None
 
-    def ordered(self) -> list[Edit]:
+    def _checked(self) -> list[tuple[int, int, int, str]]:
         """The edits in the order they apply, checked not to overlap."""
-        order = sorted(range(len(self._edits)), key=lambda i: (self._edits[i].start, self._edits[i].end, i))
-        edits = [self._edits[i] for i in order]
-        for before, after in zip(edits, edits[1:]):
-            if after.start < before.end:
-                raise EditOverlapError(
-                    f"overlapping edits: {before.describe()} and {after.describe()}", where=self.where
-                )
-        return edits
+        if self._ordered is None:
+            edits = sorted(self._edits)
+            end = 0
+            for i, (start, stop, _, _) in enumerate(edits):
+                if start < end:
+                    before, after = edits[i - 1], edits[i]
+                    raise EditOverlapError(
+                        f"overlapping edits: {_describe(before[0], before[1], before[3])} and "
+                        f"{_describe(after[0], after[1], after[3])}",
+                        where=self.where,
+                    )
+                end = stop
+            self._ordered = edits
+        return self._ordered
 
     def apply(self) -> str:
         """The text with every edit made."""
-        return self.text_after(0)
-
-    def text_after(self, offset: int) -> str:
-        """The edited text from the original ``offset`` on: edits that start there or later
-        are made, the rest of an edit that starts earlier is left out."""
         text = self.text
         pieces: list[str] = []
-        pos = offset
-        for e in self.ordered():
-            if e.start < offset:
-                pos = max(pos, e.end)
-                continue
-            pieces.append(text[pos : e.start])
-            pieces.append(e.new)
-            pos = e.end
+        pos = 0
+        for start, end, _, new in self._checked():
+            pieces.append(text[pos:start])
+            pieces.append(new)
+            pos = end
         pieces.append(text[pos:])
         return "".join(pieces)
+
+    def last_char_after(self, offset: int) -> str:
+        """The last character of the edited text from the original ``offset`` on ("" when
+        that is empty): edits that start there or later are made, the rest of an edit
+        that starts earlier is left out."""
+        edits = self._checked()
+        first = bisect.bisect_left(edits, (offset,))
+        floor = offset if first == 0 else max(offset, edits[first - 1][1])
+        end = len(self.text)
+        for i in range(len(edits) - 1, first - 1, -1):
+            start, stop, _, new = edits[i]
+            if stop < end:
+                return self.text[end - 1]
+            if new:
+                return new[-1]
+            end = start
+        return self.text[end - 1] if floor < end else ""
