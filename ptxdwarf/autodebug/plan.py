@@ -62,28 +62,40 @@ class Plan:
         out = 0
         for i, line in enumerate(self.raw):
             start = self.lines.starts[i]
-            bounds = [0, *sorted(self.splits.get(i, ())), len(line)]
-            for seg in range(len(bounds) - 1):
-                key = (i, seg)
-                items = self.before.get(key, ())
-                out += len(items)
-                self.out_index[key] = out
+            if i not in self.splits and (i, 0) not in self.before:
+                self.out_index[(i, 0)] = out
                 out += 1
-                loc = f"\t.loc\t1 {out} 1"
-                added = "".join((loc if item is Plan.LOC else str(item)) + nl for item in items)
-                if seg == 0:
-                    if added:
-                        edits.insert(start, added)
-                    continue
-                at = start + bounds[seg]
-                piece = line[bounds[seg] : bounds[seg + 1]]
-                if piece.strip():  # the piece keeps its column: indented as far as its start
-                    edits.replace(at, at + len(piece) - len(piece.lstrip()), nl + added + "\t")
-                else:
-                    edits.insert(at, nl + added)
+            else:
+                out = self._edit_line(edits, i, out, nl)
             if i in self.lf_only:
                 edits.insert(start + len(line), "\r")
         return edits
+
+    def _edit_line(self, edits: TextEdits, i: int, out: int, nl: str) -> int:
+        """The edits of line ``i``, whose first segment is output line ``out`` (0-based,
+        before its inserted lines); the output line after it."""
+        line = self.raw[i]
+        start = self.lines.starts[i]
+        bounds = [0, *sorted(self.splits.get(i, ())), len(line)]
+        for seg in range(len(bounds) - 1):
+            key = (i, seg)
+            items = self.before.get(key, ())
+            out += len(items)
+            self.out_index[key] = out
+            out += 1
+            loc = f"\t.loc\t1 {out} 1"
+            added = "".join((loc if item is Plan.LOC else str(item)) + nl for item in items)
+            if seg == 0:
+                if added:
+                    edits.insert(start, added)
+                continue
+            at = start + bounds[seg]
+            piece = line[bounds[seg] : bounds[seg + 1]]
+            if piece.strip():  # the piece keeps its column: indented as far as its start
+                edits.replace(at, at + len(piece) - len(piece.lstrip()), nl + added + "\t")
+            else:
+                edits.insert(at, nl + added)
+        return out
 
     def out_line(self, offset: int) -> int:
         """1-based line in the output of the input ``offset``."""
