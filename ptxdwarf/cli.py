@@ -109,8 +109,7 @@ def main_attach(args: Any) -> int:
 
     path = str(getattr(args, "path", None) or args.file)
     output: str | None = getattr(args, "output", None)
-    to_stdout = output is None or output == "-"
-    output_name = os.path.abspath(default_output_name(path) if output is None or to_stdout else output)
+    output_name = os.path.abspath(default_output_name(path) if output is None or output == "-" else output)
     text = load_text(path)
     result = attach_ptx(
         text,
@@ -123,16 +122,8 @@ def main_attach(args: Any) -> int:
     )
     for w in result.warnings:
         print(f"ptxdwarf: warning: {w}", file=sys.stderr)
-    if output is None or to_stdout:
-        sys.stdout.write(result.text)
-    else:
-        with open(output, "w", encoding="ascii", errors="surrogateescape", newline="") as fh:
-            fh.write(result.text)
+    _write_output(result.text, output)
     return 0
-
-
-def _cmd_attach(args: argparse.Namespace) -> int:
-    return main_attach(args)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -189,7 +180,7 @@ def _parser() -> argparse.ArgumentParser:
         help="leave .target as it is (ptxas compiles '.target ..., debug' as with -g)",
     )
     p.add_argument("--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections")
-    p.set_defaults(func=_cmd_attach)
+    p.set_defaults(func=main_attach)
 
     return parser
 
