@@ -29,6 +29,13 @@ Measures, in one run, the emit ratios of docs/performance.md:
    debug-info time includes parsing the metadata text; ``--bitcode`` feeds
    llc bitcode instead (assembled by ``llvm-as`` outside the timer), which
    leaves llc less debug-info time and makes the ratio harder.
+3. Attaching. A PTX module without debug info of ``--attach-functions`` device
+   functions (2 parameters and 5 registers each) is generated, described with
+   ``DebugInfoBuilder`` (a subprogram, its parameters and registers: 8 DIEs per
+   function) and given that description with ``ptxdwarf.attach`` (text out), all
+   timed together; then the same at 4 times the size. Prints DIEs per second end
+   to end (target >= 100 000) and the time ratio of the two (target <= 4.4: time
+   grows with the module, no faster).
 
 Generated inputs (the ``.ll``/``.bc`` files and llc's PTX) are cached in
 ``benchmarks/.cache/`` and reused; llc is run (and timed) on every run.
@@ -39,7 +46,9 @@ part 2; ``--no-llvm`` runs part 1 only. Stdlib and ptxdwarf only.
     python3 benchmarks/bench_emit.py --functions 500 --repeat 1   # a quick run
     python3 benchmarks/bench_emit.py --bitcode             # llc reads bitcode
     python3 benchmarks/bench_emit.py --cpu                 # CPU seconds, for a busy machine
-    python3 benchmarks/bench_emit.py --no-llvm             # builder only
+    python3 benchmarks/bench_emit.py --no-llvm             # builder and attach only
+    python3 benchmarks/bench_emit.py --no-builder --no-llvm  # attach only
+    python3 benchmarks/bench_emit.py --size small          # tiny inputs: does the script still run
 """
 from __future__ import annotations
 
@@ -174,6 +183,69 @@ def bench_builder(functions: int, repeat: int, clock: Clock) -> BuilderRun:
             best.write = min(best.write, run.write)
             best.total = min(best.total, run.total)
             best.encode_write = min(best.encode_write, run.encode_write)
+    assert best is not None
+    return best
+
+
+# --- part 3: attaching to a module without debug info --------------------------------
+
+ATTACH_PARAMS = 2
+ATTACH_REGISTERS = 5
+
+
+def generate_plain_ptx(functions: int) -> str:
+    """PTX without debug info: ``functions`` device functions, each loading its
+    ``ATTACH_PARAMS`` parameters into registers of its ``ATTACH_REGISTERS``."""
+    out = [".version 7.0\n.target sm_75\n.address_size 64\n"]
+    for i in range(functions):
+        name = f"dev{i}"
+        params = ",\n".join(f"\t.param .b32 {name}_param_{p}" for p in range(ATTACH_PARAMS))
+        out.append(f"\n.visible .func {name}(\n{params}\n)\n{{\n\t.reg .b32 \t%r<{ATTACH_REGISTERS}>;\n\n")
+        for p in range(ATTACH_PARAMS):
+            out.append(f"\tld.param.u32 \t%r{p}, [{name}_param_{p}];\n")
+        for r in range(ATTACH_PARAMS, ATTACH_REGISTERS):
+            out.append(f"\tadd.s32 \t%r{r}, %r{r - 1}, %r{r - 2};\n")
+        out.append("\tret;\n}\n")
+    return "".join(out)
+
+
+def attach_module(functions: int) -> tuple[str, int]:
+    """The attach stage, end to end: the PTX without debug info, its description
+    (a subprogram per function, its parameters and registers as register variables),
+    :func:`ptxdwarf.attach`; the text and the number of DIEs."""
+    ptx = generate_plain_ptx(functions)
+    dbg = ptxdwarf.DebugInfoBuilder("bench_attach.ptx", comp_dir="/tmp/ptxdwarf-bench", producer="bench_emit")
+    u32 = dbg.named_type(".u32")
+    for i in range(functions):
+        name = f"dev{i}"
+        line = 5 + i * (ATTACH_REGISTERS + 7)
+        f = dbg.function(name, line=line)
+        for p in range(ATTACH_PARAMS):
+            f.parameter(f"{name}_param_{p}", u32, line=line + 1 + p, location=loc.register(f"%r{p}"))
+        for r in range(ATTACH_REGISTERS):
+            f.variable(f"%r{r}", u32, line=line + 4, location=loc.register(f"%r{r}"))
+    text = ptxdwarf.attach(ptx, dbg, filename="bench_attach.ptx", style=STYLE)
+    return text, sum(1 for _ in dbg.iter_dies())
+
+
+@dataclass
+class AttachRun:
+    functions: int
+    seconds: float
+    dies: int
+    chars: int
+
+
+def bench_attach(functions: int, repeat: int, clock: Clock) -> AttachRun:
+    """The best of ``repeat`` runs of :func:`attach_module`."""
+    best: AttachRun | None = None
+    for _ in range(repeat):
+        gc.collect()
+        t0 = clock.now()
+        text, dies = attach_module(functions)
+        seconds = clock.now() - t0
+        if best is None or seconds < best.seconds:
+            best = AttachRun(functions, seconds, dies, len(text))
     assert best is not None
     return best
 
@@ -638,31 +710,41 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cpu", action="store_true",
                     help="time CPU seconds (ptxdwarf's and llc's) instead of wall seconds; steadier on a busy machine")
     ap.add_argument("--no-llvm", action="store_true", help="skip part 2 (the llc comparison)")
+    ap.add_argument("--no-builder", action="store_true", help="skip part 1 (the builder module)")
+    ap.add_argument("--attach-functions", type=int, default=12500,
+                    help="device functions of part 3's module (default 12500: about 100k DIEs; "
+                         "it is also run at 4 times the size; 0 skips part 3)")
+    ap.add_argument("--size", choices=("full", "small"), default="full",
+                    help="small: tiny modules and one run of each, to see that the script works (no useful timing)")
     args = ap.parse_args(argv)
+    if args.size == "small":
+        args.functions, args.repeat = min(args.functions, 24), 1
+        args.attach_functions = min(args.attach_functions, 40)
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(line_buffering=True)  # results and progress messages in order
-    if args.repeat < 1 or args.functions < 1:
-        ap.error("--repeat and --functions must be >= 1")
+    if args.repeat < 1 or args.functions < 1 or args.attach_functions < 0:
+        ap.error("--repeat and --functions must be >= 1, --attach-functions >= 0")
 
     llc = None if args.no_llvm else find_llc(args.llc)  # fail before the long part 1
-    log(f"part 1: building, encoding and writing the builder module ({args.repeat} runs) ...")
     clock = Clock(args.cpu)
-    b = bench_builder(args.functions, args.repeat, clock)
-    per_second = b.dies / b.total
-    builder_chars = b.chars / b.dwarf_bytes
-    print(f"1. builder module: {args.functions:,} functions, {b.dies:,} DIEs, "
-          f"{b.dwarf_bytes:,} DWARF bytes, {b.chars:,} chars ({STYLE})")
     unit = "CPU s" if args.cpu else "seconds"
-    row(f"stage (best of {args.repeat} each)", unit, "DIEs/s")
-    for label, seconds in (
-        ("build DIEs (builder calls + finish)", b.build),
-        ("encode (ptxdwarf.encode)", b.encode),
-        (f"write PTX text (format_sections {STYLE})", b.write),
-        ("encode + write (best run)", b.encode_write),
-        ("build + encode + write (best whole run)", b.total),
-    ):
-        row(label, f"{seconds:.3f}", f"{b.dies / seconds:,.0f}")
-    print(f"   PTX chars per DWARF byte ({STYLE}): {builder_chars:.2f} (target < 3.0)")
+    b: BuilderRun | None = None
+    if not args.no_builder:
+        log(f"part 1: building, encoding and writing the builder module ({args.repeat} runs) ...")
+        b = bench_builder(args.functions, args.repeat, clock)
+        builder_chars = b.chars / b.dwarf_bytes
+        print(f"1. builder module: {args.functions:,} functions, {b.dies:,} DIEs, "
+              f"{b.dwarf_bytes:,} DWARF bytes, {b.chars:,} chars ({STYLE})")
+        row(f"stage (best of {args.repeat} each)", unit, "DIEs/s")
+        for label, seconds in (
+            ("build DIEs (builder calls + finish)", b.build),
+            ("encode (ptxdwarf.encode)", b.encode),
+            (f"write PTX text (format_sections {STYLE})", b.write),
+            ("encode + write (best run)", b.encode_write),
+            ("build + encode + write (best whole run)", b.total),
+        ):
+            row(label, f"{seconds:.3f}", f"{b.dies / seconds:,.0f}")
+        print(f"   PTX chars per DWARF byte ({STYLE}): {builder_chars:.2f} (target < 3.0)")
 
     llvm: LlvmResult | None = None
     kind = "bitcode" if args.bitcode else "text IR"
@@ -687,12 +769,30 @@ def main(argv: list[str] | None = None) -> int:
             _, _, nbytes, chars = llvm.reemit[keep]
             row(f"ptxdwarf {STYLE}, keep_abbrevs={keep}", f"{chars / nbytes:.2f}", note=f"({nbytes:,} bytes)")
 
+    attached: list[AttachRun] = []
+    if args.attach_functions:
+        print()
+        log(f"part 3: attaching to modules of {args.attach_functions:,} and {4 * args.attach_functions:,} "
+            f"functions ({args.repeat} runs each) ...")
+        attached = [bench_attach(n, args.repeat, clock) for n in (args.attach_functions, 4 * args.attach_functions)]
+        print(f"3. attach: device functions with {ATTACH_PARAMS} parameters and {ATTACH_REGISTERS} registers each; "
+              "PTX made, described (DebugInfoBuilder) and attached (ptxdwarf.attach, text out)")
+        row(f"module (best of {args.repeat} each)", unit, "DIEs/s", note="DIEs, chars")
+        for a in attached:
+            row(f"{a.functions:,} functions", f"{a.seconds:.3f}", f"{a.dies / a.seconds:,.0f}",
+                note=f"{a.dies:,}, {a.chars:,}")
+
     print()
     print("summary")
-    print(f"  builder encode+write: {b.dies / b.encode_write:,.0f} DIEs/s (target >= 100,000)")
-    print(f"  builder build+encode+write: {per_second:,.0f} DIEs/s "
-          f"(build alone {b.dies / b.build:,.0f}; the builder issue asks >= 100,000)")
-    print(f"  builder {STYLE} size: {builder_chars:.2f} PTX chars per DWARF byte (target < 3.0)")
+    if b is not None:
+        print(f"  builder encode+write: {b.dies / b.encode_write:,.0f} DIEs/s (target >= 100,000)")
+        print(f"  builder build+encode+write: {b.dies / b.total:,.0f} DIEs/s "
+              f"(build alone {b.dies / b.build:,.0f})")
+        print(f"  builder {STYLE} size: {b.chars / b.dwarf_bytes:.2f} PTX chars per DWARF byte (target < 3.0)")
+    if attached:
+        one, four = attached
+        print(f"  attach end to end: {one.dies / one.seconds:,.0f} DIEs/s at {one.dies:,} DIEs (target >= 100,000); "
+              f"4x the module in {four.seconds / one.seconds:.2f}x the time (target <= 4.4)")
     if llvm is not None:
         print(f"  re-emit ratio, keep_abbrevs=False: {llvm.ratio(False):.2f} "
               f"(ptxdwarf / llc debug-info time, llc reading {kind}; target <= 1.0)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from .dwarf.decode import decode_sections
@@ -10,10 +11,11 @@ from .dwarf.encode import EncodeOptions, encode_sections
 from .errors import PtxDwarfError, PtxSyntaxError
 from .dwarf.image import SectionImage
 from .dwarf.model import DebugInfo
+from .ptx.edits import TextEdits
 from .ptx.reader import PtxModule, parse_ptx
 from .ptx.writer import Style, format_section
 
-__all__ = ["read_ptx", "read_ptx_file", "read_file", "read_all", "rewrite_ptx", "replace_debug_sections", "load_text"]
+__all__ = ["read_ptx", "read_ptx_file", "read_file", "read_all", "rewrite_ptx", "replace_debug_sections", "edit_debug_sections", "load_text"]
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -110,7 +112,7 @@ def _is_cuda_elf(raw: bytes) -> bool:
 
 
 def replace_debug_sections(
-    module: PtxModule, images: dict[str, SectionImage], style: Style | str = Style.READABLE
+    module: PtxModule, images: Mapping[str, SectionImage], style: Style | str = Style.READABLE
 ) -> str:
     """``module``'s text with its debug section blocks replaced by ``images``.
 
@@ -118,8 +120,20 @@ def replace_debug_sections(
     sections absent from ``images`` are removed; sections new to the module are
     appended at the end. Everything else stays byte for byte.
     """
+    edits = TextEdits(module.text, where=module.filename)
+    edit_debug_sections(edits, module, images, style)
+    return edits.apply()
+
+
+def edit_debug_sections(
+    edits: TextEdits, module: PtxModule, images: Mapping[str, SectionImage], style: Style | str = Style.READABLE
+) -> None:
+    """Add to ``edits`` (of ``module.text``) what :func:`replace_debug_sections` does.
+
+    Add them after the other edits of the text: whether a newline goes before the
+    sections appended at the end depends on the edited text before them.
+    """
     text = module.text
-    pieces: list[str] = []
     pos = 0
     placed: set[str] = set()
     for block in module.sections:
@@ -129,20 +143,19 @@ def replace_debug_sections(
         line_start = text.rfind("\n", 0, start) + 1
         if not text[line_start:start].strip():
             start = line_start
-        pieces.append(text[pos:start])
         pos = block.end
         if block.name in images and block.name not in placed:
-            pieces.append(format_section(images[block.name], style).rstrip("\n"))
+            edits.replace(start, pos, format_section(images[block.name], style).rstrip("\n"))
             placed.add(block.name)
-        elif text[pos : pos + 1] == "\n":
-            pos += 1
-    pieces.append(text[pos:])
+        else:
+            if text[pos : pos + 1] == "\n":
+                pos += 1
+            edits.delete(start, pos)
     rest = [img for name, img in images.items() if name not in placed]
     if rest:
-        if pieces[-1] and not pieces[-1].endswith("\n"):
-            pieces.append("\n")
-        pieces.extend(format_section(img, style) for img in rest)
-    return "".join(pieces)
+        last = edits.last_char_after(pos)
+        lead = "\n" if last and last != "\n" else ""
+        edits.insert(len(text), lead + "".join(format_section(img, style) for img in rest))
 
 
 def rewrite_ptx(

@@ -15,7 +15,8 @@ from .errors import AttachError
 from .dwarf.image import DEBUG_SECTION_NAMES
 from .ptx.reader import PtxModule, parse_ptx
 from .ptx.writer import Style
-from .api import replace_debug_sections
+from .api import edit_debug_sections
+from .ptx.edits import TextEdits
 
 if TYPE_CHECKING:
     from .builder import DebugInfoBuilder
@@ -71,8 +72,7 @@ def attach(
         raise AttachError(exc.message, where=filename) from None
     images = encode(dbg.finish(), dbg.encode_options(string_labels=string_labels)).images
 
-    # Edits to the text as (start, end, replacement), applied from the end.
-    edits: list[tuple[int, int, str]] = []
+    edits = TextEdits(ptx_text, where=filename)
     for f in dbg.functions:
         if not f.auto_labels:
             continue
@@ -81,24 +81,19 @@ def attach(
         found = module.function(f.linkage_name)
         assert found is not None
         end = ptx_text.rfind("\n", found.body_start, found.body_end)
-        at = end + 1 if end >= 0 else found.body_end
-        edits.append((at, at, f"{f.high_pc}:\n"))
+        edits.insert(end + 1 if end >= 0 else found.body_end, f"{f.high_pc}:\n")
     if not module.has_debug_target:
         if module.target_span is None:
             raise AttachError("the module has no .target directive", where=filename)
         start, end = module.target_span
         line = ptx_text[start:end].rstrip()
-        edits.append((start, start + len(line), line + ", debug"))
+        edits.replace(start, start + len(line), line + ", debug")
     if not module.files:
-        anchor = _after_header(module)
-        edits.append((anchor, anchor, f'.file 1 "{_escape(dbg.file)}"\n'))
-    text = ptx_text
-    for start, end, piece in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        text = text[:start] + piece + text[end:]
-    edited = parse_ptx(text, filename)
+        edits.insert(_after_header(module), f'.file 1 "{_escape(dbg.file)}"\n')
     ordered = {name: images[name] for name in DEBUG_SECTION_NAMES if name in images}
     ordered.update({k: v for k, v in images.items() if k not in ordered})
-    return replace_debug_sections(edited, ordered, style)
+    edit_debug_sections(edits, module, ordered, style)
+    return edits.apply()
 
 
 def _after_header(module: PtxModule) -> int:

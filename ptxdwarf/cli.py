@@ -12,12 +12,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from . import __version__
 from .errors import PtxDwarfError
 
-__all__ = ["main"]
+__all__ = ["main", "main_attach"]
 
 
 def _write_output(text: str, output: str | None) -> None:
@@ -93,10 +93,37 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     return main_lint(args.file, args.json)
 
 
-def _cmd_attach(args: argparse.Namespace) -> int:
-    from .autodebug import main_attach
+def main_attach(args: Any) -> int:
+    """``ptxdwarf attach IN.ptx [-o OUT.ptx] [--rename-registers] [--replace] [--style S]``.
 
-    return main_attach(args)
+    ``args`` has ``path`` (or ``file``), ``output``, ``rename_registers``, ``replace``,
+    ``style`` and optionally ``debug_target`` (default True; ``--no-debug-target``).
+    Warnings go to standard error as ``ptxdwarf: warning: ...``; the result to
+    ``output`` or standard output. ``.file`` names the absolute path of
+    ``output``, or of ``IN.debug.ptx`` beside the input when writing to standard
+    output (redirect there so that a debugger finds the text its line table names).
+    Errors raise (:func:`main` prints them and exits with 2).
+    """
+    from .api import load_text
+    from .autodebug import attach_ptx, default_output_name
+
+    path = str(getattr(args, "path", None) or args.file)
+    output: str | None = getattr(args, "output", None)
+    output_name = os.path.abspath(default_output_name(path) if output is None or output == "-" else output)
+    text = load_text(path)
+    result = attach_ptx(
+        text,
+        output_name=output_name,
+        filename=path,
+        rename_registers=bool(getattr(args, "rename_registers", False)),
+        replace=bool(getattr(args, "replace", False)),
+        style=getattr(args, "style", None) or "readable",
+        debug_target=getattr(args, "debug_target", True),
+    )
+    for w in result.warnings:
+        print(f"ptxdwarf: warning: {w}", file=sys.stderr)
+    _write_output(result.text, output)
+    return 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -153,7 +180,7 @@ def _parser() -> argparse.ArgumentParser:
         help="leave .target as it is (ptxas compiles '.target ..., debug' as with -g)",
     )
     p.add_argument("--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections")
-    p.set_defaults(func=_cmd_attach)
+    p.set_defaults(func=main_attach)
 
     return parser
 

@@ -1,0 +1,157 @@
+"""The compile unit attach writes: a subprogram per function with its parameters,
+``.local``/``.shared`` objects and registers, and the module's variables."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..builder import DebugInfoBuilder, Function
+from ..demangle import demangle
+from ..dwarf.constants import AddressClass
+from ..dwarf.expr import MAX_REGISTER_NAME
+from ..loc import address, local, param, register
+from ..ptx.reader import PtxFunction, PtxModule
+from .params import device_param_location, param_loads
+from .plan import Plan
+from .registers import fits
+from .scan import Func, find_name
+from .typemap import HANDLE_CLASS, SPACE_CLASS, TypeMap
+
+PRODUCER = "ptxdwarf attach"
+
+_EXTERNAL = re.compile(r"\.(?:visible|extern|weak|common)\b")
+
+
+@dataclass
+class _Description:
+    """What :func:`describe` is making, and what it could not describe."""
+
+    dbg: DebugInfoBuilder
+    types: TypeMap
+    plan: Plan
+    warnings: list[str] = field(default_factory=list)
+    skipped_long: list[str] = field(default_factory=list)
+    untyped: list[str] = field(default_factory=list)
+
+
+def describe(
+    module: PtxModule, funcs: list[Func], plan: Plan, masked: str, output_name: str, prefix: str
+) -> tuple[DebugInfoBuilder, int, list[str]]:
+    """The builder of the compile unit, its number of DIEs, the warnings."""
+    mangled = any(f.name.startswith("_Z") for f in module.functions)
+    dbg = DebugInfoBuilder(output_name, producer=PRODUCER, language="c++" if mangled else "c", file=output_name)
+    d = _Description(dbg, TypeMap(dbg), plan)
+    _module_variables(d, module)
+    for fn in funcs:
+        f = fn.func
+        sub = _subprogram(d, fn, masked, prefix)
+        _parameters(d, fn, sub, masked[f.header_start : f.body_start])
+        seen = _objects(d, f, sub)
+        _registers(d, f, sub, seen)
+    if d.skipped_long:
+        names = list(dict.fromkeys(d.skipped_long))
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        d.warnings.append(
+            f"{len(d.skipped_long)} register(s) not described: names longer than {MAX_REGISTER_NAME} "
+            f"characters cannot be named by DW_OP_regx ({shown}); --rename-registers renames them"
+        )
+    if d.untyped:
+        shown = ", ".join(d.untyped[:3]) + (", ..." if len(d.untyped) > 3 else "")
+        d.warnings.append(f"{len(d.untyped)} declaration(s) of a type ptxdwarf cannot describe were skipped ({shown})")
+    dies = sum(1 for _ in dbg.iter_dies())
+    return dbg, dies, d.warnings
+
+
+def _module_variables(d: _Description, module: PtxModule) -> None:
+    for v in module.variables:
+        cls = HANDLE_CLASS.get(v.type or "") or SPACE_CLASS.get(v.space)
+        if cls is None or cls in (AddressClass.LOCAL, AddressClass.PARAM):
+            d.warnings.append(f"module variable {v.name} (.{v.space}) is not described: no address class fits it")
+            continue
+        t = d.types.of(v)
+        if t is None:
+            d.untyped.append(v.name)
+            continue
+        line_text = d.plan.raw[v.line - 1] if 0 < v.line <= len(d.plan.raw) else ""
+        external = bool(_EXTERNAL.search(line_text))
+        d.dbg.global_variable(
+            v.name, t, location=address(v.name, cls), line=d.plan.out_line_of_input_line(v.line), external=external
+        )
+
+
+def _subprogram(d: _Description, fn: Func, masked: str, prefix: str) -> Function:
+    f = fn.func
+    start = max(masked.rfind(c, 0, f.header_start) for c in (";", "}", "\n")) + 1
+    external = bool(_EXTERNAL.search(masked[start : f.header_start]))
+    ret_type = d.types.of(f.returns[0]) if len(f.returns) == 1 else None
+    return d.dbg.function(
+        demangle(f.name) or f.name,
+        linkage_name=f.name,
+        line=d.plan.out_line(f.header_start),
+        type=ret_type,
+        kernel=f.is_kernel,
+        external=external,
+        low_pc=f"{prefix}begin{fn.index}",
+        high_pc=f"{prefix}end{fn.index}",
+    )
+
+
+def _parameters(d: _Description, fn: Func, sub: Function, header: str) -> None:
+    f = fn.func
+    loads = {} if f.is_kernel else param_loads(fn.instrs, {p.name for p in f.params})
+    no_location: list[str] = []
+    for p in f.params:
+        t = d.types.of(p, pointer=f.is_kernel)
+        if t is None:
+            d.untyped.append(p.name)
+            continue
+        at = find_name(header, p.name)
+        line = d.plan.out_line(f.header_start + (max(at, 0)))
+        if f.is_kernel:
+            sub.parameter(p.name, t, line=line, location=param(p.name))
+            continue
+        where, why = device_param_location(p.byte_size, loads.get(p.name, []))
+        if where is None:
+            no_location.append(f"{p.name} ({why})")
+        sub.parameter(p.name, t, line=line, location=where)
+    if no_location:
+        d.warnings.append(
+            f"{f.name}: {len(no_location)} parameter(s) described without a location: " + "; ".join(no_location)
+        )
+
+
+def _objects(d: _Description, f: PtxFunction, sub: Function) -> set[str]:
+    """The ``.local``/``.shared``/``.global``/``.const`` objects of ``f``; their names."""
+    seen: set[str] = set()
+    for v in f.declarations:
+        if v.space not in ("local", "shared", "global", "const") or v.name in seen:
+            continue
+        seen.add(v.name)
+        t = d.types.of(v)
+        if t is None:
+            d.untyped.append(v.name)
+            continue
+        line = d.plan.out_line_of_input_line(v.line)
+        where = local(v.name, 0) if v.space == "local" else address(v.name, SPACE_CLASS[v.space])
+        sub.variable(v.name, t, line=line, location=where)
+    return seen
+
+
+def _registers(d: _Description, f: PtxFunction, sub: Function, seen: set[str]) -> None:
+    for v in f.declarations:
+        if v.space != "reg":
+            continue
+        t = d.types.of(v)
+        if t is None:
+            d.untyped.append(v.name)
+            continue
+        line = d.plan.out_line_of_input_line(v.line)
+        for reg in v.names():
+            if reg in seen:
+                continue
+            seen.add(reg)
+            if not fits(reg):
+                d.skipped_long.append(reg)
+                continue
+            sub.variable(reg, t, line=line, location=register(reg))

@@ -1,0 +1,171 @@
+"""The entry point of attach: :func:`attach_ptx` and what it returns."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..api import replace_debug_sections
+from ..builder import DebugInfoBuilder
+from ..dwarf.encode import encode
+from ..dwarf.image import DEBUG_SECTION_NAMES
+from ..errors import AttachError
+from ..ptx.reader import PtxModule, mask_comments, parse_ptx
+from ..ptx.writer import Style
+from . import registers
+from .describe import describe
+from .existing import existing_debug, strip_debug
+from .plan import make_plan
+from .scan import Func, identifiers, scan_body
+
+__all__ = ["AttachResult", "attach_ptx", "default_output_name"]
+
+
+@dataclass
+class AttachResult:
+    """What :func:`attach_ptx` made: the new text, the warnings, the register renames."""
+
+    text: str
+    warnings: list[str]
+    renamed: dict[str, str]
+    dies: int = 0
+    """DIEs in the compile unit (for reports)."""
+
+
+def default_output_name(input_path: str) -> str:
+    """``kernel.ptx`` -> ``kernel.debug.ptx`` (what ``.file`` names when writing to standard output)."""
+    root, ext = os.path.splitext(input_path)
+    return root + ".debug.ptx" if ext == ".ptx" else input_path + ".debug.ptx"
+
+
+def _check_output_name(output_name: str) -> None:
+    """:class:`AttachError` when ``output_name`` cannot be written in ``.file``."""
+    if not output_name:
+        raise AttachError("the output name for .file is empty")
+    if not output_name.isascii() or any(c in output_name for c in '"\n\r\0'):
+        raise AttachError(
+            f"the output name {output_name!r} cannot be written in .file "
+            "(ptxas 13.0 accepts only ASCII without quotes or newlines)"
+        )
+
+
+def attach_ptx(
+    text: str,
+    *,
+    output_name: str,
+    filename: str = "<ptx>",
+    rename_registers: bool = False,
+    replace: bool = False,
+    style: str = "readable",
+    debug_target: bool = True,
+) -> AttachResult:
+    """Give PTX ``text`` without debug info a line table pointing at itself and DWARF for
+    every function, parameter, register and module variable (see the module docstring).
+
+    ``output_name`` is the file the result will be written to: ``.file 1`` and the
+    compile unit name it, so the ``.loc`` line numbers refer to that file. Raises
+    :class:`~ptxdwarf.errors.AttachError` (one line, naming what and where) on a
+    module it will not change.
+
+    ``debug_target=False`` leaves ``.target`` as it is. ptxas treats ``.target ...,
+    debug`` like ``-g`` (no optimization: "Optimized debugging not supported" with
+    ``-O3``), so only without it does the module compile, without ``-g``, to exactly
+    the code of the input; ``ptxas -g`` still finds the debug info (but ``ptxdwarf
+    lint`` reports ``target-not-debug``).
+    """
+    _check_output_name(output_name)
+    try:
+        style = Style(style).value
+    except ValueError:
+        raise AttachError(f"unknown style {style!r} (nvcc, readable or compact)") from None
+    warnings: list[str] = []
+    text, module, masked = _read(text, filename, replace)
+    renamed: dict[str, str] = {}
+    if rename_registers:
+        text, renamed, more = registers.rename_registers(text, module, masked)
+        warnings.extend(more)
+        if renamed:
+            module = parse_ptx(text, filename)
+            masked = mask_comments(text, filename)
+
+    funcs = [Func(f, i) for i, f in enumerate(module.functions)]
+    for fn in funcs:
+        fn.statements = scan_body(masked, fn.func.body_start, fn.func.body_end)
+        fn.instrs = [s for s in fn.statements if s.kind == "instr"]
+    prefix = _label_prefix(masked)
+    plan = make_plan(text, module, masked, funcs, prefix, output_name, debug_target)
+    edited = plan.edit(filename).apply()
+
+    dbg, dies, more = describe(module, funcs, plan, masked, output_name, prefix)
+    warnings.extend(more)
+    # The edited module is read again only for _check_symbols, which checks that the
+    # labels landed in their functions and the symbols are declared.
+    edited_module = parse_ptx(edited, output_name)
+    _check_symbols(edited_module, dbg, filename)
+    images = encode(dbg.finish(), dbg.encode_options()).images
+    ordered = {name: images[name] for name in DEBUG_SECTION_NAMES if name in images}
+    ordered.update({k: v for k, v in images.items() if k not in ordered})
+    result = replace_debug_sections(edited_module, ordered, style)
+    return AttachResult(result, warnings, renamed, dies)
+
+
+def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str]:
+    """(text, module, masked text) of a module attach can change: without the debug
+    info it had (``replace``), or an :class:`AttachError` saying why not."""
+    module = parse_ptx(text, filename)
+    masked = mask_comments(text, filename)
+    existing = existing_debug(module, masked)
+    if existing is not None:
+        what, line = existing
+        if not replace:
+            raise AttachError(
+                f"the module already has debug info ({what}); use --replace to replace it",
+                where=f"{filename}:{line}",
+            )
+        text = strip_debug(text, module, masked)
+        module = parse_ptx(text, filename)
+        masked = mask_comments(text, filename)
+    if module.address_size != 64:
+        size = module.address_size or "none (32)"
+        raise AttachError(
+            f".address_size is {size}: ptxas compiles debug info only for .address_size 64",
+            where=f"{filename}:{module.target_line or 1}",
+        )
+    if module.target_span is None:
+        raise AttachError("the module has no .target directive", where=filename)
+    if module.version is None or module.version < (3, 0):
+        version = ".".join(map(str, module.version)) if module.version else "none"
+        raise AttachError(
+            f".version is {version}: .target ..., debug needs PTX ISA 3.0 or later",
+            where=f"{filename}:{module.version_line or 1}",
+        )
+    if not module.functions:
+        raise AttachError("the module defines no function (.entry or .func with a body)", where=filename)
+    return text, module, masked
+
+
+def _label_prefix(masked: str) -> str:
+    """The prefix of attach's labels: one no identifier of the module starts with."""
+    tokens = identifiers(masked)
+    prefix = "$L__ptxdwarf_"
+    n = 0
+    while any(t.startswith(prefix) for t in tokens):
+        n += 1
+        prefix = f"$L__ptxdwarf{n}_"
+    return prefix
+
+
+def _check_symbols(module: PtxModule, dbg: DebugInfoBuilder, filename: str) -> None:
+    """What :func:`ptxdwarf.attach.check_symbols` checks, in linear time (that one asks
+    :meth:`PtxModule.declares` per symbol, which walks every declaration of the module)."""
+    names = {f.name for f in module.functions} | set(module.prototypes) | {v.name for v in module.variables}
+    for f in module.functions:
+        names.update(v.name for v in (*f.params, *f.returns, *f.declarations) if v.count is None)
+    by_name = {f.name: f for f in module.functions}
+    for sub in dbg.functions:
+        found = by_name.get(sub.linkage_name)
+        if found is None or sub.low_pc not in found.labels or sub.high_pc not in found.labels:
+            raise AttachError(f"internal error: function {sub.linkage_name} or its labels are missing", where=filename)
+    missing = sorted(dbg.symbols_used - names)
+    if missing:
+        raise AttachError(f"internal error: symbol {missing[0]} is not declared in the module", where=filename)

@@ -1,0 +1,80 @@
+"""Debug info a module already has: finding it, and removing it for ``replace``."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ..ptx.edits import TextEdits
+from ..ptx.reader import PtxModule
+
+
+def existing_debug(module: PtxModule, masked: str) -> tuple[str, int] | None:
+    """(what, line) of the first piece of debug info in the module, or None."""
+    found: list[tuple[int, str]] = []
+    for block in module.sections:
+        if block.name.startswith(".debug_"):
+            found.append((block.line, f"a {block.name} section"))
+    if module.has_debug_target:
+        found.append((module.target_line, ".target ... debug"))
+    for f in module.files:
+        found.append((f.line, f".file {f.index}"))
+    m = re.search(r"(?<![\w$.])\.loc\b", masked)
+    if m is not None:
+        found.append((masked.count("\n", 0, m.start()) + 1, ".loc directives"))
+    if not found:
+        return None
+    line, what = min(found)
+    return what, line
+
+
+def strip_debug(text: str, module: PtxModule, masked: str) -> str:
+    """``text`` without debug sections, ``.loc``/``.file`` directives and attach's own labels."""
+    cuts: list[tuple[int, int]] = []
+    for block in module.sections:
+        if block.name.startswith(".debug_"):
+            cuts.append((block.start, block.end))
+    for m in re.finditer(r"(?<![\w$.])\.(?:loc|file)\b[^\n]*", masked):
+        cuts.append((m.start(), m.end()))
+    code = _blank(masked, cuts)  # without the debug sections, which refer to the labels
+    uses = Counter(m.group() for m in re.finditer(r"\$\w+(?![\w$])", code))
+    for m in re.finditer(r"(?m)^[ \t]*(\$L__ptxdwarf\w*_(?:begin|end)\d+)[ \t]*:[ \t]*$", code):
+        if uses[m.group(1)] == 1:  # defined, never used
+            cuts.append((m.start(1), m.end()))
+    # Whole lines go when nothing but the cut text (and blanks, comments) is on them.
+    widened = []
+    for start, end in cuts:
+        line_start = masked.rfind("\n", 0, start) + 1
+        line_end = masked.find("\n", end)
+        line_end = len(masked) if line_end < 0 else line_end
+        if not masked[line_start:start].strip() and not masked[end:line_end].strip():
+            start, end = line_start, min(line_end + 1, len(masked))
+        widened.append((start, end))
+    edits = TextEdits(text, where=module.filename)
+    for start, end in _union(widened):
+        edits.delete(start, end)
+    return edits.apply()
+
+
+def _union(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted disjoint ranges covering the same offsets as ``ranges``."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if out and start <= out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = (out[-1][0], end)
+        elif end > start:
+            out.append((start, end))
+    return out
+
+
+def _blank(text: str, ranges: list[tuple[int, int]]) -> str:
+    """``text`` with spaces over ``ranges``."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end in _union(ranges):
+        pieces.append(text[pos:start])
+        pieces.append(" " * (end - start))
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)

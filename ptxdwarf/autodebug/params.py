@@ -1,0 +1,138 @@
+"""Where a device function's parameters are: the registers its ``ld.param`` loads go to.
+
+A device function's parameter has no address ptxas can keep, so it is described by
+the register(s) its ``ld.param`` loads go to (see :mod:`ptxdwarf.autodebug`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..dwarf.constants import AddressClass
+from ..dwarf.expr import MAX_REGISTER_NAME, Op, register_number
+from ..loc import Location, expression, register
+from .registers import fits
+from .scan import Stmt
+
+_LD_PARAM = re.compile(
+    r"ld\.param(?:::\w+)?((?:\.\w+)*)\s+(.*?)\s*,\s*\[\s*([A-Za-z_$%][\w$]*)\s*(?:\+\s*(\d+))?\s*\]\s*",
+    re.DOTALL,
+)
+_WIDTHS = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+
+
+@dataclass
+class Load:
+    """Bytes ``offset..offset+width`` of a parameter loaded into ``register``."""
+
+    offset: int
+    width: int
+    register: str | None  # None: a sink ("_")
+
+
+def param_loads(instrs: Iterable[Stmt], names: set[str]) -> dict[str, list[list[Load]]]:
+    """Parameter name -> the loads of each ``ld.param`` instruction that reads it."""
+    out: dict[str, list[list[Load]]] = {}
+    for s in instrs:
+        text = s.text.strip()
+        if not text.startswith("ld.param"):
+            continue
+        m = _LD_PARAM.fullmatch(text)
+        if m is None or m.group(3) not in names:
+            continue
+        suffixes = [x for x in m.group(1).split(".") if x]
+        width = None
+        count = 1
+        for x in suffixes:
+            vm = re.fullmatch(r"v(\d+)", x)
+            if vm:
+                count = int(vm.group(1))
+            tm = re.fullmatch(r"[bsuf](8|16|32|64|128)", x)
+            if tm:
+                width = _WIDTHS[tm.group(1)]
+        if width is None:
+            continue
+        dest = m.group(2).strip()
+        if dest.startswith("{") and dest.endswith("}"):
+            regs = [r.strip() for r in dest[1:-1].split(",")]
+        else:
+            regs = [dest]
+        if len(regs) != count:
+            continue
+        base = int(m.group(4) or 0)
+        loads = [Load(base + i * width, width, None if r == "_" else r) for i, r in enumerate(regs)]
+        out.setdefault(m.group(3), []).append(loads)
+    return out
+
+
+#: DW_OP_piece sizes ptxas 13.0 cannot take. Its expression walker does not know the
+#: operand of DW_OP_piece and reads it as the next opcode: 0x03 (addr), 0x0c (const4u),
+#: 0x10 (constu) and 0x23 (plus_uconst) then want operand bytes, and where the block
+#: ends first ptxas dies with "Checked Data was Invalid" (measured: a trailing empty
+#: piece of 3, 12, 16 or 35 bytes; a piece of 3 anywhere; a 16-byte register piece).
+_BAD_PIECE_SIZES = frozenset({3, 12, 16, 35})
+_MAX_PIECE = 64  # one ULEB byte that is no opcode with operands (0x40 = DW_OP_lit16)
+
+
+def _empty_pieces(size: int) -> list[Op]:
+    """``DW_OP_piece`` ops without a location covering ``size`` bytes, in sizes ptxas reads."""
+    ops = []
+    while size > 0:
+        n = min(size, _MAX_PIECE)
+        if n in _BAD_PIECE_SIZES:
+            n -= 1
+        ops.append(Op.make("piece", n))
+        size -= n
+    return ops
+
+
+def device_param_location(size: int | None, loads: list[list[Load]]) -> tuple[Location | None, str | None]:
+    """The location of a device-function parameter from its ``ld.param`` loads, or (None, why)."""
+    if not loads:
+        return None, "never loaded by ld.param"
+    flat = [x for group in loads for x in group]
+    whole = [x for x in flat if x.offset == 0 and x.register is not None]
+    chosen: str | None
+    if len(loads) == 1 and len(flat) == 1 and flat[0].offset == 0 and flat[0].register is not None:
+        chosen = flat[0].register
+    elif len(whole) == len(flat) and len({x.register for x in whole}) == 1 and len({x.width for x in whole}) == 1:
+        chosen = whole[0].register
+    else:
+        chosen = None
+    if chosen is not None:
+        if not fits(chosen):
+            return None, f"loaded into {chosen}, whose name is longer than {MAX_REGISTER_NAME} characters"
+        return register(chosen), None
+    # Pieces: each offset loaded into one register, no overlaps.
+    by_offset: dict[int, Load] = {}
+    for x in flat:
+        if x.register is None:
+            continue
+        seen = by_offset.get(x.offset)
+        if seen is not None and (seen.register != x.register or seen.width != x.width):
+            return None, f"bytes {x.offset}.. are loaded into both {seen.register} and {x.register}"
+        by_offset[x.offset] = x
+    ops: list[Op] = []
+    pos = 0
+    described = 0
+    for offset in sorted(by_offset):
+        x = by_offset[offset]
+        if offset < pos:
+            return None, f"loads overlap at byte {offset}"
+        ops.extend(_empty_pieces(offset - pos))
+        if fits(x.register or "") and x.width not in _BAD_PIECE_SIZES:
+            ops.append(Op.make("regx", register_number(x.register or "")))
+            ops.append(Op.make("piece", x.width))
+            described += 1
+        else:
+            ops.extend(_empty_pieces(x.width))
+        pos = offset + x.width
+    if size is not None and pos > size:
+        return None, f"loads reach byte {pos} of a {size}-byte parameter"
+    if not described:
+        return None, "loaded only into registers that cannot be described (long names, 16-byte loads)"
+    if size is not None and pos < size:
+        ops.extend(_empty_pieces(size - pos))
+    return expression(ops, AddressClass.REG), None

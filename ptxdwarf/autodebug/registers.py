@@ -1,0 +1,109 @@
+"""Renaming registers whose names are too long for ``DW_OP_regx``.
+
+Every long-named register is renamed (all registers of a ``<N>`` range together,
+the same long name to the same short name across functions) to ``%Ra0...``
+(ranges) or ``%Sa`` (single registers), names the module does not use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from ..dwarf.expr import MAX_REGISTER_NAME
+from ..ptx.edits import TextEdits
+from ..ptx.reader import PtxModule
+from .scan import IDENT, identifiers
+
+_RANGE_OPEN = re.compile(r"\s*<")
+
+def fits(name: str) -> bool:
+    """``DW_OP_regx`` can name the register ``name``."""
+    try:
+        return 0 < len(name.encode("ascii")) <= MAX_REGISTER_NAME
+    except UnicodeEncodeError:
+        return False
+
+
+def _letters(k: int) -> str:
+    """0 -> a, 25 -> z, 26 -> aa ... (no digits, so a base followed by digits is unambiguous)."""
+    out = ""
+    k += 1
+    while k:
+        k, r = divmod(k - 1, 26)
+        out = chr(ord("a") + r) + out
+    return out
+
+
+def _fresh_names(prefix: str, taken: Callable[[str], bool]) -> Iterator[str]:
+    """``prefix`` + a, b, ... z, aa, ...: those for which ``taken`` is false, in order."""
+    k = 0
+    while True:
+        new = prefix + _letters(k)
+        k += 1
+        if not taken(new):
+            yield new
+
+
+def rename_registers(text: str, module: PtxModule, masked: str) -> tuple[str, dict[str, str], list[str]]:
+    """Rename every register whose name (or a range member's) exceeds 8 characters."""
+    long_ranges: dict[str, int] = {}  # base -> largest count
+    long_scalars: set[str] = set()
+    for f in module.functions:
+        for v in f.declarations:
+            if v.space != "reg":
+                continue
+            if v.count is not None:
+                if v.count and not fits(f"{v.name}{v.count - 1}"):
+                    long_ranges[v.name] = max(long_ranges.get(v.name, 0), v.count)
+            elif not fits(v.name):
+                long_scalars.add(v.name)
+    if not long_ranges and not long_scalars:
+        return text, {}, []
+    tokens = identifiers(masked)
+    declared_bases = {v.name for f in module.functions for v in f.declarations if v.space == "reg" and v.count is not None}
+    warnings: list[str] = []
+    base_map: dict[str, str] = {}
+    names = _fresh_names(
+        "%R",
+        lambda new: new in declared_bases or any(t == new or (t.startswith(new) and t[len(new):].isdigit()) for t in tokens),
+    )
+    for base in sorted(long_ranges):
+        new = next(names)
+        if not fits(f"{new}{long_ranges[base] - 1}"):
+            warnings.append(f"register range {base}<{long_ranges[base]}> is too large to rename to names of 8 characters")
+            continue
+        base_map[base] = new
+    scalar_map: dict[str, str] = {}
+    bases = declared_bases | set(base_map.values())
+    names = _fresh_names("%S", lambda new: new in tokens or any(new.startswith(b) and new[len(b):].isdigit() for b in bases))
+    for name in sorted(long_scalars):
+        scalar_map[name] = next(names)
+    renamed: dict[str, str] = {}
+    edits = TextEdits(text, where=module.filename)
+    for f in module.functions:
+        ranges = {v.name: v.count for v in f.declarations if v.space == "reg" and v.count is not None and v.name in base_map}
+        scalars = {v.name for v in f.declarations if v.space == "reg" and v.count is None and v.name in scalar_map}
+        if not ranges and not scalars:
+            continue
+        for m in IDENT.finditer(masked, f.body_start, f.body_end):
+            tok = m.group(1)
+            if tok in scalars:
+                new = scalar_map[tok]
+                renamed[tok] = new
+                edits.replace(m.start(1), m.end(1), new)
+                continue
+            if tok in ranges and _RANGE_OPEN.match(masked, m.end(1)):
+                edits.replace(m.start(1), m.end(1), base_map[tok])
+                continue
+            for base, count in ranges.items():
+                rest = tok[len(base):]
+                if tok.startswith(base) and rest.isdigit() and (rest == "0" or rest[0] != "0") and int(rest) < (count or 0):
+                    new = base_map[base] + rest
+                    renamed[tok] = new
+                    edits.replace(m.start(1), m.end(1), new)
+                    break
+    for base, count in ((b, c) for b, c in long_ranges.items() if b in base_map):
+        for i in range(count):
+            renamed.setdefault(f"{base}{i}", f"{base_map[base]}{i}")
+    return edits.apply(), dict(sorted(renamed.items())), warnings
