@@ -165,7 +165,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "func-param-address",
         "The address of a .func parameter (.b64 _Z3addii_param_1) is written as 0, no relocation.",
         ("func-param-address.zero",),
-        ("ptxdwarf.autodebug._device_param_location",),
+        ("ptxdwarf.autodebug.params.device_param_location",),
         "attach describes a device function's parameters by the registers ld.param loads them into",
         "func-param-address",
     ),
@@ -226,7 +226,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "A non-ASCII byte anywhere (comments, .file names) is fatal: 'Unexpected non-ASCII character "
         "encountered'. ptxas 13.5 accepts it in a comment (a .file name still fails).",
         ("non-ascii.comment", "non-ascii.file-name"),
-        ("ptxdwarf.autodebug._check_output_name", "ptxdwarf.ptx.writer.format_section"),
+        ("ptxdwarf.autodebug.entry._check_output_name", "ptxdwarf.ptx.writer.format_section"),
         "the section writer's output is ASCII; attach refuses a non-ASCII output name for .file",
         "non-ascii",
         holds_on=("13.0",),
@@ -291,7 +291,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "ptxas reads a DW_OP_piece operand as an opcode: a piece of 3 bytes (also 12, 16, 35 in places) is "
         "fatal ('Checked Data was Invalid' or 'Dereference Out of Bounds').",
         ("piece-size.three", "piece-size.four"),
-        ("ptxdwarf.autodebug._BAD_PIECE_SIZES", "ptxdwarf.autodebug._empty_pieces"),
+        ("ptxdwarf.autodebug.params._BAD_PIECE_SIZES", "ptxdwarf.autodebug.params._empty_pieces"),
         "attach splits pieces to avoid those sizes",
         None,
         lint_note="no rule yet: which sizes fail depends on where the piece sits, which the harness only samples",
