@@ -18,6 +18,7 @@ from typing import Callable, Iterator, Mapping
 
 from ..errors import PtxSyntaxError
 from ..dwarf.image import Reloc, SectionImage, Symbol, gc_paused
+from .symbols import SymbolTable, symbol_table
 
 __all__ = [
     "FileDirective",
@@ -181,7 +182,7 @@ class PtxModule:
     _variables: list[PtxVariable] = field(default_factory=list, repr=False)
     _prototypes: list[str] = field(default_factory=list, repr=False)
     _pending: Callable[[], "PtxModule"] | None = field(default=None, repr=False, compare=False)
-    _names: "_ModuleIndex | None" = field(default=None, repr=False, compare=False)
+    _symbols: "SymbolTable | None" = field(default=None, repr=False, compare=False)
 
     def _complete(self) -> None:
         # The functions, their declarations and labels are read on first use:
@@ -243,25 +244,26 @@ class PtxModule:
             block.image
         return self
 
-    def _index(self) -> "_ModuleIndex":
-        if self._names is None:
-            self._names = _ModuleIndex(self)
-        return self._names
+    @property
+    def symbols(self) -> "SymbolTable":
+        """What each name of the module stands for (made on first use, then kept)."""
+        return symbol_table(self)
 
     def declares(self, name: str) -> bool:
-        """Whether ``name`` is a function, prototype, module variable or a name inside a function."""
-        return self._index().declares(name)
+        """Whether ``name`` is a function, prototype, module variable, code label, or a
+        parameter or non-register name declared in a function."""
+        return self.symbols.declares(name)
 
     def variable(self, name: str) -> PtxVariable | None:
         """The module-level variable ``name``."""
-        return self._index().variables.get(name)
+        return self.symbols.variables.get(name)
 
     def function(self, name: str) -> PtxFunction | None:
-        return self._index().functions.get(name)
+        return self.symbols.functions.get(name)
 
     def function_of_label(self, label: str) -> PtxFunction | None:
         """The function whose body defines ``label``."""
-        return self._index().labels.get(label)
+        return self.symbols.code_labels.get(label)
 
 
 class LazyImages(Mapping[str, SectionImage]):
@@ -294,43 +296,6 @@ class LazyImages(Mapping[str, SectionImage]):
         if name in self._images:
             return bool(self._images[name].labels)
         return self._labels_possible.get(name, True)
-
-
-class _ModuleIndex:
-    """Lookups by name over a module's functions, labels and declarations."""
-
-    def __init__(self, module: PtxModule) -> None:
-        self.functions: dict[str, PtxFunction] = {}
-        self.labels: dict[str, PtxFunction] = {}
-        self.variables: dict[str, PtxVariable] = {}
-        self.names: set[str] = set(module.prototypes)
-        self.ranges: dict[str, int] = {}  # register range prefix -> largest count
-        for v in module.variables:
-            self.variables.setdefault(v.name, v)
-            self._declare(v)
-        for f in module.functions:
-            self.functions.setdefault(f.name, f)
-            self.names.add(f.name)
-            for label in f.labels:
-                self.labels.setdefault(label, f)
-                self.names.add(label)
-            for v in (*f.params, *f.returns, *f.declarations):
-                self._declare(v)
-
-    def _declare(self, v: PtxVariable) -> None:
-        if v.count is None:
-            self.names.add(v.name)
-        else:
-            self.ranges[v.name] = max(self.ranges.get(v.name, 0), v.count)
-
-    def declares(self, name: str) -> bool:
-        if name in self.names:
-            return True
-        for prefix, size in self.ranges.items():
-            rest = name[len(prefix) :]
-            if name.startswith(prefix) and rest.isdigit() and int(rest) < size and (rest == "0" or rest[0] != "0"):
-                return True
-        return False
 
 
 def _join(a: SectionImage, b: SectionImage) -> SectionImage:
