@@ -140,6 +140,21 @@ class PtxFunction:
 
 
 @dataclass(slots=True)
+class SectionText:
+    """What a section block's text says beyond its bytes: its labels, label differences,
+    ``label+N`` values, and values ptxas cannot parse (none of which the image keeps)."""
+
+    labels: list[tuple[str, int]] = field(default_factory=list)
+    """Labels defined in the block, with their lines."""
+    differences: list[tuple[str, str, int]] = field(default_factory=list)
+    """``a-b`` values: the two labels and the line."""
+    addends: list[tuple[str, int]] = field(default_factory=list)
+    """``label+N`` values as written, with their offsets in the block's image."""
+    syntax: list[tuple[str, int]] = field(default_factory=list)
+    """Values ptxas cannot parse: what is wrong, and the line."""
+
+
+@dataclass(slots=True)
 class SectionBlock:
     """One ``.section NAME { ... }`` block: its place in the text and its image.
 
@@ -155,6 +170,7 @@ class SectionBlock:
     loader: Callable[[], SectionImage] | None = field(default=None, repr=False)
     labels_possible: bool = True
     _image: SectionImage | None = field(default=None, repr=False)
+    _text: SectionText | None = field(default=None, repr=False)
 
     @property
     def image(self) -> SectionImage:
@@ -162,6 +178,12 @@ class SectionBlock:
             assert self.loader is not None
             self._image, self.loader = self.loader(), None
         return self._image
+
+    @property
+    def text(self) -> SectionText:
+        """What the block's text says beyond its bytes (read with the image)."""
+        self.image
+        return self._text if self._text is not None else SectionText()
 
 
 @dataclass
@@ -415,14 +437,22 @@ class _SectionParser:
         self.width = 0  # width of the directive whose list continues on the next line
         self.last_width = 0  # width of the last directive, for a list continued with a leading comma
         self.lineno = 0
+        self.text = SectionText()
+        # The directive being read: its number of values, its first symbolic value
+        # (text, line) and the syntax problems of its values.
+        self.items = 0
+        self.first_symbol: tuple[str, int] | None = None
+        self.pending: list[tuple[str, int]] = []
 
     def error(self, message: str) -> PtxSyntaxError:
         return PtxSyntaxError(f"{message} in {self.name}", filename=self.filename, line=self.lineno)
 
     def parse(self, body: str, first_line: int) -> SectionImage:
         """The image of a section body whose first line is ``first_line``."""
-        fast = _fast_section(self.name, body, self.filename)
+        addends: list[tuple[str, int]] = []
+        fast = _fast_section(self.name, body, self.filename, addends)
         if fast is not None:
+            self.text.addends = addends
             name, filename = self.name, self.filename
 
             def lines() -> tuple[list[int], list[int]]:
@@ -447,6 +477,7 @@ class _SectionParser:
             if not self.width:
                 m = run1_match(body, pos)
                 if m is not None:
+                    self.end_directive(1)
                     end = m.end()
                     run = body[pos:end]
                     count = self.add_run1(run, lineno)
@@ -457,6 +488,7 @@ class _SectionParser:
                     continue
                 m = run_match(body, pos)
                 if m is not None:
+                    self.end_directive(1)
                     end = m.end()
                     run = body[pos:end]
                     count = self.add_run(run, m.group(1), lineno)
@@ -474,6 +506,7 @@ class _SectionParser:
         self.lineno = first_line + body.count("\n")
         if self.width:
             raise self.error("list ends with a comma")
+        self.end_directive(0)
         self.resolve_differences()
         return SectionImage(
             self.name,
@@ -600,6 +633,7 @@ class _SectionParser:
         if not self.width:
             m = _SIMPLE.fullmatch(s)
             if m is not None:
+                self.end_directive(m.group(2).count(",") + 1)
                 bits = m.group(1)
                 try:
                     if bits == "8":
@@ -638,6 +672,7 @@ class _SectionParser:
             if m is not None:
                 if self.width:
                     raise self.error("list ends with a comma before a new directive")
+                self.end_directive(0)
                 self.width = self.last_width = _directive_width(m)
                 rest = statement[m.end() :]
                 if not rest.strip():
@@ -663,6 +698,7 @@ class _SectionParser:
             item = item.strip()
             if not item:
                 raise self.error("empty value in a list")
+            self.items += 1
             self.add_value(item, width)
         # A list that ends with a comma continues on the next line.
         self.width = width if trailing else 0
@@ -698,6 +734,7 @@ class _SectionParser:
                 addend = -addend
         name = m.group("sym")
         other = m.group("sym2")
+        self.note_symbol(item, m, self.lineno, len(data))
         if other is not None:
             self.differences.append((len(data), width, name, other, addend, self.lineno))
         else:
@@ -709,6 +746,34 @@ class _SectionParser:
             raise self.error(f"label {name} defined twice (first at line {self.label_lines[name]})")
         self.labels[name] = len(self.data)
         self.label_lines[name] = self.lineno
+        self.text.labels.append((name, self.lineno))
+
+    def note_symbol(self, item: str, m: re.Match[str], line: int, offset: int) -> None:
+        """Keep what the text of symbolic value ``item`` says (see :class:`SectionText`)."""
+        if self.first_symbol is None:
+            self.first_symbol = (item, line)
+        if m.group("sym2") is not None:
+            self.text.differences.append((m.group("sym"), m.group("sym2"), line))
+            if m.group("add") is not None:
+                self.pending.append((f"{item!r} (a label difference cannot take +N)", line))
+        elif m.group("op") == "-":
+            self.pending.append((f"{item!r} (label-N; write the value as a number)", line))
+        elif "+" in item:
+            self.text.addends.append((item, offset))
+
+    def end_directive(self, items: int) -> None:
+        """The directive read so far is complete; the next one starts with ``items`` values."""
+        if self.first_symbol is not None:
+            if self.items > 1:
+                item, line = self.first_symbol
+                self.text.syntax.append(
+                    (f"{item!r} in a list of {self.items} values (one symbolic value per directive)", line)
+                )
+            self.first_symbol = None
+        if self.pending:
+            self.text.syntax.extend(self.pending)
+            self.pending = []
+        self.items = items
 
     def resolve_differences(self) -> None:
         for offset, width, a, b, addend, line in self.differences:
@@ -737,7 +802,9 @@ _B64_ITEM = re.compile("Q")
 _CHAR_SIZE = {"B": 1, "H": 2, "I": 4, "Q": 8}
 
 
-def _fast_section(name: str, body: str, filename: str) -> SectionImage | None:
+def _fast_section(
+    name: str, body: str, filename: str, addends: list[tuple[str, int]] | None = None
+) -> SectionImage | None:
     """The image of a section written the way producers write (each directive with one
     token of values: ``.b8 1``, ``.b8 97,98,0``, ``.b64 label``, ``.b32 .debug_loc+8``),
     in bulk string operations; None when the body has anything else (labels, comments,
@@ -784,6 +851,8 @@ def _fast_section(name: str, body: str, filename: str) -> SectionImage | None:
             return None
         cache = dict(zip(unique, map(_symbol_of, unique))) if "+" in joined else dict(zip(unique, map(Symbol, unique)))
         relocs = list(map(tuple.__new__, repeat(Reloc), zip(pick(offsets), widths, map(cache.__getitem__, texts))))
+        if "+" in joined and addends is not None:
+            addends.extend((t, r.offset) for t, r in zip(texts, relocs) if "+" in t)
         if counts is not None:
             first = list(accumulate(repeats, initial=0))
             for i in symbols:
@@ -1123,13 +1192,18 @@ class _ModuleParser:
                 f"section {name} opened here is never closed", filename=self.filename, line=line
             )
         filename = self.filename
+        end_line = self.line_at(close)
+        block = SectionBlock(name, start, close + 1, line, end_line, None, ":" in body)
 
         def load() -> SectionImage:
             with gc_paused():
-                return _SectionParser(name, filename).parse(body, body_line)
+                parser = _SectionParser(name, filename)
+                image = parser.parse(body, body_line)
+                block._text = parser.text
+                return image
 
-        end_line = self.line_at(close)
-        self.module.sections.append(SectionBlock(name, start, close + 1, line, end_line, load, ":" in body))
+        block.loader = load
+        self.module.sections.append(block)
         return close + 1
 
 
