@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import struct
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -585,35 +584,8 @@ def explain_failure(exc: PtxasFailed, module: PtxModule, info: DebugInfo) -> Ptx
 
 
 def die_and_attribute_at(info: DebugInfo, offset: int) -> tuple[DIE | None, int | None]:
-    """The DIE whose bytes hold ``offset`` and, where it can be told, the attribute."""
-    dies = sorted((d for d in info.iter_dies()), key=lambda d: d.offset)
-    starts = [d.offset for d in dies]
-    i = bisect.bisect_right(starts, offset) - 1
-    if i < 0:
-        return None, None
-    die = dies[i]
-    unit = info.unit_of(die)
-    if unit is None or unit.abbrevs is None:
-        return die, None
-    from .dwarf.forms import fixed_formats, read_uleb, reader_for
-
-    data = (info.sections or {}).get(".debug_info")
-    if data is None:
-        return die, None
-    raw = data.data
-    _code, pos = read_uleb(raw, die.offset)
-    formats = fixed_formats(unit.version, unit.address_size)
-    for attr in die.attributes:
-        start = pos
-        form = attr.form or 0
-        if form in formats:
-            pos += struct.calcsize("<" + formats[form])
-        else:
-            reader = reader_for(form, unit.version, unit.address_size)
-            if reader is None:
-                return die, attr.name
-            _v, pos = reader(raw, pos)
-        if start <= offset < pos:
-            return die, attr.name
-    return die, None
-
+    """The DIE whose bytes hold ``offset`` and, where it is in one, the attribute."""
+    found = info.attribute_at(offset)
+    if found is not None:
+        return found[0], found[1].name
+    return info.die_containing(offset), None
