@@ -456,6 +456,9 @@ class _SectionParser:
             name, filename = self.name, self.filename
 
             def lines() -> tuple[list[int], list[int]]:
+                found = _one_directive_a_line(body, first_line, fast.data)
+                if found is not None:
+                    return found
                 image = _SectionParser(name, filename).parse_lines(body, first_line)
                 return image.line_offsets, image.line_numbers
 
@@ -872,6 +875,34 @@ def _fast_section(
             starts = list(accumulate(map(_CHAR_SIZE.__getitem__, fmt), initial=0))
             wide = [starts[k] for k in big]
     return SectionImage(name, data, relocs, {}, wide_values=wide, filename=filename)
+
+
+#: A line that is blank or does not start with a directive.
+_NOT_DIRECTIVE_LINE = re.compile(r"\n[ \t\r]*(?!\.b(?:8|16|32|64)[ \t])")
+
+
+def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list[int], list[int]] | None:
+    """The line offsets and numbers of a body the bulk reader read, when each of its
+    lines holds exactly one directive (as producers write); None otherwise."""
+    if not body.isascii() or "\x0b" in body or "\x0c" in body:
+        return None
+    stripped = body.strip()
+    if not stripped or _NOT_DIRECTIVE_LINE.search(stripped) is not None:
+        return None
+    tokens = stripped.split()
+    directives = tokens[0::2]
+    if stripped.count("\n") + 1 != len(directives):
+        return None
+    values = tokens[1::2]
+    sizes = list(map(_DIRECTIVE_SIZE.__getitem__, directives))
+    if "," in stripped:
+        sizes = [size * (value.count(",") + 1) for size, value in zip(sizes, values)]
+    offsets = list(accumulate(sizes, initial=0))
+    if offsets.pop() != len(data):
+        return None
+    lead = body[: len(body) - len(body.lstrip())].count("\n")
+    start = first_line + lead
+    return offsets, list(range(start, start + len(directives)))
 
 
 def _shorten(text: str, limit: int = 40) -> str:
