@@ -7,7 +7,7 @@ from typing import Any
 
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
-from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList
+from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from ..ptx.reader import PtxFunction, PtxModule, SectionBlock
 from ..ptx.symbols import SymbolTable, symbol_table
 from .finding import Finding
@@ -37,6 +37,7 @@ class LintContext:
         self._sp_function: dict[int, PtxFunction | None] = {}
         self._die_starts: list[int] = []
         self._dies: list[DIE] = []
+        self._roots: dict[int, Unit] = {}
 
     def set_info(self, info: DebugInfo | None) -> None:
         """The decoded debug sections (None when they cannot be decoded)."""
@@ -45,6 +46,7 @@ class LintContext:
             dies = sorted((d for d in info.iter_dies() if d.offset >= 0), key=lambda d: d.offset)
             self._dies = dies
             self._die_starts = [d.offset for d in dies]
+            self._roots = {id(u.die): u for u in info.units if u.die is not None}
 
     # --- reporting ----------------------------------------------------------
 
@@ -103,7 +105,10 @@ class LintContext:
         if i < 0:
             return None
         die = self._dies[i]
-        unit = self.info.unit_of(die) if self.info is not None else None
+        root = die
+        while root.parent is not None:
+            root = root.parent
+        unit = self._roots.get(id(root))
         if unit is not None and not unit.offset <= offset < unit.end:
             return None
         return die

@@ -34,6 +34,9 @@ class LocationChecks:
         self.loc_refs = loc_refs
         """Offsets of the .debug_loc lists some DIE refers to."""
         self.symbolic_lists: list[tuple[DIE, Attribute]] = []
+        self._ops: dict[bytes, list[Op]] = {}
+        self._names: dict[int, str | None] = {}
+        self._declared: dict[tuple[int, str], bool] = {}
         if info.locations is not None:
             ctx.lists = ctx.lists if ctx.lists is not None else {loc.offset: loc for loc in info.locations}
 
@@ -79,9 +82,19 @@ class LocationChecks:
                 self.symbolic_lists.append((die, location))
             self.check_list_pointer(die, location, inner, sp)
 
+    def decode(self, block: bytes) -> list[Op]:
+        """The operations of an expression of this unit (those without symbols decoded once)."""
+        if getattr(block, "relocs", None):
+            return decode_expression(block, self.unit.address_size)
+        key = bytes(block)
+        ops = self._ops.get(key)
+        if ops is None:
+            ops = self._ops[key] = decode_expression(block, self.unit.address_size)
+        return ops
+
     def check_expression(self, die: DIE, attr: Attribute, inner: Attribute, sp: DIE | None) -> None:
         try:
-            ops = decode_expression(inner.value, self.unit.address_size)
+            ops = self.decode(inner.value)
         except PtxDwarfError as exc:
             self.ctx.add_attr("structure", f"DW_AT_location: {exc.message}", die, attr)
             return
@@ -125,7 +138,7 @@ class LocationChecks:
             if expr is None:
                 continue
             try:
-                ops = decode_expression(expr, self.unit.address_size)
+                ops = self.decode(expr)
             except PtxDwarfError as exc:
                 ctx.add_attr("structure", f"{context}: {exc.message}", die, attr)
                 continue
@@ -138,7 +151,10 @@ class LocationChecks:
             if op.code not in (OP.regx, OP.bregx) or not op.args or not isinstance(op.args[0], int):
                 continue
             number = op.args[0]
-            name = register_name(number)
+            if number in self._names:
+                name = self._names[number]
+            else:
+                name = self._names[number] = register_name(number)
             if name is None:
                 ctx.add_attr(
                     "regx-undeclared",
@@ -158,7 +174,11 @@ class LocationChecks:
                 )
             f = ctx.subprogram_function(sp) if sp is not None else None
             if f is not None:
-                if symbols.register(f, name) is None:
+                key = (id(f), name)
+                declared = self._declared.get(key)
+                if declared is None:
+                    declared = self._declared[key] = symbols.register(f, name) is not None
+                if not declared:
                     ctx.add_attr(
                         "regx-undeclared",
                         f"{op.name} {name} in {context}: {f.kind} {f.name} (line {f.line}) declares no register "

@@ -136,40 +136,70 @@ class FormChecks:
             )
 
 
-# (start, size, kind, owner DIE, form): kind "field" a relocatable fixed field,
-# "fixed" another fixed field, "block" a block's body.
-_Span = tuple[int, int, str, "DIE | None", int]
+#: The fields of a DWARF 2-4 unit header: (offset in the header, size, kind), kind
+#: "field" for the one that holds a symbol (the abbreviation offset), else "fixed".
+_HEADER = ((0, 4, "fixed"), (4, 2, "fixed"), (6, 4, "field"), (10, 1, "fixed"))
 
 
-def _spans(info: DebugInfo) -> tuple[list[_Span], dict[int, int]]:
-    """Every field of .debug_info, and the offsets of DW_OP_addr operands with their sizes."""
-    spans: list[_Span] = []
-    addr_ops: dict[int, int] = {}
-    for unit in info.units:
-        spans.append((unit.offset, 4, "fixed", None, 0))
-        spans.append((unit.offset + 4, 2, "fixed", None, 0))
-        spans.append((unit.offset + 6, 4, "field", None, 0))
-        spans.append((unit.offset + 10, 1, "fixed", None, 0))
-        for die in unit.iter_dies():
-            for attr, (start, size) in zip(die.attributes, die.value_spans()):
-                inner = innermost(attr)
-                form = inner.form or 0
-                if form in BLOCK_FORMS:
-                    body = len(inner.value) if isinstance(inner.value, (bytes, bytearray)) else 0
-                    spans.append((start + size - body, body, "block", die, form))
-                    if inner.relocs and (attr.is_expression or form == FORM.exprloc):
-                        try:
-                            for op in decode_expression(inner.value, unit.address_size):
-                                if op.code == OP.addr:
-                                    addr_ops[start + size - body + op.offset + 1] = unit.address_size
-                        except PtxDwarfError:
-                            pass
-                elif form in RELOCATABLE_FORMS:
-                    spans.append((start, size, "field", die, form))
-                else:
-                    spans.append((start, size, "fixed", die, form))
-    spans.sort(key=lambda s: s[0])
-    return spans, addr_ops
+class _Fields:
+    """The field of .debug_info that holds an offset: (start, size, kind, owner DIE, form,
+    attribute); kind "field" for a relocatable fixed-size field, "fixed" for another
+    fixed-size field, "block" for a block's body."""
+
+    def __init__(self, info: DebugInfo) -> None:
+        self.info = info
+        self.units = sorted(info.units, key=lambda u: u.offset)
+        self.unit_starts = [u.offset for u in self.units]
+        self._spans: dict[int, list[tuple[int, int]]] = {}
+
+    def at(self, offset: int) -> tuple[int, int, str, DIE | None, int, Attribute | None] | None:
+        i = bisect.bisect_right(self.unit_starts, offset) - 1
+        if i >= 0 and offset < self.units[i].offset + 11:
+            base = self.units[i].offset
+            for rel, size, kind in _HEADER:
+                if base + rel <= offset < base + rel + size:
+                    return base + rel, size, kind, None, 0, None
+            return None
+        found = self.info.attribute_at(offset)
+        if found is None:
+            return None
+        die, attr = found
+        spans = self._spans.get(id(die))
+        if spans is None:
+            spans = self._spans[id(die)] = die.value_spans()
+        k = next(j for j, a in enumerate(die.attributes) if a is attr)
+        if k >= len(spans):
+            return None
+        start, size = spans[k]
+        inner = innermost(attr)
+        form = inner.form or 0
+        if form in BLOCK_FORMS:
+            body = len(inner.value) if isinstance(inner.value, (bytes, bytearray)) else 0
+            start, size, kind = start + size - body, body, "block"
+        elif form in RELOCATABLE_FORMS:
+            kind = "field"
+        else:
+            kind = "fixed"
+        if not start <= offset < start + size:
+            return None
+        return start, size, kind, die, form, attr
+
+
+def _addr_operand_size(info: DebugInfo, die: DIE, attr: Attribute, start: int, offset: int) -> int | None:
+    """The size of the DW_OP_addr operand at ``offset`` of the expression block at ``start``, if one is there."""
+    inner = innermost(attr)
+    if not (attr.is_expression or inner.form == FORM.exprloc):
+        return None
+    unit = info.unit_of(die)
+    if unit is None:
+        return None
+    try:
+        for op in decode_expression(inner.value, unit.address_size):
+            if op.code == OP.addr and start + op.offset + 1 == offset:
+                return unit.address_size
+    except PtxDwarfError:
+        pass
+    return None
 
 
 def check_info_relocs(ctx: LintContext, info: DebugInfo) -> None:
@@ -177,18 +207,16 @@ def check_info_relocs(ctx: LintContext, info: DebugInfo) -> None:
     image = ctx.images.get(".debug_info")
     if image is None or not image.relocs:
         return
-    spans, addr_ops = _spans(info)
-    starts = [s[0] for s in spans]
+    fields = _Fields(info)
     for reloc in image.relocs:
-        i = bisect.bisect_right(starts, reloc.offset) - 1
-        if i < 0:
-            continue
-        start, size, kind, owner, form = spans[i]
-        if reloc.offset >= start + size:
+        found = fields.at(reloc.offset)
+        if found is None:
             continue  # between records (padding, tail): structure/unit-length report those
+        start, size, kind, owner, form, attr = found
         problem = None
         if kind == "block":
-            want = addr_ops.get(reloc.offset)
+            assert owner is not None and attr is not None
+            want = _addr_operand_size(info, owner, attr, start, reloc.offset)
             if want is not None and want != reloc.size:
                 problem = f"a .b{reloc.size * 8} value where DW_OP_addr takes {want} bytes"
             elif reloc.offset + reloc.size > start + size:

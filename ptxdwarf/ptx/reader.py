@@ -938,12 +938,34 @@ _DECLARATOR = re.compile(
     r"(?P<name>" + _SYM + r")\s*(?:<\s*(?P<count>\d+)\s*>)?(?P<dims>(?:\s*\[\s*\d*\s*\])*)\s*$"
 )
 _TYPES = frozenset(_TYPE_SIZES) | {".v2", ".v4", ".v8"}
+#: ``.reg .b32 %r<4>``, ``.local .align 8 .b8 __local_depot0[16]``: one name, one type,
+#: at most an alignment and a count or one dimension.
+_SIMPLE_DECLARATION = re.compile(
+    r"\.(" + "|".join(_DECL_WORDS) + r")\s+(?:\.align\s+([1-9][0-9]*)\s+)?(\.\w+)\s+(" + _SYM + r")"
+    r"(?:\s*<\s*([0-9]+)\s*>|\s*\[\s*([0-9]+)\s*\])?"
+)
 
 
 def parse_declaration(text: str, line: int) -> list[PtxVariable]:
     """The names a declaration statement (``.reg .b32 %r<4>``, ``.param .align 8 .b8 p[24]``,
     ``.global .u32 g = 1``) declares; no ``;``."""
     text = text.split("=", 1)[0].strip()
+    simple = _SIMPLE_DECLARATION.fullmatch(text)
+    if simple is not None and simple.group(3) in _TYPE_SIZES:
+        space, align, type_, name, count, dim = simple.groups()
+        return [
+            PtxVariable(
+                name,
+                space,
+                type_,
+                line,
+                int(align) if align else None,
+                (int(dim),) if dim else (),
+                int(count) if count else None,
+                None,
+                text,
+            )
+        ]
     m = re.match(r"\.(\w+)", text)
     if m is None:
         return []

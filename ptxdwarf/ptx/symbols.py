@@ -101,6 +101,7 @@ class SymbolTable:
         self._names: dict[str, PtxSymbol] = {}
         self._registers: dict[int, _Registers] = {}
         self._data_labels: dict[str, tuple[str, int]] | None = None
+        self._looked_up: dict[str, PtxSymbol] = {}
         for v in module.variables:
             self.variables.setdefault(v.name, v)
         for f in module.functions:
@@ -127,6 +128,12 @@ class SymbolTable:
         """What ``name`` stands for; kind :data:`UNDEFINED` when nothing in the module
         declares it. Sections first, then data labels, functions, prototypes, module
         variables, code labels, names declared in a function, registers."""
+        found = self._looked_up.get(name)
+        if found is None:
+            found = self._looked_up[name] = self._lookup(name)
+        return found
+
+    def _lookup(self, name: str) -> PtxSymbol:
         if name.startswith("."):
             return PtxSymbol(name, SECTION, section=name)
         label = self.data_labels.get(name)
