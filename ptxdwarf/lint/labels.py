@@ -32,9 +32,13 @@ def check_relocations(ctx: LintContext) -> None:
         in_info = name == ".debug_info"
         for reloc in image.relocs:
             sym = reloc.symbol
-            die = ctx.die_containing(reloc.offset) if in_info else None
             found = lookup(sym.name)
             kind = found.kind
+            if kind == CODE_LABEL and not sym.addend:
+                if sym.name not in code_labels:
+                    code_labels[sym.name] = (name, reloc.offset)
+                continue  # the common case: nothing to say
+            die = ctx.die_containing(reloc.offset) if in_info else None
             if kind in (UNDEFINED, REGISTER) or (
                 kind == SECTION and sym.name not in ctx.symbols.sections and sym.name not in _PTXAS_SECTIONS
             ):
@@ -179,10 +183,8 @@ def check_label_in(ctx: LintContext, value: Any, f: PtxFunction, die: DIE, attr:
         return
     name = value.name
     symbols = ctx.symbols
-    if name in symbols.data_labels:
-        return
-    other = symbols.code_owner(name)
-    if other is None or other is f:
+    other = symbols.functions.get(name) or symbols.code_labels.get(name)
+    if other is None or other is f or name in symbols.data_labels:
         return
     what = (
         "function" if name in symbols.functions else f"label of {other.kind} {other.name} (line {other.labels.get(name)})"

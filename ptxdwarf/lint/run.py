@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..dwarf.constants import AT, TAG
+from ..dwarf.constants import AT, FORM, TAG
 from ..dwarf.decode import decode_sections
 from ..dwarf.model import DebugInfo, Unit
 from ..errors import DwarfError
@@ -80,10 +80,11 @@ def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int
     address_class = places.check_address_class
     check_attribute = forms.check_attribute
     innermost = units.innermost
+    indirect = FORM.indirect
     for die in unit.iter_dies():
         sp = enclosing_subprogram(die)
         for attr in die.attributes:
-            inner = innermost(attr)
+            inner = attr if attr.form != indirect else innermost(attr)
             check_attribute(die, attr, inner)
             if attr.name == AT.address_class:
                 address_class(die, attr, inner)

@@ -28,6 +28,8 @@ __all__ = [
 
 BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
 _DWARF2_FORMS_MAX = 0x16
+_REFERENCE_OR_ADDR = REFERENCE_FORMS | {FORM.ref_addr}
+_CHECKED_FORMS = _REFERENCE_OR_ADDR | {FORM.strp}
 
 
 def innermost(attr: Attribute) -> Attribute:
@@ -90,6 +92,8 @@ class FormChecks:
     def check_attribute(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
         unit = self.unit
         form = inner.form or 0
+        if form not in _CHECKED_FORMS and (form <= _DWARF2_FORMS_MAX or unit.version not in (2, 3, 4)):
+            return
         if form == FORM.strp:
             self.uses_strp = True
         if form > _DWARF2_FORMS_MAX and unit.version in (2, 3, 4) and (die.abbrev_code, form) not in self._reported:
@@ -112,7 +116,7 @@ class FormChecks:
                     die,
                     attr,
                 )
-        if inner.is_reference or form in REFERENCE_FORMS or form == FORM.ref_addr:
+        if form in _REFERENCE_OR_ADDR:
             self.check_reference(die, attr, inner)
 
     def check_reference(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
