@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..dwarf.constants import AT, FORM, TAG
 from ..dwarf.decode import decode_sections
+from ..dwarf.image import gc_paused
 from ..dwarf.model import DebugInfo, Unit
 from ..errors import DwarfError
 from ..ptx.reader import PtxModule, parse_ptx
@@ -16,6 +17,11 @@ __all__ = ["lint", "lint_module"]
 
 def lint_module(module: PtxModule) -> list[Finding]:
     """The findings for an already parsed module, sorted by line."""
+    with gc_paused():  # the checks allocate much and free little
+        return _run(module)
+
+
+def _run(module: PtxModule) -> list[Finding]:
     ctx = LintContext(module)
     header.check_text(ctx)
     header.check_header(ctx)
