@@ -10,7 +10,15 @@ from ..dwarf.constants import AT, TAG, at_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo
 from ..ptx.reader import PtxFunction
-from ..ptx.symbols import CODE_LABEL, DATA_LABEL, DEPOT, DEVICE_PARAM, REGISTER, SECTION, UNDEFINED
+from ..ptx.symbols import (
+    CODE_LABEL,
+    DATA_LABEL,
+    DEPOT,
+    DEVICE_PARAM,
+    REGISTER,
+    SECTION,
+    UNDEFINED,
+)
 from .context import PC_ATTRS, LintContext
 
 __all__ = ["check_die_labels", "check_label_in", "check_relocations"]

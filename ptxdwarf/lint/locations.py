@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..dwarf.constants import AT, CUDA_GDB_ADDRESS_CLASSES, FORM, OP, TAG, address_class_name, at_name
+from ..dwarf.constants import (
+    AT,
+    CUDA_GDB_ADDRESS_CLASSES,
+    FORM,
+    OP,
+    TAG,
+    address_class_name,
+    at_name,
+)
 from ..dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression, register_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
@@ -253,8 +261,9 @@ def check_loc_lists(ctx: LintContext, info: DebugInfo, loc_refs: set[int]) -> No
 def _depot_symbol(loc: LocationList) -> Symbol | None:
     for _b, _e, expr in loc.entries:
         for r in getattr(expr, "relocs", ()) or ():
-            if r.symbol.name.startswith("__local_depot"):
-                return r.symbol
+            symbol: Symbol = r.symbol
+            if symbol.name.startswith("__local_depot"):
+                return symbol
     return None
 
 

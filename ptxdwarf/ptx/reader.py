@@ -132,7 +132,8 @@ class PtxFunction:
         return any(v.declares(name) for v in (*self.params, *self.returns, *self.declarations))
 
     def register(self, name: str) -> PtxVariable | None:
-        """The ``.reg`` declaration that declares register ``name``."""
+        """The ``.reg`` declaration that declares register ``name`` (a linear search; the
+        module's symbol table, ``PtxModule.symbols.register``, looks it up by name)."""
         for v in self.declarations:
             if v.space == "reg" and v.declares(name):
                 return v
@@ -812,7 +813,8 @@ def _fast_section(
     token of values: ``.b8 1``, ``.b8 97,98,0``, ``.b64 label``, ``.b32 .debug_loc+8``),
     in bulk string operations; None when the body has anything else (labels, comments,
     spaces in lists, negative, hex or octal numbers, values out of range), which the
-    line-by-line reader then handles and names."""
+    line-by-line reader then handles and names. ``addends`` receives each ``label+N``
+    value with its offset."""
     if "/" in body or ":" in body or ";" in body or "-" in body:
         return None
     tokens = body.split()
@@ -952,14 +954,15 @@ def parse_declaration(text: str, line: int) -> list[PtxVariable]:
     text = text.split("=", 1)[0].strip()
     simple = _SIMPLE_DECLARATION.fullmatch(text)
     if simple is not None and simple.group(3) in _TYPE_SIZES:
-        space, align, type_, name, count, dim = simple.groups()
+        groups: tuple[str, str | None, str, str, str | None, str | None] = simple.groups()  # type: ignore[assignment]
+        space_word, align_word, type_word, name, count, dim = groups
         return [
             PtxVariable(
                 name,
-                space,
-                type_,
+                space_word,
+                type_word,
                 line,
-                int(align) if align else None,
+                int(align_word) if align_word else None,
                 (int(dim),) if dim else (),
                 int(count) if count else None,
                 None,

@@ -217,15 +217,14 @@ class _Registers:
             self.ranges.setdefault(v.name, []).append((index, v))
 
     def find(self, name: str) -> PtxVariable | None:
+        """The first declaration that declares ``name``: ranges are looked up by each
+        prefix of ``name`` that leaves only digits."""
         best = self.scalars.get(name)
         if self.ranges:
             digits = len(name) - len(name.rstrip("0123456789"))
             for k in range(1, digits + 1):
-                rest = name[len(name) - k :]
-                if rest[0] == "0" and k > 1:
-                    continue
                 for index, v in self.ranges.get(name[: len(name) - k], ()):
-                    if int(rest) < (v.count or 0) and (best is None or index < best[0]):
+                    if v.declares(name) and (best is None or index < best[0]):
                         best = (index, v)
                         break
         return best[1] if best is not None else None
