@@ -1305,8 +1305,13 @@ def _quick(text: str, filename: str) -> PtxModule | None:
     for start in starts:
         if start >= pos:
             pos = parser.section(start)
-    module._pending = lambda: _ModuleParser(text, filename).parse()
+    module._pending = lambda: _parse_paused(text, filename)
     return module
+
+
+def _parse_paused(text: str, filename: str) -> PtxModule:
+    with gc_paused():
+        return _ModuleParser(text, filename).parse()
 
 
 def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
