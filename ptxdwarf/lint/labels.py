@@ -216,8 +216,10 @@ def check_die_labels(ctx: LintContext, info: DebugInfo, die: DIE, sp: DIE | None
                 attr = die.attr(code)
                 if attr is not None and attr.symbol is not None:
                     check_label_in(ctx, attr.symbol, f, die, attr, at_name(code))
+    if info.ranges is None:
+        return
     ranges = die.attr(AT.ranges)
-    if ranges is not None and isinstance(ranges.value, int) and info.ranges is not None:
+    if ranges is not None and isinstance(ranges.value, int):
         f = ctx.subprogram_function(sp)
         for rl in info.ranges:
             if rl.offset == ranges.value and f is not None:
