@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
-import struct
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from .api import decode_module
 from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
@@ -33,9 +31,24 @@ from .cuda.cubin import CubinImages, cubin_images
 from .dwarf.decode import decode_sections
 from .errors import DwarfError
 from .dwarf.expr import ExpressionError, Op, decode_expression
-from .dwarf.image import SectionImage, Symbol
+from .dwarf.image import Symbol
 from .dwarf.model import Attribute, DebugInfo, DIE, Unit
 from .ptx.reader import PtxModule, parse_ptx
+from .ptx.symbols import (
+    CODE_LABEL,
+    DATA_LABEL,
+    DEPOT,
+    DEVICE_PARAM,
+    FUNCTION,
+    KERNEL_PARAM,
+    LOCAL,
+    PROTOTYPE,
+    VARIABLE,
+    PtxSymbol,
+    SymbolTable,
+    needs_compile_only,
+    symbol_table,
+)
 from .cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from .dwarf.schemas import Block
 
@@ -141,35 +154,19 @@ def kernel_param_offsets(found: CubinImages) -> dict[str, dict[int, int]]:
     return out
 
 
-class _Symbols:
-    """What a PTX symbol name stands for."""
+def _function_of(symbol: PtxSymbol) -> str | None:
+    """The function whose code ``symbol`` is: itself (a function or prototype) or the one defining the label."""
+    if symbol.kind in (FUNCTION, PROTOTYPE):
+        return symbol.name
+    if symbol.kind == CODE_LABEL and symbol.function is not None:
+        return symbol.function.name
+    return None
 
-    def __init__(self, module: PtxModule, images: Mapping[str, SectionImage]) -> None:
-        self.module = module
-        self.labels: dict[str, tuple[str, int]] = {}
-        for name, image in images.items():
-            for label, offset in image.labels.items():
-                self.labels[label] = (name, offset)
-        self.kernel_params: dict[str, tuple[str, int]] = {}
-        self.device_params: set[str] = set()
-        self.locals: dict[str, str] = {}
-        for f in module.functions:
-            for i, p in enumerate(f.params):
-                if f.is_kernel:
-                    self.kernel_params[p.name] = (f.name, i)
-                else:
-                    self.device_params.add(p.name)
-            for d in f.declarations:
-                if d.space in ("local", "shared"):
-                    self.locals[d.name] = d.space
-        self.variables = {v.name: v.space for v in module.variables}
-        self.functions = {f.name for f in module.functions} | set(module.prototypes)
 
-    def function_of(self, name: str) -> str | None:
-        if name in self.functions:
-            return name
-        f = self.module.function_of_label(name)
-        return f.name if f is not None else None
+def _ordinal(symbol: PtxSymbol) -> int:
+    """A kernel parameter's position in its kernel's parameter list."""
+    assert symbol.function is not None
+    return next(i for i, p in enumerate(symbol.function.params) if p is symbol.variable)
 
 
 class _Comparer:
@@ -180,14 +177,14 @@ class _Comparer:
         cubin: DebugInfo,
         found: CubinImages,
         report: CheckReport,
-        symbols: _Symbols | None = None,
+        symbols: SymbolTable | None = None,
     ) -> None:
         self.module = module
         self.ptx = ptx
         self.cubin = cubin
         self.found = found
         self.report = report
-        self.symbols = symbols if symbols is not None else _Symbols(module, ptx.sections or {})
+        self.symbols = symbols if symbols is not None else symbol_table(module)
         self.params = kernel_param_offsets(found)
         self.cubin_syms = found.symbols
 
@@ -202,19 +199,19 @@ class _Comparer:
     def expect_symbol(self, path: str | DIE, what: str, sym: Symbol, got: Symbol | None, value: int) -> None:
         """A scalar the PTX wrote as ``sym``; the cubin has relocation ``got`` and ``value``."""
         self.report.symbols += 1
-        s = self.symbols
         name = sym.name
         if sym.is_section:
             if value != sym.addend:
                 self.differ(path, what, str(sym), hex(value), f"ptxas did not resolve {sym} to offset {sym.addend}")
             return
-        if name in s.labels:
-            section, offset = s.labels[name]
+        found = self.symbols.lookup(name)
+        if found.kind == DATA_LABEL:
+            section, offset = found.section, found.offset or 0
             want = offset + sym.addend
             if value != want:
                 self.differ(path, what, str(sym), hex(value), f"{name} is {section}+0x{offset:x}, so 0x{want:x} was expected")
             return
-        function = s.function_of(name)
+        function = _function_of(found)
         if function is not None:
             if got is not None and got.name == name and self.undefined_in_cubin(name):
                 self.differ(
@@ -229,11 +226,13 @@ class _Comparer:
                     f"{name} is code of {function}: a relocation against {function} was expected",
                 )
             return
-        if name in s.variables:
+        if found.kind == VARIABLE:
             if got is None or got.name != name:
                 self.differ(path, what, str(sym), _show(got) if got else hex(value), f"a relocation against variable {name} was expected")
             return
-        if name in s.kernel_params or name in s.device_params or name in s.locals:
+        if found.kind in (KERNEL_PARAM, DEVICE_PARAM) or (
+            found.kind in (LOCAL, DEPOT) and found.variable is not None and found.variable.space in ("local", "shared")
+        ):
             return  # only meaningful inside an expression
         self.differ(path, what, str(sym), _show(got) if got else hex(value), f"{name} is not defined in the module")
 
@@ -289,7 +288,6 @@ class _Comparer:
         relocs: dict[int, Symbol],
     ) -> tuple[int, int] | None:
         """Check one ``DW_OP_addr symbol``; return how many more ops each side used."""
-        s = self.symbols
         sym = op.symbol
         assert sym is not None
         name = sym.name
@@ -297,8 +295,11 @@ class _Comparer:
         if other is None:
             self.differ(path, what, show, "nothing", "the operation is gone")
             return None
-        if name in s.kernel_params:
-            kernel, ordinal = s.kernel_params[name]
+        found = self.symbols.lookup(name)
+        space = found.variable.space if found.kind in (LOCAL, DEPOT) and found.variable is not None else None
+        if found.kind == KERNEL_PARAM:
+            assert found.function is not None
+            kernel, ordinal = found.function.name, _ordinal(found)
             expected = self.params.get(kernel, {}).get(ordinal)
             if other.code != _DW_OP_ADDR:
                 self.differ(path, what, show, str(other), "a constant-bank address was expected")
@@ -306,7 +307,7 @@ class _Comparer:
             if expected is not None and other.args[0] != expected + sym.addend:
                 self.differ(path, what, show, str(other), f"parameter {ordinal} of {kernel} is at 0x{expected:x} in the constant bank")
             return (0, 0)
-        if s.locals.get(name) == "local":
+        if space == "local":
             if other.code != _DW_OP_FBREG:
                 self.differ(path, what, show, str(other), "ptxas did not rewrite the local-depot address into DW_OP_fbreg")
                 return None
@@ -316,18 +317,18 @@ class _Comparer:
             while skipped < len(other_rest) and other_rest[skipped].code == _DW_OP_NOP:
                 skipped += 1
             return (0, skipped)
-        if s.locals.get(name) == "shared" or s.variables.get(name) == "shared":
+        if space == "shared" or (found.kind == VARIABLE and found.variable is not None and found.variable.space == "shared"):
             if other.code != _DW_OP_ADDR:
                 self.differ(path, what, show, str(other), "a shared-window offset was expected")
                 return None
             return (0, 0)
-        if name in s.device_params:
+        if found.kind == DEVICE_PARAM:
             self.differ(
                 path, what, show, str(other),
                 f"{name} is a parameter of a device function: ptxas cannot place it and writes {other.args[0] if other.args else 0!r}",
             )
             return (0, 0)
-        target = name if name in s.variables else s.function_of(name)
+        target = name if found.kind == VARIABLE else _function_of(found)
         if target is None:
             self.differ(path, what, show, str(other), f"{name} is not defined in the module")
             return (0, 0)
@@ -502,7 +503,7 @@ def die_path(die: DIE) -> str:
 
 
 def compare(
-    module: PtxModule, ptx: DebugInfo, cubin_bytes: bytes, report: CheckReport, *, symbols: _Symbols | None = None
+    module: PtxModule, ptx: DebugInfo, cubin_bytes: bytes, report: CheckReport, *, symbols: SymbolTable | None = None
 ) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin."""
     found = cubin_images(cubin_bytes)
@@ -515,11 +516,6 @@ def compare(
     comparer.compare_units()
     comparer.compare_sections()
     return report
-
-
-# A ``.func``/``.entry`` header that ends in ``;`` before any ``{``: a declaration
-# without a body, which only links in a relocatable (``-c``) compile.
-_BODILESS = re.compile(r"^[ \t]*(?:\.(?:extern|visible|weak)\s+)*\.(?:func|entry)\b[^{;]*;", re.MULTILINE)
 
 
 def check(
@@ -538,7 +534,7 @@ def check(
     module = parse_ptx(text, filename)
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
     chosen, note = tool.choose_arch(module.target, arch)
-    relocatable = _BODILESS.search(text) is not None
+    relocatable = needs_compile_only(module)
     # ptxas runs in a subprocess; the PTX side is read meanwhile (and a reader error stops ptxas).
     cancel = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -546,19 +542,13 @@ def check(
         try:
             info = decode_module(module)
             info.load_all()
-            symbols = _Symbols(module, info.sections or {})
+            symbols = symbol_table(module)
+            _ = symbols.data_labels  # the section labels, read while ptxas runs
         except BaseException:
             cancel.set()
             raise
         exc = job.exception()
-    if bool(module.prototypes) != relocatable:
-        relocatable = not relocatable
-        exc = None
-        try:
-            result = tool.compile(text, arch=chosen, relocatable=relocatable, filename=filename)
-        except PtxasFailed as failed:
-            exc = failed
-    elif exc is None:
+    if exc is None:
         result = job.result()
     if exc is not None:
         if isinstance(exc, PtxasFailed):
@@ -594,35 +584,8 @@ def explain_failure(exc: PtxasFailed, module: PtxModule, info: DebugInfo) -> Ptx
 
 
 def die_and_attribute_at(info: DebugInfo, offset: int) -> tuple[DIE | None, int | None]:
-    """The DIE whose bytes hold ``offset`` and, where it can be told, the attribute."""
-    dies = sorted((d for d in info.iter_dies()), key=lambda d: d.offset)
-    starts = [d.offset for d in dies]
-    i = bisect.bisect_right(starts, offset) - 1
-    if i < 0:
-        return None, None
-    die = dies[i]
-    unit = info.unit_of(die)
-    if unit is None or unit.abbrevs is None:
-        return die, None
-    from .dwarf.forms import fixed_formats, read_uleb, reader_for
-
-    data = (info.sections or {}).get(".debug_info")
-    if data is None:
-        return die, None
-    raw = data.data
-    _code, pos = read_uleb(raw, die.offset)
-    formats = fixed_formats(unit.version, unit.address_size)
-    for attr in die.attributes:
-        start = pos
-        form = attr.form or 0
-        if form in formats:
-            pos += struct.calcsize("<" + formats[form])
-        else:
-            reader = reader_for(form, unit.version, unit.address_size)
-            if reader is None:
-                return die, attr.name
-            _v, pos = reader(raw, pos)
-        if start <= offset < pos:
-            return die, attr.name
-    return die, None
-
+    """The DIE whose bytes hold ``offset`` and, where it is in one, the attribute."""
+    found = info.attribute_at(offset)
+    if found is not None:
+        return found[0], found[1].name
+    return info.die_containing(offset), None

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from . import __version__
 from .errors import PtxDwarfError
 
-__all__ = ["main", "main_attach"]
+__all__ = ["main", "main_attach", "main_lint"]
 
 
 def _write_output(text: str, output: str | None) -> None:
@@ -87,9 +87,27 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if report.consistent else 1
 
 
-def _cmd_lint(args: argparse.Namespace) -> int:
-    from .lint import main_lint
+def main_lint(path: str, json_output: bool) -> int:
+    """``ptxdwarf lint FILE [--json]``: print the findings; 0 when there are none, 1 otherwise.
 
+    Bad input raises (:class:`~ptxdwarf.errors.PtxSyntaxError`, :class:`OSError`); the caller
+    turns that into exit code 2.
+    """
+    from .api import load_text
+    from .lint import lint
+
+    findings = lint(load_text(path), filename=path)
+    out = sys.stdout
+    if json_output:
+        json.dump([f.to_json() for f in findings], out, indent=1)
+        out.write("\n")
+    else:
+        for f in findings:
+            out.write(str(f) + "\n")
+    return 1 if findings else 0
+
+
+def _cmd_lint(args: argparse.Namespace) -> int:
     return main_lint(args.file, args.json)
 
 

@@ -27,6 +27,7 @@ from .cuda.cubin import read_cubin
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.model import Attribute, DebugInfo, DIE
 from .ptx.reader import parse_ptx
+from .ptx.symbols import needs_compile_only
 from .cuda.ptxas import Ptxas, find_ptxas
 from .dwarf.schemas import Block
 
@@ -66,7 +67,7 @@ def compile_ptx(
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
     module = parse_ptx(ptx)
     chosen, _note = tool.choose_arch(module.target, arch)
-    result = tool.compile(ptx, arch=chosen, debug=debug, relocatable=bool(module.prototypes))
+    result = tool.compile(ptx, arch=chosen, debug=debug, relocatable=needs_compile_only(module))
     return CompiledCubin(result.cubin, chosen, ptx)
 
 

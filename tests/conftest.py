@@ -68,11 +68,6 @@ def llvm_dwarfdump() -> str:
     return found
 
 
-def needs_relocatable(text: str) -> bool:
-    """numba's modules declare functions they do not define: compile them with -c."""
-    return ".extern .func" in text
-
-
 @pytest.fixture(scope="session")
 def compile_ptx(ptxas: Ptxas, tmp_path_factory: pytest.TempPathFactory):
     """compile_ptx(text, name) -> path of the cubin ``ptxas -g`` makes of the text."""
@@ -80,11 +75,11 @@ def compile_ptx(ptxas: Ptxas, tmp_path_factory: pytest.TempPathFactory):
     counter = [0]
 
     def run(text: str, name: str = "module", arch: str | None = None) -> Path:
-        from ptxdwarf.ptx import parse_ptx
+        from ptxdwarf.ptx import needs_compile_only, parse_ptx
 
         module = parse_ptx(text)
         chosen, _note = ptxas.choose_arch(module.target, arch)
-        result = ptxas.compile(text, arch=chosen, relocatable=needs_relocatable(text), filename=name)
+        result = ptxas.compile(text, arch=chosen, relocatable=needs_compile_only(module), filename=name)
         counter[0] += 1
         path = out_dir / f"{counter[0]:04d}-{Path(name).stem}.cubin"
         path.write_bytes(result.cubin)

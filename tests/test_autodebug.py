@@ -34,7 +34,7 @@ from ptxdwarf.check import check
 from ptxdwarf.demangle import demangle
 from ptxdwarf.expr import MAX_REGISTER_NAME, decode_expression
 from ptxdwarf.model import DIE
-from ptxdwarf.ptx import PtxModule, mask_comments, parse_ptx
+from ptxdwarf.ptx import PtxModule, mask_comments, needs_compile_only, parse_ptx
 from ptxdwarf.ptxas import Ptxas
 
 NODEBUG = FIXTURES / "nodebug"
@@ -73,7 +73,7 @@ def attached(name: str, rename: bool = False, debug_target: bool = True) -> Atta
 def compile_text(ptxas: Ptxas, text: str, *, debug: bool) -> bytes:
     module = parse_ptx(text)
     arch, _note = ptxas.choose_arch(module.target)
-    return ptxas.compile(text, arch=arch, debug=debug, relocatable=bool(module.prototypes)).cubin
+    return ptxas.compile(text, arch=arch, debug=debug, relocatable=needs_compile_only(module)).cubin
 
 
 def text_sections(cubin: bytes) -> dict[str, bytes]:

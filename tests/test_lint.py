@@ -24,7 +24,8 @@ import pytest
 import ptxdwarf
 from ptxdwarf import TAG, PtxSyntaxError
 from ptxdwarf.api import load_text
-from ptxdwarf.lint import RULES, Finding, lint, lint_module, main_lint
+from ptxdwarf.cli import main_lint
+from ptxdwarf.lint import RULES, Finding, lint, lint_module
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

@@ -182,7 +182,7 @@ def _decode_abbrev(image: SectionImage) -> list[AbbrevTable]:
                 raise _fail(image, start, f"abbreviation code {entry.code} declared twice in one table")
             seen.add(entry.code)
             specs = tuple((s.name, s.form) for s in d.attr_specs[:-1])
-            decls.append(AbbrevDecl(entry.code, d.tag, bool(d.children), specs))
+            decls.append(AbbrevDecl(entry.code, d.tag, bool(d.children), specs, entry.offset))
         tables.append(AbbrevTable(start, decls))
     return tables
 
@@ -352,6 +352,7 @@ class _InfoDecoder:
                             a.form = form
                             a.relocs = ()
                             a.target = None
+                            a.offset = pos + rel
                             if flags:
                                 if rmap is not None and flags & _RELOC:
                                     r = rmap.get(pos + rel)
@@ -378,6 +379,7 @@ class _InfoDecoder:
                         a.value = data[pos:stop].decode("utf-8", "surrogateescape")
                         a.relocs = ()
                         a.target = None
+                        a.offset = pos
                         attrs.append(a)
                         pos = stop + 1
                     elif kind == _BLOCK:
@@ -394,11 +396,13 @@ class _InfoDecoder:
                         a.value = Block(raw, inner)
                         a.relocs = inner
                         a.target = None
+                        a.offset = pos
                         attrs.append(a)
                         pos = newpos
                     elif kind == _VARIABLE:
-                        value, pos = step[3](data, pos)
-                        a = Attribute(step[1], step[2], value)
+                        value, newpos = step[3](data, pos)
+                        a = Attribute(step[1], step[2], value, offset=pos)
+                        pos = newpos
                         if step[2] == FORM.ref_udata:
                             a.target = unit_offset + value
                         attrs.append(a)
@@ -406,6 +410,7 @@ class _InfoDecoder:
                         pos = self.read_indirect(unit, step[1], data, pos, attrs)
                     if pos > end:
                         raise IndexError
+                die.size = pos - die_start
                 if parent is None:
                     root = die
                     unit.die = die
@@ -444,20 +449,21 @@ class _InfoDecoder:
         :class:`Attribute` (itself ``indirect`` again where the data nests them).
         """
         wrappers: list[Attribute] = []
+        first = pos
         form, pos = read_uleb(data, pos)
         while form == FORM.indirect:
-            wrappers.append(Attribute(name, FORM.indirect, None))
+            wrappers.append(Attribute(name, FORM.indirect, None, offset=pos))
             form, pos = read_uleb(data, pos)
         reader = reader_for(form, unit.version, unit.address_size)
         if reader is None:
             raise _fail(self.image, pos, f"unknown form 0x{form:x} in DW_FORM_indirect ({at_name(name)})")
         start = pos
         value, pos = reader(data, pos)
-        inner = Attribute(name, form, value)
+        inner = Attribute(name, form, value, offset=start)
         image = self.image
         if form in (FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc):
-            first = pos - len(value)
-            relocs = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
+            body = pos - len(value)
+            relocs = tuple(r.moved(-body) for r in image.relocs_in(body, pos))
             inner.value = Block(value, relocs)
             inner.relocs = relocs
         elif form == FORM.string:
@@ -476,10 +482,10 @@ class _InfoDecoder:
             elif form == FORM.strp:
                 inner.target = inner.value
                 inner.value = self.string_at(inner.value, start)
-        outer = Attribute(name, FORM.indirect, inner)
+        outer = Attribute(name, FORM.indirect, inner, offset=first)
         for wrapper in reversed(wrappers):
             wrapper.value = outer
-            outer = Attribute(name, FORM.indirect, wrapper)
+            outer = Attribute(name, FORM.indirect, wrapper, offset=first)
         attrs.append(outer)
         return pos
 

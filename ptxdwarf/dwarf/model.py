@@ -90,9 +90,13 @@ class Attribute:
     - ``indirect``: the inner :class:`Attribute`, which has the real form.
 
     ``relocs`` are the symbols in the value, offsets relative to the value's first byte.
+
+    ``offset`` is where the attribute's bytes start in ``.debug_info`` when it was
+    decoded (-1 otherwise); for ``indirect``, the form code's, while the inner
+    attribute's is its value's (see :attr:`value_offset`).
     """
 
-    __slots__ = ("name", "form", "value", "relocs", "target")
+    __slots__ = ("name", "form", "value", "relocs", "target", "offset")
 
     def __init__(
         self,
@@ -101,12 +105,14 @@ class Attribute:
         value: Any,
         relocs: tuple[Reloc, ...] = (),
         target: Any = None,
+        offset: int = -1,
     ) -> None:
         self.name = name
         self.form = form
         self.value = value
         self.relocs = relocs
         self.target = target
+        self.offset = offset
 
     @property
     def name_str(self) -> str:
@@ -117,6 +123,15 @@ class Attribute:
     def form_str(self) -> str:
         """``DW_FORM_string`` (``None`` when the form is left to the encoder)."""
         return form_name(self.form) if self.form is not None else "None"
+
+    @property
+    def value_offset(self) -> int:
+        """Where the value proper starts in ``.debug_info`` (past any ``DW_FORM_indirect``
+        form codes); -1 when the attribute was not decoded."""
+        a = self
+        while isinstance(a.value, Attribute):
+            a = a.value
+        return a.offset
 
     @property
     def symbol(self) -> Symbol | None:
@@ -157,13 +172,15 @@ class Attribute:
 class DIE:
     """A debugging information entry: tag, ordered attributes, children.
 
-    ``offset`` is the DIE's offset in ``.debug_info`` (-1 until it is encoded or
-    when built), ``abbrev_code`` the abbreviation it was read with or must be
-    written with (None: the encoder picks). ``has_children`` says whether the
-    abbreviation has children, which a DIE may have with none.
+    ``offset`` is the DIE's offset in ``.debug_info`` (that of its abbreviation
+    code; -1 when built), ``size`` the number of bytes of its code and attributes,
+    children not included (-1 when built). ``abbrev_code`` is the abbreviation it
+    was read with or must be written with (None: the encoder picks).
+    ``has_children`` says whether the abbreviation has children, which a DIE may
+    have with none.
     """
 
-    __slots__ = ("tag", "attributes", "children", "offset", "abbrev_code", "has_children", "parent")
+    __slots__ = ("tag", "attributes", "children", "offset", "size", "abbrev_code", "has_children", "parent")
 
     def __init__(
         self,
@@ -179,6 +196,7 @@ class DIE:
         self.attributes: list[Attribute] = list(attributes or ())
         self.children: list[DIE] = list(children or ())
         self.offset = offset
+        self.size = -1
         self.abbrev_code = abbrev_code
         self.has_children = bool(self.children) if has_children is None else has_children
         self.parent: DIE | None = None
@@ -242,6 +260,20 @@ class DIE:
         self.has_children = True
         return child
 
+    def value_spans(self) -> list[tuple[int, int]]:
+        """``(offset, size)`` in ``.debug_info`` of each attribute's value (past any
+        ``DW_FORM_indirect`` form codes), in order; empty when the DIE was not decoded."""
+        attrs = self.attributes
+        if self.size < 0 or any(a.offset < 0 for a in attrs):
+            return []
+        ends = [a.offset for a in attrs[1:]]
+        ends.append(self.offset + self.size)
+        spans = []
+        for a, end in zip(attrs, ends):
+            start = a.value_offset
+            spans.append((start, end - start))
+        return spans
+
     def iter_subtree(self) -> Iterator["DIE"]:
         """This DIE and all below it, depth first, without recursion."""
         stack = [self]
@@ -269,6 +301,8 @@ class AbbrevDecl:
     has_children: bool
     specs: tuple[tuple[int, int], ...]
     """(attribute, form) pairs in order."""
+    offset: int = field(default=-1, compare=False)
+    """Where the declaration starts in ``.debug_abbrev`` when it was decoded, else -1."""
 
 
 @dataclass(slots=True)
@@ -447,6 +481,7 @@ class DebugInfo:
     module: Any = None
     resolver: Callable[[Symbol], int] | None = field(default=None, repr=False)
     _by_offset: dict[int, DIE] | None = field(default=None, repr=False)
+    _starts: tuple[list[int], list[DIE]] | None = field(default=None, repr=False)
     _loc_index: dict[int, LocationList] | None = field(default=None, repr=False)
 
     def iter_dies(self) -> Iterator[DIE]:
@@ -474,6 +509,34 @@ class DebugInfo:
         if self._by_offset is None:
             self._by_offset = {d.offset: d for d in self.iter_dies() if d.offset >= 0}
         return self._by_offset.get(offset)
+
+    def die_containing(self, offset: int) -> DIE | None:
+        """The decoded DIE whose own bytes (abbreviation code and attributes, not its
+        children) hold ``offset`` in ``.debug_info``."""
+        if self._starts is None:
+            dies = sorted((d for d in self.iter_dies() if d.offset >= 0 and d.size >= 0), key=lambda d: d.offset)
+            self._starts = ([d.offset for d in dies], dies)
+        starts, dies = self._starts
+        i = bisect.bisect_right(starts, offset) - 1
+        if i < 0:
+            return None
+        die = dies[i]
+        return die if offset < die.offset + die.size else None
+
+    def attribute_at(self, offset: int) -> tuple[DIE, Attribute] | None:
+        """The decoded DIE and the attribute (one of ``die.attributes``) whose bytes
+        hold ``offset`` in ``.debug_info``; None when no attribute's do (an abbreviation
+        code, a null entry, a unit header)."""
+        die = self.die_containing(offset)
+        if die is None:
+            return None
+        found = None
+        for a in die.attributes:
+            if 0 <= a.offset <= offset:
+                found = a
+            else:
+                break
+        return (die, found) if found is not None else None
 
     def target(self, attr: Attribute) -> DIE | None:
         """The DIE a reference attribute points to."""
@@ -629,6 +692,7 @@ class BuiltDIE(DIE):
         self.values: tuple[Any, ...] = values
         self.children = []
         self.offset = -1
+        self.size = -1
         self.abbrev_code = None
         self.has_children = False
         self.parent = None

@@ -45,6 +45,7 @@ from construct import (
     Struct,
     Subconstruct,
     Switch,
+    Tell,
     VarInt,
     obj_,
     stream_read,
@@ -274,8 +275,10 @@ CStringBytes = NullTerminated(GreedyBytes)
 
 _ATTR_SPEC = Struct("name" / ULEB128, "form" / ULEB128)
 
-#: One abbreviation declaration (code 0 ends a table and has nothing after it).
+#: One abbreviation declaration (code 0 ends a table and has nothing after it);
+#: ``offset`` is where it starts in the stream, when parsed.
 ABBREV_DECL = Struct(
+    "offset" / Tell,
     "code" / ULEB128,
     "decl"
     / If(

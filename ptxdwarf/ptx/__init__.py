@@ -7,5 +7,7 @@ from .reader import (
     mask_comments,
     parse_ptx,
 )
+from .symbols import PtxSymbol, SymbolTable, needs_compile_only, symbol_table
 
-__all__ = ["PtxFunction", "PtxModule", "PtxVariable", "mask_comments", "parse_ptx"]
+__all__ = ["PtxFunction", "PtxModule", "PtxVariable", "mask_comments", "parse_ptx",
+           "PtxSymbol", "SymbolTable", "needs_compile_only", "symbol_table"]

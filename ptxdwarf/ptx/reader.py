@@ -18,6 +18,7 @@ from typing import Callable, Iterator, Mapping
 
 from ..errors import PtxSyntaxError
 from ..dwarf.image import Reloc, SectionImage, Symbol, gc_paused
+from .symbols import SymbolTable, symbol_table
 
 __all__ = [
     "FileDirective",
@@ -131,11 +132,27 @@ class PtxFunction:
         return any(v.declares(name) for v in (*self.params, *self.returns, *self.declarations))
 
     def register(self, name: str) -> PtxVariable | None:
-        """The ``.reg`` declaration that declares register ``name``."""
+        """The ``.reg`` declaration that declares register ``name`` (a linear search; the
+        module's symbol table, ``PtxModule.symbols.register``, looks it up by name)."""
         for v in self.declarations:
             if v.space == "reg" and v.declares(name):
                 return v
         return None
+
+
+@dataclass(slots=True)
+class SectionText:
+    """What a section block's text says beyond its bytes: its labels, label differences,
+    ``label+N`` values, and values ptxas cannot parse (none of which the image keeps)."""
+
+    labels: list[tuple[str, int]] = field(default_factory=list)
+    """Labels defined in the block, with their lines."""
+    differences: list[tuple[str, str, int]] = field(default_factory=list)
+    """``a-b`` values: the two labels and the line."""
+    addends: list[tuple[str, int]] = field(default_factory=list)
+    """``label+N`` values as written, with their offsets in the block's image."""
+    syntax: list[tuple[str, int]] = field(default_factory=list)
+    """Values ptxas cannot parse: what is wrong, and the line."""
 
 
 @dataclass(slots=True)
@@ -154,6 +171,7 @@ class SectionBlock:
     loader: Callable[[], SectionImage] | None = field(default=None, repr=False)
     labels_possible: bool = True
     _image: SectionImage | None = field(default=None, repr=False)
+    _text: SectionText | None = field(default=None, repr=False)
 
     @property
     def image(self) -> SectionImage:
@@ -161,6 +179,12 @@ class SectionBlock:
             assert self.loader is not None
             self._image, self.loader = self.loader(), None
         return self._image
+
+    @property
+    def text(self) -> SectionText:
+        """What the block's text says beyond its bytes (read with the image)."""
+        self.image
+        return self._text if self._text is not None else SectionText()
 
 
 @dataclass
@@ -181,7 +205,7 @@ class PtxModule:
     _variables: list[PtxVariable] = field(default_factory=list, repr=False)
     _prototypes: list[str] = field(default_factory=list, repr=False)
     _pending: Callable[[], "PtxModule"] | None = field(default=None, repr=False, compare=False)
-    _names: "_ModuleIndex | None" = field(default=None, repr=False, compare=False)
+    _symbols: "SymbolTable | None" = field(default=None, repr=False, compare=False)
 
     def _complete(self) -> None:
         # The functions, their declarations and labels are read on first use:
@@ -243,25 +267,26 @@ class PtxModule:
             block.image
         return self
 
-    def _index(self) -> "_ModuleIndex":
-        if self._names is None:
-            self._names = _ModuleIndex(self)
-        return self._names
+    @property
+    def symbols(self) -> "SymbolTable":
+        """What each name of the module stands for (made on first use, then kept)."""
+        return symbol_table(self)
 
     def declares(self, name: str) -> bool:
-        """Whether ``name`` is a function, prototype, module variable or a name inside a function."""
-        return self._index().declares(name)
+        """Whether ``name`` is a function, prototype, module variable, code label, or a
+        parameter or non-register name declared in a function."""
+        return self.symbols.declares(name)
 
     def variable(self, name: str) -> PtxVariable | None:
         """The module-level variable ``name``."""
-        return self._index().variables.get(name)
+        return self.symbols.variables.get(name)
 
     def function(self, name: str) -> PtxFunction | None:
-        return self._index().functions.get(name)
+        return self.symbols.functions.get(name)
 
     def function_of_label(self, label: str) -> PtxFunction | None:
         """The function whose body defines ``label``."""
-        return self._index().labels.get(label)
+        return self.symbols.code_labels.get(label)
 
 
 class LazyImages(Mapping[str, SectionImage]):
@@ -294,43 +319,6 @@ class LazyImages(Mapping[str, SectionImage]):
         if name in self._images:
             return bool(self._images[name].labels)
         return self._labels_possible.get(name, True)
-
-
-class _ModuleIndex:
-    """Lookups by name over a module's functions, labels and declarations."""
-
-    def __init__(self, module: PtxModule) -> None:
-        self.functions: dict[str, PtxFunction] = {}
-        self.labels: dict[str, PtxFunction] = {}
-        self.variables: dict[str, PtxVariable] = {}
-        self.names: set[str] = set(module.prototypes)
-        self.ranges: dict[str, int] = {}  # register range prefix -> largest count
-        for v in module.variables:
-            self.variables.setdefault(v.name, v)
-            self._declare(v)
-        for f in module.functions:
-            self.functions.setdefault(f.name, f)
-            self.names.add(f.name)
-            for label in f.labels:
-                self.labels.setdefault(label, f)
-                self.names.add(label)
-            for v in (*f.params, *f.returns, *f.declarations):
-                self._declare(v)
-
-    def _declare(self, v: PtxVariable) -> None:
-        if v.count is None:
-            self.names.add(v.name)
-        else:
-            self.ranges[v.name] = max(self.ranges.get(v.name, 0), v.count)
-
-    def declares(self, name: str) -> bool:
-        if name in self.names:
-            return True
-        for prefix, size in self.ranges.items():
-            rest = name[len(prefix) :]
-            if name.startswith(prefix) and rest.isdigit() and int(rest) < size and (rest == "0" or rest[0] != "0"):
-                return True
-        return False
 
 
 def _join(a: SectionImage, b: SectionImage) -> SectionImage:
@@ -450,17 +438,28 @@ class _SectionParser:
         self.width = 0  # width of the directive whose list continues on the next line
         self.last_width = 0  # width of the last directive, for a list continued with a leading comma
         self.lineno = 0
+        self.text = SectionText()
+        # The directive being read: its number of values, its first symbolic value
+        # (text, line) and the syntax problems of its values.
+        self.items = 0
+        self.first_symbol: tuple[str, int] | None = None
+        self.pending: list[tuple[str, int]] = []
 
     def error(self, message: str) -> PtxSyntaxError:
         return PtxSyntaxError(f"{message} in {self.name}", filename=self.filename, line=self.lineno)
 
     def parse(self, body: str, first_line: int) -> SectionImage:
         """The image of a section body whose first line is ``first_line``."""
-        fast = _fast_section(self.name, body, self.filename)
+        addends: list[tuple[str, int]] = []
+        fast = _fast_section(self.name, body, self.filename, addends)
         if fast is not None:
+            self.text.addends = addends
             name, filename = self.name, self.filename
 
             def lines() -> tuple[list[int], list[int]]:
+                found = _one_directive_a_line(body, first_line, fast.data)
+                if found is not None:
+                    return found
                 image = _SectionParser(name, filename).parse_lines(body, first_line)
                 return image.line_offsets, image.line_numbers
 
@@ -482,6 +481,7 @@ class _SectionParser:
             if not self.width:
                 m = run1_match(body, pos)
                 if m is not None:
+                    self.end_directive(1)
                     end = m.end()
                     run = body[pos:end]
                     count = self.add_run1(run, lineno)
@@ -492,6 +492,7 @@ class _SectionParser:
                     continue
                 m = run_match(body, pos)
                 if m is not None:
+                    self.end_directive(1)
                     end = m.end()
                     run = body[pos:end]
                     count = self.add_run(run, m.group(1), lineno)
@@ -509,6 +510,7 @@ class _SectionParser:
         self.lineno = first_line + body.count("\n")
         if self.width:
             raise self.error("list ends with a comma")
+        self.end_directive(0)
         self.resolve_differences()
         return SectionImage(
             self.name,
@@ -635,6 +637,7 @@ class _SectionParser:
         if not self.width:
             m = _SIMPLE.fullmatch(s)
             if m is not None:
+                self.end_directive(m.group(2).count(",") + 1)
                 bits = m.group(1)
                 try:
                     if bits == "8":
@@ -673,6 +676,7 @@ class _SectionParser:
             if m is not None:
                 if self.width:
                     raise self.error("list ends with a comma before a new directive")
+                self.end_directive(0)
                 self.width = self.last_width = _directive_width(m)
                 rest = statement[m.end() :]
                 if not rest.strip():
@@ -698,6 +702,7 @@ class _SectionParser:
             item = item.strip()
             if not item:
                 raise self.error("empty value in a list")
+            self.items += 1
             self.add_value(item, width)
         # A list that ends with a comma continues on the next line.
         self.width = width if trailing else 0
@@ -733,6 +738,7 @@ class _SectionParser:
                 addend = -addend
         name = m.group("sym")
         other = m.group("sym2")
+        self.note_symbol(item, m, self.lineno, len(data))
         if other is not None:
             self.differences.append((len(data), width, name, other, addend, self.lineno))
         else:
@@ -744,6 +750,34 @@ class _SectionParser:
             raise self.error(f"label {name} defined twice (first at line {self.label_lines[name]})")
         self.labels[name] = len(self.data)
         self.label_lines[name] = self.lineno
+        self.text.labels.append((name, self.lineno))
+
+    def note_symbol(self, item: str, m: re.Match[str], line: int, offset: int) -> None:
+        """Keep what the text of symbolic value ``item`` says (see :class:`SectionText`)."""
+        if self.first_symbol is None:
+            self.first_symbol = (item, line)
+        if m.group("sym2") is not None:
+            self.text.differences.append((m.group("sym"), m.group("sym2"), line))
+            if m.group("add") is not None:
+                self.pending.append((f"{item!r} (a label difference cannot take +N)", line))
+        elif m.group("op") == "-":
+            self.pending.append((f"{item!r} (label-N; write the value as a number)", line))
+        elif "+" in item:
+            self.text.addends.append((item, offset))
+
+    def end_directive(self, items: int) -> None:
+        """The directive read so far is complete; the next one starts with ``items`` values."""
+        if self.first_symbol is not None:
+            if self.items > 1:
+                item, line = self.first_symbol
+                self.text.syntax.append(
+                    (f"{item!r} in a list of {self.items} values (one symbolic value per directive)", line)
+                )
+            self.first_symbol = None
+        if self.pending:
+            self.text.syntax.extend(self.pending)
+            self.pending = []
+        self.items = items
 
     def resolve_differences(self) -> None:
         for offset, width, a, b, addend, line in self.differences:
@@ -772,12 +806,15 @@ _B64_ITEM = re.compile("Q")
 _CHAR_SIZE = {"B": 1, "H": 2, "I": 4, "Q": 8}
 
 
-def _fast_section(name: str, body: str, filename: str) -> SectionImage | None:
+def _fast_section(
+    name: str, body: str, filename: str, addends: list[tuple[str, int]] | None = None
+) -> SectionImage | None:
     """The image of a section written the way producers write (each directive with one
     token of values: ``.b8 1``, ``.b8 97,98,0``, ``.b64 label``, ``.b32 .debug_loc+8``),
     in bulk string operations; None when the body has anything else (labels, comments,
     spaces in lists, negative, hex or octal numbers, values out of range), which the
-    line-by-line reader then handles and names."""
+    line-by-line reader then handles and names. ``addends`` receives each ``label+N``
+    value with its offset."""
     if "/" in body or ":" in body or ";" in body or "-" in body:
         return None
     tokens = body.split()
@@ -819,6 +856,8 @@ def _fast_section(name: str, body: str, filename: str) -> SectionImage | None:
             return None
         cache = dict(zip(unique, map(_symbol_of, unique))) if "+" in joined else dict(zip(unique, map(Symbol, unique)))
         relocs = list(map(tuple.__new__, repeat(Reloc), zip(pick(offsets), widths, map(cache.__getitem__, texts))))
+        if "+" in joined and addends is not None:
+            addends.extend((t, r.offset) for t, r in zip(texts, relocs) if "+" in t)
         if counts is not None:
             first = list(accumulate(repeats, initial=0))
             for i in symbols:
@@ -838,6 +877,34 @@ def _fast_section(name: str, body: str, filename: str) -> SectionImage | None:
             starts = list(accumulate(map(_CHAR_SIZE.__getitem__, fmt), initial=0))
             wide = [starts[k] for k in big]
     return SectionImage(name, data, relocs, {}, wide_values=wide, filename=filename)
+
+
+#: A line that is blank or does not start with a directive.
+_NOT_DIRECTIVE_LINE = re.compile(r"\n[ \t\r]*(?!\.b(?:8|16|32|64)[ \t])")
+
+
+def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list[int], list[int]] | None:
+    """The line offsets and numbers of a body the bulk reader read, when each of its
+    lines holds exactly one directive (as producers write); None otherwise."""
+    if not body.isascii() or "\x0b" in body or "\x0c" in body:
+        return None
+    stripped = body.strip()
+    if not stripped or _NOT_DIRECTIVE_LINE.search(stripped) is not None:
+        return None
+    tokens = stripped.split()
+    directives = tokens[0::2]
+    if stripped.count("\n") + 1 != len(directives):
+        return None
+    values = tokens[1::2]
+    sizes = list(map(_DIRECTIVE_SIZE.__getitem__, directives))
+    if "," in stripped:
+        sizes = [size * (value.count(",") + 1) for size, value in zip(sizes, values)]
+    offsets = list(accumulate(sizes, initial=0))
+    if offsets.pop() != len(data):
+        return None
+    lead = body[: len(body) - len(body.lstrip())].count("\n")
+    start = first_line + lead
+    return offsets, list(range(start, start + len(directives)))
 
 
 def _shorten(text: str, limit: int = 40) -> str:
@@ -873,12 +940,35 @@ _DECLARATOR = re.compile(
     r"(?P<name>" + _SYM + r")\s*(?:<\s*(?P<count>\d+)\s*>)?(?P<dims>(?:\s*\[\s*\d*\s*\])*)\s*$"
 )
 _TYPES = frozenset(_TYPE_SIZES) | {".v2", ".v4", ".v8"}
+#: ``.reg .b32 %r<4>``, ``.local .align 8 .b8 __local_depot0[16]``: one name, one type,
+#: at most an alignment and a count or one dimension.
+_SIMPLE_DECLARATION = re.compile(
+    r"\.(" + "|".join(_DECL_WORDS) + r")\s+(?:\.align\s+([1-9][0-9]*)\s+)?(\.\w+)\s+(" + _SYM + r")"
+    r"(?:\s*<\s*([0-9]+)\s*>|\s*\[\s*([0-9]+)\s*\])?"
+)
 
 
 def parse_declaration(text: str, line: int) -> list[PtxVariable]:
     """The names a declaration statement (``.reg .b32 %r<4>``, ``.param .align 8 .b8 p[24]``,
     ``.global .u32 g = 1``) declares; no ``;``."""
     text = text.split("=", 1)[0].strip()
+    simple = _SIMPLE_DECLARATION.fullmatch(text)
+    if simple is not None and simple.group(3) in _TYPE_SIZES:
+        groups: tuple[str, str | None, str, str, str | None, str | None] = simple.groups()  # type: ignore[assignment]
+        space_word, align_word, type_word, name, count, dim = groups
+        return [
+            PtxVariable(
+                name,
+                space_word,
+                type_word,
+                line,
+                int(align_word) if align_word else None,
+                (int(dim),) if dim else (),
+                int(count) if count else None,
+                None,
+                text,
+            )
+        ]
     m = re.match(r"\.(\w+)", text)
     if m is None:
         return []
@@ -1158,13 +1248,18 @@ class _ModuleParser:
                 f"section {name} opened here is never closed", filename=self.filename, line=line
             )
         filename = self.filename
+        end_line = self.line_at(close)
+        block = SectionBlock(name, start, close + 1, line, end_line, None, ":" in body)
 
         def load() -> SectionImage:
             with gc_paused():
-                return _SectionParser(name, filename).parse(body, body_line)
+                parser = _SectionParser(name, filename)
+                image = parser.parse(body, body_line)
+                block._text = parser.text
+                return image
 
-        end_line = self.line_at(close)
-        self.module.sections.append(SectionBlock(name, start, close + 1, line, end_line, load, ":" in body))
+        block.loader = load
+        self.module.sections.append(block)
         return close + 1
 
 
@@ -1210,8 +1305,13 @@ def _quick(text: str, filename: str) -> PtxModule | None:
     for start in starts:
         if start >= pos:
             pos = parser.section(start)
-    module._pending = lambda: _ModuleParser(text, filename).parse()
+    module._pending = lambda: _parse_paused(text, filename)
     return module
+
+
+def _parse_paused(text: str, filename: str) -> PtxModule:
+    with gc_paused():
+        return _ModuleParser(text, filename).parse()
 
 
 def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:

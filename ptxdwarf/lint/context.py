@@ -1,0 +1,198 @@
+"""What every lint check shares: the module, its symbols and images, the decoded DWARF, the findings."""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+from ..dwarf.constants import AT, TAG
+from ..dwarf.image import SectionImage
+from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
+from ..ptx.reader import PtxFunction, PtxModule, SectionBlock
+from ..ptx.symbols import SymbolTable, symbol_table
+from .finding import Finding
+from .rules import RULES
+
+__all__ = ["LINKAGE", "PC_ATTRS", "LintContext", "describe_die", "enclosing_subprogram"]
+
+PC_ATTRS = (AT.low_pc, AT.high_pc, AT.entry_pc)
+LINKAGE = tuple(a for a in ("linkage_name", "MIPS_linkage_name") if a in AT.__members__)
+
+
+class LintContext:
+    """One lint run's state and the lookups the checks share."""
+
+    def __init__(self, module: PtxModule) -> None:
+        self.module = module
+        self.filename = module.filename
+        self.symbols: SymbolTable = symbol_table(module)
+        self.findings: list[Finding] = []
+        self.info: DebugInfo | None = None
+        self.images: dict[str, SectionImage] = dict(module.images().items())
+        self.section_blocks: dict[str, list[SectionBlock]] = {}
+        for block in module.sections:
+            self.section_blocks.setdefault(block.name, []).append(block)
+        self.lists: dict[int, LocationList] | None = None
+        """The .debug_loc lists by offset (set by the location checks)."""
+        self._sp_function: dict[int, PtxFunction | None] = {}
+        self._die_starts: list[int] = []
+        self._dies: list[DIE] = []
+        self._roots: dict[int, Unit] = {}
+
+    def set_info(self, info: DebugInfo | None) -> None:
+        """The decoded debug sections (None when they cannot be decoded)."""
+        self.info = info
+        if info is not None:
+            dies = sorted((d for d in info.iter_dies() if d.offset >= 0), key=lambda d: d.offset)
+            self._dies = dies
+            self._die_starts = [d.offset for d in dies]
+            self._roots = {id(u.die): u for u in info.units if u.die is not None}
+
+    # --- reporting ----------------------------------------------------------
+
+    def add(
+        self,
+        rule: str,
+        message: str,
+        *,
+        line: int | None = None,
+        where: str | None = None,
+        die: DIE | None = None,
+        section: str | None = None,
+        offset: int | None = None,
+        severity: str | None = None,
+    ) -> None:
+        """Record a finding of ``rule``; ``where`` defaults to the line, else the section offset's or the DIE's line."""
+        if where is None:
+            where = f"{self.filename}:{line}" if line else None
+        if where is None and section is not None and offset is not None:
+            image = self.images.get(section)
+            if image is not None:
+                where = image.source(min(offset, max(len(image.data) - 1, 0)))
+        if where is None and die is not None and die.offset >= 0:
+            image = self.images.get(".debug_info")
+            if image is not None:
+                where = image.source(die.offset)
+        if die is not None and section is None:
+            section, offset = ".debug_info", die.offset if offset is None else offset
+        self.findings.append(
+            Finding(
+                rule,
+                severity or RULES[rule][0],
+                message,
+                where or self.filename,
+                describe_die(die) if die is not None else None,
+                section,
+                offset,
+            )
+        )
+
+    def add_attr(self, rule: str, message: str, die: DIE, attr: Attribute, **kw: Any) -> None:
+        """Record a finding at attribute ``attr`` of ``die`` (its value's place in .debug_info)."""
+        off = attr.value_offset
+        if off < 0:
+            off = die.offset
+        image = self.images.get(".debug_info")
+        where = image.source(off) if image is not None else None
+        self.add(rule, message, where=where, die=die, offset=off, **kw)
+
+    # --- DIEs ---------------------------------------------------------------
+
+    def die_containing(self, offset: int) -> DIE | None:
+        """The DIE whose bytes hold ``offset`` in .debug_info (the last DIE starting at or
+        before it, within its unit)."""
+        i = bisect.bisect_right(self._die_starts, offset) - 1
+        if i < 0:
+            return None
+        die = self._dies[i]
+        root = die
+        while root.parent is not None:
+            root = root.parent
+        unit = self._roots.get(id(root))
+        if unit is not None and not unit.offset <= offset < unit.end:
+            return None
+        return die
+
+    def subprogram_function(self, sp: DIE) -> PtxFunction | None:
+        """The PTX function a subprogram describes: by its low/high/entry pc symbol, else its linkage name."""
+        key = id(sp)
+        if key in self._sp_function:
+            return self._sp_function[key]
+        found = self.pc_functions(sp)
+        named = self.named_function(sp)
+        result: PtxFunction | None
+        if found:
+            kinds = list(found.values())
+            result = kinds[0]
+            if named is not None and named in kinds:
+                result = named
+        else:
+            result = named
+        self._sp_function[key] = result
+        return result
+
+    def pc_functions(self, die: DIE) -> dict[int, PtxFunction]:
+        """The functions the low/high/entry pc symbols of ``die`` are code of."""
+        out: dict[int, PtxFunction] = {}
+        symbols = self.symbols
+        for code in PC_ATTRS:
+            attr = die.attr(code)
+            sym = attr.symbol if attr is not None else None
+            if sym is None:
+                continue
+            f = symbols.code_owner(sym.name)
+            if f is not None and sym.name not in symbols.data_labels:
+                out[code] = f
+        return out
+
+    def named_function(self, sp: DIE) -> PtxFunction | None:
+        """The function a subprogram (or its specification, abstract origin) names."""
+        functions = self.symbols.functions
+        seen: set[int] = set()
+        die: DIE | None = sp
+        while die is not None and id(die) not in seen:
+            seen.add(id(die))
+            for code in (*LINKAGE, "name"):
+                value = die.get(code)
+                if isinstance(value, str) and value in functions:
+                    return functions[value]
+            nxt = None
+            for code in ("specification", "abstract_origin"):
+                a = die.attr(code)
+                if a is not None and a.is_reference and self.info is not None:
+                    nxt = self.info.target(a)
+                    if nxt is not None:
+                        break
+            die = nxt
+        return None
+
+
+def enclosing_subprogram(die: DIE) -> DIE | None:
+    """``die`` or the nearest subprogram above it."""
+    p: DIE | None = die
+    while p is not None:
+        if p.tag == TAG.subprogram:
+            return p
+        p = p.parent
+    return None
+
+
+def describe_die(die: DIE) -> str:
+    """``DW_TAG_formal_parameter 'p' at 0xc6, test/p``: the DIE and the names above it."""
+    names = []
+    p: DIE | None = die
+    while p is not None and p.tag != TAG.compile_unit:
+        name = p.name
+        if name is None:
+            for code in LINKAGE:
+                value = p.get(code)
+                if isinstance(value, str):
+                    name = value
+                    break
+        if name is not None:
+            names.append(name)
+        p = p.parent
+    text = die.describe()
+    if names:
+        text += ", " + "/".join(reversed(names))
+    return text

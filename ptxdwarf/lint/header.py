@@ -1,0 +1,200 @@
+"""Checks of the text around and inside the debug sections: the characters, ``.target``,
+``.address_size``, ``.version``, ``.file``, repeated or producer-made sections, and
+values ptxas reads wrongly or cannot parse."""
+
+from __future__ import annotations
+
+import re
+
+from ..ptx.reader import SectionBlock
+from .context import LintContext
+from .rules import ERROR, WARNING
+
+__all__ = ["check_files", "check_header", "check_sections", "check_syntax", "check_text"]
+
+_ADDRESS_SIZE = re.compile(r"^[ \t]*\.address_size\b", re.MULTILINE)
+
+
+def check_text(ctx: LintContext) -> None:
+    """non-ascii: ptxas 13.0 rejects any byte above 127."""
+    text = ctx.module.text
+    if text.isascii():
+        return
+    bad = [i for i, ch in enumerate(text) if ord(ch) > 127]
+    line = text.count("\n", 0, bad[0]) + 1
+    lines = {text.count("\n", 0, i) + 1 for i in bad[:1000]}
+    ctx.add(
+        "non-ascii",
+        f"{len(bad)} non-ASCII character(s) on {len(lines)}{'+' if len(bad) > 1000 else ''} line(s), first on "
+        f"line {line}; ptxas 13.0 rejects them anywhere (write names as numbers, keep comments ASCII)",
+        line=line,
+    )
+
+
+def _has_info(ctx: LintContext) -> bool:
+    return any(b.image.data for b in ctx.section_blocks.get(".debug_info", ()))
+
+
+def check_header(ctx: LintContext) -> None:
+    """target-not-debug, debug-target-without-info, address-size."""
+    module = ctx.module
+    has_info = _has_info(ctx)
+    debug_blocks = [b for b in module.sections if b.name.startswith(".debug_")]
+    if has_info and not module.has_debug_target:
+        ctx.add(
+            "target-not-debug",
+            f".target {', '.join(module.target) or '(none)'} does not list debug, but the module has .debug_info "
+            "(write .target ..., debug)",
+            line=module.target_line or None,
+        )
+    if module.has_debug_target and not debug_blocks:
+        ctx.add(
+            "debug-target-without-info",
+            "the .target lists debug but there is no debug section (ptxas: 'Debug information not found in "
+            "presence of .target debug')",
+            line=module.target_line or None,
+        )
+    if debug_blocks and has_info and module.address_size != 64:
+        m = _ADDRESS_SIZE.search(module.text)
+        line = module.text.count("\n", 0, m.start()) + 1 if m else None
+        said = f".address_size {module.address_size}" if module.address_size else "no .address_size (32)"
+        ctx.add(
+            "address-size",
+            f"{said} with debug info: ptxas -g needs .address_size 64",
+            line=line or module.version_line or None,
+        )
+
+
+def check_files(ctx: LintContext) -> None:
+    """file-two-strings, file-index."""
+    module = ctx.module
+    seen: dict[int, int] = {}
+    for f in module.files:
+        if f.directory is not None:
+            ctx.add(
+                "file-two-strings",
+                f'.file {f.index} "{f.directory}" "{f.path}" has two strings; ptxas accepts only one path '
+                f'(.file {f.index} "{f.full_path}")',
+                line=f.line,
+            )
+        if f.index in seen:
+            ctx.add(
+                "file-index",
+                f".file {f.index} given twice (first on line {seen[f.index]}); ptxas: 'Duplicate file index'",
+                line=f.line,
+                severity=ERROR,
+            )
+        else:
+            seen[f.index] = f.line
+    indices = sorted(seen)
+    if indices and indices != list(range(1, len(indices) + 1)):
+        expected = set(range(1, len(indices) + 1))
+        wrong = [i for i in indices if i not in expected]
+        first = min((seen[i] for i in wrong), default=module.files[0].line)
+        ctx.add(
+            "file-index",
+            f".file indices {_ranges(indices)} are not 1..{len(indices)}: ptxas numbers its file table densely "
+            "but keeps the .loc indices, so lines point at the wrong files",
+            line=first,
+        )
+
+
+def check_sections(ctx: LintContext) -> None:
+    """duplicate-section, producer-debug-line, producer-debug-frame, wide-value."""
+    for name, blocks in ctx.section_blocks.items():
+        for block in blocks[1:]:
+            if name == ".debug_info":
+                what = "ptxas makes it a second ELF section also named .debug_info"
+                severity = ERROR
+            else:
+                what = "ptxas silently drops this second block (its labels resolve to 0)"
+                severity = WARNING
+            ctx.add(
+                "duplicate-section",
+                f"section {name} given again (first on line {blocks[0].line}): {what}; write one block",
+                line=block.line,
+                severity=severity,
+            )
+    for block in ctx.section_blocks.get(".debug_line", ()):
+        if block.image.data or block.image.relocs:
+            ctx.add(
+                "producer-debug-line",
+                "the producer's .debug_line is discarded by ptxas, which makes its own from .file/.loc",
+                line=block.line,
+            )
+    for block in ctx.section_blocks.get(".debug_frame", ()):
+        if block.image.data or block.image.relocs:
+            ctx.add(
+                "producer-debug-frame",
+                "a non-empty .debug_frame from the producer makes ptxas fail ('Internal error: overlapping "
+                "non-identical data'); leave it out",
+                line=block.line,
+            )
+    for block in ctx.module.sections:
+        image = block.image
+        for off in image.wide_values:
+            value = int.from_bytes(image.data[off : off + 8], "little")
+            ctx.add(
+                "wide-value",
+                f".b64 {value:#x} in {block.name}: ptxas 13.0 keeps only the low 32 bits ({value & 0xFFFFFFFF:#x}); "
+                "write it as two .b32 (low word first)",
+                where=image.source(off),
+                section=block.name,
+                offset=off,
+            )
+
+
+def _first_addend(block: SectionBlock) -> tuple[str, int] | None:
+    addends = block.text.addends
+    if not addends:
+        return None
+    text, offset = addends[0]
+    return text, block.image.source_line(offset) or block.line
+
+
+def check_syntax(ctx: LintContext) -> None:
+    """version-too-low, ptxas-syntax, info-label-difference: what the section text writes."""
+    module = ctx.module
+    needs: list[tuple[tuple[int, int], str, int]] = []
+    if module.has_debug_target:
+        needs.append(((3, 0), "a debug target (.target ..., debug)", module.target_line))
+    for block in module.sections:
+        if not block.name.startswith(".debug_"):
+            continue
+        text = block.text
+        if text.labels:
+            name, line = text.labels[0]
+            needs.append(((7, 0), f"defining labels in a section ({name}: in {block.name})", line))
+        if text.differences:
+            a, b, line = text.differences[0]
+            needs.append(((7, 5), f"a label difference ({a}-{b} in {block.name})", line))
+        if text.addends and module.version is not None and module.version < (3, 2):
+            first = _first_addend(block)
+            assert first is not None
+            needs.append(((3, 2), f"label+N ({first[0]} in {block.name})", first[1]))
+        for what, line in text.syntax:
+            ctx.add("ptxas-syntax", f"ptxas cannot parse {what} in {block.name}", line=line)
+        if block.name == ".debug_info":
+            info_labels = block.image.labels
+            for a, b, line in text.differences:
+                if a in info_labels and b in info_labels:
+                    ctx.add(
+                        "info-label-difference",
+                        f"{a}-{b}: a difference of two .debug_info labels inside .debug_info makes ptxas fail "
+                        "('Attempted to truncate larger than current size'); write the number",
+                        line=line,
+                    )
+    if module.version is None:
+        return
+    for version, what, line in needs:
+        if module.version < version:
+            ctx.add(
+                "version-too-low",
+                f"{what} needs PTX ISA .version {version[0]}.{version[1]} or later; the module says "
+                f".version {module.version[0]}.{module.version[1]}",
+                line=line or module.version_line or None,
+            )
+
+
+def _ranges(values: list[int]) -> str:
+    return ", ".join(map(str, values[:12])) + (", ..." if len(values) > 12 else "")

@@ -1,0 +1,228 @@
+"""Checks of the symbols the debug sections name: each is defined, ptxas resolves it
+where it is used, and code labels belong to the function their DIE describes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..dwarf.constants import AT, TAG, at_name
+from ..dwarf.image import Symbol
+from ..dwarf.model import DIE, Attribute, DebugInfo
+from ..ptx.reader import PtxFunction
+from ..ptx.symbols import (
+    CODE_LABEL,
+    DATA_LABEL,
+    DEPOT,
+    DEVICE_PARAM,
+    REGISTER,
+    SECTION,
+    UNDEFINED,
+)
+from .context import PC_ATTRS, LintContext
+
+__all__ = ["check_die_labels", "check_label_in", "check_relocations"]
+
+_CODE_TAGS = frozenset({TAG.subprogram, TAG.lexical_block, TAG.inlined_subroutine, TAG.label})
+#: Sections ptxas makes itself, which a symbolic value may name without the module writing them.
+_PTXAS_SECTIONS = frozenset({".debug_line", ".debug_frame"})
+
+
+def check_relocations(ctx: LintContext) -> None:
+    """undefined-symbol, symbol-outside-info, symbol-addend, func-param-address,
+    strp-label-reused, label-at-line-zero: every symbolic value of the debug sections."""
+    strp_uses: dict[str, int] = {}
+    code_labels: dict[str, tuple[str, int]] = {}
+    lookup = ctx.symbols.lookup
+    for name, image in ctx.images.items():
+        if not name.startswith(".debug_"):
+            continue
+        in_info = name == ".debug_info"
+        for reloc in image.relocs:
+            sym = reloc.symbol
+            found = lookup(sym.name)
+            kind = found.kind
+            if kind == CODE_LABEL and not sym.addend:
+                if sym.name not in code_labels:
+                    code_labels[sym.name] = (name, reloc.offset)
+                continue  # the common case: nothing to say
+            die = ctx.die_containing(reloc.offset) if in_info else None
+            if kind in (UNDEFINED, REGISTER) or (
+                kind == SECTION and sym.name not in ctx.symbols.sections and sym.name not in _PTXAS_SECTIONS
+            ):
+                what = "section" if kind == SECTION else "symbol"
+                ctx.add(
+                    "undefined-symbol",
+                    f"{what} {sym} used in {name} is not defined in this module; ptxas silently writes 0"
+                    if kind != REGISTER
+                    else f"{sym} used in {name} is a register, which ptxas cannot resolve: it silently writes 0",
+                    die=die,
+                    section=name,
+                    offset=reloc.offset,
+                )
+                continue
+            if not in_info:
+                _check_outside_info(ctx, name, reloc.offset, sym, kind, found.section)
+            elif sym.addend and kind in (CODE_LABEL, DEPOT):
+                what = (
+                    "ptxas writes label+N in place but relocates against the label alone"
+                    if kind == CODE_LABEL
+                    else "ptxas drops the +N of a __local_depot"
+                )
+                ctx.add(
+                    "symbol-addend",
+                    f"{sym} in .debug_info: {what}; use a label at the address itself",
+                    die=die,
+                    section=name,
+                    offset=reloc.offset,
+                )
+            if kind == CODE_LABEL and sym.name not in code_labels:
+                code_labels[sym.name] = (name, reloc.offset)
+            if kind == DEVICE_PARAM and found.function is not None:
+                ctx.add(
+                    "func-param-address",
+                    f"{sym} is a parameter of .func {found.function.name}: ptxas writes 0 for it (only kernel "
+                    "parameters have an address); describe the register or stack slot that holds it",
+                    die=die,
+                    section=name,
+                    offset=reloc.offset,
+                )
+            if in_info and kind == DATA_LABEL and found.section == ".debug_str":
+                if sym.name in strp_uses:
+                    ctx.add(
+                        "strp-label-reused",
+                        f".debug_str label {sym.name} is referenced again (first at "
+                        f"{image.source(strp_uses[sym.name])}); ptxas resolves the second reference to 0: "
+                        "give every reference its own label or write .debug_str+N",
+                        die=die,
+                        section=name,
+                        offset=reloc.offset,
+                    )
+                else:
+                    strp_uses[sym.name] = reloc.offset
+    check_line_zero_labels(ctx, code_labels)
+
+
+def _check_outside_info(ctx: LintContext, name: str, offset: int, sym: Symbol, kind: str, section: str | None) -> None:
+    """symbol-outside-info: ptxas resolves data labels and section names only in .debug_info."""
+    intended = None
+    if kind == SECTION:
+        intended = sym.addend
+    elif kind == DATA_LABEL and section is not None:
+        intended = ctx.images[section].labels.get(sym.name, 0) + sym.addend
+    if intended:
+        ctx.add(
+            "symbol-outside-info",
+            f"{sym} in {name} stands for {intended:#x}, but ptxas resolves data labels and section "
+            "names only inside .debug_info and writes 0 here; write the number",
+            section=name,
+            offset=offset,
+        )
+    elif sym.addend and kind not in (SECTION, DATA_LABEL):
+        ctx.add(
+            "symbol-outside-info",
+            f"{sym} in {name}: outside .debug_info ptxas writes 0 for symbol+N (no relocation)",
+            section=name,
+            offset=offset,
+        )
+
+
+_LINE_ZERO_LOC = re.compile(r"^[ \t]*\.loc[ \t]+\d+[ \t]+0(?!\d)", re.MULTILINE)
+_LOC_LINE = re.compile(r"\.loc[ \t]+\d+[ \t]+(\d+)")
+_SYM = r"(?:\.[A-Za-z_][\w$.]*|[A-Za-z][\w$]*|[_$%][\w$]+)"
+_LEADING_LABEL = re.compile(rf"({_SYM})[ \t]*:")
+
+
+def check_line_zero_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -> None:
+    """label-at-line-zero: code labels used by the debug sections whose first instruction has line 0."""
+    code_labels = ctx.symbols.code_labels
+    by_function: dict[int, PtxFunction] = {}
+    for label in used:
+        f = code_labels[label]
+        by_function[id(f)] = f
+    text = ctx.module.text
+    for f in by_function.values():
+        if f.body_start < 0 or not _LINE_ZERO_LOC.search(text, f.body_start, f.body_end):
+            continue
+        for label in _labels_at_line_zero(text, f.body_start, f.body_end):
+            if label not in used or code_labels.get(label) is not f:
+                continue
+            section, offset = used[label]
+            ctx.add(
+                "label-at-line-zero",
+                f"{label} (line {f.labels.get(label, '?')}, in {f.name}) is used by {section}, but the instruction after it is at "
+                f"line 0 (.loc F 0 C); ptxas 13.0 usually drops such a label, leaving an undefined symbol that "
+                "reads 0 in the cubin: move the label or give the instruction a line",
+                where=ctx.images[section].source(offset),
+                die=ctx.die_containing(offset) if section == ".debug_info" else None,
+                section=section,
+                offset=offset,
+            )
+
+
+def _labels_at_line_zero(text: str, start: int, end: int) -> list[str]:
+    """The last label of each run of labels in ``text[start:end]`` (a function body) whose
+    instruction has line 0."""
+    found: list[str] = []
+    current: int | None = None
+    pending: list[str] = []
+    for raw in text[start:end].split("\n"):
+        s = raw.split("//", 1)[0].strip()
+        while s:
+            m = _LEADING_LABEL.match(s)
+            if m is None:
+                break
+            pending.append(m.group(1))
+            s = s[m.end() :].lstrip()
+        if s.startswith(".loc"):
+            m = _LOC_LINE.match(s)
+            if m is not None:
+                current = int(m.group(1))
+        elif s and not s.startswith((".", "{", "}")) and pending:
+            if current == 0:
+                found.append(pending[-1])  # ptxas keeps the labels before the last one
+            pending = []
+    return found
+
+
+def check_label_in(ctx: LintContext, value: Any, f: PtxFunction, die: DIE, attr: Attribute, context: str) -> None:
+    """label-wrong-function: ``value``, used for ``f``'s code, is a label of another function."""
+    if not isinstance(value, Symbol):
+        return
+    name = value.name
+    symbols = ctx.symbols
+    other = symbols.functions.get(name) or symbols.code_labels.get(name)
+    if other is None or other is f or name in symbols.data_labels:
+        return
+    what = (
+        "function" if name in symbols.functions else f"label of {other.kind} {other.name} (line {other.labels.get(name)})"
+    )
+    ctx.add_attr(
+        "label-wrong-function",
+        f"{context} uses {name}, a {what}, but the subprogram describes {f.kind} {f.name}",
+        die,
+        attr,
+    )
+
+
+def check_die_labels(ctx: LintContext, info: DebugInfo, die: DIE, sp: DIE | None) -> None:
+    """label-wrong-function for a code DIE's pc attributes and range list."""
+    if sp is None:
+        return
+    if die.tag in _CODE_TAGS:
+        f = ctx.subprogram_function(sp)
+        if f is not None:
+            for code in PC_ATTRS:
+                attr = die.attr(code)
+                if attr is not None and attr.symbol is not None:
+                    check_label_in(ctx, attr.symbol, f, die, attr, at_name(code))
+    if info.ranges is None:
+        return
+    ranges = die.attr(AT.ranges)
+    if ranges is not None and isinstance(ranges.value, int):
+        f = ctx.subprogram_function(sp)
+        for rl in info.ranges:
+            if rl.offset == ranges.value and f is not None:
+                for begin, end in rl.entries:
+                    for v in (begin, end):
+                        check_label_in(ctx, v, f, die, ranges, "DW_AT_ranges entry")

@@ -1,0 +1,278 @@
+"""Checks of where variables live: address classes, location expressions and lists,
+the registers they name, and the ``__local_depot`` traps of ptxas."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..dwarf.constants import (
+    AT,
+    CUDA_GDB_ADDRESS_CLASSES,
+    FORM,
+    OP,
+    TAG,
+    address_class_name,
+    at_name,
+)
+from ..dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression, register_name
+from ..dwarf.image import Symbol
+from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
+from ..errors import PtxDwarfError
+from ..ptx.reader import PtxFunction
+from .context import LintContext
+from .labels import check_label_in
+from .rules import WARNING
+from .units import BLOCK_FORMS, innermost
+
+__all__ = ["LocationChecks", "check_loc_lists", "check_name_order"]
+
+_VARIABLE_TAGS = frozenset({TAG.variable, TAG.formal_parameter})
+_LIST_FORMS = frozenset({FORM.data4, FORM.data8, FORM.sec_offset})
+
+
+class LocationChecks:
+    """address-class-range, missing-address-class, regx-undeclared, regx-too-long,
+    depot-in-pieces, bad-loclist-offset, loclist-symbol-with-strp, and the
+    label-wrong-function of list entries, over the DIEs of one unit."""
+
+    def __init__(self, ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int]) -> None:
+        self.ctx = ctx
+        self.info = info
+        self.unit = unit
+        self.loc_refs = loc_refs
+        """Offsets of the .debug_loc lists some DIE refers to."""
+        self.symbolic_lists: list[tuple[DIE, Attribute]] = []
+        self._ops: dict[bytes, list[Op]] = {}
+        self._names: dict[int, str | None] = {}
+        self._declared: dict[tuple[int, str], bool] = {}
+        if info.locations is not None:
+            ctx.lists = ctx.lists if ctx.lists is not None else {loc.offset: loc for loc in info.locations}
+
+    def check_address_class(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
+        value = inner.value
+        if not isinstance(value, int) or 1 <= value <= 12:
+            return
+        if value in CUDA_GDB_ADDRESS_CLASSES:
+            self.ctx.add_attr(
+                "address-class-range",
+                f"DW_AT_address_class {value} ({address_class_name(value)}) is cuda-gdb's own code, not one of the "
+                "guide's 1-12",
+                die,
+                attr,
+                severity=WARNING,
+            )
+        else:
+            self.ctx.add_attr(
+                "address-class-range",
+                f"DW_AT_address_class {value} is not a CUDA address class (1-12 in the guide, 13-16 cuda-gdb's own)",
+                die,
+                attr,
+            )
+
+    def check_location(self, die: DIE, sp: DIE | None) -> None:
+        location = die.attr(AT.location)
+        if location is None:
+            return
+        inner = innermost(location)
+        if inner.form in BLOCK_FORMS:
+            if die.tag in _VARIABLE_TAGS and die.attr(AT.address_class) is None:
+                self.ctx.add_attr(
+                    "missing-address-class",
+                    f"{die.tag_str} with a single-expression DW_AT_location has no DW_AT_address_class "
+                    "(the guide requires one on every variable and parameter; cuda-gdb uses it to pick "
+                    "the memory space)",
+                    die,
+                    location,
+                )
+            self.check_expression(die, location, inner, sp)
+        elif inner.form in _LIST_FORMS:
+            if location.symbol is not None and location.symbol.name == ".debug_loc":
+                self.symbolic_lists.append((die, location))
+            self.check_list_pointer(die, location, inner, sp)
+
+    def decode(self, block: bytes) -> list[Op]:
+        """The operations of an expression of this unit (those without symbols decoded once)."""
+        if getattr(block, "relocs", None):
+            return decode_expression(block, self.unit.address_size)
+        key = bytes(block)
+        ops = self._ops.get(key)
+        if ops is None:
+            ops = self._ops[key] = decode_expression(block, self.unit.address_size)
+        return ops
+
+    def check_expression(self, die: DIE, attr: Attribute, inner: Attribute, sp: DIE | None) -> None:
+        try:
+            ops = self.decode(inner.value)
+        except PtxDwarfError as exc:
+            self.ctx.add_attr("structure", f"DW_AT_location: {exc.message}", die, attr)
+            return
+        self.check_registers(ops, sp, die, attr, "DW_AT_location")
+        pieces = [op for op in ops if op.code in (OP.piece, OP.bit_piece)]
+        depot = next(
+            (op.symbol for op in ops if op.code == OP.addr and op.symbol and op.symbol.name.startswith("__local_depot")),
+            None,
+        )
+        if pieces and depot is not None:
+            self.ctx.add_attr(
+                "depot-in-pieces",
+                f"DW_AT_location puts DW_OP_addr {depot} among {pieces[0].name} operations: ptxas fails "
+                "('Attempted to Dereference Out of Bounds'); describe the whole object at the depot address",
+                die,
+                attr,
+            )
+
+    def check_list_pointer(self, die: DIE, attr: Attribute, inner: Attribute, sp: DIE | None) -> None:
+        offset = inner.value
+        if not isinstance(offset, int):
+            return
+        ctx = self.ctx
+        loc = ctx.lists.get(offset) if ctx.lists is not None else None
+        if loc is None:
+            where = "the module has no .debug_loc" if self.info.locations is None else "no list starts there"
+            ctx.add_attr(
+                "bad-loclist-offset",
+                f"{at_name(attr.name)} points at .debug_loc+{offset:#x}, but {where}",
+                die,
+                attr,
+            )
+            return
+        self.loc_refs.add(loc.offset)
+        f = ctx.subprogram_function(sp) if sp is not None else None
+        for i, (begin, end, expr) in enumerate(loc.entries):
+            context = f"location list .debug_loc+{loc.offset:#x} entry {i}"
+            if f is not None:
+                for v in (begin, end):
+                    check_label_in(ctx, v, f, die, attr, context)
+            if expr is None:
+                continue
+            try:
+                ops = self.decode(expr)
+            except PtxDwarfError as exc:
+                ctx.add_attr("structure", f"{context}: {exc.message}", die, attr)
+                continue
+            self.check_registers(ops, sp, die, attr, context)
+
+    def check_registers(self, ops: Iterable[Op], sp: DIE | None, die: DIE, attr: Attribute, context: str) -> None:
+        ctx = self.ctx
+        symbols = ctx.symbols
+        for op in ops:
+            if op.code not in (OP.regx, OP.bregx) or not op.args or not isinstance(op.args[0], int):
+                continue
+            number = op.args[0]
+            if number in self._names:
+                name = self._names[number]
+            else:
+                name = self._names[number] = register_name(number)
+            if name is None:
+                ctx.add_attr(
+                    "regx-undeclared",
+                    f"{op.name} {number:#x} in {context} does not spell a PTX register name (the operand must be "
+                    "the name's ASCII bytes, read big-endian)",
+                    die,
+                    attr,
+                )
+                continue
+            if len(name) > MAX_REGISTER_NAME:
+                ctx.add_attr(
+                    "regx-too-long",
+                    f"{op.name} {name} in {context}: {len(name)} characters; cuda-gdb can look up at most "
+                    f"{MAX_REGISTER_NAME} (rename the register)",
+                    die,
+                    attr,
+                )
+            f = ctx.subprogram_function(sp) if sp is not None else None
+            if f is not None:
+                key = (id(f), name)
+                declared = self._declared.get(key)
+                if declared is None:
+                    declared = self._declared[key] = symbols.register(f, name) is not None
+                if not declared:
+                    ctx.add_attr(
+                        "regx-undeclared",
+                        f"{op.name} {name} in {context}: {f.kind} {f.name} (line {f.line}) declares no register "
+                        f"{name}{_declared_registers(f)}",
+                        die,
+                        attr,
+                    )
+            elif not symbols.declares_register(name):
+                where = "outside any subprogram" if sp is None else "in a subprogram that maps to no PTX function"
+                ctx.add_attr(
+                    "regx-undeclared",
+                    f"{op.name} {name} in {context} ({where}): no PTX function declares register {name}",
+                    die,
+                    attr,
+                )
+
+    def finish(self, uses_strp: bool) -> None:
+        """loclist-symbol-with-strp, once the unit's DIEs are seen."""
+        if uses_strp and self.symbolic_lists:
+            die, attr = self.symbolic_lists[0]
+            more = f" (and {len(self.symbolic_lists) - 1} more)" if len(self.symbolic_lists) > 1 else ""
+            self.ctx.add_attr(
+                "loclist-symbol-with-strp",
+                f"location-list pointer written as {attr.symbol}{more} in a unit that also uses DW_FORM_strp: "
+                "ptxas dies with SIGSEGV; write the offsets as numbers",
+                die,
+                attr,
+            )
+
+
+def check_name_order(ctx: LintContext, sp: DIE) -> None:
+    """name-before-low-pc: a subprogram with __local_depot locations names itself before its low_pc."""
+    codes = [a.name for a in sp.attributes]
+    if AT.name not in codes or AT.low_pc not in codes or codes.index(AT.name) > codes.index(AT.low_pc):
+        return
+    for die in sp.iter_subtree():
+        loc = die.attr(AT.location)
+        if loc is None:
+            continue
+        relocs = loc.relocs or ()
+        if any(r.symbol.name.startswith("__local_depot") for r in relocs):
+            ctx.add_attr(
+                "name-before-low-pc",
+                f"subprogram has DW_AT_name before DW_AT_low_pc and {die.describe()} lives on the local stack: "
+                "ptxas dies with SIGSEGV; write low_pc, high_pc, frame_base before the name (nvcc's order)",
+                sp,
+                sp.attr(AT.name) or sp.attributes[0],
+            )
+            return
+
+
+def check_loc_lists(ctx: LintContext, info: DebugInfo, loc_refs: set[int]) -> None:
+    """orphan-depot-list: a list no DIE refers to that holds a __local_depot address."""
+    if not info.locations:
+        return
+    image = ctx.images.get(".debug_loc")
+    for loc in info.locations:
+        if loc.offset in loc_refs:
+            continue
+        depot = _depot_symbol(loc)
+        if depot is not None:
+            ctx.add(
+                "orphan-depot-list",
+                f"location list at .debug_loc+{loc.offset:#x} is not referred to by any DIE and holds "
+                f"DW_OP_addr {depot}: ptxas fails ('Attempted to Dereference Out of Bounds'); drop the list",
+                where=image.source(loc.offset) if image is not None else None,
+                section=".debug_loc",
+                offset=loc.offset,
+            )
+
+
+def _depot_symbol(loc: LocationList) -> Symbol | None:
+    for _b, _e, expr in loc.entries:
+        for r in getattr(expr, "relocs", ()) or ():
+            symbol: Symbol = r.symbol
+            if symbol.name.startswith("__local_depot"):
+                return symbol
+    return None
+
+
+def _declared_registers(f: PtxFunction) -> str:
+    regs = []
+    for v in f.declarations:
+        if v.space == "reg":
+            regs.append(f"{v.name}<{v.count}>" if v.count is not None else v.name)
+    if not regs:
+        return " (it declares no registers)"
+    shown = ", ".join(regs[:8]) + (", ..." if len(regs) > 8 else "")
+    return f" (it declares {shown})"

@@ -1,0 +1,123 @@
+"""The lint rules: each rule's id, default severity and what it checks."""
+
+from __future__ import annotations
+
+__all__ = ["ERROR", "RULES", "SEVERITY_RANK", "WARNING"]
+
+ERROR = "error"
+WARNING = "warning"
+
+#: Every rule: id -> (default severity, what it checks). Some rules report a milder
+#: or harsher case with another severity (the message says which case it is).
+RULES: dict[str, tuple[str, str]] = {
+    # --- the issue's list ---------------------------------------------------------
+    "missing-address-class": (
+        ERROR,
+        "a variable or parameter DIE whose DW_AT_location is one expression has no DW_AT_address_class "
+        "(location lists need none)",
+    ),
+    "address-class-range": (
+        ERROR,
+        "DW_AT_address_class is not one of the guide's codes 1-12 (13-16, cuda-gdb's own codes: warning)",
+    ),
+    "regx-undeclared": (
+        ERROR,
+        "DW_OP_regx/bregx names no register declared (.reg) in the PTX function of the enclosing subprogram",
+    ),
+    "regx-too-long": (ERROR, "DW_OP_regx names a register of more than 8 characters, which cuda-gdb cannot look up"),
+    "undefined-symbol": (
+        ERROR,
+        "a symbolic value names no section, debug-section label, function, variable, parameter or label "
+        "(ptxas silently writes 0)",
+    ),
+    "label-wrong-function": (
+        ERROR,
+        "a code label used by a subprogram, lexical block, inlined subroutine or location/range list is "
+        "defined in another PTX function",
+    ),
+    "target-not-debug": (ERROR, "the module has .debug_info but .target does not list debug"),
+    "file-two-strings": (ERROR, '.file INDEX "dir" "name" (LLVM 14); ptxas accepts only .file INDEX "path"'),
+    "version-too-low": (
+        ERROR,
+        ".version is too low for what the sections use (debug target 3.0, label+N 3.2, "
+        "labels in sections 7.0, label differences 7.5)",
+    ),
+    "bad-reference": (ERROR, "a DIE reference does not point at the start of a DIE of its unit"),
+    "names-unit-offset": (ERROR, "a .debug_pubnames/.debug_pubtypes set's unit offset is not the start of a unit"),
+    "names-unit-length": (ERROR, "a .debug_pubnames/.debug_pubtypes set's unit length is not its unit's length"),
+    "names-entry": (
+        ERROR,
+        "a .debug_pubnames/.debug_pubtypes entry is not a DIE of its unit (warning: names a DIE of another name)",
+    ),
+    "aranges-unit-offset": (ERROR, "a .debug_aranges set's unit offset is not the start of a unit"),
+    "unit-length": (ERROR, "a unit's length does not end where its DIE tree ends"),
+    "structure": (ERROR, "DWARF that cannot be decoded (bad unit length, unknown abbreviation code, bad expression ...)"),
+    # --- ptxas 13.0 traps (docs/ptxas-facts.md) -------------------------------------
+    "abbrev-code-order": (
+        ERROR,
+        "abbreviation codes are not 1..N in table order (ptxas: 'Attempted to Dereference Out of Bounds')",
+    ),
+    "dwarf4-form": (ERROR, "a form >= 0x17 (sec_offset, exprloc, flag_present ...) used in a DWARF 2-4 unit; ptxas rejects it"),
+    "ref-addr-size": (ERROR, "DW_FORM_ref_addr that is not 8 bytes; ptxas always reads 8"),
+    "reloc-width": (
+        ERROR,
+        "a symbolic .b32/.b64 value in .debug_info does not fill exactly one relocatable attribute value or "
+        "DW_OP_addr operand",
+    ),
+    "bad-loclist-offset": (ERROR, "a location-list pointer is not the start of a .debug_loc list"),
+    "wide-value": (WARNING, "a .b64 number of 2**32 or more; ptxas keeps only its low 32 bits"),
+    "strp-label-reused": (
+        WARNING,
+        "the same .debug_str label is referenced twice from .debug_info; ptxas resolves the second to 0",
+    ),
+    "symbol-outside-info": (
+        WARNING,
+        "a data label, section name or symbol+N used outside .debug_info; ptxas writes 0 there",
+    ),
+    "symbol-addend": (WARNING, "+N on a code label or __local_depot in .debug_info; ptxas mangles or drops it"),
+    "func-param-address": (WARNING, "the address of a .func parameter; ptxas writes 0"),
+    "duplicate-section": (
+        WARNING,
+        "a section given twice; ptxas drops the second block (error for .debug_info: a second ELF section)",
+    ),
+    "producer-debug-line": (WARNING, "a non-empty .debug_line from the producer; ptxas discards it and makes its own"),
+    "producer-debug-frame": (ERROR, "a non-empty .debug_frame from the producer; ptxas fails ('overlapping non-identical data')"),
+    "file-index": (
+        WARNING,
+        ".file indices are not 1..N (the line table then names the wrong files; a duplicate index is an error)",
+    ),
+    "ptxas-syntax": (
+        ERROR,
+        "a symbolic value ptxas cannot parse: in a comma list, label-N, or a label difference with +N",
+    ),
+    "info-label-difference": (
+        ERROR,
+        "a difference of two .debug_info labels inside .debug_info (ptxas: 'Attempted to truncate larger than current size')",
+    ),
+    "address-size": (ERROR, "debug info in a module whose .address_size is not 64 (ptxas cannot compile it with -g)"),
+    "non-ascii": (ERROR, "a non-ASCII byte in the text; ptxas 13.0 rejects it anywhere, comments included"),
+    "debug-target-without-info": (ERROR, ".target lists debug but the module has no debug section"),
+    "orphan-depot-list": (
+        ERROR,
+        "a .debug_loc list no DIE refers to holds a __local_depot address (ptxas: 'Dereference Out of Bounds')",
+    ),
+    "loclist-symbol-with-strp": (
+        ERROR,
+        "a location-list pointer written as a .debug_loc symbol in a unit that uses DW_FORM_strp (ptxas crashes)",
+    ),
+    "depot-in-pieces": (
+        ERROR,
+        "a location expression with DW_OP_piece around DW_OP_addr __local_depot (ptxas: 'Dereference Out of Bounds')",
+    ),
+    "name-before-low-pc": (
+        ERROR,
+        "a subprogram with __local_depot locations has DW_AT_name before DW_AT_low_pc (ptxas crashes)",
+    ),
+    "label-at-line-zero": (
+        WARNING,
+        "a code label the debug sections use whose first instruction is at line 0 (.loc F 0 C); ptxas "
+        "usually drops the label and references to it read 0",
+    ),
+}
+
+SEVERITY_RANK = {ERROR: 0, WARNING: 1}

@@ -1,0 +1,101 @@
+"""The lint run: the checks in order over one module."""
+
+from __future__ import annotations
+
+from ..dwarf.constants import AT, FORM, TAG
+from ..dwarf.decode import decode_sections
+from ..dwarf.image import gc_paused
+from ..dwarf.model import DebugInfo, Unit
+from ..errors import DwarfError
+from ..ptx.reader import PtxModule, parse_ptx
+from . import header, labels, locations, units
+from .context import LintContext, enclosing_subprogram
+from .finding import Finding, sort_key
+
+__all__ = ["lint", "lint_module"]
+
+
+def lint_module(module: PtxModule) -> list[Finding]:
+    """The findings for an already parsed module, sorted by line."""
+    with gc_paused():  # the checks allocate much and free little
+        return _run(module)
+
+
+def _run(module: PtxModule) -> list[Finding]:
+    ctx = LintContext(module)
+    header.check_text(ctx)
+    header.check_header(ctx)
+    header.check_files(ctx)
+    header.check_sections(ctx)
+    header.check_syntax(ctx)
+    info = _decode(ctx)
+    ctx.set_info(info)
+    labels.check_relocations(ctx)
+    if info is not None:
+        _check_dwarf(ctx, info)
+    return sorted(ctx.findings, key=sort_key)
+
+
+def lint(text: str, *, filename: str = "<ptx>") -> list[Finding]:
+    """Check the debug sections of PTX ``text``; an empty list means nothing to say.
+
+    Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read.
+    """
+    return lint_module(parse_ptx(text, filename))
+
+
+def _decode(ctx: LintContext) -> DebugInfo | None:
+    """Decode, dropping sections that fail on their own (each failure is a finding of rule structure)."""
+    images = {n: img for n, img in ctx.images.items() if n.startswith(".debug_")}
+    while True:
+        try:
+            info = decode_sections(
+                images,
+                source="ptx",
+                filename=ctx.filename,
+                address_size=4 if ctx.module.address_size == 32 else 8,
+            ).load_all()
+        except DwarfError as exc:
+            ctx.add("structure", exc.message, where=exc.source, section=exc.section, offset=exc.offset)
+            if exc.section in images and exc.section not in (".debug_info", ".debug_abbrev", ".debug_str"):
+                del images[exc.section]
+                continue
+            return None
+        info.module = ctx.module
+        return info
+
+
+def _check_dwarf(ctx: LintContext, info: DebugInfo) -> None:
+    units.check_abbrevs(ctx, info)
+    loc_refs: set[int] = set()
+    for unit in info.units:
+        _check_unit(ctx, info, unit, loc_refs)
+    units.check_info_relocs(ctx, info)
+    locations.check_loc_lists(ctx, info, loc_refs)
+    for name, sets in ((".debug_pubnames", info.pubnames), (".debug_pubtypes", info.pubtypes)):
+        for ns in sets or ():
+            units.check_name_set(ctx, info, name, ns)
+    units.check_aranges(ctx, info)
+
+
+def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int]) -> None:
+    """The checks of each DIE of ``unit``, in one walk."""
+    units.check_unit_length(ctx, unit)
+    forms = units.FormChecks(ctx, info, unit)
+    places = locations.LocationChecks(ctx, info, unit, loc_refs)
+    address_class = places.check_address_class
+    check_attribute = forms.check_attribute
+    innermost = units.innermost
+    indirect = FORM.indirect
+    for die in unit.iter_dies():
+        sp = enclosing_subprogram(die)
+        for attr in die.attributes:
+            inner = attr if attr.form != indirect else innermost(attr)
+            check_attribute(die, attr, inner)
+            if attr.name == AT.address_class:
+                address_class(die, attr, inner)
+        places.check_location(die, sp)
+        labels.check_die_labels(ctx, info, die, sp)
+        if die.tag == TAG.subprogram:
+            locations.check_name_order(ctx, die)
+    places.finish(forms.uses_strp)

@@ -1,0 +1,342 @@
+"""Checks of the DWARF structure: abbreviation tables, unit lengths, forms ptxas reads,
+DIE references, name and address-range sets, and where symbolic values land."""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+from ..dwarf.constants import FORM, OP, at_name, form_name
+from ..dwarf.expr import decode_expression
+from ..dwarf.forms import RELOCATABLE_FORMS
+from ..dwarf.image import Symbol
+from ..dwarf.model import DIE, REFERENCE_FORMS, Attribute, DebugInfo, NameSet, Unit
+from ..errors import PtxDwarfError
+from .context import LINKAGE, LintContext
+from .rules import WARNING
+
+__all__ = [
+    "BLOCK_FORMS",
+    "FormChecks",
+    "check_abbrevs",
+    "check_aranges",
+    "check_info_relocs",
+    "check_name_set",
+    "check_unit_length",
+    "innermost",
+]
+
+BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
+_DWARF2_FORMS_MAX = 0x16
+_REFERENCE_OR_ADDR = REFERENCE_FORMS | {FORM.ref_addr}
+_CHECKED_FORMS = _REFERENCE_OR_ADDR | {FORM.strp}
+
+
+def innermost(attr: Attribute) -> Attribute:
+    """The attribute with the real form, past any ``DW_FORM_indirect``."""
+    while isinstance(attr.value, Attribute):
+        attr = attr.value
+    return attr
+
+
+def check_abbrevs(ctx: LintContext, info: DebugInfo) -> None:
+    """abbrev-code-order: ptxas needs codes 1..N in table order."""
+    image = ctx.images.get(".debug_abbrev")
+    for table in info.abbrev_tables:
+        codes = [d.code for d in table.decls]
+        if codes == list(range(1, len(codes) + 1)):
+            continue
+        bad = next(i for i, c in enumerate(codes) if c != i + 1)
+        at = table.decls[bad].offset if table.decls[bad].offset >= 0 else table.offset
+        ctx.add(
+            "abbrev-code-order",
+            f"abbreviation table at .debug_abbrev+{table.offset:#x} has codes {_short_list(codes)}; ptxas needs "
+            f"1..{len(codes)} in table order ('Attempted to Dereference Out of Bounds'): declaration "
+            f"{bad + 1} has code {codes[bad]}",
+            where=image.source(at) if image is not None else None,
+            section=".debug_abbrev",
+            offset=at,
+        )
+
+
+def check_unit_length(ctx: LintContext, unit: Unit) -> None:
+    """unit-length: the unit's length ends where its DIE tree ends."""
+    if not (unit.open_scopes or unit.tail):
+        return
+    image = ctx.images.get(".debug_info")
+    what = (
+        f"{unit.open_scopes} child list(s) still open at its end"
+        if unit.open_scopes
+        else f"{len(unit.tail)} byte(s) after its DIE tree"
+    )
+    ctx.add(
+        "unit-length",
+        f"unit at .debug_info+{unit.offset:#x} has length {unit.length} but {what}; ptxas reads the length "
+        "and fails ('Attempted to Dereference Out of Bounds')",
+        where=image.source(unit.offset) if image is not None else None,
+        section=".debug_info",
+        offset=unit.offset,
+    )
+
+
+class FormChecks:
+    """dwarf4-form, ref-addr-size, bad-reference over the DIEs of one unit."""
+
+    def __init__(self, ctx: LintContext, info: DebugInfo, unit: Unit) -> None:
+        self.ctx = ctx
+        self.info = info
+        self.unit = unit
+        self.uses_strp = False
+        self._reported: set[tuple[int, int]] = set()
+
+    def check_attribute(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
+        unit = self.unit
+        form = inner.form or 0
+        if form not in _CHECKED_FORMS and (form <= _DWARF2_FORMS_MAX or unit.version not in (2, 3, 4)):
+            return
+        if form == FORM.strp:
+            self.uses_strp = True
+        if form > _DWARF2_FORMS_MAX and unit.version in (2, 3, 4) and (die.abbrev_code, form) not in self._reported:
+            self._reported.add((die.abbrev_code or 0, form))
+            self.ctx.add_attr(
+                "dwarf4-form",
+                f"{at_name(attr.name)} uses {form_name(form)} (0x{form:x}) in a DWARF {unit.version} unit: "
+                "ptxas 13.0 accepts only forms 0x01-0x16 there ('Error in get_form_value default')",
+                die,
+                attr,
+            )
+        if form == FORM.ref_addr:
+            size = unit.address_size if unit.version == 2 else 4
+            if size != 8:
+                self.ctx.add_attr(
+                    "ref-addr-size",
+                    f"{at_name(attr.name)} is DW_FORM_ref_addr of {size} bytes (DWARF {unit.version}, address "
+                    f"size {unit.address_size}); ptxas reads 8 ('Attempted to Dereference Out of Bounds'); "
+                    "use DW_FORM_ref4",
+                    die,
+                    attr,
+                )
+        if form in _REFERENCE_OR_ADDR:
+            self.check_reference(die, attr, inner)
+
+    def check_reference(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
+        if isinstance(inner.value, DIE) or not isinstance(inner.target, int):
+            return
+        info, unit = self.info, self.unit
+        target = inner.target
+        if inner.form == FORM.ref_addr:
+            ok = info.die_at(target) is not None
+            scope = ".debug_info"
+        else:
+            ok = unit.offset + 11 <= target < unit.end and info.die_at(target) is not None
+            scope = f"its unit (0x{unit.offset:x}-0x{unit.end:x})"
+        if not ok:
+            self.ctx.add_attr(
+                "bad-reference",
+                f"{at_name(attr.name)} [{form_name(inner.form or 0)}] points at 0x{target:x}, which is not the start "
+                f"of a DIE in {scope}",
+                die,
+                attr,
+            )
+
+
+#: The fields of a DWARF 2-4 unit header: (offset in the header, size, kind), kind
+#: "field" for the one that holds a symbol (the abbreviation offset), else "fixed".
+_HEADER = ((0, 4, "fixed"), (4, 2, "fixed"), (6, 4, "field"), (10, 1, "fixed"))
+
+
+class _Fields:
+    """The field of .debug_info that holds an offset: (start, size, kind, owner DIE, form,
+    attribute); kind "field" for a relocatable fixed-size field, "fixed" for another
+    fixed-size field, "block" for a block's body."""
+
+    def __init__(self, info: DebugInfo) -> None:
+        self.info = info
+        self.units = sorted(info.units, key=lambda u: u.offset)
+        self.unit_starts = [u.offset for u in self.units]
+        self._spans: dict[int, list[tuple[int, int]]] = {}
+
+    def at(self, offset: int) -> tuple[int, int, str, DIE | None, int, Attribute | None] | None:
+        i = bisect.bisect_right(self.unit_starts, offset) - 1
+        if i >= 0 and offset < self.units[i].offset + 11:
+            base = self.units[i].offset
+            for rel, size, kind in _HEADER:
+                if base + rel <= offset < base + rel + size:
+                    return base + rel, size, kind, None, 0, None
+            return None
+        found = self.info.attribute_at(offset)
+        if found is None:
+            return None
+        die, attr = found
+        spans = self._spans.get(id(die))
+        if spans is None:
+            spans = self._spans[id(die)] = die.value_spans()
+        k = next(j for j, a in enumerate(die.attributes) if a is attr)
+        if k >= len(spans):
+            return None
+        start, size = spans[k]
+        inner = innermost(attr)
+        form = inner.form or 0
+        if form in BLOCK_FORMS:
+            body = len(inner.value) if isinstance(inner.value, (bytes, bytearray)) else 0
+            start, size, kind = start + size - body, body, "block"
+        elif form in RELOCATABLE_FORMS:
+            kind = "field"
+        else:
+            kind = "fixed"
+        if not start <= offset < start + size:
+            return None
+        return start, size, kind, die, form, attr
+
+
+def _addr_operand_size(info: DebugInfo, die: DIE, attr: Attribute, start: int, offset: int) -> int | None:
+    """The size of the DW_OP_addr operand at ``offset`` of the expression block at ``start``, if one is there."""
+    inner = innermost(attr)
+    if not (attr.is_expression or inner.form == FORM.exprloc):
+        return None
+    unit = info.unit_of(die)
+    if unit is None:
+        return None
+    try:
+        for op in decode_expression(inner.value, unit.address_size):
+            if op.code == OP.addr and start + op.offset + 1 == offset:
+                return unit.address_size
+    except PtxDwarfError:
+        pass
+    return None
+
+
+def check_info_relocs(ctx: LintContext, info: DebugInfo) -> None:
+    """reloc-width: each symbolic value of .debug_info fills one relocatable field or DW_OP_addr operand."""
+    image = ctx.images.get(".debug_info")
+    if image is None or not image.relocs:
+        return
+    fields = _Fields(info)
+    for reloc in image.relocs:
+        found = fields.at(reloc.offset)
+        if found is None:
+            continue  # between records (padding, tail): structure/unit-length report those
+        start, size, kind, owner, form, attr = found
+        problem = None
+        if kind == "block":
+            assert owner is not None and attr is not None
+            want = _addr_operand_size(info, owner, attr, start, reloc.offset)
+            if want is not None and want != reloc.size:
+                problem = f"a .b{reloc.size * 8} value where DW_OP_addr takes {want} bytes"
+            elif reloc.offset + reloc.size > start + size:
+                problem = "runs past the end of its block"
+        elif kind == "fixed":
+            what = form_name(form) if owner is not None else "a unit header field"
+            problem = f"lands in {what}, which cannot hold a symbol"
+        elif reloc.offset != start or reloc.size != size:
+            what = form_name(form) if owner is not None else "the abbreviation offset"
+            problem = f"a .b{reloc.size * 8} value at byte {reloc.offset - start} of {what} ({size} bytes)"
+        if problem is None:
+            continue
+        ctx.add(
+            "reloc-width",
+            f"symbolic value {reloc.symbol} in .debug_info: {problem}; ptxas reads the field at its own size "
+            "('Attempted to Dereference Out of Bounds')",
+            where=image.source(reloc.offset),
+            die=owner,
+            section=".debug_info",
+            offset=reloc.offset,
+        )
+
+
+def resolve_unit_offset(ctx: LintContext, value: Any) -> int | None:
+    """A unit offset as a number: itself, a unit, ``.debug_info+N`` or a .debug_info label."""
+    if isinstance(value, Unit):
+        return value.offset
+    if isinstance(value, Symbol):
+        if value.name == ".debug_info":
+            return value.addend
+        labels = ctx.images.get(".debug_info")
+        if labels is not None and value.name in labels.labels:
+            return labels.labels[value.name] + value.addend
+        return None
+    if isinstance(value, int):
+        return value
+    return None
+
+
+def check_aranges(ctx: LintContext, info: DebugInfo) -> None:
+    """aranges-unit-offset."""
+    for aset in info.aranges or ():
+        offset = resolve_unit_offset(ctx, aset.unit_offset)
+        if offset is None or not any(u.offset == offset for u in info.units):
+            ctx.add(
+                "aranges-unit-offset",
+                f"aranges set at .debug_aranges+{aset.offset:#x} names unit offset {_fmt(aset.unit_offset, offset)}, "
+                f"which is not the start of a unit (units at {_offsets(info)})",
+                section=".debug_aranges",
+                offset=aset.offset + 6,
+            )
+
+
+def check_name_set(ctx: LintContext, info: DebugInfo, section: str, ns: NameSet) -> None:
+    """names-unit-offset, names-unit-length, names-entry."""
+    offset = resolve_unit_offset(ctx, ns.unit_offset)
+    unit = next((u for u in info.units if u.offset == offset), None)
+    if unit is None:
+        ctx.add(
+            "names-unit-offset",
+            f"name set at {section}+{ns.offset:#x} names unit offset {_fmt(ns.unit_offset, offset)}, which is "
+            f"not the start of a unit (units at {_offsets(info)})",
+            section=section,
+            offset=ns.offset + 6,
+        )
+        return
+    if ns.unit_length is not None and ns.unit_length not in (unit.length + 4, unit.length):
+        ctx.add(
+            "names-unit-length",
+            f"name set at {section}+{ns.offset:#x} says its unit is {ns.unit_length} bytes; the unit at "
+            f"{unit.offset:#x} is {unit.length + 4} (unit_length {unit.length})",
+            section=section,
+            offset=ns.offset + 10,
+        )
+    pos = ns.offset + 14
+    for entry, name in ns.entries:
+        if isinstance(entry, DIE):
+            pos += 4 + len(name.encode("utf-8", "surrogateescape")) + 1
+            continue
+        target = unit.offset + entry
+        die = info.die_at(target) if unit.offset + 11 <= target < unit.end else None
+        if die is None:
+            ctx.add(
+                "names-entry",
+                f"{section} entry {name!r} points at DIE offset {entry:#x} (0x{target:x} in .debug_info), which "
+                f"is not a DIE of the unit at {unit.offset:#x}",
+                section=section,
+                offset=pos,
+            )
+        else:
+            names = {die.name, *(die.get(c) for c in LINKAGE)}
+            spec = die.attr("specification")
+            t = info.target(spec) if spec is not None else None
+            if t is not None:
+                names |= {t.name, *(t.get(c) for c in LINKAGE)}
+            if name not in names:
+                ctx.add(
+                    "names-entry",
+                    f"{section} entry {name!r} points at {die.describe()}, whose name is {die.name!r}",
+                    section=section,
+                    offset=pos,
+                    severity=WARNING,
+                )
+        pos += 4 + len(name.encode("utf-8", "surrogateescape")) + 1
+
+
+def _fmt(value: Any, resolved: int | None) -> str:
+    if isinstance(value, Symbol):
+        return f"{value} (= {resolved:#x})" if resolved is not None else str(value)
+    return f"{resolved:#x}" if resolved is not None else repr(value)
+
+
+def _offsets(info: DebugInfo) -> str:
+    return ", ".join(f"{u.offset:#x}" for u in info.units) or "none"
+
+
+def _short_list(values: list[int], limit: int = 12) -> str:
+    shown = ", ".join(map(str, values[:limit]))
+    return shown + (", ..." if len(values) > limit else "")
