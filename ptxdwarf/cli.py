@@ -1,8 +1,9 @@
 """The ``ptxdwarf`` command line.
 
-Exit codes: 0 ok, 1 findings or differences, 2 bad input or tool error. Errors
-are one line ``ptxdwarf: error: ...`` on stderr, never a traceback (set
-``PTXDWARF_DEBUG=1`` to see one).
+Exit codes: 0 ok, 1 findings or differences, 2 bad input or tool error. ``dump``, ``check``
+and ``lint`` take several files, like ruff or flake8: an error in one file is reported and the
+others go on; the exit code is the worst of all. Errors are one line ``ptxdwarf: error: ...``
+on stderr, never a traceback (set ``PTXDWARF_DEBUG=1`` to see one).
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import PtxDwarfError
+
+if TYPE_CHECKING:
+    from .lint import Finding
 
 __all__ = ["main", "main_attach", "main_lint"]
 
@@ -27,64 +32,148 @@ def _write_output(text: str, output: str | None) -> None:
         Path(output).write_text(text, encoding="ascii", errors="surrogateescape", newline="")
 
 
-def _cmd_dump(args: argparse.Namespace) -> int:
+def _error(exc: BaseException) -> int:
+    """Print the one line an error of the input or of a tool gets; return the exit code 2.
+
+    Anything else (a bug of ours) is one line too, unless ``PTXDWARF_DEBUG`` is set.
+    """
+    if isinstance(exc, PtxDwarfError):
+        message = str(exc)
+    elif isinstance(exc, OSError):
+        reason = exc.strerror or str(exc)
+        message = f"{exc.filename}: {reason}" if exc.filename is not None else reason
+    elif isinstance(exc, RecursionError):
+        message = "input nests too deeply"
+    elif isinstance(exc, MemoryError):
+        message = "out of memory"
+    else:
+        if os.environ.get("PTXDWARF_DEBUG"):
+            raise exc
+        message = (
+            f"internal error ({type(exc).__name__}: {exc}); please report it; PTXDWARF_DEBUG=1 shows the traceback"
+        )
+    print(f"ptxdwarf: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _each(files: Sequence[str], one: Callable[[str], int]) -> int:
+    """Run ``one`` on every file; an error stops that file only. The exit code is the worst."""
+    worst = 0
+    for path in files:
+        try:
+            code = one(path)
+        except (BrokenPipeError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - each file's error is one line, the others go on
+            code = _error(exc)
+        worst = max(worst, code)
+    return worst
+
+
+def _json_items(files: Sequence[str], one: Callable[[str], str]) -> int:
+    """Write ``one(file)`` (a JSON document) for one file, or a JSON array of them for several."""
+    out = sys.stdout
+    several = len(files) > 1
+    written = 0
+
+    def item(path: str) -> int:
+        nonlocal written
+        doc = one(path).rstrip("\n")
+        if several:
+            out.write(("[\n" if not written else ",\n") + doc)
+        else:
+            out.write(doc + "\n")
+        written += 1
+        return 0
+
+    worst = _each(files, item)
+    if several:
+        out.write("\n]\n" if written else "[]\n")
+    return worst
+
+
+def _dump_one(path: str, as_json: bool) -> str:
     from .api import read_all
     from .dump import DUMP_FORMAT, iter_json, iter_text
 
-    found = read_all(args.file)
-    out = sys.stdout
+    found = read_all(path)
     if len(found) == 1:
         info = found[0][1]
-        if args.json:
-            for chunk in iter_json(info):
-                out.write(chunk)
-        else:
-            for line in iter_text(info):
-                out.write(line + "\n")
-        return 0
+        if as_json:
+            return "".join(iter_json(info))
+        return "".join(line + "\n" for line in iter_text(info))
     # A fatbin or host object: every device image, one after the other.
-    if args.json:
-        out.write('{"format": "%s", "source": "fatbin", "file": %s, "images": [' % (DUMP_FORMAT, json.dumps(args.file)))
+    if as_json:
+        parts = [f'{{"format": "{DUMP_FORMAT}", "source": "fatbin", "file": {json.dumps(path)}, "images": [']
         for i, (label, info) in enumerate(found):
             if i:
-                out.write(", ")
-            out.write('{"label": %s, "dump": ' % json.dumps(label))
-            for chunk in iter_json(info):
-                out.write(chunk.rstrip("\n") if chunk.endswith("\n") else chunk)
-            out.write("}")
-        out.write("]}\n")
-    else:
-        out.write(f"{args.file}: {len(found)} device images\n")
-        for label, info in found:
-            out.write(f"\n=== {label} ===\n")
-            for line in iter_text(info):
-                out.write(line + "\n")
-    return 0
+                parts.append(", ")
+            parts.append(f'{{"label": {json.dumps(label)}, "dump": ')
+            parts.extend(chunk.rstrip("\n") if chunk.endswith("\n") else chunk for chunk in iter_json(info))
+            parts.append("}")
+        parts.append("]}\n")
+        return "".join(parts)
+    parts = [f"{path}: {len(found)} device images\n"]
+    for label, info in found:
+        parts.append(f"\n=== {label} ===\n")
+        parts.extend(line + "\n" for line in iter_text(info))
+    return "".join(parts)
+
+
+def _cmd_dump(args: argparse.Namespace) -> int:
+    if args.json:
+        return _json_items(args.files, lambda path: _dump_one(path, True))
+    several = len(args.files) > 1
+    first = True
+
+    def one(path: str) -> int:
+        nonlocal first
+        text = _dump_one(path, False)
+        if several:
+            sys.stdout.write(("" if first else "\n") + f"{path}:\n")
+        first = False
+        sys.stdout.write(text)
+        return 0
+
+    return _each(args.files, one)
 
 
 def _cmd_rewrite(args: argparse.Namespace) -> int:
     from .api import load_text, rewrite_ptx
 
-    text = load_text(args.file)
-    result = rewrite_ptx(text, style=args.style, filename=args.file)
-    _write_output(result, args.output)
-    return 0
+    def one(path: str) -> int:
+        result = rewrite_ptx(load_text(path), style=args.style, filename=path)
+        _write_output(result, args.output)
+        return 0
+
+    return _each([args.file], one)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from .api import load_text
-    from .check import check
+    from .check import CheckReport, check
 
-    report = check(load_text(args.file), filename=args.file, arch=args.arch, ptxas=args.ptxas)
+    codes: list[int] = []
+
+    def report_of(path: str) -> CheckReport:
+        report = check(load_text(path), filename=path, arch=args.arch, ptxas=args.ptxas)
+        codes.append(0 if report.consistent else 1)
+        return report
+
     if args.json:
-        sys.stdout.write(report.to_json())
-    else:
+        worst = _json_items(args.files, lambda path: report_of(path).to_json())
+        return max([worst, *codes])
+
+    def one(path: str) -> int:
+        report = report_of(path)
         for note in report.notes:
             print(f"note: {note}")
         for diff in report.differences:
             print(diff)
         print(report.summary())
-    return 0 if report.consistent else 1
+        return codes[-1]
+
+    return _each(args.files, one)
 
 
 def main_lint(path: str, json_output: bool) -> int:
@@ -93,28 +182,55 @@ def main_lint(path: str, json_output: bool) -> int:
     Bad input raises (:class:`~ptxdwarf.errors.PtxSyntaxError`, :class:`OSError`); the caller
     turns that into exit code 2.
     """
-    from .api import load_text
-    from .lint import lint
-
-    findings = lint(load_text(path), filename=path)
-    out = sys.stdout
+    findings = _lint_one(path)
     if json_output:
-        json.dump([f.to_json() for f in findings], out, indent=1)
-        out.write("\n")
+        _write_findings_json(findings)
     else:
-        for f in findings:
-            out.write(str(f) + "\n")
+        _write_findings(findings)
     return 1 if findings else 0
 
 
+def _lint_one(path: str) -> list[Finding]:
+    from .api import load_text
+    from .lint import lint
+
+    return lint(load_text(path), filename=path)
+
+
+def _write_findings(findings: list[Finding]) -> None:
+    for f in findings:
+        sys.stdout.write(str(f) + "\n")
+
+
+def _write_findings_json(findings: list[Finding]) -> None:
+    json.dump([f.to_json() for f in findings], sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
 def _cmd_lint(args: argparse.Namespace) -> int:
-    return main_lint(args.file, args.json)
+    if not args.json:
+        return _each(args.files, lambda path: main_lint(path, False))
+    # One array of every file's findings (each names its file in "where").
+    everything: list[Finding] = []
+
+    def one(path: str) -> int:
+        findings = _lint_one(path)
+        everything.extend(findings)
+        return 1 if findings else 0
+
+    worst = _each(args.files, one)
+    _write_findings_json(everything)
+    return worst
+
+
+def _cmd_attach(args: argparse.Namespace) -> int:
+    return _each([args.file], lambda path: _attach_one(path, args))
 
 
 def main_attach(args: Any) -> int:
     """``ptxdwarf attach IN.ptx [-o OUT.ptx] [--rename-registers] [--replace] [--style S]``.
 
-    ``args`` has ``path`` (or ``file``), ``output``, ``rename_registers``, ``replace``,
+    ``args`` has ``file`` (or ``path``), ``output``, ``rename_registers``, ``replace``,
     ``style`` and optionally ``debug_target`` (default True; ``--no-debug-target``).
     Warnings go to standard error as ``ptxdwarf: warning: ...``; the result to
     ``output`` or standard output. ``.file`` names the absolute path of
@@ -122,10 +238,13 @@ def main_attach(args: Any) -> int:
     output (redirect there so that a debugger finds the text its line table names).
     Errors raise (:func:`main` prints them and exits with 2).
     """
+    return _attach_one(str(getattr(args, "file", None) or args.path), args)
+
+
+def _attach_one(path: str, args: Any) -> int:
     from .api import load_text
     from .autodebug import attach_ptx, default_output_name
 
-    path = str(getattr(args, "path", None) or args.file)
     output: str | None = getattr(args, "output", None)
     output_name = os.path.abspath(default_output_name(path) if output is None or output == "-" else output)
     text = load_text(path)
@@ -154,12 +273,12 @@ def _parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("dump", help="show the debug info of a PTX file or cubin")
-    p.add_argument("file", metavar="FILE", help="PTX text or a cubin (ELF)")
+    p.add_argument("files", nargs="+", metavar="FILE", help="PTX text, a cubin, a fatbin or a host object")
     p.add_argument("--json", action="store_true", help="JSON (format ptxdwarf-dump/1)")
     p.set_defaults(func=_cmd_dump)
 
     p = sub.add_parser("rewrite", help="decode and re-encode every debug section of a PTX file")
-    p.add_argument("file", metavar="IN.ptx")
+    p.add_argument("file", metavar="FILE", help="PTX text")
     p.add_argument("-o", "--output", metavar="OUT.ptx", help="output file (default: standard output)")
     p.add_argument(
         "--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections"
@@ -167,21 +286,21 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_rewrite)
 
     p = sub.add_parser("check", help="compile with ptxas -g and compare the cubin's debug info with the PTX's")
-    p.add_argument("file", metavar="FILE.ptx")
+    p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
     p.add_argument("--arch", help="GPU architecture for ptxas (default: from .target)")
     p.add_argument("--ptxas", help="the ptxas to run (default: $PTXAS, PATH, $CUDA_HOME, the nvidia-cuda-nvcc wheel)")
     p.add_argument("--json", action="store_true", help="JSON report (format ptxdwarf-check/1)")
     p.set_defaults(func=_cmd_check)
 
     p = sub.add_parser("lint", help="static checks of the debug sections against the PTX around them")
-    p.add_argument("file", metavar="FILE.ptx")
-    p.add_argument("--json", action="store_true", help="findings as JSON")
+    p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
+    p.add_argument("--json", action="store_true", help="findings as JSON (one array for all files)")
     p.set_defaults(func=_cmd_lint)
 
     p = sub.add_parser(
         "attach", help="give PTX without debug info a line table and DWARF that point at the PTX itself"
     )
-    p.add_argument("path", metavar="IN.ptx")
+    p.add_argument("file", metavar="FILE", help="PTX text without debug info")
     p.add_argument(
         "-o", "--output", metavar="OUT.ptx", help="output file (default: standard output; .file then names IN.debug.ptx)"
     )
@@ -198,7 +317,7 @@ def _parser() -> argparse.ArgumentParser:
         help="leave .target as it is (ptxas compiles '.target ..., debug' as with -g)",
     )
     p.add_argument("--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections")
-    p.set_defaults(func=main_attach)
+    p.set_defaults(func=_cmd_attach)
 
     return parser
 
@@ -209,9 +328,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except PtxDwarfError as exc:
-        print(f"ptxdwarf: error: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:
         # The reader went away (``| head``): not an error of ours. Whatever is still
         # buffered for stdout goes to the null device, not to a closed pipe at exit.
@@ -220,29 +336,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, ValueError):
             pass
         return 0
-    except OSError as exc:
-        name = exc.filename if exc.filename is not None else ""
-        reason = exc.strerror or str(exc)
-        print(f"ptxdwarf: error: {name}: {reason}" if name else f"ptxdwarf: error: {reason}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("ptxdwarf: interrupted", file=sys.stderr)
         return 130
-    except RecursionError:
-        print("ptxdwarf: error: input nests too deeply", file=sys.stderr)
-        return 2
-    except MemoryError:
-        print("ptxdwarf: error: out of memory", file=sys.stderr)
-        return 2
     except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
-        if os.environ.get("PTXDWARF_DEBUG"):
-            raise
-        print(
-            f"ptxdwarf: error: internal error ({type(exc).__name__}: {exc}); "
-            "please report it; PTXDWARF_DEBUG=1 shows the traceback",
-            file=sys.stderr,
-        )
-        return 2
+        return _error(exc)
 
 
 def run() -> None:

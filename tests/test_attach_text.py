@@ -69,12 +69,3 @@ def test_attach_ptx_numbers_lines_of_a_large_module() -> None:
         target = int(line.split()[2])
         assert target - 1 > i and not lines[target - 1].startswith(("\t.loc", "$L"))
         assert lines[target - 1].strip().endswith(";")
-
-
-def test_main_attach_is_the_command_line() -> None:
-    import ptxdwarf.autodebug as autodebug
-    from ptxdwarf import cli
-
-    assert autodebug.main_attach is cli.main_attach
-    with pytest.raises(AttributeError):
-        _ = autodebug.no_such_name  # type: ignore[attr-defined]

@@ -28,8 +28,8 @@ from ptxdwarf.autodebug import (
     AttachResult,
     attach_ptx,
     default_output_name,
-    main_attach,
 )
+from ptxdwarf.cli import main_attach
 from ptxdwarf.check import check
 from ptxdwarf.demangle import demangle
 from ptxdwarf.expr import MAX_REGISTER_NAME, decode_expression

@@ -59,7 +59,7 @@ The modules: :mod:`~ptxdwarf.autodebug.scan` (reading the text),
 :mod:`~ptxdwarf.autodebug.plan` (the edits of the text),
 :mod:`~ptxdwarf.autodebug.describe` (the compile unit) and
 :mod:`~ptxdwarf.autodebug.entry` (:func:`attach_ptx`). The command line
-(``main_attach``) is :func:`ptxdwarf.cli.main_attach`.
+is :func:`ptxdwarf.cli.main_attach`.
 """
 
 from __future__ import annotations
@@ -67,13 +67,5 @@ from __future__ import annotations
 from .describe import PRODUCER
 from .entry import AttachResult, attach_ptx, default_output_name
 
-__all__ = ["PRODUCER", "AttachResult", "attach_ptx", "default_output_name", "main_attach"]
+__all__ = ["PRODUCER", "AttachResult", "attach_ptx", "default_output_name"]
 
-
-def __getattr__(name: str) -> object:
-    # main_attach moved to the command line; reached here through its old name.
-    if name == "main_attach":
-        import importlib
-
-        return importlib.import_module("ptxdwarf.cli").main_attach
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,77 @@
+"""The command line over several files: one output per file, an exit code that sums up all."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+SPEC = str(FIXTURES / "spec" / "example.ptx")
+CLEAN = str(FIXTURES / "clang" / "call_example.O0.sm_75.ptx")  # lint finds nothing
+FAULTY = str(FIXTURES / "clang" / "rich.llc.sm_75.ptx")  # lint finds something
+
+
+def ptxdwarf(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ptxdwarf", *args], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+
+
+def test_dump_of_several_files_is_each_dump_under_its_name() -> None:
+    one, two = ptxdwarf("dump", SPEC), ptxdwarf("dump", CLEAN)
+    both = ptxdwarf("dump", SPEC, CLEAN)
+    assert both.returncode == 0 and both.stderr == ""
+    assert both.stdout == f"{SPEC}:\n{one.stdout}\n{CLEAN}:\n{two.stdout}"
+
+
+def test_dump_json_of_several_files_is_an_array_of_the_documents() -> None:
+    docs = [json.loads(ptxdwarf("dump", "--json", f).stdout) for f in (SPEC, CLEAN)]
+    both = ptxdwarf("dump", "--json", SPEC, CLEAN)
+    assert both.returncode == 0
+    assert json.loads(both.stdout) == docs
+
+
+def test_a_bad_file_is_one_error_line_and_the_others_go_on(tmp_path: Path) -> None:
+    missing = str(tmp_path / "missing.ptx")
+    notptx = tmp_path / "garbage.ptx"
+    notptx.write_text(".version 7.0\n.target sm_75\n.address_size 64\n.section .debug_info { .b8 1,,2 }\n")
+    result = ptxdwarf("dump", missing, SPEC, str(notptx))
+    assert result.returncode == 2
+    errors = result.stderr.splitlines()
+    assert len(errors) == 2 and all(e.startswith("ptxdwarf: error: ") for e in errors)
+    assert "missing.ptx" in errors[0] and "garbage.ptx" in errors[1]
+    assert f"{SPEC}:\n" in result.stdout and "DW_TAG_compile_unit" in result.stdout
+    as_json = ptxdwarf("dump", "--json", missing, SPEC, str(notptx))
+    assert as_json.returncode == 2
+    assert [d["units"][0]["die"]["tag"] for d in json.loads(as_json.stdout)] == ["DW_TAG_compile_unit"]
+
+
+def test_lint_exit_code_is_the_worst_and_json_is_one_array() -> None:
+    clean, faulty = ptxdwarf("lint", CLEAN), ptxdwarf("lint", FAULTY)
+    assert (clean.returncode, faulty.returncode) == (0, 1)
+    both = ptxdwarf("lint", CLEAN, FAULTY)
+    assert both.returncode == 1 and both.stdout == clean.stdout + faulty.stdout
+    findings = json.loads(ptxdwarf("lint", "--json", FAULTY).stdout)
+    assert findings and json.loads(ptxdwarf("lint", "--json", CLEAN, FAULTY).stdout) == findings
+    assert ptxdwarf("lint", CLEAN, CLEAN).returncode == 0
+    assert ptxdwarf("lint", CLEAN, "/nonexistent.ptx").returncode == 2
+
+
+def test_check_of_several_files_runs_ptxas_on_each() -> None:
+    result = ptxdwarf("check", "--json", SPEC, CLEAN)
+    assert result.returncode == 0, result.stderr
+    reports = json.loads(result.stdout)
+    assert [r["file"] for r in reports] == [SPEC, CLEAN]
+    assert all(r["format"] == "ptxdwarf-check/1" and r["consistent"] for r in reports)
+
+
+@pytest.mark.parametrize("command", ["dump", "rewrite", "check", "lint", "attach"])
+def test_every_command_names_its_file_argument_file(command: str) -> None:
+    usage = ptxdwarf(command, "--help").stdout
+    assert " FILE" in usage
+    assert "IN.ptx" not in usage and "FILE.ptx" not in usage
