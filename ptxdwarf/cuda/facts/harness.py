@@ -26,6 +26,8 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
+from ...dwarf.forms import read_uleb
+
 __all__ = [
     "ABBREV",
     "Cubin",
@@ -351,17 +353,6 @@ def fixture(path: str) -> bytes:
     return (FIXTURES / path).read_bytes()
 
 
-def _uleb(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
 def _cstr(data: bytes, pos: int) -> tuple[bytes, int]:
     end = data.index(0, pos)
     return data[pos:end], end + 1
@@ -386,9 +377,9 @@ def line_files(data: bytes) -> tuple[list[bytes], list[tuple[bytes, int, int, in
     files: list[tuple[bytes, int, int, int]] = []
     while data[pos]:
         name, pos = _cstr(data, pos)
-        d, pos = _uleb(data, pos)
-        t, pos = _uleb(data, pos)
-        n, pos = _uleb(data, pos)
+        d, pos = read_uleb(data, pos)
+        t, pos = read_uleb(data, pos)
+        n, pos = read_uleb(data, pos)
         files.append((name, d, t, n))
     used = {1}
     pos = program
@@ -396,13 +387,13 @@ def line_files(data: bytes) -> tuple[list[bytes], list[tuple[bytes, int, int, in
         op = data[pos]
         pos += 1
         if op == 0:  # extended: length, sub-opcode, operands
-            n, pos = _uleb(data, pos)
+            n, pos = read_uleb(data, pos)
             pos += n
         elif op == 4:  # DW_LNS_set_file
-            f, pos = _uleb(data, pos)
+            f, pos = read_uleb(data, pos)
             used.add(f)
         elif op == 2 or op == 5:  # advance_pc, set_column: one ULEB
-            _, pos = _uleb(data, pos)
+            _, pos = read_uleb(data, pos)
         elif op == 3:  # advance_line: SLEB
             while data[pos] & 0x80:
                 pos += 1
@@ -411,5 +402,5 @@ def line_files(data: bytes) -> tuple[list[bytes], list[tuple[bytes, int, int, in
             pos += 2
         elif op < opcode_base:
             for _ in range(lengths[op - 1]):
-                _, pos = _uleb(data, pos)
+                _, pos = read_uleb(data, pos)
     return dirs, files, used
