@@ -170,3 +170,36 @@ def test_specs_and_values_that_do_not_pair_up() -> None:
     die = BuiltDIE(TAG.variable, ((int(AT.name), -1),), ("a", "b"))
     with pytest.raises(BuilderError, match="1 attribute specs but 2 values"):
         die.attributes  # noqa: B018
+
+
+def _fallback_module(strings: str) -> DebugInfoBuilder:
+    """Built DIEs whose compiled writers give up after writing a string and a
+    relocation: an IntEnum member where a ULEB128 goes, bytes for a string."""
+    dbg = DebugInfoBuilder("fb.cu", strings=strings)
+    int_t = dbg.named_type("int")
+    f = dbg.function("f", line=1, type=int_t)
+    f.variable("before", int_t, line=2, location=loc.address("g", AddressClass.GLOBAL))
+    odd = f.variable("odd", int_t, line=3, location=loc.address("h", AddressClass.GLOBAL)).die
+    odd.put(AT.encoding, ptxdwarf.ATE.signed, "udata")
+    assert isinstance(odd, BuiltDIE) and odd.specs is not None
+    raw = f.variable("raw", int_t, line=4, location=loc.address("i", AddressClass.GLOBAL)).die
+    raw.put(AT.producer, b"bytes", "string")
+    f.variable("after", int_t, line=5, location=loc.address("j", AddressClass.GLOBAL))
+    return dbg
+
+
+@pytest.mark.parametrize("strings,labels", [("inline", False), ("inline", True), ("strp", False), ("strp", True)])
+def test_a_fallback_leaves_nothing_behind(strings: str, labels: bool) -> None:
+    """A built DIE encodes the same whether or not its attributes were read: the
+    compiled writer's partial work (string pool, labels, relocations) is undone."""
+    options = EncodeOptions(strings=strings, string_labels=labels)
+    info = _fallback_module(strings).finish()
+    fast = ptxdwarf.encode(info, options)
+    assert fast.fallbacks == 2
+    _materialize(info)
+    general = ptxdwarf.encode(info, options)
+    assert general.fallbacks == 0
+    assert _sections(fast.images) == _sections(general.images)
+    if strings == "strp" and labels:
+        names = [n for n in fast.images[".debug_str"].labels]
+        assert names == [f"$L__str{i}" for i in range(len(names))]
