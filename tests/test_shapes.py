@@ -16,7 +16,8 @@ from test_builder import rich
 
 import ptxdwarf
 from ptxdwarf import AT, FORM, TAG, AddressClass, BuilderError, DebugInfoBuilder, EncodeError, EncodeOptions, loc
-from ptxdwarf.model import BuiltDIE
+from ptxdwarf.dwarf.forms import AUTO_FORM, AUTO_STRING
+from ptxdwarf.dwarf.model import BuiltDIE, shape_of
 
 
 def _materialize(info: ptxdwarf.DebugInfo) -> int:
@@ -64,7 +65,9 @@ def test_shape_writers_match_the_general_path(
     _more_shapes(dbg)
     info = dbg.finish()
     options = EncodeOptions(strings=strings, string_labels=labels, dwarf4_forms=dwarf4_forms)
-    fast = _sections(ptxdwarf.encode(info, options).images)
+    encoded = ptxdwarf.encode(info, options)
+    assert encoded.fallbacks == 0
+    fast = _sections(encoded.images)
     assert _materialize(info) > 50
     general = _sections(ptxdwarf.encode(info, options).images)
     assert fast.keys() == general.keys()
@@ -203,3 +206,22 @@ def test_a_fallback_leaves_nothing_behind(strings: str, labels: bool) -> None:
     if strings == "strp" and labels:
         names = [n for n in fast.images[".debug_str"].labels]
         assert names == [f"$L__str{i}" for i in range(len(names))]
+
+
+def test_a_fallback_takes_back_its_abbreviation_code() -> None:
+    """A shape met first by a DIE its writer gives back, whose values then choose other
+    forms: the code given to the shape is taken back, not left unused in the table."""
+    kind_data1 = int(FORM.data1) | AUTO_FORM
+    odd = BuiltDIE(TAG.variable, shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))), ("x", b"\1\2"))
+    same = BuiltDIE(TAG.variable, shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))), ("y", 3))
+    root = BuiltDIE(TAG.compile_unit)
+    for die in (odd, same):
+        root.add_child(die)
+    info = ptxdwarf.DebugInfo(units=[ptxdwarf.Unit(die=root)])
+    fast = ptxdwarf.encode(info)
+    assert fast.fallbacks == 1
+    _materialize(info)
+    assert _sections(fast.images) == _sections(ptxdwarf.encode(info).images)
+    decoded = ptxdwarf.decode_sections(fast.images)
+    assert [d.abbrev_code for d in decoded.iter_dies()] == [1, 2, 3]
+    assert [a.form for a in decoded.units[0].die.children[0].attributes] == [FORM.string, FORM.block1]

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from ..errors import EncodeError
 from .constants import FORM, at_name, form_name
 from .expr import Op, encode_expression
-from .forms import sleb_bytes, uleb_bytes
+from .forms import fixed_formats, sleb_bytes, uleb_bytes
 from .image import Reloc, Symbol
 from .model import DIE, Attribute, BuiltDIE, LocationList
 from .schemas import Block
@@ -98,23 +98,7 @@ _BLOCK_FORMS = frozenset((*_BLOCK_LENGTHS, int(FORM.block), int(FORM.exprloc)))
 
 def _fixed(version: int, address_size: int) -> dict[int, tuple[int, str]]:
     """Size and ``struct`` letter of each fixed-size form."""
-    addr = "Q" if address_size == 8 else "I"
-    return {
-        int(FORM.addr): (address_size, addr),
-        int(FORM.data1): (1, "B"),
-        int(FORM.flag): (1, "B"),
-        int(FORM.data2): (2, "H"),
-        int(FORM.data4): (4, "I"),
-        int(FORM.data8): (8, "Q"),
-        int(FORM.sec_offset): (4, "I"),
-        int(FORM.ref_sig8): (8, "Q"),
-        int(FORM.strp): (4, "I"),
-        int(FORM.ref1): (1, "B"),
-        int(FORM.ref2): (2, "H"),
-        int(FORM.ref4): (4, "I"),
-        int(FORM.ref8): (8, "Q"),
-        int(FORM.ref_addr): (address_size if version == 2 else 4, addr if version == 2 else "I"),
-    }
+    return {int(form): (struct.calcsize("<" + fmt), fmt) for form, fmt in fixed_formats(version, address_size).items()}
 
 
 def _number_lines(size: int, fmt: str, general: bool) -> list[str]:
@@ -313,7 +297,7 @@ def _shape_factory(
         *consts,
         "  def _write(v, out, fields, fixups, relocs, unit_start, offsets):",
         "    try:",
-        *body,
+        *(body or ["      pass"]),
         "    except (_struct_error, TypeError, ValueError, OverflowError):",
         "      raise _U from None",
         "  return _write",
