@@ -401,7 +401,7 @@ class _InfoDecoder:
                         pos = newpos
                     elif kind == _VARIABLE:
                         value, newpos = step[3](data, pos)
-                        a = Attribute(step[1], step[2], value, offset=pos)
+                        a = Attribute(step[1], step[2], value, (), None, pos)
                         pos = newpos
                         if step[2] == FORM.ref_udata:
                             a.target = unit_offset + value

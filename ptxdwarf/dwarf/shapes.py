@@ -122,10 +122,51 @@ def _number_lines(size: int, fmt: str, general: bool) -> list[str]:
         ]
     return [
         "if type(x) is int: " + ("out.append(x)" if size == 1 else f"out += {pack}(x)"),
-        f"elif type(x) is Symbol: relocs.append(Reloc(at, {size}, _sym(x))); out += {zeros}",
-        f"elif type(x) is LocationList: _loc(x, at, {size}, out, relocs)",
+        f"elif type(x) is Symbol: relocs.append(Reloc(len(out), {size}, _sym(x))); out += {zeros}",
+        f"elif type(x) is LocationList: _loc(x, len(out), {size}, out, relocs)",
         f"else: out += {pack}(x)",
     ]
+
+
+def _fixed_form_lines(form: int, size: int, fmt: str, general: bool) -> list[str]:
+    """The lines of :func:`_form_lines` for a fixed-size form (``size`` bytes, ``struct`` letter ``fmt``)."""
+    zeros = repr(bytes(size))
+    # A built one-byte number needs no offset (no field is recorded for one byte).
+    lines = [] if size == 1 and not general and form not in _REF_FORMS else ["at = len(out)"]
+    if size > 1:
+        lines.append(f"fields[at] = {size}")
+    if form == FORM.strp:
+        if not general:
+            return ["if type(x) is not str: raise _U", *lines,
+                    "relocs.append(Reloc(at, 4, _strp(x.encode('utf-8', 'surrogateescape'))))",
+                    f"out += {zeros}"]
+        return lines + [
+            "raw = x.encode('utf-8', 'surrogateescape') if isinstance(x, str) else bytes(x)",
+            "t = a.target",
+            "if isinstance(t, int) and _lookup(t) == raw:",  # a decoded strp whose string is still there
+            "    if a.relocs:",
+            "        s = a.relocs[0].symbol",
+            f"        relocs.append(Reloc(at, 4, Symbol(s.name, s.addend))); out += {zeros}",
+            "    else: out += _pI(t)",
+            f"else: relocs.append(Reloc(at, 4, _strp(raw))); out += {zeros}",
+        ]
+    if form in _REF_FORMS:
+        base = "0" if form == FORM.ref_addr else "unit_start"
+        if general:
+            lines += ["t = _target(a)", "if t is not None:",
+                      f"    fixups.append((at, {size}, t, {base}, a)); out += {zeros}", "else:"]
+            return lines + ["    " + line for line in _number_lines(size, fmt, True)]
+        # A DIE written already (types usually come first) is referred to right away;
+        # others wait for the encoder's fixups.
+        return lines + [
+            f"if type(x) is int: out += _p{fmt}(x)",
+            "else:",
+            "    o = offsets.get(id(x))",
+            f"    if o is not None: out += _p{fmt}(o - {base})",
+            f"    elif isinstance(x, DIE): fixups.append((at, {size}, x, {base}, a)); out += {zeros}",
+            "    else: raise _U",
+        ]
+    return lines + _number_lines(size, fmt, general)
 
 
 def _form_lines(form: int, version: int, address_size: int, general: bool) -> list[str] | None:
@@ -136,43 +177,7 @@ def _form_lines(form: int, version: int, address_size: int, general: bool) -> li
     fail = (lambda message: f"raise _err(a, {message})") if general else (lambda message: "raise _U")
     fixed = _fixed(version, address_size).get(form)
     if fixed is not None:
-        size, fmt = fixed
-        zeros = repr(bytes(size))
-        lines = ["at = len(out)"]
-        if size > 1:
-            lines.append(f"fields[at] = {size}")
-        if form == FORM.strp:
-            if not general:
-                return ["if type(x) is not str: raise _U", *lines,
-                        "relocs.append(Reloc(at, 4, _strp(x.encode('utf-8', 'surrogateescape'))))",
-                        f"out += {zeros}"]
-            return lines + [
-                "raw = x.encode('utf-8', 'surrogateescape') if isinstance(x, str) else bytes(x)",
-                "t = a.target",
-                "if isinstance(t, int) and _lookup(t) == raw:",  # a decoded strp whose string is still there
-                "    if a.relocs:",
-                "        s = a.relocs[0].symbol",
-                f"        relocs.append(Reloc(at, 4, Symbol(s.name, s.addend))); out += {zeros}",
-                "    else: out += _pI(t)",
-                f"else: relocs.append(Reloc(at, 4, _strp(raw))); out += {zeros}",
-            ]
-        if form in _REF_FORMS:
-            base = "0" if form == FORM.ref_addr else "unit_start"
-            if general:
-                lines += ["t = _target(a)", "if t is not None:",
-                          f"    fixups.append((at, {size}, t, {base}, a)); out += {zeros}", "else:"]
-                return lines + ["    " + line for line in _number_lines(size, fmt, True)]
-            # A DIE written already (types usually come first) is referred to right away;
-            # others wait for the encoder's fixups.
-            return lines + [
-                f"if type(x) is int: out += _p{fmt}(x)",
-                "else:",
-                "    o = offsets.get(id(x))",
-                f"    if o is not None: out += _p{fmt}(o - {base})",
-                f"    elif isinstance(x, DIE): fixups.append((at, {size}, x, {base}, a)); out += {zeros}",
-                "    else: raise _U",
-            ]
-        return lines + _number_lines(size, fmt, general)
+        return _fixed_form_lines(form, *fixed, general)
     if form == FORM.string:
         if general:
             return ["raw = x.encode('utf-8', 'surrogateescape') if isinstance(x, str) else bytes(x)",
