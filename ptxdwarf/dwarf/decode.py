@@ -482,11 +482,11 @@ class _InfoDecoder:
             elif form == FORM.strp:
                 inner.target = inner.value
                 inner.value = self.string_at(inner.value, start)
-        outer = Attribute(name, FORM.indirect, inner, offset=first)
+        outer = inner
         for wrapper in reversed(wrappers):
             wrapper.value = outer
-            outer = Attribute(name, FORM.indirect, wrapper, offset=first)
-        attrs.append(outer)
+            outer = wrapper
+        attrs.append(Attribute(name, FORM.indirect, outer, offset=first))
         return pos
 
 
