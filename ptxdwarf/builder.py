@@ -29,7 +29,8 @@ from .dwarf.image import SectionImage, Symbol
 from .layout import Field, Layout, array_layout, layout_struct, layout_union, vector_layout
 from .abi import ParamDecl, lower
 from .loc import Location, LocationListSpec, address_class_of, expression, param
-from .dwarf.model import AUTO_EXPR, AUTO_FORM, AUTO_REF, AUTO_STRING, ArangeSet, BuiltDIE, DebugInfo, DIE, LocationList, NameSet, Unit, auto_kind, shape_of
+from .dwarf.forms import AUTO_EXPR, AUTO_FORM, AUTO_REF, AUTO_STRING
+from .dwarf.model import ArangeSet, BuiltDIE, DebugInfo, DIE, LocationList, NameSet, Unit, shape_of, value_kind
 from .ptx.writer import Style, format_sections
 
 # Plain ints of the attributes the hot paths write: enum member access (AT.name
@@ -72,7 +73,7 @@ def _decl_kind(number: Any) -> int:
         if not isinstance(number, int) or isinstance(number, bool):
             return 0
         number = int(number)
-    return auto_kind(_DECL_LINE, number) or 0 if number >= 0 else 0
+    return value_kind(_DECL_LINE, number) or 0 if 0 <= number < 1 << 64 else 0
 
 
 def _bad_decl(file: Any, line: Any) -> str:

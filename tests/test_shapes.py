@@ -16,7 +16,8 @@ from test_builder import rich
 
 import ptxdwarf
 from ptxdwarf import AT, FORM, TAG, AddressClass, BuilderError, DebugInfoBuilder, EncodeError, EncodeOptions, loc
-from ptxdwarf.model import BuiltDIE
+from ptxdwarf.dwarf.forms import AUTO_FORM, AUTO_STRING
+from ptxdwarf.dwarf.model import BuiltDIE, shape_of
 
 
 def _materialize(info: ptxdwarf.DebugInfo) -> int:
@@ -64,7 +65,9 @@ def test_shape_writers_match_the_general_path(
     _more_shapes(dbg)
     info = dbg.finish()
     options = EncodeOptions(strings=strings, string_labels=labels, dwarf4_forms=dwarf4_forms)
-    fast = _sections(ptxdwarf.encode(info, options).images)
+    encoded = ptxdwarf.encode(info, options)
+    assert encoded.fallbacks == 0
+    fast = _sections(encoded.images)
     assert _materialize(info) > 50
     general = _sections(ptxdwarf.encode(info, options).images)
     assert fast.keys() == general.keys()
@@ -170,3 +173,55 @@ def test_specs_and_values_that_do_not_pair_up() -> None:
     die = BuiltDIE(TAG.variable, ((int(AT.name), -1),), ("a", "b"))
     with pytest.raises(BuilderError, match="1 attribute specs but 2 values"):
         die.attributes  # noqa: B018
+
+
+def _fallback_module(strings: str) -> DebugInfoBuilder:
+    """Built DIEs whose compiled writers give up after writing a string and a
+    relocation: an IntEnum member where a ULEB128 goes, bytes for a string."""
+    dbg = DebugInfoBuilder("fb.cu", strings=strings)
+    int_t = dbg.named_type("int")
+    f = dbg.function("f", line=1, type=int_t)
+    f.variable("before", int_t, line=2, location=loc.address("g", AddressClass.GLOBAL))
+    odd = f.variable("odd", int_t, line=3, location=loc.address("h", AddressClass.GLOBAL)).die
+    odd.put(AT.encoding, ptxdwarf.ATE.signed, "udata")
+    assert isinstance(odd, BuiltDIE) and odd.specs is not None
+    raw = f.variable("raw", int_t, line=4, location=loc.address("i", AddressClass.GLOBAL)).die
+    raw.put(AT.producer, b"bytes", "string")
+    f.variable("after", int_t, line=5, location=loc.address("j", AddressClass.GLOBAL))
+    return dbg
+
+
+@pytest.mark.parametrize("strings,labels", [("inline", False), ("inline", True), ("strp", False), ("strp", True)])
+def test_a_fallback_leaves_nothing_behind(strings: str, labels: bool) -> None:
+    """A built DIE encodes the same whether or not its attributes were read: the
+    compiled writer's partial work (string pool, labels, relocations) is undone."""
+    options = EncodeOptions(strings=strings, string_labels=labels)
+    info = _fallback_module(strings).finish()
+    fast = ptxdwarf.encode(info, options)
+    assert fast.fallbacks == 2
+    _materialize(info)
+    general = ptxdwarf.encode(info, options)
+    assert general.fallbacks == 0
+    assert _sections(fast.images) == _sections(general.images)
+    if strings == "strp" and labels:
+        names = [n for n in fast.images[".debug_str"].labels]
+        assert names == [f"$L__str{i}" for i in range(len(names))]
+
+
+def test_a_fallback_takes_back_its_abbreviation_code() -> None:
+    """A shape met first by a DIE its writer gives back, whose values then choose other
+    forms: the code given to the shape is taken back, not left unused in the table."""
+    kind_data1 = int(FORM.data1) | AUTO_FORM
+    odd = BuiltDIE(TAG.variable, shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))), ("x", b"\1\2"))
+    same = BuiltDIE(TAG.variable, shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))), ("y", 3))
+    root = BuiltDIE(TAG.compile_unit)
+    for die in (odd, same):
+        root.add_child(die)
+    info = ptxdwarf.DebugInfo(units=[ptxdwarf.Unit(die=root)])
+    fast = ptxdwarf.encode(info)
+    assert fast.fallbacks == 1
+    _materialize(info)
+    assert _sections(fast.images) == _sections(ptxdwarf.encode(info).images)
+    decoded = ptxdwarf.decode_sections(fast.images)
+    assert [d.abbrev_code for d in decoded.iter_dies()] == [1, 2, 3]
+    assert [a.form for a in decoded.units[0].die.children[0].attributes] == [FORM.string, FORM.block1]

@@ -401,7 +401,7 @@ class _InfoDecoder:
                         pos = newpos
                     elif kind == _VARIABLE:
                         value, newpos = step[3](data, pos)
-                        a = Attribute(step[1], step[2], value, offset=pos)
+                        a = Attribute(step[1], step[2], value, (), None, pos)
                         pos = newpos
                         if step[2] == FORM.ref_udata:
                             a.target = unit_offset + value
@@ -482,11 +482,11 @@ class _InfoDecoder:
             elif form == FORM.strp:
                 inner.target = inner.value
                 inner.value = self.string_at(inner.value, start)
-        outer = Attribute(name, FORM.indirect, inner, offset=first)
+        outer = inner
         for wrapper in reversed(wrappers):
             wrapper.value = outer
-            outer = Attribute(name, FORM.indirect, wrapper, offset=first)
-        attrs.append(outer)
+            outer = wrapper
+        attrs.append(Attribute(name, FORM.indirect, outer, offset=first))
         return pos
 
 

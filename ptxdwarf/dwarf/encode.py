@@ -20,9 +20,9 @@ from typing import Any
 
 from construct import ConstructError
 
-from .constants import AT, EXPRESSION_ATTRIBUTES, FORM, SECTION_POINTER_ATTRIBUTES, at_name, form_name
+from .constants import FORM, at_name, form_name
 from ..errors import EncodeError
-from .forms import fixed_formats, sleb_bytes, uleb_bytes
+from .forms import form_table, uleb_bytes
 from .image import Reloc, SectionImage, Symbol, gc_paused
 from .model import (
     AbbrevDecl,
@@ -32,9 +32,9 @@ from .model import (
     DebugInfo,
     DIE,
     LocationList,
-    REFERENCE_FORMS,
     StringTable,
     Unit,
+    value_kind,
 )
 from .schemas import (
     ABBREV_TABLE,
@@ -44,39 +44,15 @@ from .schemas import (
     build_name_set,
     schemas_for,
 )
-from .shapes import ExpressionCache, ShapeWriter, block_of, compile_shape, resolve_form
+from .shapes import ExpressionCache, GeneralWriter, ShapeWriter, UnexpectedValue, block_of, compile_shape, general_writers
 
 __all__ = ["EncodeOptions", "Encoded", "encode", "encode_sections", "choose_form"]
 
 _ABBREV_TABLE = ABBREV_TABLE.compile()
-_ADDRESS_ATTRIBUTES = frozenset({AT.low_pc, AT.high_pc, AT.entry_pc})
-_BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
 
 _AbbrevKey = tuple[int, bool, tuple[tuple[int, int], ...]]
 
-# Plain ints for the hot paths: an IntEnum member lookup (FORM.strp) costs ~0.15 us.
-_F_ADDR = int(FORM.addr)
-_F_REF4 = int(FORM.ref4)
-_F_REF_ADDR = int(FORM.ref_addr)
-_F_STRP = int(FORM.strp)
-_F_STRING = int(FORM.string)
-_F_FLAG = int(FORM.flag)
-_F_BLOCK1 = int(FORM.block1)
-_F_EXPRLOC = int(FORM.exprloc)
-_F_DATA1 = int(FORM.data1)
-_F_DATA2 = int(FORM.data2)
-_F_DATA4 = int(FORM.data4)
-_F_DATA8 = int(FORM.data8)
-_F_SDATA = int(FORM.sdata)
-_F_UDATA = int(FORM.udata)
-_ALL_REF_FORMS = frozenset(REFERENCE_FORMS | {FORM.ref_addr})
-_ADDRESS_CODES = frozenset(int(a) for a in _ADDRESS_ATTRIBUTES)
 _UNCOMPILED: Any = object()  # a shape the encoder has not compiled a writer for yet
-
-
-def _fixed_structs(version: int, address_size: int) -> dict[int, tuple[int, struct.Struct]]:
-    """Form -> (size, packer) of the fixed-size forms."""
-    return {form: (struct.calcsize("<" + fmt), struct.Struct("<" + fmt)) for form, fmt in fixed_formats(version, address_size).items()}
 
 
 @dataclass(frozen=True)
@@ -109,6 +85,9 @@ class Encoded:
     """``id(die)`` to the DIE's offset in the new ``.debug_info``."""
     unit_offsets: dict[int, tuple[int, int]] = field(default_factory=dict)
     """``id(unit)`` to (offset, total length) in the new ``.debug_info``."""
+    fallbacks: int = 0
+    """Built DIEs the writers compiled per shape gave back to the general path (a value
+    they do not expect); what they had written was taken back."""
 
     def offset_of(self, die: DIE) -> int:
         return self.offsets[id(die)]
@@ -116,42 +95,15 @@ class Encoded:
 
 def choose_form(attr: Attribute, version: int, options: EncodeOptions) -> int:
     """The form an attribute is written with when its form is left open."""
-    value = attr.value
-    name = attr.name
-    if version >= 4 and not options.dwarf4_forms:
-        version = 3  # the forms ptxas reads
-    if isinstance(value, DIE):
-        return FORM.ref4
-    if isinstance(value, bool):
-        return FORM.flag_present if version >= 4 and value else FORM.flag
-    if isinstance(value, str):
-        return FORM.strp if options.strings == "strp" else FORM.string
-    if isinstance(value, LocationList):
-        return FORM.sec_offset if version >= 4 else FORM.data4
-    if isinstance(value, Symbol):
-        if name in SECTION_POINTER_ATTRIBUTES or value.is_section:
-            return FORM.sec_offset if version >= 4 else FORM.data4
-        return FORM.addr
-    if isinstance(value, (list, tuple)):
-        return FORM.exprloc if version >= 4 else FORM.block1
-    if isinstance(value, (bytes, bytearray)):
-        if version >= 4 and name in EXPRESSION_ATTRIBUTES:
-            return FORM.exprloc
-        size = len(value)
-        return FORM.block1 if size < 0x100 else FORM.block2 if size < 0x10000 else FORM.block4
-    if isinstance(value, int):
-        if name in _ADDRESS_ATTRIBUTES:
-            return FORM.addr
-        if value < 0:
-            return FORM.sdata
-        if value < 0x100:
-            return FORM.data1
-        if value < 0x10000:
-            return FORM.data2
-        if value < 0x100000000:
-            return FORM.data4
-        return FORM.data8
-    raise EncodeError(f"{at_name(name)}: no DWARF form for a value of type {type(value).__name__}")
+    return _form_in(form_table(version, options.strings, options.dwarf4_forms), attr)
+
+
+def _form_in(forms: dict[int, int], attr: Attribute) -> int:
+    """The form of ``attr``'s value kind in ``forms`` (a :func:`form_table`)."""
+    kind = value_kind(attr.name, attr.value)
+    if kind is None:
+        raise EncodeError(f"{at_name(attr.name)}: no DWARF form for a value of type {type(attr.value).__name__}")
+    return forms[kind]
 
 
 class _StringPool:
@@ -190,6 +142,23 @@ class _StringPool:
         self.labels[label] = off
         return Symbol(label)
 
+    def mark(self) -> tuple[int, int, int, bool]:
+        """The state :meth:`rollback` returns to."""
+        return len(self.table.strings), self.serial, len(self.labels), self.used
+
+    def rollback(self, mark: tuple[int, int, int, bool]) -> None:
+        """Forget the strings and labels added since ``mark``."""
+        count, self.serial, labels, self.used = mark
+        table = self.table
+        for raw in table.strings[count:]:
+            del self.index[raw]
+        if count < len(table.strings):
+            table.size = table.offsets[count]
+            del table.strings[count:]
+            del table.offsets[count:]
+        while len(self.labels) > labels:
+            self.labels.popitem()
+
     def image(self) -> SectionImage:
         data = b"".join(s + b"\0" for s in self.table.strings)
         labels = dict(sorted(self.labels.items(), key=lambda kv: kv[1]))
@@ -222,6 +191,12 @@ class _AbbrevAllocator:
         elif other != key:
             raise EncodeError(f"abbreviation code {wanted} is asked for by DIEs of different shapes")
         return wanted
+
+    def forget(self, key: _AbbrevKey) -> None:
+        """Take back the code just given to ``key``."""
+        code = self.codes.pop(key)
+        del self.by_code[code]
+        self.next = min(self.next, code)
 
     def table(self, offset: int) -> AbbrevTable:
         decls = [AbbrevDecl(c, k[0], k[1], k[2]) for c, k in sorted(self.by_code.items())]
@@ -258,12 +233,14 @@ class _InfoEncoder:
         self.fixups: list[tuple[int, int, DIE, int, Attribute]] = []
         self.old_index: dict[int, DIE] = {}
         self.loc_offsets: dict[int, int] = {}  # id(LocationList) -> offset in the new .debug_loc
-        self.string_form = _F_STRP if options.strings == "strp" else _F_STRING
-        self.list_form = _F_BLOCK1  # for DWARF 2 and 3 units; 4 goes through choose_form
-        self.expressions = ExpressionCache(8)  # encoded expressions, per unit encoding
-        # Built DIEs: (tag, children, id(specs)) -> (abbreviation code byte(s), writer) or None
-        # (a shape no writer handles), per unit encoding
-        self.shapes: dict[tuple[int, bool, int], tuple[bytes, ShapeWriter] | None] = {}
+        self.fallbacks = 0
+        # Per unit encoding: the form of each value kind, encoded expressions, the general writers
+        self.forms: dict[int, int] = {}
+        self.expressions = ExpressionCache(8)
+        self.writers: dict[int, GeneralWriter] = {}
+        # Built DIEs: (tag, children, id(specs)) -> _Shape, or None for a shape no writer
+        # handles, per unit encoding
+        self.shapes: dict[tuple[int, bool, int], _Shape | None] = {}
         self.shape_refs: list[Any] = []  # the specs whose ids are keys of shapes, kept alive
         if info.source != "built" and any(d.offset >= 0 for u in info.units[:1] for d in u.iter_dies()):
             self.old_index = {d.offset: d for d in info.iter_dies() if d.offset >= 0}
@@ -328,40 +305,50 @@ class _InfoEncoder:
                 self.fields[abbrev_at] = 4
         else:
             self.derived_at.append(abbrev_at)
-        formats = _fixed_structs(unit.version, unit.address_size)
-        self.shapes = {}
-        self.expressions = ExpressionCache(unit.address_size)
+        self.begin_encoding(unit)
         # Pre-order walk without recursion; a null entry closes each child list.
         stack: list[tuple[DIE, int]] = []
         die: DIE | None = unit.die
         shapes = self.shapes
-        offsets, breaks, fields, fixups, relocs = self.offsets, self.breaks, self.fields, self.fixups, self.relocs
+        pool = self.pool
+        offsets, breaks, fixups, relocs = self.offsets, self.breaks, self.fixups, self.relocs
+        fields = self.fields
         while True:
             if die is not None:
                 specs = die.specs if type(die) is BuiltDIE else None  # type: ignore[attr-defined]
-                entry = None
+                shape = None
                 if specs is not None and kept is None and die.abbrev_code is None:
-                    # A built DIE: through the writer compiled for its shape (see ptxdwarf.shapes).
+                    # A built DIE: through the writer compiled for its shape (see ptxdwarf.dwarf.shapes).
                     # Shapes are shared tuples (model.shape_of), so their identity is a cheap key.
                     key = (die.tag, die.has_children or bool(die.children), id(specs))
-                    entry = shapes.get(key, _UNCOMPILED)
-                    if entry is _UNCOMPILED:
-                        entry = shapes[key] = self.compile_shape(key[0], key[1], specs, unit)
+                    shape = shapes.get(key, _UNCOMPILED)
+                    if shape is _UNCOMPILED:
+                        shape = shapes[key] = self.compile_shape(key[0], key[1], specs, unit)
                         self.shape_refs.append(specs)
-                if entry is not None:
+                if shape is not None:
+                    # Transactional: a value the writer does not expect leaves no trace.
                     pos = len(out)
                     offsets[id(die)] = pos
                     breaks.append(pos)
-                    out += entry[0]
+                    mark = pool.mark() if shape.uses_pool else None
+                    code = shape.code
+                    if code is None:
+                        code = shape.code = uleb_bytes(self.derived.code(shape.key, None))
+                        new_code = True
+                    else:
+                        new_code = False
+                    out += code
                     try:
-                        entry[1](die.values, out, fields, fixups, relocs, start, offsets)  # type: ignore[attr-defined]
-                    except Exception:
-                        # A value the writer does not expect: the general path writes it,
-                        # or says what is wrong.
-                        self.undo_built(pos)
-                        self.write_die(die, unit, start, None, formats)
+                        shape.writer(die.values, out, fields, fixups, relocs, start, offsets)  # type: ignore[attr-defined]
+                    except UnexpectedValue:
+                        self.rollback(pos, mark)
+                        if new_code:
+                            self.derived.forget(shape.key)
+                            shape.code = None
+                        self.fallbacks += 1
+                        self.write_die(die, unit, start, None)
                 else:
-                    self.write_die(die, unit, start, kept, formats)
+                    self.write_die(die, unit, start, kept)
                 if die.children:
                     stack.append((die, 0))
                     die = die.children[0]
@@ -384,9 +371,32 @@ class _InfoEncoder:
         struct.pack_into("<I", out, start, len(out) - start - 4)
         self.unit_offsets[id(unit)] = (start, len(out) - start)
 
-    def write_die(
-        self, die: DIE, unit: Unit, unit_start: int, kept: dict[int, AbbrevDecl] | None, formats: dict[int, tuple[int, struct.Struct]]
-    ) -> None:
+    def begin_encoding(self, unit: Unit) -> None:
+        """Set up the forms, writers and caches of ``unit``'s encoding."""
+        options = self.options
+        self.forms = form_table(unit.version, options.strings, options.dwarf4_forms)
+        self.shapes = {}
+        self.expressions = ExpressionCache(unit.address_size)
+        self.writers = general_writers(unit.version, unit.address_size, **self.helpers())
+
+    def helpers(self) -> dict[str, Any]:
+        """What the compiled writers use of this encoder (see ptxdwarf.dwarf.shapes)."""
+        return {
+            "_strp": self.pool.symbol,
+            "_lookup": self.pool.table.lookup,
+            "_loc": self.location_value,
+            "_block": self.expressions.get,
+            "_by_id": self.expressions.by_id,
+            "_target": self.target_of,
+            "_choose": self.form_of,
+        }
+
+    def form_of(self, attr: Attribute) -> int:
+        """The form of an attribute whose form is left open, in the current encoding."""
+        return _form_in(self.forms, attr)
+
+    def write_die(self, die: DIE, unit: Unit, unit_start: int, kept: dict[int, AbbrevDecl] | None) -> None:
+        """Write ``die`` (not its children) from its :class:`Attribute` objects."""
         out = self.out
         pos = len(out)
         if die.offset >= 0:
@@ -394,33 +404,7 @@ class _InfoEncoder:
         self.offsets[id(die)] = pos
         self.breaks.append(pos)
         attrs = die.attributes
-        version = unit.version
-        options = self.options
-        string_form = self.string_form
-        list_form = self.list_form
-        forms = []
-        for a in attrs:
-            f = a.form
-            if f is None:
-                # the common built values without choose_form's isinstance chain; same answers
-                t = type(a.value)
-                if t is int:
-                    v = a.value
-                    if a.name in _ADDRESS_CODES:
-                        f = _F_ADDR
-                    elif v < 0:
-                        f = _F_SDATA
-                    else:
-                        f = _F_DATA1 if v < 0x100 else _F_DATA2 if v < 0x10000 else _F_DATA4 if v < 0x100000000 else _F_DATA8
-                elif t is str:
-                    f = string_form
-                elif t is DIE:
-                    f = _F_REF4
-                elif (t is list or t is tuple) and version < 4:
-                    f = list_form
-                else:
-                    f = choose_form(a, version, options)
-            forms.append(f)
+        forms = [a.form if a.form is not None else self.form_of(a) for a in attrs]
         if kept is not None:
             code = die.abbrev_code
             assert code is not None
@@ -433,33 +417,23 @@ class _InfoEncoder:
             out.append(code)
         else:
             out += uleb_bytes(code)
-        fields = self.fields
-        try:
-            for attr, form in zip(attrs, forms):
-                # The three most common cases inline; write_value does the rest (and the errors).
-                value = attr.value
-                t = type(value)
-                if form == _F_STRING and t is str:
-                    raw = value.encode("utf-8", "surrogateescape")
-                    if b"\0" not in raw:
-                        out += raw
-                        out.append(0)
-                        continue
-                elif form == _F_DATA1 and t is int and 0 <= value < 0x100 and not attr.relocs:
-                    out.append(value)
-                    continue
-                elif form == _F_REF4 and t is DIE:
-                    at = len(out)
-                    fields[at] = 4
-                    self.fixups.append((at, 4, value, unit_start, attr))
-                    out += b"\0\0\0\0"
-                    continue
-                self.write_value(attr, form, unit, unit_start, formats)
-        except EncodeError as exc:
-            raise EncodeError(f"{exc.message} (in {die.describe()})") from None
+        writers, fields, fixups, relocs, offsets = self.writers, self.fields, self.fixups, self.relocs, self.offsets
+        for attr, form in zip(attrs, forms):
+            try:
+                writer = writers.get(form)
+                if writer is None:
+                    raise EncodeError(f"{at_name(attr.name)}: cannot encode {form_name(form)}")
+                try:
+                    writer(attr.value, attr, out, fields, fixups, relocs, unit_start, offsets)
+                except (struct.error, ValueError, TypeError, OverflowError) as exc:
+                    raise EncodeError(
+                        f"{at_name(attr.name)}: value {attr.value!r} does not fit {form_name(form)} ({exc})"
+                    ) from None
+            except EncodeError as exc:
+                raise EncodeError(f"{exc.message} (in {die.describe()})") from None
 
-    def undo_built(self, pos: int) -> None:
-        """Take back what a shape writer wrote of the DIE at ``pos``."""
+    def rollback(self, pos: int, mark: tuple[int, int, int, bool] | None) -> None:
+        """Take back what a shape writer wrote of the DIE at ``pos``, and the strings it added."""
         del self.out[pos:]
         self.breaks.pop()
         fields, fixups, relocs = self.fields, self.fixups, self.relocs
@@ -469,29 +443,20 @@ class _InfoEncoder:
             fixups.pop()
         while relocs and relocs[-1].offset >= pos:
             relocs.pop()
+        if mark is not None:
+            self.pool.rollback(mark)
 
-    def compile_shape(
-        self, tag: int, has_children: bool, specs: tuple[tuple[int, int], ...], unit: Unit
-    ) -> tuple[bytes, ShapeWriter] | None:
-        """The abbreviation code and writer of a built shape, or None when no writer handles it."""
-        options = self.options
-        try:
-            forms = [resolve_form(k, unit.version, options.strings, options.dwarf4_forms) for _, k in specs]
-        except ValueError:
-            return None
+    def compile_shape(self, tag: int, has_children: bool, specs: tuple[tuple[int, int], ...], unit: Unit) -> _Shape | None:
+        """The writer of a built shape, or None when no writer handles it."""
+        forms = self.forms
+        settled = [forms.get(k, k) for _, k in specs]
         writer = compile_shape(
-            specs,
-            forms,
-            address_size=unit.address_size,
-            version=unit.version,
-            string_symbol=self.pool.symbol,
-            location_value=self.location_value,
-            blocks=self.expressions,
+            specs, settled, address_size=unit.address_size, version=unit.version, **self.helpers()
         )
         if writer is None:
             return None
-        code = self.derived.code((tag, has_children, tuple((n, f) for (n, _), f in zip(specs, forms))), None)
-        return (bytes([code]) if code < 0x80 else uleb_bytes(code)), writer
+        key = (tag, has_children, tuple((n, f) for (n, _), f in zip(specs, settled)))
+        return _Shape(key, writer, _STRP in settled)
 
     def location_value(self, value: Any, at: int, size: int, out: bytearray, relocs: list[Reloc]) -> None:
         """A reference to a location list, ``size`` bytes at ``at``."""
@@ -516,116 +481,20 @@ class _InfoEncoder:
             return self.old_index.get(attr.target)
         return None
 
-    def write_value(self, attr: Attribute, form: int, unit: Unit, unit_start: int, formats: dict[int, tuple[int, struct.Struct]]) -> None:
-        out = self.out
-        value = attr.value
-        at = len(out)
-        try:
-            fixed = formats.get(form)
-            if fixed is not None:
-                size, packer = fixed
-                if size > 1:
-                    self.fields[at] = size
-                if type(value) is int and not attr.relocs and form not in _ALL_REF_FORMS and form != _F_STRP:
-                    out += packer.pack(value)  # the common case: a plain number
-                    return
-                if form in _ALL_REF_FORMS:
-                    target = self.target_of(attr)
-                    if target is not None:
-                        base = 0 if form == FORM.ref_addr else unit_start
-                        self.fixups.append((at, size, target, base, attr))
-                        out += bytes(size)
-                        return
-                elif form == _F_STRP:
-                    self.write_strp(attr, at)
-                    return
-                sym: Symbol | None = None
-                if isinstance(value, Symbol):
-                    sym = value
-                elif isinstance(value, LocationList):
-                    self.location_value(value, at, size, out, self.relocs)
-                    return
-                elif attr.relocs:
-                    sym = attr.relocs[0].symbol
-                if sym is not None:
-                    width = attr.relocs[0].size if attr.relocs and attr.relocs[0].symbol == sym else size
-                    self.relocs.append(Reloc(at, min(width, size), Symbol(sym.name, sym.addend)))
-                    out += bytes(size)
-                    return
-                out += packer.pack(value)
-                return
-            if form == _F_STRING:
-                raw = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
-                if b"\0" in raw:
-                    raise EncodeError(f"{at_name(attr.name)}: string holds a NUL byte")
-                out += raw
-                out.append(0)
-                return
-            if form == FORM.udata:
-                out += uleb_bytes(value)
-                return
-            if form == FORM.ref_udata:
-                target = self.target_of(attr)
-                if target is not None:
-                    new = self.offsets.get(id(target))
-                    if new is None:
-                        raise EncodeError(f"{at_name(attr.name)}: DW_FORM_ref_udata can only refer backwards")
-                    value = new - unit_start
-                out += uleb_bytes(value)
-                return
-            if form == FORM.sdata:
-                out += sleb_bytes(value)
-                return
-            if form == FORM.flag_present:
-                if value is not True and value != 1:
-                    raise EncodeError(f"{at_name(attr.name)}: DW_FORM_flag_present can only hold True")
-                return
-            if form in _BLOCK_FORMS:
-                block = self.expressions.get(value)
-                size = len(block)
-                if form == FORM.block1:
-                    if size > 0xFF:
-                        raise EncodeError(f"{at_name(attr.name)}: {size} bytes do not fit DW_FORM_block1")
-                    out.append(size)
-                elif form == FORM.block2:
-                    if size > 0xFFFF:
-                        raise EncodeError(f"{at_name(attr.name)}: {size} bytes do not fit DW_FORM_block2")
-                    out += struct.pack("<H", size)
-                elif form == FORM.block4:
-                    out += struct.pack("<I", size)
-                else:
-                    out += uleb_bytes(size)
-                first = len(out)
-                out += block
-                for r in block.relocs:
-                    self.relocs.append(Reloc(first + r.offset, r.size, Symbol(r.symbol.name, r.symbol.addend)))
-                return
-            if form == FORM.indirect:
-                # The value is the inner attribute (decoded), or a plain value whose form we pick.
-                inner = value if isinstance(value, Attribute) else Attribute(attr.name, None, value)
-                real = inner.form if inner.form is not None else choose_form(inner, unit.version, self.options)
-                out += uleb_bytes(real)
-                self.write_value(inner, real, unit, unit_start, formats)
-                return
-        except (struct.error, ValueError, TypeError, OverflowError) as exc:
-            raise EncodeError(f"{at_name(attr.name)}: value {value!r} does not fit {form_name(form)} ({exc})") from None
-        raise EncodeError(f"{at_name(attr.name)}: cannot encode {form_name(form)}")
 
-    def write_strp(self, attr: Attribute, at: int) -> None:
-        value = attr.value
-        raw = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
-        table = self.pool.table
-        if isinstance(attr.target, int) and table.lookup(attr.target) == raw:
-            # A decoded strp whose string is still there: keep how it was written.
-            if attr.relocs:
-                sym = attr.relocs[0].symbol
-                self.relocs.append(Reloc(at, 4, Symbol(sym.name, sym.addend)))
-                self.out += bytes(4)
-            else:
-                self.out += struct.pack("<I", attr.target)
-            return
-        self.relocs.append(Reloc(at, 4, self.pool.symbol(raw)))
-        self.out += bytes(4)
+class _Shape:
+    """A built DIE shape's writer, its abbreviation key, and its code once one is given."""
+
+    __slots__ = ("code", "key", "uses_pool", "writer")
+
+    def __init__(self, key: _AbbrevKey, writer: ShapeWriter, uses_pool: bool) -> None:
+        self.key = key
+        self.writer = writer
+        self.uses_pool = uses_pool
+        self.code: bytes | None = None
+
+
+_STRP = int(FORM.strp)
 
 
 def _build(schema: Any, obj: Any, section: str, what: str, base: int, relocs: list[Reloc]) -> bytes:
@@ -832,7 +701,7 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
         images[".debug_macinfo"] = img
     for name, raw in info.raw.items():
         images[name] = SectionImage(name, raw.data, list(raw.relocs), dict(raw.labels))
-    return Encoded(images, enc.offsets, enc.unit_offsets)
+    return Encoded(images, enc.offsets, enc.unit_offsets, enc.fallbacks)
 
 
 def encode_sections(info: DebugInfo, options: EncodeOptions | None = None) -> dict[str, SectionImage]:

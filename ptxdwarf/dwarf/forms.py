@@ -1,30 +1,47 @@
-"""Attribute values by form: the hot path of decoding and encoding.
+"""DWARF forms: which form a value gets, and how each form's bytes are read.
 
-These are plain-Python readers and writers of each DWARF 2-4 form, the fast
-twins of :attr:`ptxdwarf.schemas.DwarfSchemas.form_values` (the tests check
-that both give the same bytes and values). Readers take ``(data, pos)`` and
-return ``(value, next_pos)``; they raise :class:`IndexError` or
-:class:`struct.error` on truncated data, which the decoder turns into a
-:class:`~ptxdwarf.errors.DwarfError` naming the place.
+The form policy: a value is first sorted into a *kind* (``ptxdwarf.dwarf.model.value_kind``),
+and :func:`form_table` maps each kind to its form in one encoding. That table is the
+one place a form is chosen for a value whose form is left open: ``choose_form``, the
+forms of built DIEs (whose specs hold the kind until the encoding is known) and the
+writers compiled per DIE shape all look it up.
+
+The readers below are the decoder's codec on the hot path (plain Python, much faster
+than Construct). The Construct schemas of :mod:`ptxdwarf.dwarf.schemas` are the
+reference they are tested against, together with the encoder's writers
+(:mod:`ptxdwarf.dwarf.shapes`). Readers take ``(data, pos)`` and return
+``(value, next_pos)``; they raise :class:`IndexError` or :class:`struct.error` on
+truncated data, which the decoder turns into a :class:`~ptxdwarf.errors.DwarfError`
+naming the place.
 """
 
 from __future__ import annotations
 
+import functools
 import struct
 from typing import Any, Callable
 
 from .constants import FORM
 
 __all__ = [
+    "AUTO_EXPR",
+    "AUTO_EXPR_BLOCK1",
+    "AUTO_EXPR_BLOCK2",
+    "AUTO_EXPR_BLOCK4",
+    "AUTO_FLAG",
+    "AUTO_FORM",
+    "AUTO_REF",
+    "AUTO_SECTION",
+    "AUTO_STRING",
     "FIXED_SIZE_FORMS",
     "RELOCATABLE_FORMS",
     "fixed_formats",
-    "read_uleb",
+    "form_table",
     "read_sleb",
-    "uleb_bytes",
-    "sleb_bytes",
+    "read_uleb",
     "reader_for",
-    "write_value",
+    "sleb_bytes",
+    "uleb_bytes",
 ]
 
 U8 = struct.Struct("<B")
@@ -203,31 +220,42 @@ def reader_for(form: int, version: int, address_size: int) -> Callable[[bytes, i
     return _fixed_reader(struct.Struct("<" + fmt))
 
 
-def write_value(out: bytearray, form: int, value: Any, version: int, address_size: int) -> None:
-    """Append the encoding of ``value`` in ``form`` (numbers, bytes, True)."""
-    fmt = fixed_formats(version, address_size).get(form)
-    if fmt is not None:
-        out += struct.pack("<" + fmt, value)
-    elif form == FORM.string:
-        out += value
-        out.append(0)
-    elif form in (FORM.udata, FORM.ref_udata):
-        out += uleb_bytes(value)
-    elif form == FORM.sdata:
-        out += sleb_bytes(value)
-    elif form == FORM.block1:
-        out.append(len(value))
-        out += value
-    elif form == FORM.block2:
-        out += U16.pack(len(value))
-        out += value
-    elif form == FORM.block4:
-        out += U32.pack(len(value))
-        out += value
-    elif form in (FORM.block, FORM.exprloc):
-        out += uleb_bytes(len(value))
-        out += value
-    elif form == FORM.flag_present:
-        pass
-    else:
-        raise KeyError(form)
+# --- the form policy ----------------------------------------------------------------
+
+#: Set in a value kind whose form is the same in every encoding: such a kind is that
+#: form with this bit set (a built attribute's spec holds it, and reads back with form
+#: None: one the encoder was left to choose).
+AUTO_FORM = 1 << 16
+# Kinds whose form depends on the encoding (its version and options).
+AUTO_STRING = -1  # str: string or strp
+AUTO_FLAG = -2  # True: flag or flag_present
+AUTO_REF = -3  # a DIE: ref4
+AUTO_EXPR = -4  # a tuple or list of operations: block1 or exprloc
+AUTO_SECTION = -5  # a section Symbol or a LocationList: data4 or sec_offset
+AUTO_EXPR_BLOCK1 = -6  # bytes of an expression attribute, under 256: block1 or exprloc
+AUTO_EXPR_BLOCK2 = -7  # ... under 65536: block2 or exprloc
+AUTO_EXPR_BLOCK4 = -8  # ... longer: block4 or exprloc
+
+#: The forms a kind may name for itself (``form | AUTO_FORM``).
+_FIXED_KINDS = (
+    FORM.addr, FORM.data1, FORM.data2, FORM.data4, FORM.data8, FORM.sdata, FORM.flag,
+    FORM.block1, FORM.block2, FORM.block4,
+)
+
+
+@functools.cache
+def form_table(version: int, strings: str, dwarf4_forms: bool) -> dict[int, int]:
+    """Value kind to form, in an encoding: DWARF ``version``, ``strings`` ``"inline"`` or
+    ``"strp"``, and whether DWARF 4 units may use the forms DWARF 4 added (ptxas 13.0
+    rejects ``flag_present``, ``exprloc`` and ``sec_offset``)."""
+    modern = version >= 4 and dwarf4_forms
+    table = {int(form) | AUTO_FORM: int(form) for form in _FIXED_KINDS}
+    table[AUTO_STRING] = int(FORM.strp) if strings == "strp" else int(FORM.string)
+    table[AUTO_FLAG] = int(FORM.flag_present) if modern else int(FORM.flag)
+    table[AUTO_REF] = int(FORM.ref4)
+    table[AUTO_EXPR] = int(FORM.exprloc) if modern else int(FORM.block1)
+    table[AUTO_SECTION] = int(FORM.sec_offset) if modern else int(FORM.data4)
+    table[AUTO_EXPR_BLOCK1] = int(FORM.exprloc) if modern else int(FORM.block1)
+    table[AUTO_EXPR_BLOCK2] = int(FORM.exprloc) if modern else int(FORM.block2)
+    table[AUTO_EXPR_BLOCK4] = int(FORM.exprloc) if modern else int(FORM.block4)
+    return table

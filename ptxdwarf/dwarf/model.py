@@ -25,6 +25,17 @@ from .constants import (
     tag_name,
 )
 from ..errors import BuilderError
+from .forms import (
+    AUTO_EXPR,
+    AUTO_EXPR_BLOCK1,
+    AUTO_EXPR_BLOCK2,
+    AUTO_EXPR_BLOCK4,
+    AUTO_FLAG,
+    AUTO_FORM,
+    AUTO_REF,
+    AUTO_SECTION,
+    AUTO_STRING,
+)
 from .image import Reloc, SectionImage, Symbol
 from .schemas import Block
 
@@ -43,6 +54,8 @@ __all__ = [
     "StringTable",
     "Unit",
     "REFERENCE_FORMS",
+    "shape_of",
+    "value_kind",
 ]
 
 #: Forms whose value is an offset of a DIE in the same unit.
@@ -592,18 +605,8 @@ def describe_address_class(code: int) -> str:
 
 # --- DIEs made by the builder -------------------------------------------------------
 
-#: Set in a built attribute's form when the builder, not the caller, chose it: such an
-#: attribute reads back with form None, as one the encoder is left to choose.
-AUTO_FORM = 1 << 16
-# Forms that depend on the encoding's options (strings, DWARF 4 forms); the encoder
-# settles them once per encoding, exactly as choose_form would.
-AUTO_STRING = -1  # str: string or strp
-AUTO_FLAG = -2  # True: flag or flag_present
-AUTO_REF = -3  # a DIE: ref4
-AUTO_EXPR = -4  # a tuple or list of operations: block1 or exprloc
-AUTO_SECTION = -5  # a section Symbol or a LocationList: data4 or sec_offset
-
 _ADDRESS_CODES = frozenset({int(AT.low_pc), int(AT.high_pc), int(AT.entry_pc)})
+_EXPRESSION_CODES = frozenset(int(a) for a in EXPRESSION_ATTRIBUTES)
 _K_ADDR = int(FORM.addr) | AUTO_FORM
 _K_SDATA = int(FORM.sdata) | AUTO_FORM
 _K_DATA1 = int(FORM.data1) | AUTO_FORM
@@ -611,13 +614,16 @@ _K_DATA2 = int(FORM.data2) | AUTO_FORM
 _K_DATA4 = int(FORM.data4) | AUTO_FORM
 _K_DATA8 = int(FORM.data8) | AUTO_FORM
 _K_FLAG = int(FORM.flag) | AUTO_FORM
+_K_BLOCK1 = int(FORM.block1) | AUTO_FORM
+_K_BLOCK2 = int(FORM.block2) | AUTO_FORM
+_K_BLOCK4 = int(FORM.block4) | AUTO_FORM
 _ATTRIBUTES_SLOT = DIE.__dict__["attributes"]  # DIE's own storage, under BuiltDIE's property
 
 
-def auto_kind(name: int, value: Any) -> int | None:
-    """The form (or option-dependent placeholder) a built value of no stated form gets,
-    as :func:`ptxdwarf.encode.choose_form` would choose it; None for values it does not
-    know, which then go into the DIE as :class:`Attribute` objects."""
+def value_kind(name: int, value: Any) -> int | None:
+    """The kind of a value whose form is left open, for attribute ``name``: what
+    :func:`~ptxdwarf.dwarf.forms.form_table` maps to a form in each encoding. None for
+    a value no form holds."""
     t = type(value)
     if t is str:
         return AUTO_STRING
@@ -630,9 +636,7 @@ def auto_kind(name: int, value: Any) -> int | None:
             return _K_DATA1
         if value < 0x10000:
             return _K_DATA2
-        if value < 0x100000000:
-            return _K_DATA4
-        return _K_DATA8 if value < 1 << 64 else None
+        return _K_DATA4 if value < 0x100000000 else _K_DATA8
     if t is DIE or t is BuiltDIE:
         return AUTO_REF
     if t is tuple or t is list:
@@ -643,8 +647,19 @@ def auto_kind(name: int, value: Any) -> int | None:
         return AUTO_SECTION
     if t is Symbol:
         return AUTO_SECTION if name in SECTION_POINTER_ATTRIBUTES or value.is_section else _K_ADDR
-    if isinstance(value, int) and not isinstance(value, bool):  # an IntEnum member
-        return auto_kind(name, int(value))
+    if isinstance(value, (bytes, bytearray)):
+        size = len(value)
+        if name in _EXPRESSION_CODES:
+            return AUTO_EXPR_BLOCK1 if size < 0x100 else AUTO_EXPR_BLOCK2 if size < 0x10000 else AUTO_EXPR_BLOCK4
+        return _K_BLOCK1 if size < 0x100 else _K_BLOCK2 if size < 0x10000 else _K_BLOCK4
+    if isinstance(value, DIE):
+        return AUTO_REF
+    if isinstance(value, str):
+        return AUTO_STRING
+    if isinstance(value, (list, tuple)):
+        return AUTO_EXPR
+    if isinstance(value, int):  # an IntEnum member
+        return value_kind(name, int(value))
     return None
 
 
@@ -652,7 +667,7 @@ def _built_spec(name: int, value: Any, form: str | int | None) -> tuple[int, int
     """The ``(name, form)`` spec of a built attribute; None for a value of no stated form
     that the compact form does not know."""
     if form is None:
-        kind = auto_kind(name, value)
+        kind = value_kind(name, value)
         if kind is None:
             return None
     else:
@@ -677,7 +692,8 @@ class BuiltDIE(DIE):
     """A DIE made by :class:`~ptxdwarf.DebugInfoBuilder`.
 
     It keeps its attributes as two tuples: ``specs``, the ``(name, form)`` pairs
-    (shared by every DIE of that shape, see :func:`shape_of`), and ``values``. This
+    (shared by every DIE of that shape, see :func:`shape_of`; a form left to the
+    encoder is held as the value's kind, see :func:`value_kind`), and ``values``. This
     is the shape the encoder writes from. :attr:`attributes` turns them into
     :class:`Attribute` objects on first use, after which the DIE is an ordinary one.
     (Builder-made modules hold hundreds of thousands of DIEs; an object per attribute

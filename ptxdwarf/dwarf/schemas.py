@@ -1,5 +1,17 @@
 """Construct descriptions of every DWARF record ptxdwarf reads or writes.
 
+Where they are the codec and where the reference: abbreviation tables,
+``.debug_ranges``, ``.debug_macinfo`` and the name and aranges sets when read are
+parsed and built through these schemas (compiled where Construct can). The records
+counted per DIE or per function have plain-Python twins on the hot path, and the
+schemas are the reference those are tested against: attribute values and unit
+headers (the decoder's readers in :mod:`ptxdwarf.dwarf.forms` and plan of fixed
+fields, the encoder's writers in :mod:`ptxdwarf.dwarf.shapes`; the tests encode and
+decode through them and compare with :attr:`DwarfSchemas.form_values` and
+:attr:`DwarfSchemas.unit_header`), location lists (read and written plainly, read
+through the schema when the plain reader cannot), and the name, aranges and location
+list builders below.
+
 One schema serves parse and build. Schemas that depend on the encoding (DWARF
 version, address size) are made once per encoding by :func:`schemas_for` and
 cached, as pyelftools does with its ``DWARFStructs``.
@@ -11,9 +23,6 @@ parsing takes the relocations of the section as the parameter ``relocs``
 and returns a :class:`~ptxdwarf.image.Symbol` where one is; building writes
 zeros for a symbol and appends a :class:`~ptxdwarf.image.Reloc` to the list
 given as ``out_relocs``.
-
-The per-attribute hot path of the decoder and encoder lives in
-:mod:`ptxdwarf.forms`; the tests check it against :attr:`DwarfSchemas.form_values`.
 """
 
 from __future__ import annotations
