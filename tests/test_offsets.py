@@ -42,15 +42,15 @@ def _elftools(info: DebugInfo) -> DWARFInfo:
     return DWARFInfo(config=config, **{f"{n}_sec": s for n, s in sections.items()})
 
 
-# Fixtures small enough to walk attribute by attribute, from each producer.
-_SAMPLE = [p for p in GOOD_FIXTURES if p.stat().st_size < 400_000]
+# Fixtures small enough to walk attribute by attribute, from each producer (those with DIEs:
+# line-tables-only modules have no .debug_info to compare).
+_SAMPLE = [p for p in GOOD_FIXTURES if p.stat().st_size < 400_000 and ".debug_info" in p.read_text()]
 
 
 @pytest.mark.parametrize("path", _SAMPLE, ids=fixture_id)
 def test_offsets_equal_pyelftools(path: Path) -> None:
     info = ptxdwarf.read_ptx(path.read_text())
-    if not info.units:
-        pytest.skip("no .debug_info")
+    assert info.units
     ours = list(info.iter_dies())
     theirs = [d for cu in _elftools(info).iter_CUs() for d in cu.iter_DIEs() if not d.is_null()]
     assert [d.offset for d in ours] == [d.offset for d in theirs]
