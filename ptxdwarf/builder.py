@@ -508,6 +508,7 @@ class DebugInfoBuilder:
         ``"boolean"``, ``"signed_char"``, ``"unsigned_char"``, ``"utf"`` or a ``DW_ATE`` code."""
         if byte_size <= 0:
             raise BuilderError(f"base type {name!r}: byte size {byte_size} must be positive")
+        code: int | None
         if isinstance(encoding, str):
             code = _ENCODINGS.get(encoding.lower())
             if code is None:
@@ -935,15 +936,15 @@ class DebugInfoBuilder:
             values = (name, file, line, type.die)
         place = 0  # no location here; 1: a location; 2: a location and an address class
         if builtins_type(location) is Location:
-            cls = location.address_class  # type: ignore[union-attr]
-            ops = location.ops  # type: ignore[union-attr]
+            cls = location.address_class
+            ops = location.ops
             if cls is None:
                 place = 1
                 values += (ops,)
             else:
                 place = 2
-                values += (self._class_code(location, scope, name), ops)  # type: ignore[arg-type]
-            symbols = location.symbols  # type: ignore[union-attr]
+                values += (self._class_code(location, scope, name), ops)
+            symbols = location.symbols
             if symbols:
                 self._symbols_used.update(symbols)
         shape_key = (file_kind, line_kind, place)

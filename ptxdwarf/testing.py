@@ -101,7 +101,7 @@ class QueryLocation:
         """The operand of ``DW_OP_addr`` (a constant-bank offset for a kernel parameter in a cubin)."""
         for op in self.ops:
             if op.code == 0x03 and op.args:
-                return int(op.args[0])  # type: ignore[arg-type]
+                return int(op.args[0])
         return None
 
     @property

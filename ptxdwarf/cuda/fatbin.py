@@ -52,7 +52,7 @@ def _decompress(payload: bytes, size: int, where: str) -> bytes:
     if not payload.startswith(_ZSTD_MAGIC):
         raise CubinError(f"compressed fatbin entry at {where} is not zstd (unknown compression)")
     try:
-        import zstandard  # type: ignore[import-not-found]
+        import zstandard
     except ImportError:
         raise CubinError(
             f"fatbin entry at {where} is zstd-compressed: pip install 'ptxdwarf[fatbin]' "

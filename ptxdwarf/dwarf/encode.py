@@ -315,7 +315,7 @@ class _InfoEncoder:
         fields = self.fields
         while True:
             if die is not None:
-                specs = die.specs if type(die) is BuiltDIE else None  # type: ignore[attr-defined]
+                specs = die.specs if type(die) is BuiltDIE else None
                 shape = None
                 if specs is not None and kept is None and die.abbrev_code is None:
                     # A built DIE: through the writer compiled for its shape (see ptxdwarf.dwarf.shapes).

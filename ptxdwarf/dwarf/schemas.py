@@ -103,7 +103,7 @@ class _SLEB128(Construct):  # type: ignore[misc]
                 break
         if byte & 0x40:
             result -= 1 << shift
-        return result
+        return int(result)
 
     def _build(self, obj: Any, stream: Any, context: Any, path: str) -> int:
         if not isinstance(obj, int):

@@ -174,7 +174,9 @@ def _form_lines(form: int, version: int, address_size: int, general: bool) -> li
     attribute ``a`` (``general``), or for a built value (then ``a`` is a constant
     attribute naming it, and an unexpected value raises ``_U``). None for a form
     that has no such lines."""
-    fail = (lambda message: f"raise _err(a, {message})") if general else (lambda message: "raise _U")
+    def fail(message: str) -> str:
+        return f"raise _err(a, {message})" if general else "raise _U"
+
     fixed = _fixed(version, address_size).get(form)
     if fixed is not None:
         return _fixed_form_lines(form, *fixed, general)
