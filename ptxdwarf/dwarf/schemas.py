@@ -333,6 +333,93 @@ def _end_pair(entry: Any) -> bool:
     return type(begin) is int and type(end) is int and begin == 0 and end == 0
 
 
+def _form_values(version: int, addr: Any, offset: Any) -> dict[int, Any]:
+    """:attr:`DwarfSchemas.form_values`, ``DW_FORM_indirect`` included."""
+    forms: dict[int, Any] = {
+        FORM.addr: addr,
+        FORM.block2: SymbolicBlock(Int16ul),
+        FORM.block4: SymbolicBlock(Int32ul),
+        FORM.data2: Int16ul,
+        FORM.data4: Symbolic(Int32ul),
+        FORM.data8: Symbolic(Int64ul),
+        FORM.string: CStringBytes,
+        FORM.block: SymbolicBlock(ULEB128),
+        FORM.block1: SymbolicBlock(Int8ul),
+        FORM.data1: Int8ul,
+        FORM.flag: Int8ul,
+        FORM.sdata: SLEB128,
+        FORM.strp: offset,
+        FORM.udata: ULEB128,
+        FORM.ref_addr: addr if version == 2 else offset,
+        FORM.ref1: Int8ul,
+        FORM.ref2: Int16ul,
+        FORM.ref4: Int32ul,
+        FORM.ref8: Int64ul,
+        FORM.ref_udata: ULEB128,
+        FORM.sec_offset: offset,
+        FORM.exprloc: SymbolicBlock(ULEB128),
+        FORM.flag_present: Pass,
+        FORM.ref_sig8: Int64ul,
+    }
+    forms[FORM.indirect] = Struct(
+        "form" / ULEB128,
+        "value" / Switch(this.form, forms, default=LazyBound(lambda: _UNKNOWN_FORM)),
+    )
+    return forms
+
+
+def _name_set(offset: Any) -> Any:
+    """:attr:`DwarfSchemas.pubnames_set`."""
+    return _Located(
+        Int32ul,
+        Struct(
+            "version" / Int16ul,
+            "debug_info_offset" / offset,
+            "debug_info_length" / Int32ul,
+            "entries"
+            / RepeatUntil(
+                obj_.die_offset == 0,
+                Struct("die_offset" / Int32ul, "name" / If(this.die_offset != 0, CStringBytes)),
+            ),
+            "rest" / GreedyBytes,
+        ),
+    )
+
+
+def _aranges_set(addr: Any, offset: Any, address_size: int) -> Any:
+    """:attr:`DwarfSchemas.aranges_set`."""
+    pad = (-(4 + 2 + 4 + 1 + 1)) % (2 * address_size)
+    return _Located(
+        Int32ul,
+        Struct(
+            "version" / Int16ul,
+            "debug_info_offset" / offset,
+            "address_size" / Int8ul,
+            "segment_size" / Int8ul,
+            "padding" / Bytes(pad),
+            "tuples"
+            / RepeatUntil(
+                lambda e, lst, ctx: _end_pair(e),
+                Struct("begin" / addr, "end" / addr),
+            ),
+            "rest" / GreedyBytes,
+        ),
+    )
+
+
+def _location_list(addr: Any, address_size: int) -> Any:
+    """:attr:`DwarfSchemas.location_list`."""
+    max_addr = (1 << (8 * address_size)) - 1
+    return RepeatUntil(
+        lambda e, lst, ctx: _end_pair(e),
+        Struct(
+            "begin" / addr,
+            "end" / addr,
+            "expr" / If(lambda ctx: not _end_pair(ctx) and ctx["begin"] != max_addr, SymbolicBlock(Int16ul)),
+        ),
+    )
+
+
 class DwarfSchemas:
     """The schemas of one encoding: DWARF ``version`` 2-4, 32-bit, ``address_size`` 4 or 8."""
 
@@ -358,87 +445,19 @@ class DwarfSchemas:
             "address_size" / Int8ul,
         )
 
-        forms: dict[int, Any] = {
-            FORM.addr: addr,
-            FORM.block2: SymbolicBlock(Int16ul),
-            FORM.block4: SymbolicBlock(Int32ul),
-            FORM.data2: Int16ul,
-            FORM.data4: Symbolic(Int32ul),
-            FORM.data8: Symbolic(Int64ul),
-            FORM.string: CStringBytes,
-            FORM.block: SymbolicBlock(ULEB128),
-            FORM.block1: SymbolicBlock(Int8ul),
-            FORM.data1: Int8ul,
-            FORM.flag: Int8ul,
-            FORM.sdata: SLEB128,
-            FORM.strp: offset,
-            FORM.udata: ULEB128,
-            FORM.ref_addr: addr if version == 2 else offset,
-            FORM.ref1: Int8ul,
-            FORM.ref2: Int16ul,
-            FORM.ref4: Int32ul,
-            FORM.ref8: Int64ul,
-            FORM.ref_udata: ULEB128,
-            FORM.sec_offset: offset,
-            FORM.exprloc: SymbolicBlock(ULEB128),
-            FORM.flag_present: Pass,
-            FORM.ref_sig8: Int64ul,
-        }
-        forms[FORM.indirect] = Struct(
-            "form" / ULEB128,
-            "value" / Switch(this.form, forms, default=LazyBound(lambda: _UNKNOWN_FORM)),
-        )
+        forms = _form_values(version, addr, offset)
         #: Attribute value schemas by form code (DWARF 2-4; an unknown form is an error).
         self.form_values: dict[int, Any] = forms
         #: An attribute value of the form given as the parameter ``form``.
         self.attribute_value = Switch(this._params.form, forms, default=Error)
 
         #: A ``.debug_pubnames`` / ``.debug_pubtypes`` set.
-        self.pubnames_set = _Located(
-            Int32ul,
-            Struct(
-                "version" / Int16ul,
-                "debug_info_offset" / offset,
-                "debug_info_length" / Int32ul,
-                "entries"
-                / RepeatUntil(
-                    obj_.die_offset == 0,
-                    Struct("die_offset" / Int32ul, "name" / If(this.die_offset != 0, CStringBytes)),
-                ),
-                "rest" / GreedyBytes,
-            ),
-        )
-
-        pad = (-(4 + 2 + 4 + 1 + 1)) % (2 * address_size)
+        self.pubnames_set = _name_set(offset)
         #: A ``.debug_aranges`` set; tuples are (begin address, length).
-        self.aranges_set = _Located(
-            Int32ul,
-            Struct(
-                "version" / Int16ul,
-                "debug_info_offset" / offset,
-                "address_size" / Int8ul,
-                "segment_size" / Int8ul,
-                "padding" / Bytes(pad),
-                "tuples"
-                / RepeatUntil(
-                    lambda e, lst, ctx: _end_pair(e),
-                    Struct("begin" / addr, "end" / addr),
-                ),
-                "rest" / GreedyBytes,
-            ),
-        )
-
-        max_addr = (1 << (8 * address_size)) - 1
+        self.aranges_set = _aranges_set(addr, offset, address_size)
         #: A ``.debug_loc`` list: entries up to the (0, 0) end pair. An entry whose
         #: begin is the largest address selects a base address and has no expression.
-        self.location_list = RepeatUntil(
-            lambda e, lst, ctx: _end_pair(e),
-            Struct(
-                "begin" / addr,
-                "end" / addr,
-                "expr" / If(lambda ctx: not _end_pair(ctx) and ctx["begin"] != max_addr, SymbolicBlock(Int16ul)),
-            ),
-        )
+        self.location_list = _location_list(addr, address_size)
         #: A ``.debug_ranges`` list: (begin, end) pairs up to the (0, 0) end pair.
         self.range_list = RepeatUntil(
             lambda e, lst, ctx: _end_pair(e), Struct("begin" / addr, "end" / addr)
