@@ -27,11 +27,15 @@ from .image import Reloc, SectionImage, Symbol, gc_paused
 from .model import (
     AbbrevDecl,
     AbbrevTable,
+    ArangeSet,
     Attribute,
     BuiltDIE,
     DebugInfo,
     DIE,
     LocationList,
+    MacinfoUnit,
+    NameSet,
+    RangeList,
     StringTable,
     Unit,
     value_kind,
@@ -39,6 +43,7 @@ from .model import (
 from .schemas import (
     ABBREV_TABLE,
     MACINFO,
+    DwarfSchemas,
     build_aranges_set,
     build_location_list,
     build_name_set,
@@ -560,75 +565,86 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
 
 def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
     options = options or EncodeOptions()
-    old_sizes = {name: len(img.data) for name, img in (info.sections or {}).items()}
-    labels = info.labels
-    pool = _StringPool(info.strings, labels.get(".debug_str", {}), options.string_labels)
+    out = _Output(info)
+    pool = _StringPool(info.strings, out.labels.get(".debug_str", {}), options.string_labels)
     enc = _InfoEncoder(info, options, pool)
     asize = info.units[0].address_size if info.units else 8
     version = info.units[0].version if info.units else 2
     s = schemas_for(version, asize)
-    images: dict[str, SectionImage] = {}
-    if info.locations is not None:
-        # Location lists first: .debug_info points into them.
-        w = _RecordWriter(".debug_loc")
-        plain_list = functools.partial(build_location_list, address_size=asize)
-        for loc in info.locations:
-            entries = [
-                {"begin": b, "end": e, "expr": block_of(x, asize) if x is not None else None} for b, e, x in loc.entries
-            ]
-            entries.append({"begin": 0, "end": 0, "expr": None})
-            enc.loc_offsets[id(loc)] = len(w.data)
-            w.add(s.location_list, entries, "location list", loc.offset, plain_list)
-        loc_image = w.image()
-        _place_labels(loc_image, labels.get(".debug_loc", {}), w.moved, old_sizes.get(".debug_loc"))
+    # Location lists first: .debug_info points into them.
+    loc_image = _location_lists(info.locations, enc, s, asize, out) if info.locations is not None else None
     enc.encode()
-
-    # Tables read with the module stay (at their offsets) while a unit uses one of them.
-    tables = list(info.abbrev_tables) if enc.kept_any or not info.units else []
-    if enc.derived_at:
-        end = max((t.offset + len(encode_abbrev_table(t)) for t in tables), default=0)
-        derived = enc.derived.table(end)
-        tables.append(derived)
-        for at in enc.derived_at:
-            enc.relocs.append(Reloc(at, 4, Symbol(".debug_abbrev", derived.offset)))
-        enc.relocs.sort(key=lambda r: r.offset)
-    if tables:
-        data = bytearray()
-        breaks = []
-        for t in sorted(tables, key=lambda t: t.offset):
-            if len(data) != t.offset:
-                raise EncodeError(f"abbreviation table at 0x{t.offset:x} would land at 0x{len(data):x}")
-            breaks.append(len(data))
-            data += encode_abbrev_table(t)
-        img = SectionImage(".debug_abbrev", bytes(data), breaks=breaks)
-        moved = {t.offset: t.offset for t in tables}
-        if not enc.kept_any:  # labels of the tables left out mark the one that replaces them
-            moved = {t.offset: 0 for t in info.abbrev_tables} | moved
-        _place_labels(img, labels.get(".debug_abbrev", {}), moved, old_sizes.get(".debug_abbrev"))
-        images[".debug_abbrev"] = img
-    if info.units or ".debug_info" in old_sizes:
+    abbrev_image = _abbreviations(info, enc, out)
+    if abbrev_image is not None:
+        out.images[".debug_abbrev"] = abbrev_image
+    if info.units or ".debug_info" in out.old_sizes:
         img = SectionImage(".debug_info", bytes(enc.out), enc.relocs, fields=enc.fields, breaks=enc.breaks)
-        _place_labels(img, labels.get(".debug_info", {}), enc.moved, old_sizes.get(".debug_info"))
-        images[".debug_info"] = img
+        out.images[".debug_info"] = out.place(img, enc.moved)
+    if loc_image is not None:
+        out.images[".debug_loc"] = loc_image
+    refs = _UnitRefs(info, enc)
+    if info.ranges is not None:
+        out.images[".debug_ranges"] = _range_lists(info.ranges, s, out)
+    if info.aranges is not None:
+        out.images[".debug_aranges"] = _aranges(info.aranges, refs, out)
+    for name, sets in ((".debug_pubnames", info.pubnames), (".debug_pubtypes", info.pubtypes)):
+        if sets is not None:
+            out.images[name] = _name_sets(name, sets, refs, s, out)
+    if pool.used:
+        out.images[".debug_str"] = pool.image()
+    if info.macinfo is not None:
+        out.images[".debug_macinfo"] = _macinfo(info.macinfo, out)
+    for name, raw in info.raw.items():
+        out.images[name] = SectionImage(name, raw.data, list(raw.relocs), dict(raw.labels))
+    return Encoded(out.images, enc.offsets, enc.unit_offsets, enc.fallbacks)
 
-    unit_by_old = {u.offset: u for u in info.units if u.offset >= 0}
 
-    def unit_ref(value: int | Symbol | Unit) -> tuple[int | Symbol, Unit | None]:
+class _Output:
+    """The section images made so far, in output order, and the labels and sizes of
+    the sections the model was read from."""
+
+    def __init__(self, info: DebugInfo) -> None:
+        self.labels = info.labels
+        self.old_sizes = {name: len(img.data) for name, img in (info.sections or {}).items()}
+        self.images: dict[str, SectionImage] = {}
+
+    def place(self, image: SectionImage, moved: dict[int, int]) -> SectionImage:
+        """``image`` with the labels read from its section where the records they marked went."""
+        _place_labels(image, self.labels.get(image.name, {}), moved, self.old_sizes.get(image.name))
+        return image
+
+    def records(self, w: _RecordWriter) -> SectionImage:
+        """The image of a section of records, labels placed."""
+        return self.place(w.image(), w.moved)
+
+
+class _UnitRefs:
+    """Units and DIEs that name and aranges sets point at, at their new offsets."""
+
+    def __init__(self, info: DebugInfo, enc: _InfoEncoder) -> None:
+        self.info = info
+        self.enc = enc
+        self.unit_by_old = {u.offset: u for u in info.units if u.offset >= 0}
+
+    def unit(self, value: int | Symbol | Unit) -> tuple[int | Symbol, Unit | None]:
         """The new ``.debug_info`` offset of a unit named by a set, and the unit."""
+        enc = self.enc
         if isinstance(value, Unit):
             # ptxas resolves section names only inside .debug_info; elsewhere
             # ".debug_info+N" becomes 0, so a unit past offset 0 is written as a number.
             offset = enc.unit_offsets[id(value)][0]
             return (Symbol(".debug_info") if offset == 0 else offset), value
         if isinstance(value, Symbol):
-            old = info.resolver(value) if info.resolver else value.addend
-            unit = unit_by_old.get(old)
+            old = self.info.resolver(value) if self.info.resolver else value.addend
+            unit = self.unit_by_old.get(old)
             if value.name == ".debug_info":
                 return Symbol(".debug_info", enc.moved.get(value.addend, value.addend)), unit
             return Symbol(value.name, value.addend), unit
-        return enc.moved.get(value, value), unit_by_old.get(value)
+        return enc.moved.get(value, value), self.unit_by_old.get(value)
 
-    def die_ref(entry: int | DIE, unit: Unit | None) -> int:
+    def die(self, entry: int | DIE, unit: Unit | None) -> int:
+        """The new offset in its unit of a DIE named by a set entry."""
+        enc = self.enc
         if isinstance(entry, DIE):
             if unit is None:
                 raise EncodeError(f"name set entry {entry.describe()} without its unit")
@@ -639,69 +655,108 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
                 return new - enc.unit_offsets[id(unit)][0]
         return entry
 
-    if info.locations is not None:
-        images[".debug_loc"] = loc_image
-    if info.ranges is not None:
-        w = _RecordWriter(".debug_ranges")
-        for rl in info.ranges:
-            pairs: list[dict[str, Any]] = [{"begin": b, "end": e} for b, e in rl.entries]
-            pairs.append({"begin": 0, "end": 0})
-            w.add(s.range_list, pairs, "range list", rl.offset)
-        img = w.image()
-        _place_labels(img, labels.get(".debug_ranges", {}), w.moved, old_sizes.get(".debug_ranges"))
-        images[".debug_ranges"] = img
-    if info.aranges is not None:
-        w = _RecordWriter(".debug_aranges")
-        for a in info.aranges:
-            ref, _unit = unit_ref(a.unit_offset)
-            pad = a.padding if a.padding is not None else bytes((-12) % (2 * a.address_size))
-            obj: dict[str, Any] = {
-                "version": a.version,
-                "debug_info_offset": ref,
-                "address_size": a.address_size,
-                "segment_size": a.segment_size,
-                "padding": pad,
-                "tuples": [{"begin": b, "end": e} for b, e in a.tuples] + [{"begin": 0, "end": 0}],
-                "rest": a.rest,
-            }
-            w.add(
-                schemas_for(2, a.address_size).aranges_set, obj, "aranges set", a.offset,
-                functools.partial(build_aranges_set, address_size=a.address_size),
-            )
-        img = w.image()
-        _place_labels(img, labels.get(".debug_aranges", {}), w.moved, old_sizes.get(".debug_aranges"))
-        images[".debug_aranges"] = img
-    for name, sets in ((".debug_pubnames", info.pubnames), (".debug_pubtypes", info.pubtypes)):
-        if sets is None:
-            continue
-        w = _RecordWriter(name)
-        for ns in sets:
-            ref, unit = unit_ref(ns.unit_offset)
-            length = ns.unit_length
-            if unit is not None and (length is None or (unit.offset >= 0 and length == unit.length + 4)):
-                length = enc.unit_offsets[id(unit)][1]
-            names: list[dict[str, Any]] = [
-                {"die_offset": die_ref(off, unit), "name": text.encode("utf-8", "surrogateescape")}
-                for off, text in ns.entries
-            ]
-            names.append({"die_offset": 0, "name": None})
-            obj = {"version": ns.version, "debug_info_offset": ref, "debug_info_length": length, "entries": names, "rest": ns.rest}
-            w.add(s.pubnames_set, obj, "name set", ns.offset, build_name_set)
-        img = w.image()
-        _place_labels(img, labels.get(name, {}), w.moved, old_sizes.get(name))
-        images[name] = img
-    if pool.used:
-        images[".debug_str"] = pool.image()
-    if info.macinfo is not None:
-        w = _RecordWriter(".debug_macinfo")
-        for mu in info.macinfo:
-            w.add(MACINFO, [{"type": t, "body": b or None} for t, b in mu.entries], "macinfo entries", mu.offset)
-        img = w.image()
-        _place_labels(img, labels.get(".debug_macinfo", {}), w.moved, old_sizes.get(".debug_macinfo"))
-        images[".debug_macinfo"] = img
-    for name, raw in info.raw.items():
-        images[name] = SectionImage(name, raw.data, list(raw.relocs), dict(raw.labels))
-    return Encoded(images, enc.offsets, enc.unit_offsets, enc.fallbacks)
+
+def _location_lists(
+    lists: list[LocationList], enc: _InfoEncoder, s: DwarfSchemas, asize: int, out: _Output
+) -> SectionImage:
+    """``.debug_loc``; each list's new offset goes to ``enc.loc_offsets``."""
+    w = _RecordWriter(".debug_loc")
+    plain_list = functools.partial(build_location_list, address_size=asize)
+    for loc in lists:
+        entries = [
+            {"begin": b, "end": e, "expr": block_of(x, asize) if x is not None else None} for b, e, x in loc.entries
+        ]
+        entries.append({"begin": 0, "end": 0, "expr": None})
+        enc.loc_offsets[id(loc)] = len(w.data)
+        w.add(s.location_list, entries, "location list", loc.offset, plain_list)
+    return out.records(w)
+
+
+def _abbreviations(info: DebugInfo, enc: _InfoEncoder, out: _Output) -> SectionImage | None:
+    """``.debug_abbrev`` once the units are encoded: the tables kept from the module read,
+    then the derived one (``enc.relocs`` get the references to it); None if no table."""
+    # Tables read with the module stay (at their offsets) while a unit uses one of them.
+    tables = list(info.abbrev_tables) if enc.kept_any or not info.units else []
+    if enc.derived_at:
+        end = max((t.offset + len(encode_abbrev_table(t)) for t in tables), default=0)
+        derived = enc.derived.table(end)
+        tables.append(derived)
+        for at in enc.derived_at:
+            enc.relocs.append(Reloc(at, 4, Symbol(".debug_abbrev", derived.offset)))
+        enc.relocs.sort(key=lambda r: r.offset)
+    if not tables:
+        return None
+    data = bytearray()
+    breaks = []
+    for t in sorted(tables, key=lambda t: t.offset):
+        if len(data) != t.offset:
+            raise EncodeError(f"abbreviation table at 0x{t.offset:x} would land at 0x{len(data):x}")
+        breaks.append(len(data))
+        data += encode_abbrev_table(t)
+    img = SectionImage(".debug_abbrev", bytes(data), breaks=breaks)
+    moved = {t.offset: t.offset for t in tables}
+    if not enc.kept_any:  # labels of the tables left out mark the one that replaces them
+        moved = {t.offset: 0 for t in info.abbrev_tables} | moved
+    return out.place(img, moved)
+
+
+def _range_lists(lists: list[RangeList], s: DwarfSchemas, out: _Output) -> SectionImage:
+    """``.debug_ranges``."""
+    w = _RecordWriter(".debug_ranges")
+    for rl in lists:
+        pairs: list[dict[str, Any]] = [{"begin": b, "end": e} for b, e in rl.entries]
+        pairs.append({"begin": 0, "end": 0})
+        w.add(s.range_list, pairs, "range list", rl.offset)
+    return out.records(w)
+
+
+def _aranges(sets: list[ArangeSet], refs: _UnitRefs, out: _Output) -> SectionImage:
+    """``.debug_aranges``."""
+    w = _RecordWriter(".debug_aranges")
+    for a in sets:
+        ref, _unit = refs.unit(a.unit_offset)
+        pad = a.padding if a.padding is not None else bytes((-12) % (2 * a.address_size))
+        obj: dict[str, Any] = {
+            "version": a.version,
+            "debug_info_offset": ref,
+            "address_size": a.address_size,
+            "segment_size": a.segment_size,
+            "padding": pad,
+            "tuples": [{"begin": b, "end": e} for b, e in a.tuples] + [{"begin": 0, "end": 0}],
+            "rest": a.rest,
+        }
+        w.add(
+            schemas_for(2, a.address_size).aranges_set, obj, "aranges set", a.offset,
+            functools.partial(build_aranges_set, address_size=a.address_size),
+        )
+    return out.records(w)
+
+
+def _name_sets(name: str, sets: list[NameSet], refs: _UnitRefs, s: DwarfSchemas, out: _Output) -> SectionImage:
+    """``.debug_pubnames`` or ``.debug_pubtypes`` (``name``)."""
+    w = _RecordWriter(name)
+    die_ref = refs.die
+    for ns in sets:
+        ref, unit = refs.unit(ns.unit_offset)
+        length = ns.unit_length
+        if unit is not None and (length is None or (unit.offset >= 0 and length == unit.length + 4)):
+            length = refs.enc.unit_offsets[id(unit)][1]
+        names: list[dict[str, Any]] = [
+            {"die_offset": die_ref(off, unit), "name": text.encode("utf-8", "surrogateescape")}
+            for off, text in ns.entries
+        ]
+        names.append({"die_offset": 0, "name": None})
+        obj = {"version": ns.version, "debug_info_offset": ref, "debug_info_length": length, "entries": names, "rest": ns.rest}
+        w.add(s.pubnames_set, obj, "name set", ns.offset, build_name_set)
+    return out.records(w)
+
+
+def _macinfo(units: list[MacinfoUnit], out: _Output) -> SectionImage:
+    """``.debug_macinfo``."""
+    w = _RecordWriter(".debug_macinfo")
+    for mu in units:
+        w.add(MACINFO, [{"type": t, "body": b or None} for t, b in mu.entries], "macinfo entries", mu.offset)
+    return out.records(w)
 
 
 def encode_sections(info: DebugInfo, options: EncodeOptions | None = None) -> dict[str, SectionImage]:
