@@ -16,7 +16,7 @@ number of 2**32 or more, so such values are written as two ``.b32``.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Iterable
+from collections.abc import Callable, Iterable
 
 from ..errors import EncodeError
 from ..dwarf.image import Reloc, SectionImage
@@ -211,18 +211,24 @@ def _marks(image: SectionImage, labels: dict[int, list[str]], hints: bool) -> li
 
 
 def _readable(image: SectionImage) -> list[str]:
+    labels = image.labels_by_offset()
+    _check_labels(image, labels)
+    reloc_at = {r.offset: r for r in image.relocs}
+    if image.breaks or image.fields:
+        return _readable_records(image.data, _marks(image, labels, True), labels, reloc_at)
+    return _readable_plain(image.data, _marks(image, labels, False), labels, reloc_at)
+
+
+def _readable_records(
+    data: bytes, marks: list[int], labels: dict[int, list[str]], reloc_at: dict[int, Reloc]
+) -> list[str]:
+    """The readable lines of a section with record hints: a new line at each record,
+    fields as values of their width."""
     # One pass over the marks, writing text fragments: a line starts with "\n.bN ",
     # values follow with commas. A run of plain bytes between two marks that fits the
     # open line is joined in one C-level call; only a run split over lines goes byte
     # by byte (with the same rule, so the lines are the same either way).
-    data = image.data
     n = len(data)
-    labels = image.labels_by_offset()
-    relocs = image.relocs
-    _check_labels(image, labels)
-    reloc_at = {r.offset: r for r in relocs}
-    hints = bool(image.breaks or image.fields)
-    marks = _marks(image, labels, hints)
     dec = _DEC
     cost = _DEC_COST
     getdec = dec.__getitem__
@@ -241,49 +247,34 @@ def _readable(image: SectionImage) -> list[str]:
             at = n
         if pos < at:
             # Plain bytes [pos, at).
-            if not hints:
-                for k in range(pos, at, 30):
-                    put("\n.b8 " + ",".join(map(getdec, data[k : min(k + 30, at)])))
-                cur_width = 0
-            else:
-                count = at - pos
-                if count == 1:
-                    b = data[pos]
-                    c = cost[b]
-                    if cur_width != 1 or cur_len + c > _LINE or ncur >= _MAX_VALUES:
-                        put("\n.b8 ")
-                        put(dec[b])
-                        cur_len, ncur, cur_width = c, 1, 1
-                    else:
-                        put(",")
-                        put(dec[b])
-                        cur_len += c
-                        ncur += 1
+            count = at - pos
+            if count == 1:
+                b = data[pos]
+                c = cost[b]
+                if cur_width != 1 or cur_len + c > _LINE or ncur >= _MAX_VALUES:
+                    put("\n.b8 ")
+                    put(dec[b])
+                    cur_len, ncur, cur_width = c, 1, 1
                 else:
-                    text = ",".join(map(getdec, data[pos:at]))
-                    c = len(text) + 1
-                    if cur_width == 1 and cur_len + c <= _LINE and ncur + count <= _MAX_VALUES:
-                        put(",")
-                        put(text)
-                        cur_len += c
-                        ncur += count
-                    elif c <= _LINE and count <= _MAX_VALUES:
-                        put("\n.b8 ")
-                        put(text)
-                        cur_len, ncur, cur_width = c, count, 1
-                    else:
-                        if cur_width != 1:
-                            cur_len, ncur, cur_width = _LINE, 0, 1  # forces a new line
-                        for b in data[pos:at]:
-                            c = cost[b]
-                            if cur_len + c > _LINE or ncur >= _MAX_VALUES:
-                                put("\n.b8 ")
-                                cur_len, ncur = 0, 0
-                            elif ncur:
-                                put(",")
-                            put(dec[b])
-                            cur_len += c
-                            ncur += 1
+                    put(",")
+                    put(dec[b])
+                    cur_len += c
+                    ncur += 1
+            else:
+                text = ",".join(map(getdec, data[pos:at]))
+                c = len(text) + 1
+                if cur_width == 1 and cur_len + c <= _LINE and ncur + count <= _MAX_VALUES:
+                    put(",")
+                    put(text)
+                    cur_len += c
+                    ncur += count
+                elif c <= _LINE and count <= _MAX_VALUES:
+                    put("\n.b8 ")
+                    put(text)
+                    cur_len, ncur, cur_width = c, count, 1
+                else:
+                    cur_len, ncur = _spread(data, pos, at, put, cur_len, ncur, cur_width == 1)
+                    cur_width = 1
             pos = at
         elif at < pos:
             i += 1
@@ -301,15 +292,7 @@ def _readable(image: SectionImage) -> list[str]:
                 width = 4
                 end = at + 4
             # A field must end inside the section and before the next symbol or label.
-            fits = end <= n
-            if fits and m >> 4 < end:
-                k = i
-                while marks[k] >> 4 < end:
-                    if marks[k] & 15 in (_LABEL, _SYMBOL):
-                        fits = False
-                        break
-                    k += 1
-            if fits:
+            if end <= n and (m >> 4 >= end or _clear(marks, i, end)):
                 text = str(int.from_bytes(data[at:end], "little"))
                 c = len(text) + 1
                 if cur_width != width or cur_len + c > _LINE or ncur >= _MAX_VALUES:
@@ -325,6 +308,69 @@ def _readable(image: SectionImage) -> list[str]:
         cur_width = 0
         if kind == _SYMBOL:
             # ptxas takes a symbol only as the sole value of its directive.
+            found = reloc_at[at]
+            put(f"\n.b{found.size * 8} {_symbol_text(found)}")
+            pos = at + found.size
+        elif kind == _LABEL:
+            for name in labels[at]:
+                put(f"\n{name}:")
+    return ["".join(parts)[1:]] if parts else []
+
+
+def _spread(
+    data: bytes, pos: int, at: int, put: Callable[[str], None], cur_len: int, ncur: int, open_b8: bool
+) -> tuple[int, int]:
+    """Write bytes [pos, at) as ``.b8`` values over as many lines as they take, the first
+    continuing the open line if it is a ``.b8`` one (``cur_len`` characters, ``ncur``
+    values); the last line's length and count."""
+    if not open_b8:
+        cur_len, ncur = _LINE, 0  # forces a new line
+    cost = _DEC_COST
+    dec = _DEC
+    for b in data[pos:at]:
+        c = cost[b]
+        if cur_len + c > _LINE or ncur >= _MAX_VALUES:
+            put("\n.b8 ")
+            cur_len, ncur = 0, 0
+        elif ncur:
+            put(",")
+        put(dec[b])
+        cur_len += c
+        ncur += 1
+    return cur_len, ncur
+
+
+def _clear(marks: list[int], i: int, end: int) -> bool:
+    """No label or symbol among the marks from ``marks[i]`` up to offset ``end``."""
+    while marks[i] >> 4 < end:
+        if marks[i] & 15 in (_LABEL, _SYMBOL):
+            return False
+        i += 1
+    return True
+
+
+def _readable_plain(data: bytes, marks: list[int], labels: dict[int, list[str]], reloc_at: dict[int, Reloc]) -> list[str]:
+    """The readable lines of a section without record hints: plain bytes 30 to a line,
+    labels and symbols on lines of their own."""
+    n = len(data)
+    getdec = _DEC.__getitem__
+    parts: list[str] = []
+    put = parts.append
+    pos = 0
+    for m in marks:
+        at = m >> 4
+        if at > n:
+            at = n
+        if pos < at:
+            for k in range(pos, at, 30):
+                put("\n.b8 " + ",".join(map(getdec, data[k : min(k + 30, at)])))
+            pos = at
+        elif at < pos:
+            continue  # inside a symbol already written
+        if at == n and m >> 4 > n:
+            break  # the end mark
+        kind = m & 15
+        if kind == _SYMBOL:
             found = reloc_at[at]
             put(f"\n.b{found.size * 8} {_symbol_text(found)}")
             pos = at + found.size
