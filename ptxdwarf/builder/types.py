@@ -168,7 +168,8 @@ MemberSpec = Union[tuple[Any, ...], Member]
 
 class TypeConstructors:
     """The type constructors of :class:`~ptxdwarf.builder.DebugInfoBuilder`, and the
-    helpers its functions and variables share with them."""
+    helpers its functions and variables share with them. The attributes below are the
+    builder's, set by its ``__init__``."""
 
     cu: BuiltDIE
     version: int
