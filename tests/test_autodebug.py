@@ -526,3 +526,45 @@ def test_cli_attach_when_wired(tmp_path: Path) -> None:
     out = tmp_path / "h.ptx"
     assert cli.main(["attach", str(NODEBUG / "handwritten.ptx"), "-o", str(out)]) == 0
     assert ".section .debug_info" in out.read_text()
+
+
+# --- the labels the plan places ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [*FIXTURE_NAMES, "edges", "crlf"], ids=lambda n: Path(n).name)
+def test_planned_labels_land_in_their_function(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The labels attach checks the DIEs against without reading its output again are
+    the labels the output defines, each in the function the plan says."""
+    from ptxdwarf.attach import check_symbols
+    from ptxdwarf.autodebug import entry
+
+    planned: dict[str, str] = {}
+
+    def recording(module: PtxModule, dbg: object, labels: dict) -> None:  # type: ignore[type-arg]
+        planned.update({label: f.name for label, f in labels.items()})
+        check_symbols(module, dbg, labels)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(entry, "check_symbols", recording)
+    if name == "edges":
+        text = EDGES
+    elif name == "crlf":
+        text = (NODEBUG / "handwritten.ptx").read_text().replace("\n", "\r\n")
+    else:
+        text = (NODEBUG / name).read_text()
+    out = parse_ptx(attach_ptx(text, output_name="out.ptx", rename_registers=True).text)
+    defined = {label: f.name for f in out.functions for label in f.labels if label.startswith("$L__ptxdwarf")}
+    assert planned == defined
+    assert len(planned) == 2 * len(out.functions)
+
+
+def test_entry_without_body() -> None:
+    header = ".version 7.0\n.target sm_75\n.address_size 64\n\n"
+    body = ".visible .entry k()\n{\n\tret;\n}\n"
+    for text, where in (
+        (header + ".visible .entry z(.param .u64 p)\n", "5: .entry"),
+        (header + ".visible .entry z(.param .u64 p)\n\n" + body, "5: .entry"),
+        (header + body + "\n.func z\n", "10: .func"),
+    ):
+        with pytest.raises(AttachError) as info:
+            attach_ptx(text, output_name="x.ptx", filename="in.ptx")
+        assert str(info.value) == f"in.ptx:{where} z has no body and is not a declaration ending with ';'"

@@ -9,7 +9,7 @@ import bisect
 import re
 
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxModule
+from ..ptx.reader import PtxFunction, PtxModule
 from .scan import Func, Lines
 
 
@@ -32,6 +32,8 @@ class Plan:
         self.before: dict[tuple[int, int], list[object]] = {}
         self.inline: dict[int, str] = {}
         self.out_index: dict[tuple[int, int], int] = {}
+        self.labels: dict[str, PtxFunction] = {}
+        """Labels the plan inserts -> the function whose body they go in."""
 
     def split_at(self, offset: int) -> None:
         """Start a new line at ``offset`` (not at a line's start or end)."""
@@ -48,6 +50,11 @@ class Plan:
     def insert_before(self, offset: int, item: object) -> None:
         """A line (``item``, or a ``.loc`` for :data:`LOC`) before the segment of ``offset``."""
         self.before.setdefault(self.segment_of(offset), []).append(item)
+
+    def insert_label(self, offset: int, label: str, function: PtxFunction) -> None:
+        """A line defining ``label`` before the segment of ``offset``, in ``function``'s body."""
+        self.insert_before(offset, f"{label}:")
+        self.labels[label] = function
 
     def insert_inline(self, offset: int, text: str) -> None:
         """``text`` at ``offset``, within its line (one per line)."""
@@ -167,8 +174,8 @@ def _place_locs(plan: Plan, fn: Func, prefix: str) -> None:
         seen_segments.add(seg)
         plan.insert_before(s.start, Plan.LOC)
         if first:
-            plan.insert_before(s.start, f"{prefix}begin{fn.index}:")
+            plan.insert_label(s.start, f"{prefix}begin{fn.index}", f)
             first = False
     if first:  # no instruction: the begin label goes with the end label
-        plan.insert_before(f.body_end, f"{prefix}begin{fn.index}:")
-    plan.insert_before(f.body_end, f"{prefix}end{fn.index}:")
+        plan.insert_label(f.body_end, f"{prefix}begin{fn.index}", f)
+    plan.insert_label(f.body_end, f"{prefix}end{fn.index}", f)
