@@ -16,7 +16,7 @@ from . import registers
 from .describe import describe
 from .existing import existing_debug, strip_debug
 from .plan import make_plan
-from .scan import Func, identifiers, scan_body
+from .scan import Func, identifiers_starting, scan_body
 
 __all__ = ["AttachResult", "attach_ptx", "default_output_name"]
 
@@ -151,7 +151,7 @@ def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str]
 
 def _label_prefix(masked: str) -> str:
     """The prefix of attach's labels: one no identifier of the module starts with."""
-    tokens = identifiers(masked)
+    tokens = identifiers_starting(masked, "$L__ptxdwarf")
     prefix = "$L__ptxdwarf_"
     n = 0
     while any(t.startswith(prefix) for t in tokens):

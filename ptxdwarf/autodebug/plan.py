@@ -6,11 +6,12 @@ a declaration; and the output line of every input line."""
 from __future__ import annotations
 
 import bisect
-import re
 
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxFunction, PtxModule
-from .scan import Func, Lines
+from .scan import Func, Lines, directive_re
+
+_HEADER = directive_re("version", "target", "address_size")
 
 
 class Plan:
@@ -128,7 +129,7 @@ def make_plan(
         plan.insert_inline(t_start + len(text[t_start:t_end].rstrip()), ", debug")
     lines = plan.lines
     anchor_line = max(
-        (lines.at(m.start())[0] for m in re.finditer(r"(?<![\w$.])\.(?:version|target|address_size)\b", masked)),
+        (lines.at(m.start())[0] for m in _HEADER.finditer(masked)),
         default=0,
     )
     plan.before.setdefault((anchor_line + 1, 0), []).insert(0, f'.file 1 "{output_name}"')

@@ -35,6 +35,14 @@ def _letters(k: int) -> str:
     return out
 
 
+def _without_digits(name: str) -> str:
+    """``name`` without the digits it ends with."""
+    end = len(name)
+    while end and name[end - 1].isdigit():
+        end -= 1
+    return name[:end]
+
+
 def _fresh_names(prefix: str, taken: Callable[[str], bool]) -> Iterator[str]:
     """``prefix`` + a, b, ... z, aa, ...: those for which ``taken`` is false, in order."""
     k = 0
@@ -64,10 +72,10 @@ def rename_registers(text: str, module: PtxModule, masked: str) -> tuple[str, di
     declared_bases = {v.name for f in module.functions for v in f.declarations if v.space == "reg" and v.count is not None}
     warnings: list[str] = []
     base_map: dict[str, str] = {}
-    names = _fresh_names(
-        "%R",
-        lambda new: new in declared_bases or any(t == new or (t.startswith(new) and t[len(new):].isdigit()) for t in tokens),
-    )
+    # A new base ends with a letter: the module uses it, alone or followed by digits,
+    # when it is the stem of one of the module's identifiers.
+    stems = {_without_digits(t) for t in tokens}
+    names = _fresh_names("%R", lambda new: new in declared_bases or new in stems)
     for base in sorted(long_ranges):
         new = next(names)
         if not fits(f"{new}{long_ranges[base] - 1}"):
