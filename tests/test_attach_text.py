@@ -95,6 +95,16 @@ def test_attach_ptx_reads_the_module_once(monkeypatch: pytest.MonkeyPatch) -> No
     assert [sorted(f.labels) for f in out.functions] == [
         [f"$L__ptxdwarf_begin{i}", f"$L__ptxdwarf_end{i}"] for i in range(20)
     ]
+    calls.clear()
+    long_names = generate_plain_ptx(3).replace("%r", "%a_long_register")
+    result = attach_ptx(long_names, output_name="gen.debug.ptx", filename="gen.ptx", rename_registers=True)
+    assert calls == ["gen.ptx"]
+    assert result.renamed == {f"%a_long_register{i}": f"%Ra{i}" for i in range(5)}
+    assert "%a_long_register" not in result.text and result.text.count("%Ra") > 3 * 5
+    # the parameters are described by the registers they are loaded into, under their new names
+    assert result.warnings == []
+    plain = attach_ptx(long_names, output_name="gen.debug.ptx")
+    assert sum("described without a location" in w for w in plain.warnings) == 3
 
 
 _TWO = """.version 7.0

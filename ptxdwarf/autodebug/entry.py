@@ -80,21 +80,17 @@ def attach_ptx(
         raise AttachError(f"unknown style {style!r} (nvcc, readable or compact)") from None
     warnings: list[str] = []
     text, module, masked = _read(text, filename, replace)
-    renamed: dict[str, str] = {}
-    if rename_registers:
-        text, renamed, more = registers.rename_registers(text, module, masked)
-        warnings.extend(more)
-        if renamed:
-            module = parse_ptx(text, filename)
-            masked = mask_comments(text, filename)
-
-    funcs = [Func(f, i) for i, f in enumerate(module.functions)]
+    renames = registers.rename_registers(module, masked) if rename_registers else registers.Renames()
+    warnings.extend(renames.warnings)
+    funcs = [Func(f, i, renames.by_function.get(i, {})) for i, f in enumerate(module.functions)]
     for fn in funcs:
         fn.statements = scan_body(masked, fn.func.body_start, fn.func.body_end)
         fn.instrs = [s for s in fn.statements if s.kind == "instr"]
     prefix = _label_prefix(masked)
     plan = make_plan(text, module, masked, funcs, prefix, output_name, debug_target)
     edits = plan.edit(filename)
+    for start, end, new in renames.edits:
+        edits.replace(start, end, new)
     dbg, dies, more = describe(module, funcs, plan, masked, output_name, prefix)
     warnings.extend(more)
     try:
@@ -105,7 +101,7 @@ def attach_ptx(
     ordered = {name: images[name] for name in DEBUG_SECTION_NAMES if name in images}
     ordered.update({k: v for k, v in images.items() if k not in ordered})
     edit_debug_sections(edits, module, ordered, style)
-    return AttachResult(edits.apply(), warnings, renamed, dies)
+    return AttachResult(edits.apply(), warnings, renames.renamed, dies)
 
 
 def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str]:

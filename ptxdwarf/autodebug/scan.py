@@ -52,6 +52,8 @@ class Func:
 
     func: PtxFunction
     index: int
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Its registers' new names (``rename_registers``)."""
     statements: list[Stmt] = field(default_factory=list)
     instrs: list[Stmt] = field(default_factory=list)
 
