@@ -8,43 +8,58 @@ entity, when a symbol or label the DIEs use is not in the module.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .dwarf.encode import encode
-from .errors import AttachError
-from .dwarf.image import DEBUG_SECTION_NAMES
-from .ptx.reader import PtxModule, parse_ptx
-from .ptx.writer import Style
 from .api import edit_debug_sections
+from .dwarf.encode import encode
+from .dwarf.image import DEBUG_SECTION_NAMES
+from .errors import AttachError
 from .ptx.edits import TextEdits
+from .ptx.reader import PtxFunction, PtxModule, parse_ptx
+from .ptx.writer import Style
 
 if TYPE_CHECKING:
     from .builder import DebugInfoBuilder
 
 __all__ = ["attach", "check_symbols"]
 
-def check_symbols(module: PtxModule, dbg: "DebugInfoBuilder") -> None:
+def check_symbols(
+    module: PtxModule, dbg: DebugInfoBuilder, planned: Mapping[str, PtxFunction] | None = None
+) -> None:
     """:class:`AttachError` naming the first function, symbol or label the DIEs use that
-    ``module`` lacks."""
+    ``module`` lacks.
+
+    ``planned``: labels the caller will insert, each mapped to the function whose body
+    it goes in; they count as defined there.
+    """
+    planned = planned or {}
+    table = module.symbols
     for f in dbg.functions:
-        found = module.function(f.linkage_name)
+        found = table.functions.get(f.linkage_name)
         if found is None:
             raise AttachError(f"function {f.linkage_name} ({f.name}) is not defined in the module")
+        if found.body_start < 0:
+            raise AttachError(f"function {f.linkage_name} ({f.name}) has no body in the module")
+        if f.auto_labels:
+            continue
         for label in (f.low_pc, f.high_pc):
-            if not f.auto_labels and label not in found.labels:
+            owner = planned.get(label)
+            defined = owner is found if owner is not None else label in found.labels
+            if not defined:
                 raise AttachError(f"label {label} of function {f.linkage_name} is not defined in that function")
     inserted = {f.high_pc for f in dbg.functions if f.auto_labels}
     for label in sorted(dbg.labels_used - inserted):
-        if module.function_of_label(label) is None and module.function(label) is None:
+        if label not in planned and table.code_owner(label) is None:
             raise AttachError(f"label {label} named by the debug info is not defined in the module")
     for symbol in sorted(dbg.symbols_used):
-        if not module.declares(symbol):
+        if not table.declares(symbol):
             raise AttachError(f"symbol {symbol} named by the debug info is not declared in the module")
 
 
 def attach(
     ptx_text: str,
-    dbg: "DebugInfoBuilder",
+    dbg: DebugInfoBuilder,
     *,
     filename: str = "<ptx>",
     style: Style | str = Style.READABLE,

@@ -526,3 +526,77 @@ def test_cli_attach_when_wired(tmp_path: Path) -> None:
     out = tmp_path / "h.ptx"
     assert cli.main(["attach", str(NODEBUG / "handwritten.ptx"), "-o", str(out)]) == 0
     assert ".section .debug_info" in out.read_text()
+
+
+# --- the labels the plan places ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [*FIXTURE_NAMES, "edges", "crlf"], ids=lambda n: Path(n).name)
+def test_planned_labels_land_in_their_function(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The labels attach checks the DIEs against without reading its output again are
+    the labels the output defines, each in the function the plan says."""
+    from ptxdwarf.attach import check_symbols
+    from ptxdwarf.autodebug import entry
+
+    planned: dict[str, str] = {}
+
+    def recording(module: PtxModule, dbg: object, labels: dict) -> None:  # type: ignore[type-arg]
+        planned.update({label: f.name for label, f in labels.items()})
+        check_symbols(module, dbg, labels)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(entry, "check_symbols", recording)
+    if name == "edges":
+        text = EDGES
+    elif name == "crlf":
+        text = (NODEBUG / "handwritten.ptx").read_text().replace("\n", "\r\n")
+    else:
+        text = (NODEBUG / name).read_text()
+    out = parse_ptx(attach_ptx(text, output_name="out.ptx", rename_registers=True).text)
+    defined = {label: f.name for f in out.functions for label in f.labels if label.startswith("$L__ptxdwarf")}
+    assert planned == defined
+    assert len(planned) == 2 * len(out.functions)
+
+
+def test_entry_without_body() -> None:
+    header = ".version 7.0\n.target sm_75\n.address_size 64\n\n"
+    body = ".visible .entry k()\n{\n\tret;\n}\n"
+    for text, where in (
+        (header + ".visible .entry z(.param .u64 p)\n", "5: .entry"),
+        (header + ".visible .entry z(.param .u64 p)\n\n" + body, "5: .entry"),
+        (header + body + "\n.func z\n", "10: .func"),
+    ):
+        with pytest.raises(AttachError) as info:
+            attach_ptx(text, output_name="x.ptx", filename="in.ptx")
+        assert str(info.value) == f"in.ptx:{where} z has no body and is not a declaration ending with ';'"
+
+
+def test_identifiers_starting_agrees_with_identifiers() -> None:
+    from ptxdwarf.autodebug.scan import identifiers, identifiers_starting
+
+    masked = "$L__x1: a$L__x2 .$L__x3 %$L__x4 $$L__x5 ($L__x6+1) [$L__x7] $L__x8$y $L__ $L_x"
+    expected = {t for t in identifiers(masked) if t.startswith("$L__")}
+    assert identifiers_starting(masked, "$L__") == expected == {"$L__x1", "$L__x6", "$L__x7", "$L__x8$y", "$L__"}
+    for name in FIXTURE_NAMES:
+        text = mask_comments((NODEBUG / name).read_text())
+        for prefix in ("$L__", "%r", "_Z"):
+            assert identifiers_starting(text, prefix) == {t for t in identifiers(text) if t.startswith(prefix)}
+
+
+def test_directive_re_skips_directive_names_within_tokens() -> None:
+    from ptxdwarf.autodebug.scan import directive_re
+
+    text = ".loc 1\nld.loc x; $.loc; a.loc; ..loc; .local; .loc\t1;.file"
+    assert [m.start() for m in directive_re("loc").finditer(text)] == [0, text.rindex(".loc")]
+    assert [m.group() for m in directive_re("loc", "file").finditer(text)] == [".loc", ".loc", ".file"]
+
+
+def test_renamed_bases_avoid_names_the_module_uses() -> None:
+    """``%Ra`` is taken by ``%Ra7`` (a base followed by digits), ``%Rb`` by itself."""
+    text = (
+        ".version 7.0\n.target sm_75\n.address_size 64\n\n"
+        ".visible .entry k()\n{\n\t.reg .b32 %a_long_register<3>;\n\t.reg .b32 %Ra7;\n\t.reg .b32 %Rb;\n"
+        "\tmov.u32 %a_long_register2, 1;\n\tmov.u32 %Ra7, %Rb;\n\tret;\n}\n"
+    )
+    result = attach_ptx(text, output_name="x.ptx", rename_registers=True)
+    assert result.renamed == {f"%a_long_register{i}": f"%Rc{i}" for i in range(3)}
+    assert "\t.reg .b32 %Rc<3>;\n" in result.text and "\tmov.u32 %Rc2, 1;\n" in result.text

@@ -48,7 +48,7 @@ def describe(
         sub = _subprogram(d, fn, masked, prefix)
         _parameters(d, fn, sub, masked[f.header_start : f.body_start])
         seen = _objects(d, f, sub)
-        _registers(d, f, sub, seen)
+        _registers(d, fn, sub, seen)
     if d.skipped_long:
         names = list(dict.fromkeys(d.skipped_long))
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
@@ -99,7 +99,7 @@ def _subprogram(d: _Description, fn: Func, masked: str, prefix: str) -> Function
 
 def _parameters(d: _Description, fn: Func, sub: Function, header: str) -> None:
     f = fn.func
-    loads = {} if f.is_kernel else param_loads(fn.instrs, {p.name for p in f.params})
+    loads = {} if f.is_kernel else param_loads(fn.instrs, {p.name for p in f.params}, fn.renamed)
     no_location: list[str] = []
     for p in f.params:
         t = d.types.of(p, pointer=f.is_kernel)
@@ -138,8 +138,8 @@ def _objects(d: _Description, f: PtxFunction, sub: Function) -> set[str]:
     return seen
 
 
-def _registers(d: _Description, f: PtxFunction, sub: Function, seen: set[str]) -> None:
-    for v in f.declarations:
+def _registers(d: _Description, fn: Func, sub: Function, seen: set[str]) -> None:
+    for v in fn.func.declarations:
         if v.space != "reg":
             continue
         t = d.types.of(v)
@@ -147,7 +147,8 @@ def _registers(d: _Description, f: PtxFunction, sub: Function, seen: set[str]) -
             d.untyped.append(v.name)
             continue
         line = d.plan.out_line_of_input_line(v.line)
-        for reg in v.names():
+        for old in v.names():
+            reg = fn.renamed.get(old, old)
             if reg in seen:
                 continue
             seen.add(reg)

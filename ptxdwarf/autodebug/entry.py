@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..api import replace_debug_sections
-from ..builder import DebugInfoBuilder
+from ..api import edit_debug_sections
+from ..attach import check_symbols
 from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
 from ..errors import AttachError
@@ -16,7 +16,7 @@ from . import registers
 from .describe import describe
 from .existing import existing_debug, strip_debug
 from .plan import make_plan
-from .scan import Func, identifiers, scan_body
+from .scan import Func, identifiers_starting, scan_body
 
 __all__ = ["AttachResult", "attach_ptx", "default_output_name"]
 
@@ -80,33 +80,28 @@ def attach_ptx(
         raise AttachError(f"unknown style {style!r} (nvcc, readable or compact)") from None
     warnings: list[str] = []
     text, module, masked = _read(text, filename, replace)
-    renamed: dict[str, str] = {}
-    if rename_registers:
-        text, renamed, more = registers.rename_registers(text, module, masked)
-        warnings.extend(more)
-        if renamed:
-            module = parse_ptx(text, filename)
-            masked = mask_comments(text, filename)
-
-    funcs = [Func(f, i) for i, f in enumerate(module.functions)]
+    renames = registers.rename_registers(module, masked) if rename_registers else registers.Renames()
+    warnings.extend(renames.warnings)
+    funcs = [Func(f, i, renames.by_function.get(i, {})) for i, f in enumerate(module.functions)]
     for fn in funcs:
         fn.statements = scan_body(masked, fn.func.body_start, fn.func.body_end)
         fn.instrs = [s for s in fn.statements if s.kind == "instr"]
     prefix = _label_prefix(masked)
     plan = make_plan(text, module, masked, funcs, prefix, output_name, debug_target)
-    edited = plan.edit(filename).apply()
-
+    edits = plan.edit(filename)
+    for start, end, new in renames.edits:
+        edits.replace(start, end, new)
     dbg, dies, more = describe(module, funcs, plan, masked, output_name, prefix)
     warnings.extend(more)
-    # The edited module is read again only for _check_symbols, which checks that the
-    # labels landed in their functions and the symbols are declared.
-    edited_module = parse_ptx(edited, output_name)
-    _check_symbols(edited_module, dbg, filename)
+    try:
+        check_symbols(module, dbg, plan.labels)
+    except AttachError as exc:
+        raise AttachError(f"internal error: {exc.message}", where=filename) from None
     images = encode(dbg.finish(), dbg.encode_options()).images
     ordered = {name: images[name] for name in DEBUG_SECTION_NAMES if name in images}
     ordered.update({k: v for k, v in images.items() if k not in ordered})
-    result = replace_debug_sections(edited_module, ordered, style)
-    return AttachResult(result, warnings, renamed, dies)
+    edit_debug_sections(edits, module, ordered, style)
+    return AttachResult(edits.apply(), warnings, renames.renamed, dies)
 
 
 def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str]:
@@ -139,6 +134,12 @@ def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str]
             f".version is {version}: .target ..., debug needs PTX ISA 3.0 or later",
             where=f"{filename}:{module.version_line or 1}",
         )
+    for f in module.functions:
+        if f.body_start < 0:
+            raise AttachError(
+                f".{f.kind} {f.name} has no body and is not a declaration ending with ';'",
+                where=f"{filename}:{f.line}",
+            )
     if not module.functions:
         raise AttachError("the module defines no function (.entry or .func with a body)", where=filename)
     return text, module, masked
@@ -146,26 +147,10 @@ def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str]
 
 def _label_prefix(masked: str) -> str:
     """The prefix of attach's labels: one no identifier of the module starts with."""
-    tokens = identifiers(masked)
+    tokens = identifiers_starting(masked, "$L__ptxdwarf")
     prefix = "$L__ptxdwarf_"
     n = 0
     while any(t.startswith(prefix) for t in tokens):
         n += 1
         prefix = f"$L__ptxdwarf{n}_"
     return prefix
-
-
-def _check_symbols(module: PtxModule, dbg: DebugInfoBuilder, filename: str) -> None:
-    """What :func:`ptxdwarf.attach.check_symbols` checks, in linear time (that one asks
-    :meth:`PtxModule.declares` per symbol, which walks every declaration of the module)."""
-    names = {f.name for f in module.functions} | set(module.prototypes) | {v.name for v in module.variables}
-    for f in module.functions:
-        names.update(v.name for v in (*f.params, *f.returns, *f.declarations) if v.count is None)
-    by_name = {f.name: f for f in module.functions}
-    for sub in dbg.functions:
-        found = by_name.get(sub.linkage_name)
-        if found is None or sub.low_pc not in found.labels or sub.high_pc not in found.labels:
-            raise AttachError(f"internal error: function {sub.linkage_name} or its labels are missing", where=filename)
-    missing = sorted(dbg.symbols_used - names)
-    if missing:
-        raise AttachError(f"internal error: symbol {missing[0]} is not declared in the module", where=filename)

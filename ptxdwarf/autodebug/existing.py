@@ -7,6 +7,10 @@ from collections import Counter
 
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule
+from .scan import directive_re
+
+_LOC = directive_re("loc")
+_LOC_FILE_LINE = re.compile(directive_re("loc", "file").pattern + r"[^\n]*")
 
 
 def existing_debug(module: PtxModule, masked: str) -> tuple[str, int] | None:
@@ -19,7 +23,7 @@ def existing_debug(module: PtxModule, masked: str) -> tuple[str, int] | None:
         found.append((module.target_line, ".target ... debug"))
     for f in module.files:
         found.append((f.line, f".file {f.index}"))
-    m = re.search(r"(?<![\w$.])\.loc\b", masked)
+    m = _LOC.search(masked)
     if m is not None:
         found.append((masked.count("\n", 0, m.start()) + 1, ".loc directives"))
     if not found:
@@ -34,7 +38,7 @@ def strip_debug(text: str, module: PtxModule, masked: str) -> str:
     for block in module.sections:
         if block.name.startswith(".debug_"):
             cuts.append((block.start, block.end))
-    for m in re.finditer(r"(?<![\w$.])\.(?:loc|file)\b[^\n]*", masked):
+    for m in _LOC_FILE_LINE.finditer(masked):
         cuts.append((m.start(), m.end()))
     code = _blank(masked, cuts)  # without the debug sections, which refer to the labels
     uses = Counter(m.group() for m in re.finditer(r"\$\w+(?![\w$])", code))

@@ -7,7 +7,7 @@ the register(s) its ``ld.param`` loads go to (see :mod:`ptxdwarf.autodebug`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..dwarf.constants import AddressClass
@@ -32,8 +32,12 @@ class Load:
     register: str | None  # None: a sink ("_")
 
 
-def param_loads(instrs: Iterable[Stmt], names: set[str]) -> dict[str, list[list[Load]]]:
-    """Parameter name -> the loads of each ``ld.param`` instruction that reads it."""
+def param_loads(
+    instrs: Iterable[Stmt], names: set[str], renamed: Mapping[str, str] | None = None
+) -> dict[str, list[list[Load]]]:
+    """Parameter name -> the loads of each ``ld.param`` instruction that reads it; the
+    registers under their new names (``renamed``)."""
+    renamed = renamed or {}
     out: dict[str, list[list[Load]]] = {}
     for s in instrs:
         text = s.text.strip()
@@ -62,7 +66,7 @@ def param_loads(instrs: Iterable[Stmt], names: set[str]) -> dict[str, list[list[
         if len(regs) != count:
             continue
         base = int(m.group(4) or 0)
-        loads = [Load(base + i * width, width, None if r == "_" else r) for i, r in enumerate(regs)]
+        loads = [Load(base + i * width, width, None if r == "_" else renamed.get(r, r)) for i, r in enumerate(regs)]
         out.setdefault(m.group(3), []).append(loads)
     return out
 

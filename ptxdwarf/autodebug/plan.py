@@ -6,11 +6,12 @@ a declaration; and the output line of every input line."""
 from __future__ import annotations
 
 import bisect
-import re
 
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxModule
-from .scan import Func, Lines
+from ..ptx.reader import PtxFunction, PtxModule
+from .scan import Func, Lines, directive_re
+
+_HEADER = directive_re("version", "target", "address_size")
 
 
 class Plan:
@@ -32,6 +33,8 @@ class Plan:
         self.before: dict[tuple[int, int], list[object]] = {}
         self.inline: dict[int, str] = {}
         self.out_index: dict[tuple[int, int], int] = {}
+        self.labels: dict[str, PtxFunction] = {}
+        """Labels the plan inserts -> the function whose body they go in."""
 
     def split_at(self, offset: int) -> None:
         """Start a new line at ``offset`` (not at a line's start or end)."""
@@ -48,6 +51,11 @@ class Plan:
     def insert_before(self, offset: int, item: object) -> None:
         """A line (``item``, or a ``.loc`` for :data:`LOC`) before the segment of ``offset``."""
         self.before.setdefault(self.segment_of(offset), []).append(item)
+
+    def insert_label(self, offset: int, label: str, function: PtxFunction) -> None:
+        """A line defining ``label`` before the segment of ``offset``, in ``function``'s body."""
+        self.insert_before(offset, f"{label}:")
+        self.labels[label] = function
 
     def insert_inline(self, offset: int, text: str) -> None:
         """``text`` at ``offset``, within its line (one per line)."""
@@ -121,7 +129,7 @@ def make_plan(
         plan.insert_inline(t_start + len(text[t_start:t_end].rstrip()), ", debug")
     lines = plan.lines
     anchor_line = max(
-        (lines.at(m.start())[0] for m in re.finditer(r"(?<![\w$.])\.(?:version|target|address_size)\b", masked)),
+        (lines.at(m.start())[0] for m in _HEADER.finditer(masked)),
         default=0,
     )
     plan.before.setdefault((anchor_line + 1, 0), []).insert(0, f'.file 1 "{output_name}"')
@@ -167,8 +175,8 @@ def _place_locs(plan: Plan, fn: Func, prefix: str) -> None:
         seen_segments.add(seg)
         plan.insert_before(s.start, Plan.LOC)
         if first:
-            plan.insert_before(s.start, f"{prefix}begin{fn.index}:")
+            plan.insert_label(s.start, f"{prefix}begin{fn.index}", f)
             first = False
     if first:  # no instruction: the begin label goes with the end label
-        plan.insert_before(f.body_end, f"{prefix}begin{fn.index}:")
-    plan.insert_before(f.body_end, f"{prefix}end{fn.index}:")
+        plan.insert_label(f.body_end, f"{prefix}begin{fn.index}", f)
+    plan.insert_label(f.body_end, f"{prefix}end{fn.index}", f)

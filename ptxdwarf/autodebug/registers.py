@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from ..dwarf.expr import MAX_REGISTER_NAME
-from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule
 from .scan import IDENT, identifiers
 
@@ -35,6 +35,14 @@ def _letters(k: int) -> str:
     return out
 
 
+def _without_digits(name: str) -> str:
+    """``name`` without the digits it ends with."""
+    end = len(name)
+    while end and name[end - 1].isdigit():
+        end -= 1
+    return name[:end]
+
+
 def _fresh_names(prefix: str, taken: Callable[[str], bool]) -> Iterator[str]:
     """``prefix`` + a, b, ... z, aa, ...: those for which ``taken`` is false, in order."""
     k = 0
@@ -45,7 +53,26 @@ def _fresh_names(prefix: str, taken: Callable[[str], bool]) -> Iterator[str]:
             yield new
 
 
-def rename_registers(text: str, module: PtxModule, masked: str) -> tuple[str, dict[str, str], list[str]]:
+@dataclass
+class Renames:
+    """The register renames of a module, made by :func:`rename_registers` as edits of
+    its text."""
+
+    edits: list[tuple[int, int, str]] = field(default_factory=list)
+    """(start, end, new name) of each register token renamed."""
+    by_function: dict[int, dict[str, str]] = field(default_factory=dict)
+    """Index of a function in ``module.functions`` -> its registers' new names."""
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Every register renamed, old name -> new name, sorted."""
+    warnings: list[str] = field(default_factory=list)
+
+    def name(self, function: int, register: str) -> str:
+        """The name of ``register`` of function ``function`` after renaming."""
+        names = self.by_function.get(function)
+        return names.get(register, register) if names else register
+
+
+def rename_registers(module: PtxModule, masked: str) -> Renames:
     """Rename every register whose name (or a range member's) exceeds 8 characters."""
     long_ranges: dict[str, int] = {}  # base -> largest count
     long_scalars: set[str] = set()
@@ -58,16 +85,17 @@ def rename_registers(text: str, module: PtxModule, masked: str) -> tuple[str, di
                     long_ranges[v.name] = max(long_ranges.get(v.name, 0), v.count)
             elif not fits(v.name):
                 long_scalars.add(v.name)
+    out = Renames()
     if not long_ranges and not long_scalars:
-        return text, {}, []
+        return out
     tokens = identifiers(masked)
     declared_bases = {v.name for f in module.functions for v in f.declarations if v.space == "reg" and v.count is not None}
-    warnings: list[str] = []
+    warnings = out.warnings
     base_map: dict[str, str] = {}
-    names = _fresh_names(
-        "%R",
-        lambda new: new in declared_bases or any(t == new or (t.startswith(new) and t[len(new):].isdigit()) for t in tokens),
-    )
+    # A new base ends with a letter: the module uses it, alone or followed by digits,
+    # when it is the stem of one of the module's identifiers.
+    stems = {_without_digits(t) for t in tokens}
+    names = _fresh_names("%R", lambda new: new in declared_bases or new in stems)
     for base in sorted(long_ranges):
         new = next(names)
         if not fits(f"{new}{long_ranges[base] - 1}"):
@@ -80,30 +108,34 @@ def rename_registers(text: str, module: PtxModule, masked: str) -> tuple[str, di
     for name in sorted(long_scalars):
         scalar_map[name] = next(names)
     renamed: dict[str, str] = {}
-    edits = TextEdits(text, where=module.filename)
-    for f in module.functions:
+    for index, f in enumerate(module.functions):
         ranges = {v.name: v.count for v in f.declarations if v.space == "reg" and v.count is not None and v.name in base_map}
         scalars = {v.name for v in f.declarations if v.space == "reg" and v.count is None and v.name in scalar_map}
         if not ranges and not scalars:
             continue
+        own = out.by_function[index] = {name: scalar_map[name] for name in scalars}
         for m in IDENT.finditer(masked, f.body_start, f.body_end):
             tok = m.group(1)
             if tok in scalars:
                 new = scalar_map[tok]
-                renamed[tok] = new
-                edits.replace(m.start(1), m.end(1), new)
+                renamed[tok] = own[tok] = new
+                out.edits.append((m.start(1), m.end(1), new))
                 continue
             if tok in ranges and _RANGE_OPEN.match(masked, m.end(1)):
-                edits.replace(m.start(1), m.end(1), base_map[tok])
+                out.edits.append((m.start(1), m.end(1), base_map[tok]))
                 continue
             for base, count in ranges.items():
                 rest = tok[len(base):]
                 if tok.startswith(base) and rest.isdigit() and (rest == "0" or rest[0] != "0") and int(rest) < (count or 0):
                     new = base_map[base] + rest
-                    renamed[tok] = new
-                    edits.replace(m.start(1), m.end(1), new)
+                    renamed[tok] = own[tok] = new
+                    out.edits.append((m.start(1), m.end(1), new))
                     break
+        for base, count in ranges.items():
+            for i in range(count or 0):
+                own.setdefault(f"{base}{i}", f"{base_map[base]}{i}")
     for base, count in ((b, c) for b, c in long_ranges.items() if b in base_map):
         for i in range(count):
             renamed.setdefault(f"{base}{i}", f"{base_map[base]}{i}")
-    return edits.apply(), dict(sorted(renamed.items())), warnings
+    out.renamed = dict(sorted(renamed.items()))
+    return out

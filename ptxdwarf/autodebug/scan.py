@@ -11,6 +11,17 @@ from ..ptx.reader import PtxFunction
 
 IDENT = re.compile(r"(?<![\w$%.])([A-Za-z_$%][\w$]*)")
 LABEL_AT = re.compile(r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)\s*:(?!:)")
+_SKIP = re.compile(r"[\s{};]*")
+_STATEMENT_STOP = re.compile(r'[;"]')
+_IDENT_TAIL = re.compile(r"[\w$]*")
+_IDENT_BEFORE = re.compile(r"[\w$%.]")
+
+
+def directive_re(*names: str) -> re.Pattern[str]:
+    """The directives ``.name`` (each of ``names``), not within another token."""
+    # The dot comes before the look-behind: a pattern that starts with a look-behind is
+    # tried at every offset of the text.
+    return re.compile(r"\.(?<![\w$.]\.)(?:" + "|".join(map(re.escape, names)) + r")\b")
 
 
 def find_name(text: str, name: str) -> int:
@@ -41,6 +52,8 @@ class Func:
 
     func: PtxFunction
     index: int
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Its registers' new names (``rename_registers``)."""
     statements: list[Stmt] = field(default_factory=list)
     instrs: list[Stmt] = field(default_factory=list)
 
@@ -66,10 +79,12 @@ def scan_body(masked: str, start: int, end: int) -> list[Stmt]:
     pos = start
     n = end
     while pos < n:
+        skip = _SKIP.match(masked, pos, n)
+        assert skip is not None  # it matches the empty string
+        pos = skip.end()
+        if pos >= n:
+            break
         c = masked[pos]
-        if c.isspace() or c in "{};":
-            pos += 1
-            continue
         m = LABEL_AT.match(masked, pos)
         if m is not None and m.end() <= n:
             pos = m.end()
@@ -90,18 +105,32 @@ def scan_body(masked: str, start: int, end: int) -> list[Stmt]:
 def _statement_end(masked: str, pos: int, end: int) -> int:
     """Offset of the ``;`` ending the statement at ``pos`` (strings skipped)."""
     i = pos
-    while i < end:
-        c = masked[i]
-        if c == ";":
-            return i
-        if c == '"':
-            close = masked.find('"', i + 1, end)
-            i = end if close < 0 else close + 1
-            continue
-        i += 1
-    return end
+    while True:
+        m = _STATEMENT_STOP.search(masked, i, end)
+        if m is None:
+            return end
+        if m.group() == ";":
+            return m.start()
+        close = masked.find('"', m.start() + 1, end)
+        if close < 0:
+            return end
+        i = close + 1
 
 
 def identifiers(masked: str) -> set[str]:
     """Every identifier in ``masked`` (comments blanked)."""
     return {m.group(1) for m in IDENT.finditer(masked)}
+
+
+def identifiers_starting(masked: str, prefix: str) -> set[str]:
+    """The identifiers in ``masked`` that start with ``prefix`` (itself the start of an
+    identifier): those of :func:`identifiers`, found from the occurrences of ``prefix``."""
+    found: set[str] = set()
+    at = masked.find(prefix)
+    while at >= 0:
+        if not at or _IDENT_BEFORE.match(masked, at - 1) is None:
+            tail = _IDENT_TAIL.match(masked, at + len(prefix))
+            assert tail is not None  # [\w$]* matches anywhere
+            found.add(masked[at : tail.end()])
+        at = masked.find(prefix, at + 1)
+    return found
