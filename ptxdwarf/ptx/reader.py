@@ -9,6 +9,7 @@ functions with their labels, for features that check debug info against code.
 
 from __future__ import annotations
 
+import json
 import re
 import struct
 from itertools import accumulate, compress, count, repeat
@@ -806,6 +807,85 @@ _B64_ITEM = re.compile("Q")
 _CHAR_SIZE = {"B": 1, "H": 2, "I": 4, "Q": 8}
 
 
+# The one-directive-a-line reader: each directive becomes the separator before its
+# items (a .b8 list's own commas stay), a wide one marked as holding a symbol when
+# its item does not start with a digit.
+_LINE_SEPARATORS = (("\n.b8 ", "\x06"), ("\n.b16 ", "\x03"), ("\n.b32 ", "\x01"), ("\n.b64 ", "\x02"))
+_SYMBOL_SEPARATORS = ((re.compile("\x01(?![0-9])"), "\x04"), (re.compile("\x02(?![0-9])"), "\x05"))
+#: Splits at each symbolic item: text before, its separator, the symbol.
+_SYMBOL_ITEM = re.compile("([\x04\x05])([^,\x01-\x06]*)")
+#: Separator -> kind of item: B, H, I, Q a number of that width, i, q a symbol.
+_KIND_TABLE = bytes.maketrans(b",\x06\x03\x01\x02\x04\x05", b"BBHIQiq")
+_NOT_SEPARATOR = bytes(c for c in range(256) if c not in b",\x01\x02\x03\x04\x05\x06")
+_ONE_WIDE = bytes.maketrans(b"HIQiq", b"WWWWW")
+_WIDE_SIZE = {ord("H"): 2, ord("I"): 4, ord("Q"): 8, ord("i"): 4, ord("q"): 8}
+_SYMBOL_MASK = bytes.maketrans(b"HIQiq", b"\x00\x00\x00\x01\x01")
+_TO_COMMA = str.maketrans("\x01\x02\x03\x06", ",,,,")
+#: A list on a .b16/.b32/.b64 directive.
+_WIDE_LIST = re.compile("[\x01-\x03][^,\x01-\x06]*,")
+
+
+def _line_section(
+    name: str, body: str, filename: str, addends: list[tuple[str, int]] | None = None
+) -> SectionImage | None:
+    """:func:`_fast_section` of a body written one directive a line, each line
+    ``.bN`` and one space and its values (as nvcc writes), read with a few whole-text
+    operations; None for anything else."""
+    text = body.strip()
+    if not text or not text.isascii() or "/" in text or ":" in text or ";" in text or "-" in text:
+        return None
+    s = "\n" + text
+    for line_start, separator in _LINE_SEPARATORS:
+        s = s.replace(line_start, separator)
+    if "\n" in s or " " in s or "\t" in s or "\r" in s or "\x0b" in s or "\x0c" in s:
+        return None
+    if _WIDE_LIST.search(s) is not None:
+        return None
+    for pattern, separator in _SYMBOL_SEPARATORS:
+        s = pattern.sub(separator, s)
+    kinds = s.encode("ascii").translate(_KIND_TABLE, _NOT_SEPARATOR)
+    parts = _SYMBOL_ITEM.split(s)
+    texts = parts[2::3]
+    numbers = ",0".join(parts[0::3]).translate(_TO_COMMA)
+    if numbers.encode("ascii").translate(None, b"0123456789,"):
+        return None  # a symbol on .b8/.b16, a sign, a suffix, ...
+    try:
+        # json reads exactly the plain decimals (no leading zeros: 017 is octal in PTX)
+        values = json.loads("[" + numbers[1:] + "]")
+        data = struct.pack(b"<" + kinds.upper(), *values)
+    except (ValueError, struct.error):
+        return None
+    relocs: list[Reloc] = []
+    wide: list[int] = []
+    if texts or _WIDE_B64.search(text) is not None:
+        runs = kinds.translate(_ONE_WIDE).split(b"W")
+        wide_kinds = kinds.translate(None, b"B")
+        steps = map(add, map(_WIDE_SIZE.__getitem__, wide_kinds), map(len, runs[1:]))
+        offsets = list(accumulate(steps, initial=len(runs[0])))
+        if texts:
+            unique = list(dict.fromkeys(texts))
+            if _FAST_SYMBOLS.fullmatch("\n".join(unique) + "\n") is None:
+                return None
+            plus = any("+" in t for t in unique)
+            cache = dict(zip(unique, map(_symbol_of if plus else Symbol, unique)))
+            mask = wide_kinds.translate(_SYMBOL_MASK)
+            sizes = map(_WIDE_SIZE.__getitem__, wide_kinds.translate(None, b"HIQ"))
+            relocs = list(
+                map(tuple.__new__, repeat(Reloc), zip(compress(offsets, mask), sizes, map(cache.__getitem__, texts)))
+            )
+            if plus and addends is not None:
+                addends.extend((t, r.offset) for t, r in zip(texts, relocs) if "+" in t)
+        if _WIDE_B64.search(text) is not None:
+            index = list(accumulate(map(len, runs[1:]), add, initial=len(runs[0])))
+            # the k-th wide item is item index[k] + k
+            wide = [
+                offsets[k]
+                for k, kind in enumerate(wide_kinds)
+                if kind == 81 and values[index[k] + k] >> 32  # 81: "Q"
+            ]
+    return SectionImage(name, data, relocs, {}, wide_values=wide, filename=filename)
+
+
 def _fast_section(
     name: str, body: str, filename: str, addends: list[tuple[str, int]] | None = None
 ) -> SectionImage | None:
@@ -815,6 +895,9 @@ def _fast_section(
     spaces in lists, negative, hex or octal numbers, values out of range), which the
     line-by-line reader then handles and names. ``addends`` receives each ``label+N``
     value with its offset."""
+    image = _line_section(name, body, filename, addends)
+    if image is not None:
+        return image
     if "/" in body or ":" in body or ";" in body or "-" in body:
         return None
     tokens = body.split()
