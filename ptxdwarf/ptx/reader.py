@@ -1325,7 +1325,7 @@ class _ModuleParser:
             )
         body = masked[pos + 1 : close]
         body_line = line + masked.count("\n", start, pos + 1)
-        stray = re.search(r"\.section\b", body)
+        stray = re.search(r"\.section\b", body) if ".section" in body else None
         if stray is not None:
             raise PtxSyntaxError(
                 f"section {name} opened here is never closed", filename=self.filename, line=line
@@ -1347,10 +1347,32 @@ class _ModuleParser:
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
+#: Everything but the characters :func:`_marks` keeps.
+_UNMARKED = bytes(c for c in range(256) if c not in _CONTROL_BYTES + b"{}/*")
 
 
-_SECTION_AT = re.compile(r"\.section\b")
-_FILE_AT = re.compile(r"\.file\b")
+def _marks(text: str) -> bytes | None:
+    """The control characters, braces, slashes and stars of ASCII ``text``, in order,
+    in one pass (None for other text): what :func:`parse_ptx` checks the whole text for."""
+    if not text.isascii():
+        return None
+    return text.encode("ascii").translate(None, _UNMARKED)
+
+
+def _directives_at(text: str, word: str) -> list[int]:
+    """Where ``word`` (``.section``) starts a line's first token, not a longer word."""
+    found = []
+    size = len(word)
+    pos = text.find(word)
+    while pos >= 0:
+        after = text[pos + size : pos + size + 1]
+        if not (after.isalnum() or after == "_") and _at_line_start(text, pos):
+            found.append(pos)
+        pos = text.find(word, pos + size)
+    return found
+
+
 
 
 def _at_line_start(text: str, pos: int) -> bool:
@@ -1358,10 +1380,14 @@ def _at_line_start(text: str, pos: int) -> bool:
     return not text[start:pos].strip()
 
 
-def _quick(text: str, filename: str) -> PtxModule | None:
+def _quick(text: str, filename: str, marks: bytes | None = None) -> PtxModule | None:
     """The module's header directives and debug sections, without reading the code;
-    None when the text needs the careful reader (block comments, unbalanced braces)."""
-    if "/*" in text or text.count("{") != text.count("}"):
+    None when the text needs the careful reader (block comments, unbalanced braces).
+    ``marks``: :func:`_marks` of the text, if known."""
+    if marks is not None:
+        if (b"/*" in marks and "/*" in text) or marks.count(b"{") != marks.count(b"}"):
+            return None
+    elif "/*" in text or text.count("{") != text.count("}"):
         return None
     parser = _ModuleParser.__new__(_ModuleParser)
     parser.text = text
@@ -1369,11 +1395,13 @@ def _quick(text: str, filename: str) -> PtxModule | None:
     parser.module = module = PtxModule(text, filename)
     parser._line_pos = 0
     parser._line = 1
-    starts = [m.start() for m in _SECTION_AT.finditer(text) if _at_line_start(text, m.start())]
+    starts = _directives_at(text, ".section")
     tail = starts[0] if starts else len(text)
     # Comments matter only in the debug sections, and there only when some are written.
-    rest = text[tail:]
-    parser.masked = text[:tail] + (mask_comments(rest, filename) if "/" in rest else rest)
+    if text.find("/", tail) >= 0:
+        parser.masked = text[:tail] + mask_comments(text[tail:], filename)
+    else:
+        parser.masked = text
     head_end = text.find("{")
     head = text if head_end < 0 else text[:head_end]
     for name, pattern in (("version", _VERSION), ("target", _TARGET), ("address_size", _ADDRESS_SIZE)):
@@ -1381,9 +1409,8 @@ def _quick(text: str, filename: str) -> PtxModule | None:
             if _at_line_start(text, m.start()):
                 parser.directive(name, m.start())
                 break
-    for m in _FILE_AT.finditer(text):
-        if _at_line_start(text, m.start()):
-            parser.file_directive(m.start())
+    for start in _directives_at(text, ".file"):
+        parser.file_directive(start)
     pos = 0
     for start in starts:
         if start >= pos:
@@ -1405,7 +1432,8 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
     """
     if not text.strip():
         raise PtxSyntaxError("empty file: no PTX", filename=filename)
-    bad = _CONTROL.search(text)
+    marks = _marks(text)
+    bad = _CONTROL.search(text) if marks is None or marks.translate(None, b"{}/*") else None
     if bad is not None:
         raise PtxSyntaxError(
             ("NUL byte" if bad.group(0) == "\0" else f"control character 0x{ord(bad.group(0)):02x}")
@@ -1414,7 +1442,7 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
             line=text.count("\n", 0, bad.start()) + 1,
         )
     with gc_paused():
-        quick = _quick(text, filename)
+        quick = _quick(text, filename, marks)
         if quick is not None:
             return quick
         return _ModuleParser(text, filename).parse()
