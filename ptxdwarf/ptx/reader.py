@@ -866,7 +866,7 @@ def _line_section(
             unique = list(dict.fromkeys(texts))
             if _FAST_SYMBOLS.fullmatch("\n".join(unique) + "\n") is None:
                 return None
-            plus = any("+" in t for t in unique)
+            plus = "+" in text
             cache = dict(zip(unique, map(_symbol_of if plus else Symbol, unique)))
             mask = wide_kinds.translate(_SYMBOL_MASK)
             sizes = map(_WIDE_SIZE.__getitem__, wide_kinds.translate(None, b"HIQ"))
