@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .constants import FORM
-from .forms import RELOCATABLE_FORMS, fixed_formats, reader_for
+from .forms import RELOCATABLE_FORMS, fixed_formats, read_uleb, reader_for
 from .image import Reloc
 from .model import REFERENCE_FORMS, AbbrevDecl, Attribute
 from .schemas import Block
@@ -143,8 +143,24 @@ def compile_plan(specs: tuple[tuple[int, int], ...], version: int, address_size:
             w.emit("app(a)")
             w.emit("pos = stop + 1")
         elif form in _BLOCK_FORMS:
-            w.emit(f"raw, newpos = {w.const(reader_for(form, version, address_size))}(data, pos)")
-            w.emit("first = newpos - len(raw)")
+            if form in (FORM.exprloc, FORM.block1, FORM.block):
+                # the length (one byte, or a ULEB128 of one byte), inline
+                w.emit("first = data[pos]")
+                if form == FORM.block1:
+                    w.emit("newpos = pos + 1 + first")
+                    w.emit("first = pos + 1")
+                else:
+                    w.emit("if first < 0x80:")
+                    w.emit("    newpos = pos + 1 + first")
+                    w.emit("    first = pos + 1")
+                    w.emit("else:")
+                    w.emit(f"    first, newpos = {w.const(read_uleb)}(data, pos)")
+                    w.emit("    first, newpos = newpos, newpos + first")
+                w.emit("if newpos > len(data): raise IndexError")
+                w.emit("raw = data[first:newpos]")
+            else:
+                w.emit(f"raw, newpos = {w.const(reader_for(form, version, address_size))}(data, pos)")
+                w.emit("first = newpos - len(raw)")
             w.emit("inner = ()")
             w.emit("if rmap is not None:")
             w.emit("    lo = bisect_left(reloc_offsets, first)")
