@@ -60,10 +60,10 @@ class Plan:
         string_at: Callable[[int, int], str],
         reloc_offsets: list[int],
         relocs: list[Reloc],
-        indirect: Callable[[str, bytes, int, list[Attribute]], int],
+        indirect: Callable[[int, bytes, int, list[Attribute]], int],
     ) -> AttributeReader:
         """The reader of this abbreviation's attributes in one unit."""
-        return self.factory(unit_offset, rmap, applied, resolve, string_at, reloc_offsets, relocs, indirect)  # type: ignore[no-any-return]
+        return self.factory(unit_offset, rmap, applied, resolve, string_at, reloc_offsets, relocs, indirect)
 
 
 class _Writer:
