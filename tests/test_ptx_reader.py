@@ -179,3 +179,95 @@ def test_bulk_reader_equals_line_reader(lines: list[str], sep: str) -> None:
     image = _ptx._SectionParser(".debug_info", "t.ptx").parse(body, 10)
     image.ensure_lines()
     assert (image.line_offsets, image.line_numbers) == (slow.line_offsets, slow.line_numbers)
+
+
+# --- the one-directive-a-line reader against the general bulk reader ----------
+
+
+def _section_bodies() -> list[tuple[str, str, str]]:
+    from conftest import FIXTURES
+
+    found = []
+    for path in sorted(FIXTURES.rglob("*.ptx")):
+        text = ptxdwarf.load_text(path)
+        try:
+            module = ptxdwarf.parse_ptx(text)
+        except PtxSyntaxError:
+            continue
+        for block in module.sections:
+            body = text[text.index("{", block.start) + 1 : block.end - 1]
+            found.append((f"{path.relative_to(FIXTURES)}:{block.name}", block.name, body))
+    return found
+
+
+_BODIES = _section_bodies()
+_VARIANTS = [
+    ("as written", lambda b: b),
+    ("octal", lambda b: b.replace("\n.b8 0\n", "\n.b8 00\n", 1)),
+    ("symbol on .b8", lambda b: b.replace("\n.b8 1\n", "\n.b8 x\n", 1)),
+    ("wide .b64", lambda b: b.replace("\n.b64 0\n", "\n.b64 4294967296\n", 1)),
+    ("two spaces", lambda b: b.replace(".b32 ", ".b32  ", 1)),
+    ("indented", lambda b: b.replace("\n.b32 ", "\n\t.b32 ", 1)),
+    ("list on .b16", lambda b: b.replace("\n.b16 ", "\n.b16 1,", 1)),
+    ("list on .b32", lambda b: b.replace("\n.b32 ", "\n.b32 1,", 1)),
+    ("empty item", lambda b: b.replace(",", ",,", 1)),
+    ("label+N", lambda b: b.replace("\n.b32 ", "\n.b32 s+1\n.b32 ", 1)),
+    ("too large", lambda b: b.replace("\n.b64 ", "\n.b64 99999999999999999999999\n.b64 ", 1)),
+    ("byte over 255", lambda b: b.replace("\n.b8 ", "\n.b8 256\n.b8 ", 1)),
+]
+
+
+def _bulk_image(name: str, body: str, line_reader: bool) -> tuple[object, list[tuple[str, int]]]:
+    from ptxdwarf.ptx import reader
+
+    addends: list[tuple[str, int]] = []
+    if line_reader:
+        img = reader._line_section(name, body, "f.ptx", addends)
+    else:
+        saved = reader._line_section
+        reader._line_section = lambda *args: None  # type: ignore[assignment]
+        try:
+            img = reader._fast_section(name, body, "f.ptx", addends)
+        finally:
+            reader._line_section = saved  # type: ignore[assignment]
+    if img is None:
+        return None, addends
+    relocs = [(r.offset, r.size, r.symbol.name, r.symbol.addend) for r in img.relocs]
+    return (img.data, relocs, img.wide_values, img.labels), addends
+
+
+@pytest.mark.parametrize("variant", [v for v, _ in _VARIANTS])
+def test_line_reader_reads_what_the_bulk_reader_reads(variant: str) -> None:
+    """Where the one-directive-a-line reader takes a body, its image is the general
+    bulk reader's; it takes every section nvcc writes."""
+    change = dict(_VARIANTS)[variant]
+    taken = 0
+    for where, name, body in _BODIES:
+        body = change(body)
+        mine, mine_addends = _bulk_image(name, body, True)
+        if mine is None:
+            continue
+        taken += 1
+        assert (mine, mine_addends) == _bulk_image(name, body, False), where
+    if variant == "as written":
+        assert taken >= sum(1 for where, _, _ in _BODIES if where.startswith("nvcc/"))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "\n.b8 1\n.b32 2,3\n",  # a list on a wide directive
+        "\n.b8 017\n",  # octal
+        "\n.b8 sym\n",  # a symbol on .b8
+        "\n.b8 1\n  .b8 2\n",  # indentation
+        "\n.b8 1\r\n.b8 2\n",  # CRLF
+        "\n.b32 -1\n",  # a sign
+        "\n.b32 1U\n",  # a suffix
+        "\n.b8 1 // c\n",  # a comment
+        "\nL:\n.b8 1\n",  # a label
+    ],
+)
+def test_line_reader_leaves_other_text_to_the_general_readers(body: str) -> None:
+    from ptxdwarf.ptx import reader
+
+    assert reader._line_section(".debug_info", body, "f.ptx", []) is None

@@ -17,7 +17,6 @@ from .constants import FORM, at_name, form_name, tag_name
 from ..errors import DwarfError
 from .forms import (
     RELOCATABLE_FORMS,
-    fixed_formats,
     read_uleb,
     reader_for,
 )
@@ -37,79 +36,12 @@ from .model import (
     StringTable,
     Unit,
 )
+from .plans import Plan
 from .schemas import ABBREV_TABLE, MACINFO, Block, schemas_for
 
 __all__ = ["decode_sections", "make_resolver"]
 
 _ABBREV_TABLE = ABBREV_TABLE.compile()
-
-# Flags of a fixed-size attribute in a decoding plan.
-_RELOC = 1
-_REF = 2
-_STRP = 4
-_REF_ADDR = 8
-
-# Kinds of plan steps.
-_FIXED = 0
-_STRING = 1
-_BLOCK = 2
-_VARIABLE = 3
-_INDIRECT = 4
-
-
-class _Plan:
-    """How to read the attributes of one abbreviation, fixed-size runs merged."""
-
-    __slots__ = ("code", "tag", "children", "steps")
-
-    def __init__(self, decl: AbbrevDecl, version: int, address_size: int) -> None:
-        self.code = decl.code
-        self.tag = decl.tag
-        self.children = decl.has_children
-        formats = fixed_formats(version, address_size)
-        steps: list[tuple[Any, ...]] = []
-        run_fmt = ""
-        run: list[tuple[int, int, int, int, int]] = []
-        run_size = 0
-
-        def flush() -> None:
-            nonlocal run_fmt, run, run_size
-            if run:
-                steps.append((_FIXED, struct.Struct("<" + run_fmt), tuple(run)))
-            run_fmt, run, run_size = "", [], 0
-
-        for name, form in decl.specs:
-            fmt = formats.get(form)
-            if fmt is not None:
-                size = struct.calcsize("<" + fmt)
-                flags = 0
-                if form in RELOCATABLE_FORMS:
-                    flags |= _RELOC
-                if form in REFERENCE_FORMS:
-                    flags |= _REF
-                if form == FORM.strp:
-                    flags |= _STRP
-                if form == FORM.ref_addr:
-                    flags |= _REF_ADDR
-                run.append((name, form, run_size, size, flags))
-                run_fmt += fmt
-                run_size += size
-                continue
-            flush()
-            if form == FORM.string:
-                steps.append((_STRING, name, form))
-            elif form in (FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc):
-                steps.append((_BLOCK, name, form, reader_for(form, version, address_size)))
-            elif form == FORM.indirect:
-                steps.append((_INDIRECT, name, form))
-            else:
-                reader = reader_for(form, version, address_size)
-                if reader is None:
-                    raise KeyError(form)
-                steps.append((_VARIABLE, name, form, reader))
-        flush()
-        self.steps = tuple(steps)
-
 
 def make_resolver(images: Mapping[str, SectionImage]) -> Callable[[Symbol], int]:
     """Numbers for symbols of PTX text: a debug-section label is its offset there,
@@ -216,16 +148,16 @@ class _InfoDecoder:
         self.tables = {t.offset: t for t in tables}
         self.strings = strings
         self.resolve = resolve
-        self.plans: dict[tuple[int, int, int], dict[int, _Plan]] = {}
+        self.plans: dict[tuple[int, int, int], dict[int, Plan]] = {}
 
-    def plans_for(self, table: AbbrevTable, version: int, address_size: int, at: int) -> dict[int, _Plan]:
+    def plans_for(self, table: AbbrevTable, version: int, address_size: int, at: int) -> dict[int, Plan]:
         key = (table.offset, version, address_size)
         plans = self.plans.get(key)
         if plans is None:
             plans = {}
             for decl in table.decls:
                 try:
-                    plans[decl.code] = _Plan(decl, version, address_size)
+                    plans[decl.code] = Plan(decl, version, address_size)
                 except KeyError as exc:
                     raise _fail(
                         self.image,
@@ -283,20 +215,28 @@ class _InfoDecoder:
         self.decode_dies(unit, plans, start + 11, end)
         return unit
 
-    def decode_dies(self, unit: Unit, plans: dict[int, _Plan], pos: int, end: int) -> None:
+    def decode_dies(self, unit: Unit, plans: dict[int, Plan], pos: int, end: int) -> None:
         image = self.image
         data = image.data
         rmap = image.reloc_map if image.relocs else None
         applied = image.relocs_applied
         resolve = self.resolve
-        strings = self.strings
         unit_offset = unit.offset
         parent: DIE | None = None
         stack: list[DIE | None] = []
         root: DIE | None = None
         die_start = pos
         new_die = DIE.__new__
-        new_attr = Attribute.__new__
+        reloc_offsets = [r.offset for r in image.relocs]
+        string_at = self.string_at
+
+        def indirect(name: int, data: bytes, pos: int, attrs: list[Attribute]) -> int:
+            return self.read_indirect(unit, name, data, pos, attrs)
+
+        readers = {
+            code: plan.bind(unit_offset, rmap, applied, resolve, string_at, reloc_offsets, image.relocs, indirect)
+            for code, plan in plans.items()
+        }
         try:
             while pos < end:
                 die_start = pos
@@ -341,75 +281,7 @@ class _InfoDecoder:
                 die.children = []
                 attrs: list[Attribute] = []
                 die.attributes = attrs
-                for step in plan.steps:
-                    kind = step[0]
-                    if kind == _FIXED:
-                        fmt = step[1]
-                        values = fmt.unpack_from(data, pos)
-                        for (name, form, rel, size, flags), value in zip(step[2], values):
-                            a = new_attr(Attribute)
-                            a.name = name
-                            a.form = form
-                            a.relocs = ()
-                            a.target = None
-                            a.offset = pos + rel
-                            if flags:
-                                if rmap is not None and flags & _RELOC:
-                                    r = rmap.get(pos + rel)
-                                    if r is not None:
-                                        # the width the text gave (a .b32 label in an 8-byte field stays 4)
-                                        a.relocs = (Reloc(0, r.size, r.symbol),)
-                                        if not applied:
-                                            value = resolve(r.symbol)
-                                if flags & _REF:
-                                    a.target = unit_offset + value
-                                elif flags & _REF_ADDR:
-                                    a.target = value
-                                elif flags & _STRP:
-                                    a.target = value
-                                    value = self.string_at(value, pos + rel)
-                            a.value = value
-                            attrs.append(a)
-                        pos += fmt.size
-                    elif kind == _STRING:
-                        stop = data.index(b"\0", pos, end)
-                        a = new_attr(Attribute)
-                        a.name = step[1]
-                        a.form = step[2]
-                        a.value = data[pos:stop].decode("utf-8", "surrogateescape")
-                        a.relocs = ()
-                        a.target = None
-                        a.offset = pos
-                        attrs.append(a)
-                        pos = stop + 1
-                    elif kind == _BLOCK:
-                        raw, newpos = step[3](data, pos)
-                        first = newpos - len(raw)
-                        inner: tuple[Reloc, ...] = ()
-                        if rmap is not None:
-                            inner = tuple(
-                                r.moved(-first) for r in image.relocs_in(first, newpos)
-                            )
-                        a = new_attr(Attribute)
-                        a.name = step[1]
-                        a.form = step[2]
-                        a.value = Block(raw, inner)
-                        a.relocs = inner
-                        a.target = None
-                        a.offset = pos
-                        attrs.append(a)
-                        pos = newpos
-                    elif kind == _VARIABLE:
-                        value, newpos = step[3](data, pos)
-                        a = Attribute(step[1], step[2], value, (), None, pos)
-                        pos = newpos
-                        if step[2] == FORM.ref_udata:
-                            a.target = unit_offset + value
-                        attrs.append(a)
-                    else:
-                        pos = self.read_indirect(unit, step[1], data, pos, attrs)
-                    if pos > end:
-                        raise IndexError
+                pos = readers[code](data, pos, end, attrs)
                 die.size = pos - die_start
                 if parent is None:
                     root = die

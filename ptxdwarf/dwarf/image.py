@@ -172,7 +172,9 @@ def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while a large model is built.
 
     Building a DIE tree allocates hundreds of thousands of objects that all stay
-    alive; each generation-2 collection on the way walks all of them again.
+    alive; each generation-2 collection on the way walks all of them again. On the
+    way out they are moved to the oldest generation unexamined (unless the program
+    keeps frozen objects of its own), not walked by the next young collection.
     """
     if not gc.isenabled():
         yield
@@ -181,4 +183,7 @@ def gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()

@@ -46,7 +46,6 @@ def check_relocations(ctx: LintContext) -> None:
                 if sym.name not in code_labels:
                     code_labels[sym.name] = (name, reloc.offset)
                 continue  # the common case: nothing to say
-            die = ctx.die_containing(reloc.offset) if in_info else None
             if kind in (UNDEFINED, REGISTER) or (
                 kind == SECTION and sym.name not in ctx.symbols.sections and sym.name not in _PTXAS_SECTIONS
             ):
@@ -56,7 +55,7 @@ def check_relocations(ctx: LintContext) -> None:
                     f"{what} {sym} used in {name} is not defined in this module; ptxas silently writes 0"
                     if kind != REGISTER
                     else f"{sym} used in {name} is a register, which ptxas cannot resolve: it silently writes 0",
-                    die=die,
+                    die=ctx.die_containing(reloc.offset) if in_info else None,
                     section=name,
                     offset=reloc.offset,
                 )
@@ -72,7 +71,7 @@ def check_relocations(ctx: LintContext) -> None:
                 ctx.add(
                     "symbol-addend",
                     f"{sym} in .debug_info: {what}; use a label at the address itself",
-                    die=die,
+                    die=ctx.die_containing(reloc.offset) if in_info else None,
                     section=name,
                     offset=reloc.offset,
                 )
@@ -83,7 +82,7 @@ def check_relocations(ctx: LintContext) -> None:
                     "func-param-address",
                     f"{sym} is a parameter of .func {found.function.name}: ptxas writes 0 for it (only kernel "
                     "parameters have an address); describe the register or stack slot that holds it",
-                    die=die,
+                    die=ctx.die_containing(reloc.offset) if in_info else None,
                     section=name,
                     offset=reloc.offset,
                 )
@@ -94,7 +93,7 @@ def check_relocations(ctx: LintContext) -> None:
                         f".debug_str label {sym.name} is referenced again (first at "
                         f"{image.source(strp_uses[sym.name])}); ptxas resolves the second reference to 0: "
                         "give every reference its own label or write .debug_str+N",
-                        die=die,
+                        die=ctx.die_containing(reloc.offset) if in_info else None,
                         section=name,
                         offset=reloc.offset,
                     )

@@ -4,11 +4,12 @@ DIE references, name and address-range sets, and where symbolic values land."""
 from __future__ import annotations
 
 import bisect
+import struct
 from typing import Any
 
 from ..dwarf.constants import FORM, OP, at_name, form_name
 from ..dwarf.expr import decode_expression
-from ..dwarf.forms import RELOCATABLE_FORMS
+from ..dwarf.forms import RELOCATABLE_FORMS, fixed_formats
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, REFERENCE_FORMS, Attribute, DebugInfo, NameSet, Unit
 from ..errors import PtxDwarfError
@@ -206,13 +207,34 @@ def _addr_operand_size(info: DebugInfo, die: DIE, attr: Attribute, start: int, o
     return None
 
 
+def _filled_fields(info: DebugInfo) -> set[tuple[int, int]]:
+    """(offset, size) of each decoded fixed-size attribute of a relocatable form."""
+    found: set[tuple[int, int]] = set()
+    for unit in info.units:
+        sizes = {
+            form: struct.calcsize("<" + fmt)
+            for form, fmt in fixed_formats(unit.version, unit.address_size).items()
+            if form in RELOCATABLE_FORMS
+        }
+        get = sizes.get
+        for die in unit.iter_dies():
+            for a in die.attributes:
+                size = get(a.form)  # type: ignore[arg-type]
+                if size is not None and a.offset >= 0:
+                    found.add((a.offset, size))
+    return found
+
+
 def check_info_relocs(ctx: LintContext, info: DebugInfo) -> None:
     """reloc-width: each symbolic value of .debug_info fills one relocatable field or DW_OP_addr operand."""
     image = ctx.images.get(".debug_info")
     if image is None or not image.relocs:
         return
     fields = _Fields(info)
+    filled = _filled_fields(info)
     for reloc in image.relocs:
+        if (reloc.offset, reloc.size) in filled:
+            continue  # the common case: exactly one relocatable field
         found = fields.at(reloc.offset)
         if found is None:
             continue  # between records (padding, tail): structure/unit-length report those

@@ -9,6 +9,7 @@ functions with their labels, for features that check debug info against code.
 
 from __future__ import annotations
 
+import json
 import re
 import struct
 from itertools import accumulate, compress, count, repeat
@@ -806,6 +807,85 @@ _B64_ITEM = re.compile("Q")
 _CHAR_SIZE = {"B": 1, "H": 2, "I": 4, "Q": 8}
 
 
+# The one-directive-a-line reader: each directive becomes the separator before its
+# items (a .b8 list's own commas stay), a wide one marked as holding a symbol when
+# its item does not start with a digit.
+_LINE_SEPARATORS = (("\n.b8 ", "\x06"), ("\n.b16 ", "\x03"), ("\n.b32 ", "\x01"), ("\n.b64 ", "\x02"))
+_SYMBOL_SEPARATORS = ((re.compile("\x01(?![0-9])"), "\x04"), (re.compile("\x02(?![0-9])"), "\x05"))
+#: Splits at each symbolic item: text before, its separator, the symbol.
+_SYMBOL_ITEM = re.compile("([\x04\x05])([^,\x01-\x06]*)")
+#: Separator -> kind of item: B, H, I, Q a number of that width, i, q a symbol.
+_KIND_TABLE = bytes.maketrans(b",\x06\x03\x01\x02\x04\x05", b"BBHIQiq")
+_NOT_SEPARATOR = bytes(c for c in range(256) if c not in b",\x01\x02\x03\x04\x05\x06")
+_ONE_WIDE = bytes.maketrans(b"HIQiq", b"WWWWW")
+_WIDE_SIZE = {ord("H"): 2, ord("I"): 4, ord("Q"): 8, ord("i"): 4, ord("q"): 8}
+_SYMBOL_MASK = bytes.maketrans(b"HIQiq", b"\x00\x00\x00\x01\x01")
+_TO_COMMA = str.maketrans("\x01\x02\x03\x06", ",,,,")
+#: A list on a .b16/.b32/.b64 directive.
+_WIDE_LIST = re.compile("[\x01-\x03][^,\x01-\x06]*,")
+
+
+def _line_section(
+    name: str, body: str, filename: str, addends: list[tuple[str, int]] | None = None
+) -> SectionImage | None:
+    """:func:`_fast_section` of a body written one directive a line, each line
+    ``.bN`` and one space and its values (as nvcc writes), read with a few whole-text
+    operations; None for anything else."""
+    text = body.strip()
+    if not text or not text.isascii() or "/" in text or ":" in text or ";" in text or "-" in text:
+        return None
+    s = "\n" + text
+    for line_start, separator in _LINE_SEPARATORS:
+        s = s.replace(line_start, separator)
+    if "\n" in s or " " in s or "\t" in s or "\r" in s or "\x0b" in s or "\x0c" in s:
+        return None
+    if _WIDE_LIST.search(s) is not None:
+        return None
+    for pattern, separator in _SYMBOL_SEPARATORS:
+        s = pattern.sub(separator, s)
+    kinds = s.encode("ascii").translate(_KIND_TABLE, _NOT_SEPARATOR)
+    parts = _SYMBOL_ITEM.split(s)
+    texts = parts[2::3]
+    numbers = ",0".join(parts[0::3]).translate(_TO_COMMA)
+    if numbers.encode("ascii").translate(None, b"0123456789,"):
+        return None  # a symbol on .b8/.b16, a sign, a suffix, ...
+    try:
+        # json reads exactly the plain decimals (no leading zeros: 017 is octal in PTX)
+        values = json.loads("[" + numbers[1:] + "]")
+        data = struct.pack(b"<" + kinds.upper(), *values)
+    except (ValueError, struct.error):
+        return None
+    relocs: list[Reloc] = []
+    wide: list[int] = []
+    if texts or _WIDE_B64.search(text) is not None:
+        runs = kinds.translate(_ONE_WIDE).split(b"W")
+        wide_kinds = kinds.translate(None, b"B")
+        steps = map(add, map(_WIDE_SIZE.__getitem__, wide_kinds), map(len, runs[1:]))
+        offsets = list(accumulate(steps, initial=len(runs[0])))
+        if texts:
+            unique = list(dict.fromkeys(texts))
+            if _FAST_SYMBOLS.fullmatch("\n".join(unique) + "\n") is None:
+                return None
+            plus = "+" in text
+            cache = dict(zip(unique, map(_symbol_of if plus else Symbol, unique)))
+            mask = wide_kinds.translate(_SYMBOL_MASK)
+            sizes = map(_WIDE_SIZE.__getitem__, wide_kinds.translate(None, b"HIQ"))
+            relocs = list(
+                map(tuple.__new__, repeat(Reloc), zip(compress(offsets, mask), sizes, map(cache.__getitem__, texts)))
+            )
+            if plus and addends is not None:
+                addends.extend((t, r.offset) for t, r in zip(texts, relocs) if "+" in t)
+        if _WIDE_B64.search(text) is not None:
+            index = list(accumulate(map(len, runs[1:]), add, initial=len(runs[0])))
+            # the k-th wide item is item index[k] + k
+            wide = [
+                offsets[k]
+                for k, kind in enumerate(wide_kinds)
+                if kind == 81 and values[index[k] + k] >> 32  # 81: "Q"
+            ]
+    return SectionImage(name, data, relocs, {}, wide_values=wide, filename=filename)
+
+
 def _fast_section(
     name: str, body: str, filename: str, addends: list[tuple[str, int]] | None = None
 ) -> SectionImage | None:
@@ -815,6 +895,9 @@ def _fast_section(
     spaces in lists, negative, hex or octal numbers, values out of range), which the
     line-by-line reader then handles and names. ``addends`` receives each ``label+N``
     value with its offset."""
+    image = _line_section(name, body, filename, addends)
+    if image is not None:
+        return image
     if "/" in body or ":" in body or ";" in body or "-" in body:
         return None
     tokens = body.split()
@@ -1242,7 +1325,7 @@ class _ModuleParser:
             )
         body = masked[pos + 1 : close]
         body_line = line + masked.count("\n", start, pos + 1)
-        stray = re.search(r"\.section\b", body)
+        stray = re.search(r"\.section\b", body) if ".section" in body else None
         if stray is not None:
             raise PtxSyntaxError(
                 f"section {name} opened here is never closed", filename=self.filename, line=line
@@ -1264,10 +1347,32 @@ class _ModuleParser:
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
+#: Everything but the characters :func:`_marks` keeps.
+_UNMARKED = bytes(c for c in range(256) if c not in _CONTROL_BYTES + b"{}/*")
 
 
-_SECTION_AT = re.compile(r"\.section\b")
-_FILE_AT = re.compile(r"\.file\b")
+def _marks(text: str) -> bytes | None:
+    """The control characters, braces, slashes and stars of ASCII ``text``, in order,
+    in one pass (None for other text): what :func:`parse_ptx` checks the whole text for."""
+    if not text.isascii():
+        return None
+    return text.encode("ascii").translate(None, _UNMARKED)
+
+
+def _directives_at(text: str, word: str) -> list[int]:
+    """Where ``word`` (``.section``) starts a line's first token, not a longer word."""
+    found = []
+    size = len(word)
+    pos = text.find(word)
+    while pos >= 0:
+        after = text[pos + size : pos + size + 1]
+        if not (after.isalnum() or after == "_") and _at_line_start(text, pos):
+            found.append(pos)
+        pos = text.find(word, pos + size)
+    return found
+
+
 
 
 def _at_line_start(text: str, pos: int) -> bool:
@@ -1275,10 +1380,14 @@ def _at_line_start(text: str, pos: int) -> bool:
     return not text[start:pos].strip()
 
 
-def _quick(text: str, filename: str) -> PtxModule | None:
+def _quick(text: str, filename: str, marks: bytes | None = None) -> PtxModule | None:
     """The module's header directives and debug sections, without reading the code;
-    None when the text needs the careful reader (block comments, unbalanced braces)."""
-    if "/*" in text or text.count("{") != text.count("}"):
+    None when the text needs the careful reader (block comments, unbalanced braces).
+    ``marks``: :func:`_marks` of the text, if known."""
+    if marks is not None:
+        if (b"/*" in marks and "/*" in text) or marks.count(b"{") != marks.count(b"}"):
+            return None
+    elif "/*" in text or text.count("{") != text.count("}"):
         return None
     parser = _ModuleParser.__new__(_ModuleParser)
     parser.text = text
@@ -1286,11 +1395,13 @@ def _quick(text: str, filename: str) -> PtxModule | None:
     parser.module = module = PtxModule(text, filename)
     parser._line_pos = 0
     parser._line = 1
-    starts = [m.start() for m in _SECTION_AT.finditer(text) if _at_line_start(text, m.start())]
+    starts = _directives_at(text, ".section")
     tail = starts[0] if starts else len(text)
     # Comments matter only in the debug sections, and there only when some are written.
-    rest = text[tail:]
-    parser.masked = text[:tail] + (mask_comments(rest, filename) if "/" in rest else rest)
+    if text.find("/", tail) >= 0:
+        parser.masked = text[:tail] + mask_comments(text[tail:], filename)
+    else:
+        parser.masked = text
     head_end = text.find("{")
     head = text if head_end < 0 else text[:head_end]
     for name, pattern in (("version", _VERSION), ("target", _TARGET), ("address_size", _ADDRESS_SIZE)):
@@ -1298,9 +1409,8 @@ def _quick(text: str, filename: str) -> PtxModule | None:
             if _at_line_start(text, m.start()):
                 parser.directive(name, m.start())
                 break
-    for m in _FILE_AT.finditer(text):
-        if _at_line_start(text, m.start()):
-            parser.file_directive(m.start())
+    for start in _directives_at(text, ".file"):
+        parser.file_directive(start)
     pos = 0
     for start in starts:
         if start >= pos:
@@ -1322,7 +1432,8 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
     """
     if not text.strip():
         raise PtxSyntaxError("empty file: no PTX", filename=filename)
-    bad = _CONTROL.search(text)
+    marks = _marks(text)
+    bad = _CONTROL.search(text) if marks is None or marks.translate(None, b"{}/*") else None
     if bad is not None:
         raise PtxSyntaxError(
             ("NUL byte" if bad.group(0) == "\0" else f"control character 0x{ord(bad.group(0)):02x}")
@@ -1331,7 +1442,7 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
             line=text.count("\n", 0, bad.start()) + 1,
         )
     with gc_paused():
-        quick = _quick(text, filename)
+        quick = _quick(text, filename, marks)
         if quick is not None:
             return quick
         return _ModuleParser(text, filename).parse()
