@@ -212,14 +212,18 @@ def _cmd_lint(args: argparse.Namespace) -> int:
         return _each(args.files, lambda path: main_lint(path, False))
     # One array of every file's findings (each names its file in "where").
     everything: list[Finding] = []
+    read = 0
 
     def one(path: str) -> int:
+        nonlocal read
         findings = _lint_one(path)
         everything.extend(findings)
+        read += 1
         return 1 if findings else 0
 
     worst = _each(args.files, one)
-    _write_findings_json(everything)
+    if read or len(args.files) > 1:
+        _write_findings_json(everything)
     return worst
 
 

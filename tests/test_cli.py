@@ -60,6 +60,10 @@ def test_lint_exit_code_is_the_worst_and_json_is_one_array() -> None:
     assert findings and json.loads(ptxdwarf("lint", "--json", CLEAN, FAULTY).stdout) == findings
     assert ptxdwarf("lint", CLEAN, CLEAN).returncode == 0
     assert ptxdwarf("lint", CLEAN, "/nonexistent.ptx").returncode == 2
+    # one file that cannot be read: its error line and no document
+    alone = ptxdwarf("lint", "--json", "/nonexistent.ptx")
+    assert (alone.returncode, alone.stdout) == (2, "")
+    assert json.loads(ptxdwarf("lint", "--json", "/nonexistent.ptx", "/nonexistent2.ptx").stdout) == []
 
 
 def test_check_of_several_files_runs_ptxas_on_each() -> None:
