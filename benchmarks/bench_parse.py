@@ -105,7 +105,7 @@ def ptxdwarf_read(text: str) -> int:
     for die in info.iter_dies():
         n += 1
         for attr in die.attributes:
-            attr.value
+            _ = attr.value
     return n
 
 
@@ -119,7 +119,7 @@ def pyelftools_read(cubin: bytes) -> int:
                 continue
             n += 1
             for attr in die.attributes.values():
-                attr.value
+                _ = attr.value
     return n
 
 
@@ -156,7 +156,7 @@ def breakdown(text: str, runs: int) -> dict[str, float]:
         t3 = time.perf_counter()
         for die in info.iter_dies():
             for attr in die.attributes:
-                attr.value
+                _ = attr.value
         t4 = time.perf_counter()
         for key, dt in (("parse", t1 - t0), ("images", t2 - t1), ("decode", t3 - t2), ("walk", t4 - t3)):
             best[key] = min(best[key], dt)

@@ -24,10 +24,34 @@ from .api import (
     replace_debug_sections,
     rewrite_ptx,
 )
+from .dump import dump_json, dump_text, iter_json
 from .dwarf.constants import AT, ATE, FORM, LANG, OP, TAG, AddressClass, address_class_name
 from .dwarf.decode import decode_sections
-from .dump import dump_json, dump_text, iter_json
-from .dwarf.encode import EncodeOptions, Encoded, encode, encode_sections
+from .dwarf.encode import Encoded, EncodeOptions, encode, encode_sections
+from .dwarf.expr import (
+    ExpressionError,
+    Op,
+    decode_expression,
+    encode_expression,
+    register_name,
+    register_number,
+)
+from .dwarf.image import Reloc, SectionImage, Symbol
+from .dwarf.model import (
+    DIE,
+    AbbrevDecl,
+    AbbrevTable,
+    ArangeSet,
+    Attribute,
+    BuiltDIE,
+    DebugInfo,
+    LocationList,
+    NameSet,
+    RangeList,
+    StringTable,
+    Unit,
+)
+from .dwarf.schemas import Block
 from .errors import (
     AttachError,
     BuilderError,
@@ -40,25 +64,8 @@ from .errors import (
     RegisterNameError,
     ToolError,
 )
-from .dwarf.expr import ExpressionError, Op, decode_expression, encode_expression, register_name, register_number
-from .dwarf.image import Reloc, SectionImage, Symbol
-from .dwarf.model import (
-    AbbrevDecl,
-    AbbrevTable,
-    ArangeSet,
-    Attribute,
-    BuiltDIE,
-    DebugInfo,
-    DIE,
-    LocationList,
-    NameSet,
-    RangeList,
-    StringTable,
-    Unit,
-)
 from .ptx.reader import PtxModule, parse_ptx
 from .ptx.writer import Style, format_section, format_sections
-from .dwarf.schemas import Block
 
 __all__ = [
     "AT",
@@ -149,8 +156,8 @@ __all__ += ["cubin_images", "read_cubin"]
 
 from .abi import ParamDecl
 from .check import CheckReport, Difference, check
-from .lint import Finding, lint
 from .cuda.ptxas import Ptxas, PtxasCancelled, PtxasFailed, find_ptxas
+from .lint import Finding, lint
 
 __all__ += [
     "CheckReport",

@@ -47,7 +47,7 @@ class ParamDecl:
         return self.declaration()
 
 
-def _scalar(type_: "Type") -> tuple[str, int] | None:
+def _scalar(type_: Type) -> tuple[str, int] | None:
     """(class letter, bits) of a base or enum type: ('s', 32), ('u', 8), ('f', 64)."""
     t = type_.resolved
     if t.kind == "enum":
@@ -65,7 +65,7 @@ def _scalar(type_: "Type") -> tuple[str, int] | None:
     return ("u", bits)
 
 
-def lower(type_: "Type", prefix: str, index: int, *, kernel: bool, address_size: int = 8) -> list[ParamDecl]:
+def lower(type_: Type, prefix: str, index: int, *, kernel: bool, address_size: int = 8) -> list[ParamDecl]:
     """The ``.param`` declarations a value of ``type_`` is passed in, named
     ``{prefix}{index}``, ``{prefix}{index + 1}``... (none for a zero-sized type)."""
     t = type_.resolved

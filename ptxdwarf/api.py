@@ -8,9 +8,9 @@ from pathlib import Path
 
 from .dwarf.decode import decode_sections
 from .dwarf.encode import EncodeOptions, encode_sections
-from .errors import PtxDwarfError, PtxSyntaxError
 from .dwarf.image import SectionImage
 from .dwarf.model import DebugInfo
+from .errors import PtxDwarfError, PtxSyntaxError
 from .ptx.edits import TextEdits
 from .ptx.reader import PtxModule, parse_ptx
 from .ptx.writer import Style, format_section

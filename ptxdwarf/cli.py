@@ -12,8 +12,8 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import __version__

@@ -11,12 +11,13 @@ no problem; the JSON is produced as a stream of chunks for the same reason
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, TextIO
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 from .dwarf.constants import AT, FORM, address_class_name, at_name, ate_name, form_name, lang_name, tag_name
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol
-from .dwarf.model import Attribute, DebugInfo, DIE, LocationList, Unit
+from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 
 __all__ = ["DUMP_FORMAT", "iter_json", "dump_json", "write_json", "iter_text", "dump_text", "attribute_json"]
@@ -216,7 +217,7 @@ def _sets_json(info: DebugInfo) -> dict[str, Any]:
     if info.strings is not None:
         out["strings"] = [
             {"offset": off, "string": raw.decode("utf-8", "surrogateescape").encode("utf-8", "backslashreplace").decode("utf-8")}
-            for off, raw in zip(info.strings.offsets, info.strings.strings)
+            for off, raw in zip(info.strings.offsets, info.strings.strings, strict=False)
         ]
     if info.raw:
         out["other_sections"] = [{"name": name, "size": len(img.data)} for name, img in info.raw.items()]
@@ -394,7 +395,7 @@ def iter_text(info: DebugInfo) -> Iterator[str]:
     if info.strings is not None and info.strings.strings:
         yield ""
         yield ".debug_str contents:"
-        for off, raw in zip(info.strings.offsets, info.strings.strings):
+        for off, raw in zip(info.strings.offsets, info.strings.strings, strict=False):
             yield f"0x{off:08x}: {_quote(raw.decode('utf-8', 'surrogateescape'))}"
     for name, img in info.raw.items():
         yield ""

@@ -13,14 +13,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 from .dwarf.constants import AddressClass
-from .errors import BuilderError
 from .dwarf.expr import Op, register_number
 from .dwarf.image import Symbol
+from .errors import BuilderError
 
 __all__ = [
     "Location",

@@ -8,13 +8,14 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
-from .errors import ToolError
 from .cuda.ptxas import Ptxas, find_ptxas
-from .testing import CompiledCubin, compile_ptx as _compile
+from .errors import ToolError
+from .testing import CompiledCubin
+from .testing import compile_ptx as _compile
 
 
 @pytest.fixture(scope="session")

@@ -18,18 +18,19 @@ trees. The pytest plugin (registered as ``ptxdwarf``) provides the fixtures
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from .api import read_ptx
-from .dwarf.constants import AT, TAG, AddressClass, at_name, form_name, tag_name
 from .cuda.cubin import read_cubin
+from .cuda.ptxas import Ptxas, find_ptxas
+from .dwarf.constants import AT, TAG, AddressClass, at_name, form_name, tag_name
 from .dwarf.expr import ExpressionError, Op, decode_expression
-from .dwarf.model import Attribute, DebugInfo, DIE
+from .dwarf.model import DIE, Attribute, DebugInfo
+from .dwarf.schemas import Block
 from .ptx.reader import parse_ptx
 from .ptx.symbols import needs_compile_only
-from .cuda.ptxas import Ptxas, find_ptxas
-from .dwarf.schemas import Block
 
 __all__ = [
     "CompiledCubin",
@@ -51,11 +52,11 @@ class CompiledCubin:
     arch: str
     ptx: str
 
-    def debug_info(self) -> "Query":
+    def debug_info(self) -> Query:
         """The cubin's DWARF, queryable."""
         return Query(read_cubin(self.data))
 
-    def ptx_debug_info(self) -> "Query":
+    def ptx_debug_info(self) -> Query:
         """The PTX's own DWARF, queryable."""
         return Query(read_ptx(self.ptx))
 
@@ -162,7 +163,7 @@ class QueryDIE:
         return QueryLocation(self.die.attr(AT.location), self._asize)
 
     @property
-    def type(self) -> "QueryDIE | None":
+    def type(self) -> QueryDIE | None:
         """The DIE ``DW_AT_type`` refers to."""
         attr = self.die.attr(AT.type)
         if attr is None:
@@ -170,12 +171,12 @@ class QueryDIE:
         target = self.info.target(attr)
         return QueryDIE(self.info, target, self._asize) if target is not None else None
 
-    def children(self, tag: int | None = None) -> Iterator["QueryDIE"]:
+    def children(self, tag: int | None = None) -> Iterator[QueryDIE]:
         for child in self.die.children:
             if tag is None or child.tag == tag:
                 yield QueryDIE(self.info, child, self._asize)
 
-    def _find(self, tags: tuple[int, ...], name: str, what: str) -> "QueryDIE":
+    def _find(self, tags: tuple[int, ...], name: str, what: str) -> QueryDIE:
         stack = list(reversed(self.die.children))
         while stack:
             d = stack.pop()
@@ -185,19 +186,19 @@ class QueryDIE:
                 stack.extend(reversed(d.children))
         raise LookupError(f"no {what} {name!r} in {self.die.describe()}")
 
-    def parameter(self, name: str) -> "QueryDIE":
+    def parameter(self, name: str) -> QueryDIE:
         """The formal parameter ``name``."""
         return self._find((TAG.formal_parameter,), name, "parameter")
 
-    def variable(self, name: str) -> "QueryDIE":
+    def variable(self, name: str) -> QueryDIE:
         """The variable ``name`` here or in a nested block."""
         return self._find((TAG.variable,), name, "variable")
 
-    def member(self, name: str) -> "QueryDIE":
+    def member(self, name: str) -> QueryDIE:
         return self._find((TAG.member,), name, "member")
 
     @property
-    def parameters(self) -> list["QueryDIE"]:
+    def parameters(self) -> list[QueryDIE]:
         return list(self.children(TAG.formal_parameter))
 
 
@@ -283,7 +284,7 @@ def die_diff(a: DIE, b: DIE, *, compare_offsets: bool = False) -> list[str]:
                     lines.append(f"{here}: + {line}")
         if len(x.children) != len(y.children):
             lines.append(f"{here}: {len(x.children)} children != {len(y.children)}")
-        stack.extend((c, d, here) for c, d in reversed(list(zip(x.children, y.children))))
+        stack.extend((c, d, here) for c, d in reversed(list(zip(x.children, y.children, strict=False))))
     return lines
 
 
@@ -294,7 +295,7 @@ def assert_dies_equal(a: DIE | DebugInfo, b: DIE | DebugInfo, *, compare_offsets
     lines: list[str] = []
     if len(roots_a) != len(roots_b):
         lines.append(f"{len(roots_a)} unit(s) != {len(roots_b)} unit(s)")
-    for x, y in zip(roots_a, roots_b):
+    for x, y in zip(roots_a, roots_b, strict=False):
         lines.extend(die_diff(x, y, compare_offsets=compare_offsets))
     if lines:
         shown = "\n  ".join(lines[:50])

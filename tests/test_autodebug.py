@@ -29,8 +29,8 @@ from ptxdwarf.autodebug import (
     attach_ptx,
     default_output_name,
 )
-from ptxdwarf.cli import main_attach
 from ptxdwarf.check import check
+from ptxdwarf.cli import main_attach
 from ptxdwarf.demangle import demangle
 from ptxdwarf.expr import MAX_REGISTER_NAME, decode_expression
 from ptxdwarf.model import DIE

@@ -455,7 +455,7 @@ def _loc_lists(sec: OSection) -> tuple[list[int], list[int]]:
     toks = sec.tokens()
     sizes = [t[1] if isinstance(t, tuple) else 1 for t in toks]
     offs = [sum(sizes[:k]) for k in range(len(toks))]
-    at = {o: t for o, t in zip(offs, toks)}
+    at = {o: t for o, t in zip(offs, toks, strict=False)}
 
     def zero(o: int, n: int) -> bool:
         if isinstance(at.get(o), tuple):

@@ -128,7 +128,7 @@ def test_builder_types_equal_nvcc_layout(compile_ptx) -> None:
         assert die.attributes["DW_AT_byte_size"].value == exp["byte_size"], name
         members = [c for c in die.iter_children() if c.tag == "DW_TAG_member"]
         assert len(members) == len(exp["members"]), name
-        for got, want in zip(members, exp["members"]):
+        for got, want in zip(members, exp["members"], strict=False):
             where = f"{name}.{want['name']}"
             assert _location(got) == want["data_member_location"], where
             if "bit_size" in want:

@@ -75,7 +75,7 @@ def _cxxfilt(names: list[str]) -> dict[str, str]:
     proc = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True, text=True, check=True)
     lines = proc.stdout.splitlines()
     assert len(lines) == len(names)
-    return dict(zip(names, lines))
+    return dict(zip(names, lines, strict=False))
 
 
 def test_required_names() -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Iterator
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from conftest import GOOD_FIXTURES, fixture_id, run_dwarfdump
@@ -83,7 +84,7 @@ def test_dump_json_equals_llvm_dwarfdump_of_cubin(path: Path, compile_ptx, llvm_
         assert theirs == []
         return
     assert len(ours) == len(theirs)
-    for mine, other in zip(ours, theirs):
+    for mine, other in zip(ours, theirs, strict=False):
         assert mine == other, f"{path.name}: DIE at 0x{mine[0]:x}"
 
 

@@ -136,7 +136,7 @@ def compare(where: str, aggregate: dict[str, Any], lay: Layout, exp: dict[str, A
     assert lay.size == exp["byte_size"], f"{where}: size {lay.size}, nvcc {exp['byte_size']}"
     assert len(lay.members) == len(exp["members"]), where
     compared = 0
-    for member, placed, e in zip(aggregate["members"], lay.members, exp["members"]):
+    for member, placed, e in zip(aggregate["members"], lay.members, exp["members"], strict=False):
         at = f"{where}.{member['name']}"
         assert placed.name == member["name"] == e["name"], at
         assert placed.size == e["type_byte_size"], f"{at}: size {placed.size}, nvcc {e['type_byte_size']}"
@@ -223,7 +223,7 @@ def test_fundamental_and_enum_sizes_match_nvcc() -> None:
     for name, base in EXPECTED["base_types"].items():
         if name in FUNDAMENTAL:
             assert FUNDAMENTAL[name] == base["byte_size"], name
-    for name, enum in CASES.ENUMS.items():
+    for name in CASES.ENUMS:
         assert type_layout(f"enum {name}")[0] == EXPECTED["enums"][name]["byte_size"], name
 
 

@@ -13,8 +13,8 @@ from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DwarfConfig, DWARFI
 
 import ptxdwarf
 from ptxdwarf import AT, FORM, TAG
-from ptxdwarf.dwarf.image import SectionImage
 from ptxdwarf.check import die_and_attribute_at
+from ptxdwarf.dwarf.image import SectionImage
 from ptxdwarf.dwarf.model import DebugInfo
 
 
@@ -54,11 +54,11 @@ def test_offsets_equal_pyelftools(path: Path) -> None:
     ours = list(info.iter_dies())
     theirs = [d for cu in _elftools(info).iter_CUs() for d in cu.iter_DIEs() if not d.is_null()]
     assert [d.offset for d in ours] == [d.offset for d in theirs]
-    for die, other in zip(ours, theirs):
+    for die, other in zip(ours, theirs, strict=False):
         assert die.size == other.size, die
         offsets = [a.offset for a in other.attributes.values()]
         assert [a.value_offset for a in die.attributes] == offsets, die
-        for attr, (start, size) in zip(die.attributes, die.value_spans()):
+        for attr, (start, size) in zip(die.attributes, die.value_spans(), strict=False):
             assert start == attr.offset
             assert size >= 0
             if size:

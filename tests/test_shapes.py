@@ -15,7 +15,17 @@ from hypothesis import strategies as st
 from test_builder import rich
 
 import ptxdwarf
-from ptxdwarf import AT, FORM, TAG, AddressClass, BuilderError, DebugInfoBuilder, EncodeError, EncodeOptions, loc
+from ptxdwarf import (
+    AT,
+    FORM,
+    TAG,
+    AddressClass,
+    BuilderError,
+    DebugInfoBuilder,
+    EncodeError,
+    EncodeOptions,
+    loc,
+)
 from ptxdwarf.dwarf.forms import AUTO_FORM, AUTO_STRING
 from ptxdwarf.dwarf.model import BuiltDIE, shape_of
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import ptxdwarf
-from ptxdwarf import AT, DIE, Attribute, DebugInfo, NameSet, Op, Symbol, TAG, Unit
+from ptxdwarf import AT, DIE, TAG, Attribute, DebugInfo, NameSet, Op, Symbol, Unit
 from ptxdwarf.expr import register_number
 
 # .section .debug_info of the guide, as printed (symbolic values are zeros here).

@@ -145,7 +145,7 @@ def _split_lines(plan: Plan, funcs: list[Func]) -> None:
         open_brace = f.body_start - 1
         if fn.instrs and lines.at(fn.instrs[0].start)[0] == lines.at(open_brace)[0]:
             plan.split_at(f.body_start)
-        for before, s in zip(fn.statements, fn.statements[1:]):
+        for before, s in zip(fn.statements, fn.statements[1:], strict=False):
             if s.kind == "instr" and before.kind == "directive" and lines.at(before.end)[0] == lines.at(s.start)[0]:
                 plan.split_at(s.start)
         close_line, close_col = lines.at(f.body_end)

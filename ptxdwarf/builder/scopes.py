@@ -27,7 +27,7 @@ class Variable:
     name: str
     type: Type
     location: Location | LocationListSpec | None
-    builder: "DebugInfoBuilder" = field(repr=False)
+    builder: DebugInfoBuilder = field(repr=False)
 
     def set_location(self, location: Location | LocationListSpec) -> None:
         """Give (or replace) the location, e.g. once registers are allocated."""
@@ -37,7 +37,7 @@ class Variable:
 class _Scope:
     """Something that holds variables and lexical blocks: a function or a block."""
 
-    def __init__(self, builder: "DebugInfoBuilder", die: BuiltDIE, what: str) -> None:
+    def __init__(self, builder: DebugInfoBuilder, die: BuiltDIE, what: str) -> None:
         self._builder = builder
         self.die = die
         self._what = what
@@ -61,7 +61,7 @@ class _Scope:
         self.variables.append(var)
         return var
 
-    def lexical_block(self, *, low_pc: str | None = None, high_pc: str | None = None) -> "LexicalBlock":
+    def lexical_block(self, *, low_pc: str | None = None, high_pc: str | None = None) -> LexicalBlock:
         """A nested scope; ``low_pc``/``high_pc`` are labels of the PTX code it covers."""
         if (low_pc is None) != (high_pc is None):
             raise BuilderError(f"{self._what}: a lexical block needs both low_pc and high_pc labels, or neither")
@@ -85,7 +85,7 @@ class Function(_Scope):
 
     def __init__(
         self,
-        builder: "DebugInfoBuilder",
+        builder: DebugInfoBuilder,
         die: BuiltDIE,
         name: str,
         linkage_name: str,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..dwarf.constants import AT, ATE, TAG, AddressClass
 from ..dwarf.expr import Op
@@ -125,8 +125,8 @@ class Type:
     byte_size: int | None
     align: int
     kind: str
-    builder: "DebugInfoBuilder" = field(repr=False)
-    target: "Type | None" = field(default=None, repr=False)
+    builder: DebugInfoBuilder = field(repr=False)
+    target: Type | None = field(default=None, repr=False)
     layout: Layout | None = field(default=None, repr=False)
     complete: bool = True
 
@@ -134,14 +134,14 @@ class Type:
         return f"<Type {self.kind} {self.name or ''} size={self.byte_size}>"
 
     @property
-    def resolved(self) -> "Type":
+    def resolved(self) -> Type:
         """Through typedefs and qualifiers to the type that has the layout."""
         t: Type = self
         while t.kind in ("typedef", "const", "volatile", "restrict") and t.target is not None:
             t = t.target
         return t
 
-    def define(self, members: Sequence["MemberSpec"], **layout: Any) -> "Type":
+    def define(self, members: Sequence[MemberSpec], **layout: Any) -> Type:
         """Give a declared struct or union its members (for self-referencing types)."""
         return self.builder._define(self, members, **layout)
 
@@ -163,7 +163,7 @@ class Member:
     line: int | None = None
 
 
-MemberSpec = Union[tuple[Any, ...], Member]
+MemberSpec = tuple[Any, ...] | Member
 
 
 class TypeConstructors:
@@ -470,7 +470,7 @@ class TypeConstructors:
         die.without((_DECLARATION,))
         # byte_size goes right after the name, as compilers write it
         die.put(_BYTE_SIZE, layout.size, position=1 if AT.name in die else 0)
-        for spec, placed in zip(specs, layout.members):
+        for spec, placed in zip(specs, layout.members, strict=False):
             die.add_child(self._member(spec, placed))
         t.byte_size = layout.size
         t.align = layout.align

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import io
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from ..errors import CubinError
 

@@ -9,8 +9,8 @@ names, look-ups by name and CUDA's own address classes.
 from __future__ import annotations
 
 import enum
-from .codes import AT, ATE, FORM, LANG, OP, TAG
 
+from .codes import AT, ATE, FORM, LANG, OP, TAG
 
 __all__ = [
     "AT",

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import io
 import struct
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from construct import ConstructError
 
-from .constants import FORM, at_name, form_name, tag_name
 from ..errors import DwarfError
+from .constants import FORM, at_name, form_name, tag_name
 from .forms import (
     RELOCATABLE_FORMS,
     read_uleb,
@@ -22,17 +23,17 @@ from .forms import (
 )
 from .image import Reloc, SectionImage, Symbol, gc_paused
 from .model import (
+    DIE,
+    REFERENCE_FORMS,
     AbbrevDecl,
     AbbrevTable,
     ArangeSet,
     Attribute,
     DebugInfo,
-    DIE,
     LocationList,
     MacinfoUnit,
     NameSet,
     RangeList,
-    REFERENCE_FORMS,
     StringTable,
     Unit,
 )

@@ -20,18 +20,18 @@ from typing import Any
 
 from construct import ConstructError
 
-from .constants import FORM, at_name, form_name
 from ..errors import EncodeError
+from .constants import FORM, at_name, form_name
 from .forms import form_table, uleb_bytes
 from .image import Reloc, SectionImage, Symbol, gc_paused
 from .model import (
+    DIE,
     AbbrevDecl,
     AbbrevTable,
     ArangeSet,
     Attribute,
     BuiltDIE,
     DebugInfo,
-    DIE,
     LocationList,
     MacinfoUnit,
     NameSet,
@@ -49,7 +49,15 @@ from .schemas import (
     build_name_set,
     schemas_for,
 )
-from .shapes import ExpressionCache, GeneralWriter, ShapeWriter, UnexpectedValue, block_of, compile_shape, general_writers
+from .shapes import (
+    ExpressionCache,
+    GeneralWriter,
+    ShapeWriter,
+    UnexpectedValue,
+    block_of,
+    compile_shape,
+    general_writers,
+)
 
 __all__ = ["EncodeOptions", "Encoded", "encode", "encode_sections", "choose_form"]
 
@@ -280,7 +288,7 @@ class _InfoEncoder:
                 or d.tag != die.tag
                 or d.has_children != (die.has_children or bool(die.children))
                 or len(d.specs) != len(die.attributes)
-                or any(a.form is None or (a.name, a.form) != s for a, s in zip(die.attributes, d.specs))
+                or any(a.form is None or (a.name, a.form) != s for a, s in zip(die.attributes, d.specs, strict=False))
             ):
                 return None
         return decls
@@ -415,7 +423,7 @@ class _InfoEncoder:
             assert code is not None
         else:
             has_children = die.has_children or bool(die.children)
-            key = (die.tag, has_children, tuple([(a.name, f) for a, f in zip(attrs, forms)]))
+            key = (die.tag, has_children, tuple([(a.name, f) for a, f in zip(attrs, forms, strict=False)]))
             # Codes read with a table that no longer fits are not wishes; a built DIE's are.
             code = self.derived.code(key, die.abbrev_code if unit.abbrevs is None else None)
         if code < 0x80:
@@ -423,7 +431,7 @@ class _InfoEncoder:
         else:
             out += uleb_bytes(code)
         writers, fields, fixups, relocs, offsets = self.writers, self.fields, self.fixups, self.relocs, self.offsets
-        for attr, form in zip(attrs, forms):
+        for attr, form in zip(attrs, forms, strict=False):
             try:
                 writer = writers.get(form)
                 if writer is None:
@@ -460,7 +468,7 @@ class _InfoEncoder:
         )
         if writer is None:
             return None
-        key = (tag, has_children, tuple((n, f) for (n, _), f in zip(specs, settled)))
+        key = (tag, has_children, tuple((n, f) for (n, _), f in zip(specs, settled, strict=False)))
         return _Shape(key, writer, _STRP in settled)
 
     def location_value(self, value: Any, at: int, size: int, out: bytearray, relocs: list[Reloc]) -> None:

@@ -9,11 +9,11 @@ a global variable); they are carried as :class:`~ptxdwarf.image.Symbol`.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
-from .constants import OP, op_code, op_name
 from ..errors import PtxDwarfError, RegisterNameError
+from .constants import OP, op_code, op_name
 from .forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
 from .image import Reloc, Symbol
 from .schemas import Block
@@ -173,7 +173,7 @@ class Op:
         return " ".join(parts)
 
     @classmethod
-    def make(cls, name: str | int, *args: int | bytes | Symbol) -> "Op":
+    def make(cls, name: str | int, *args: int | bytes | Symbol) -> Op:
         """``Op.make("regx", 0x257231)``, ``Op.make("addr", Symbol("x"))``."""
         code = op_code(name)
         if code == 0x03 and args and isinstance(args[0], Symbol):
@@ -275,7 +275,7 @@ def encode_expression(ops: Iterable[Op], address_size: int) -> Block:
             raise ExpressionError(f"{op.name} takes {len(kinds)} operand(s), got {len(op.args)}")
         out.append(op.code)
         args: Sequence[int | bytes] = op.args or (0,)
-        for kind, arg in zip(kinds, args):
+        for kind, arg in zip(kinds, args, strict=False):
             try:
                 if kind == "a":
                     size = 8 if address_size == 8 else 4

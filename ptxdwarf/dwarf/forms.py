@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import functools
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .constants import FORM
 

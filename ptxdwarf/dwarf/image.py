@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import bisect
 import gc
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, NamedTuple
+from typing import NamedTuple
 
 __all__ = ["Symbol", "Reloc", "SectionImage", "DEBUG_SECTION_NAMES"]
 
@@ -80,7 +81,7 @@ class Reloc(NamedTuple):
     size: int
     symbol: Symbol
 
-    def moved(self, delta: int) -> "Reloc":
+    def moved(self, delta: int) -> Reloc:
         """The same relocation ``delta`` bytes further on."""
         return Reloc(self.offset + delta, self.size, self.symbol)
 

@@ -8,9 +8,11 @@ plain Python values typed by their form (see :class:`Attribute`).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Iterator, Mapping, Sequence, TypeVar, overload
+from typing import Any, Generic, TypeVar, overload
 
+from ..errors import BuilderError
 from .constants import (
     AT,
     EXPRESSION_ATTRIBUTES,
@@ -24,7 +26,6 @@ from .constants import (
     tag_code,
     tag_name,
 )
-from ..errors import BuilderError
 from .forms import (
     AUTO_EXPR,
     AUTO_EXPR_BLOCK1,
@@ -199,7 +200,7 @@ class DIE:
         self,
         tag: int | str,
         attributes: Sequence[Attribute] | None = None,
-        children: Sequence["DIE"] | None = None,
+        children: Sequence[DIE] | None = None,
         *,
         offset: int = -1,
         abbrev_code: int | None = None,
@@ -266,7 +267,7 @@ class DIE:
         self.attributes.append(attr)
         return attr
 
-    def add_child(self, child: "DIE") -> "DIE":
+    def add_child(self, child: DIE) -> DIE:
         """Append ``child`` and return it."""
         child.parent = self
         self.children.append(child)
@@ -282,12 +283,12 @@ class DIE:
         ends = [a.offset for a in attrs[1:]]
         ends.append(self.offset + self.size)
         spans = []
-        for a, end in zip(attrs, ends):
+        for a, end in zip(attrs, ends, strict=False):
             start = a.value_offset
             spans.append((start, end - start))
         return spans
 
-    def iter_subtree(self) -> Iterator["DIE"]:
+    def iter_subtree(self) -> Iterator[DIE]:
         """This DIE and all below it, depth first, without recursion."""
         stack = [self]
         while stack:
@@ -405,9 +406,9 @@ class RangeList:
 class NameSet:
     """A ``.debug_pubnames`` or ``.debug_pubtypes`` set."""
 
-    unit_offset: "int | Symbol | Unit" = 0
+    unit_offset: int | Symbol | Unit = 0
     unit_length: int | None = None
-    entries: list[tuple["int | DIE", str]] = field(default_factory=list)
+    entries: list[tuple[int | DIE, str]] = field(default_factory=list)
     version: int = 2
     offset: int = -1
     rest: bytes = b""
@@ -417,7 +418,7 @@ class NameSet:
 class ArangeSet:
     """A ``.debug_aranges`` set: (begin address, length) tuples for one unit."""
 
-    unit_offset: "int | Symbol | Unit" = 0
+    unit_offset: int | Symbol | Unit = 0
     tuples: list[tuple[int | Symbol, int | Symbol]] = field(default_factory=list)
     version: int = 2
     address_size: int = 8
@@ -451,10 +452,10 @@ class _Lazy(Generic[_T]):
         self.name, self.slot = name, "_" + name
 
     @overload
-    def __get__(self, obj: None, objtype: type | None = None) -> "_Lazy[_T]": ...
+    def __get__(self, obj: None, objtype: type | None = None) -> _Lazy[_T]: ...
     @overload
     def __get__(self, obj: object, objtype: type | None = None) -> _T: ...
-    def __get__(self, obj: object | None, objtype: type | None = None) -> "_T | _Lazy[_T]":
+    def __get__(self, obj: object | None, objtype: type | None = None) -> _T | _Lazy[_T]:
         if obj is None:
             return self
         loader = obj._lazy.pop(self.name, None)  # type: ignore[attr-defined]
@@ -511,7 +512,7 @@ class DebugInfo:
     raw = _Lazy[dict[str, SectionImage]]("Sections ptxdwarf has no schema for, kept as they are.")
     labels = _Lazy[dict[str, dict[str, int]]]("Labels defined in each section: ``{section: {label: offset}}``.")
 
-    def load_all(self) -> "DebugInfo":
+    def load_all(self) -> DebugInfo:
         """Decode now whatever is left for first use (and raise its errors now)."""
         for name in list(self._lazy):
             getattr(self, name)
@@ -714,7 +715,7 @@ class BuiltDIE(DIE):
         self.parent = None
 
     @classmethod
-    def make(cls, tag: int, items: Sequence[tuple[int, Any, str | int | None]]) -> "BuiltDIE":
+    def make(cls, tag: int, items: Sequence[tuple[int, Any, str | int | None]]) -> BuiltDIE:
         """A DIE with the attributes ``(name, value, form)`` (form None: the encoder's choice)."""
         specs = []
         for name, value, form in items:
@@ -734,7 +735,7 @@ class BuiltDIE(DIE):
             if len(specs) != len(self.values):
                 raise BuilderError(f"{self.describe()}: {len(specs)} attribute specs but {len(self.values)} values")
             attrs = [
-                Attribute(n, None if f < 0 or f & AUTO_FORM else f, v) for (n, f), v in zip(specs, self.values)
+                Attribute(n, None if f < 0 or f & AUTO_FORM else f, v) for (n, f), v in zip(specs, self.values, strict=False)
             ]
             _ATTRIBUTES_SLOT.__set__(self, attrs)
             self.specs = None
@@ -773,7 +774,7 @@ class BuiltDIE(DIE):
         if specs is None:
             return DIE.get(self, name, default)
         code = _at(name)
-        for (n, _), v in zip(specs, self.values):
+        for (n, _), v in zip(specs, self.values, strict=False):
             if n == code:
                 return v
         return default

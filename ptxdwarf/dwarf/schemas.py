@@ -179,7 +179,7 @@ class Block(bytes):
 
     relocs: tuple[Reloc, ...]
 
-    def __new__(cls, data: bytes = b"", relocs: Any = ()) -> "Block":
+    def __new__(cls, data: bytes = b"", relocs: Any = ()) -> Block:
         self = super().__new__(cls, data)
         self.relocs = tuple(relocs)
         return self
@@ -475,7 +475,7 @@ class _UnknownForm(Construct):  # type: ignore[misc]
 _UNKNOWN_FORM = _UnknownForm()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schemas_for(version: int, address_size: int) -> DwarfSchemas:
     """The cached :class:`DwarfSchemas` of an encoding."""
     return DwarfSchemas(version, address_size)

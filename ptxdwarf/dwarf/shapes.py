@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import EncodeError
 from .constants import FORM, at_name, form_name
@@ -290,7 +291,7 @@ def _shape_factory(
 ) -> Callable[..., ShapeWriter] | None:
     body = []
     consts = []
-    for i, ((name, _kind), form) in enumerate(zip(specs, forms)):
+    for i, ((name, _kind), form) in enumerate(zip(specs, forms, strict=False)):
         lines = _form_lines(form, version, address_size, False)
         if lines is None:
             return None

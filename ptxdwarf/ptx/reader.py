@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import re
 import struct
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter, mul
-from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping
 
-from ..errors import PtxSyntaxError
 from ..dwarf.image import Reloc, SectionImage, Symbol, gc_paused
+from ..errors import PtxSyntaxError
 from .symbols import SymbolTable, symbol_table
 
 __all__ = [
@@ -184,7 +184,7 @@ class SectionBlock:
     @property
     def text(self) -> SectionText:
         """What the block's text says beyond its bytes (read with the image)."""
-        self.image
+        _ = self.image
         return self._text if self._text is not None else SectionText()
 
 
@@ -205,8 +205,8 @@ class PtxModule:
     _functions: list[PtxFunction] = field(default_factory=list, repr=False)
     _variables: list[PtxVariable] = field(default_factory=list, repr=False)
     _prototypes: list[str] = field(default_factory=list, repr=False)
-    _pending: Callable[[], "PtxModule"] | None = field(default=None, repr=False, compare=False)
-    _symbols: "SymbolTable | None" = field(default=None, repr=False, compare=False)
+    _pending: Callable[[], PtxModule] | None = field(default=None, repr=False, compare=False)
+    _symbols: SymbolTable | None = field(default=None, repr=False, compare=False)
 
     def _complete(self) -> None:
         # The functions, their declarations and labels are read on first use:
@@ -239,7 +239,7 @@ class PtxModule:
         """``.target`` lists ``debug``."""
         return "debug" in self.target
 
-    def images(self, *, debug_only: bool = False) -> "LazyImages":
+    def images(self, *, debug_only: bool = False) -> LazyImages:
         """Section images by name, each read on first use; blocks of the same name are joined in order.
 
         ``debug_only``: only the ``.debug_*`` sections."""
@@ -262,14 +262,14 @@ class PtxModule:
             {name: any(b.labels_possible for b in blocks) for name, blocks in groups.items()},
         )
 
-    def read_sections(self) -> "PtxModule":
+    def read_sections(self) -> PtxModule:
         """Read every section block's text now (raising its errors now); ``self``."""
         for block in self.sections:
-            block.image
+            _ = block.image
         return self
 
     @property
-    def symbols(self) -> "SymbolTable":
+    def symbols(self) -> SymbolTable:
         """What each name of the module stands for (made on first use, then kept)."""
         return symbol_table(self)
 
@@ -563,7 +563,7 @@ class _SectionParser:
         if syms:
             symbols = self.symbols
             relocs = self.relocs
-            for i, name in zip(syms, names):
+            for i, name in zip(syms, names, strict=False):
                 sym = symbols.get(name)
                 if sym is None:
                     sym = symbols[name] = Symbol(name, 0)
@@ -867,14 +867,14 @@ def _line_section(
             if _FAST_SYMBOLS.fullmatch("\n".join(unique) + "\n") is None:
                 return None
             plus = "+" in text
-            cache = dict(zip(unique, map(_symbol_of if plus else Symbol, unique)))
+            cache = dict(zip(unique, map(_symbol_of if plus else Symbol, unique), strict=False))
             mask = wide_kinds.translate(_SYMBOL_MASK)
             sizes = map(_WIDE_SIZE.__getitem__, wide_kinds.translate(None, b"HIQ"))
             relocs = list(
-                map(tuple.__new__, repeat(Reloc), zip(compress(offsets, mask), sizes, map(cache.__getitem__, texts)))
+                map(tuple.__new__, repeat(Reloc), zip(compress(offsets, mask), sizes, map(cache.__getitem__, texts), strict=False))
             )
             if plus and addends is not None:
-                addends.extend((t, r.offset) for t, r in zip(texts, relocs) if "+" in t)
+                addends.extend((t, r.offset) for t, r in zip(texts, relocs, strict=False) if "+" in t)
         if _WIDE_B64.search(text) is not None:
             index = list(accumulate(map(len, runs[1:]), add, initial=len(runs[0])))
             # the k-th wide item is item index[k] + k
@@ -937,10 +937,10 @@ def _fast_section(
         unique = list(dict.fromkeys(texts))
         if _FAST_SYMBOLS.fullmatch("\n".join(unique) + "\n") is None:
             return None
-        cache = dict(zip(unique, map(_symbol_of, unique))) if "+" in joined else dict(zip(unique, map(Symbol, unique)))
-        relocs = list(map(tuple.__new__, repeat(Reloc), zip(pick(offsets), widths, map(cache.__getitem__, texts))))
+        cache = dict(zip(unique, map(_symbol_of, unique), strict=False)) if "+" in joined else dict(zip(unique, map(Symbol, unique), strict=False))
+        relocs = list(map(tuple.__new__, repeat(Reloc), zip(pick(offsets), widths, map(cache.__getitem__, texts), strict=False)))
         if "+" in joined and addends is not None:
-            addends.extend((t, r.offset) for t, r in zip(texts, relocs) if "+" in t)
+            addends.extend((t, r.offset) for t, r in zip(texts, relocs, strict=False) if "+" in t)
         if counts is not None:
             first = list(accumulate(repeats, initial=0))
             for i in symbols:
@@ -981,7 +981,7 @@ def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list
     values = tokens[1::2]
     sizes = list(map(_DIRECTIVE_SIZE.__getitem__, directives))
     if "," in stripped:
-        sizes = [size * (value.count(",") + 1) for size, value in zip(sizes, values)]
+        sizes = [size * (value.count(",") + 1) for size, value in zip(sizes, values, strict=False)]
     offsets = list(accumulate(sizes, initial=0))
     if offsets.pop() != len(data):
         return None
@@ -1081,9 +1081,10 @@ def parse_declaration(text: str, line: int) -> list[PtxVariable]:
             i += 1
             continue
         if w.startswith(".") and not current:
-            if w in _TYPES or w in _TYPE_SIZES or re.fullmatch(r"\.[busf]\d+(x2)?|\.pred|\.b128", w):
-                if not w.startswith(".v"):
-                    type_ = w
+            if (
+                w in _TYPES or w in _TYPE_SIZES or re.fullmatch(r"\.[busf]\d+(x2)?|\.pred|\.b128", w)
+            ) and not w.startswith(".v"):
+                type_ = w
             i += 1
             continue
         if w == ",":
@@ -1404,7 +1405,7 @@ def _quick(text: str, filename: str, marks: bytes | None = None) -> PtxModule | 
         parser.masked = text
     head_end = text.find("{")
     head = text if head_end < 0 else text[:head_end]
-    for name, pattern in (("version", _VERSION), ("target", _TARGET), ("address_size", _ADDRESS_SIZE)):
+    for name, _pattern in (("version", _VERSION), ("target", _TARGET), ("address_size", _ADDRESS_SIZE)):
         for m in re.finditer(r"\." + name + r"\b", head):
             if _at_line_start(text, m.start()):
                 parser.directive(name, m.start())

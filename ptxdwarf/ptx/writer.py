@@ -15,11 +15,11 @@ number of 2**32 or more, so such values are written as two ``.b32``.
 
 from __future__ import annotations
 
-from enum import Enum
 from collections.abc import Callable, Iterable
+from enum import Enum
 
-from ..errors import EncodeError
 from ..dwarf.image import Reloc, SectionImage
+from ..errors import EncodeError
 
 __all__ = ["Style", "format_section", "format_sections"]
 

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m ptxdwarf.cuda.facts: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        for tool, outcomes in zip(tools, results):
+        for tool, outcomes in zip(tools, results, strict=False):
             for o in outcomes:
                 row = {"case": o.case, "fact": o.fact, "expected": o.expected, "observed": o.observed, "holds": o.holds}
                 print(json.dumps({**row, "ptxas": tool.version}))
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ptxas {tool.version} ({tool.path})")
     print("\n".join(_table(chosen, tools, results)))
     print()
-    for tool, outcomes in zip(tools, results):
+    for tool, outcomes in zip(tools, results, strict=False):
         print(f"ptxas {tool.version}: {sum(o.holds for o in outcomes)} of {len(outcomes)} hold")
     return 0
 
