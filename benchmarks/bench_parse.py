@@ -28,6 +28,7 @@ on later runs. Needs nvcc (unless ``--ptx`` is given) and ptxas.
 
 Stdlib, ptxdwarf and pyelftools only.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,9 +65,16 @@ def generated_ptx(cache: Path, functions: int, arch: str) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     tmp = ptx.with_name(ptx.stem + ".partial.ptx")
     cmd = [
-        sys.executable, str(HERE / "gen_large_module.py"),
-        "--functions", str(functions), "--arch", arch,
-        "--source", str(ptx.with_suffix(".cu")), "--ptx", str(tmp),
+        sys.executable,
+        str(HERE / "gen_large_module.py"),
+        "--functions",
+        str(functions),
+        "--arch",
+        arch,
+        "--source",
+        str(ptx.with_suffix(".cu")),
+        "--ptx",
+        str(tmp),
     ]
     log("generating: " + " ".join(cmd))
     if subprocess.run(cmd).returncode != 0:
@@ -192,13 +200,20 @@ def sizes(text: str) -> tuple[int, int, dict[str, int]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--functions", type=int, default=3000,
-                    help="device functions of the generated module (default 3000)")
+    ap.add_argument(
+        "--functions", type=int, default=3000, help="device functions of the generated module (default 3000)"
+    )
     ap.add_argument("--ptx", type=Path, help="use this PTX file instead of generating one")
     ap.add_argument("--arch", default="sm_75", help="nvcc and ptxas -arch (default sm_75)")
-    ap.add_argument("--runs", type=int, default=3, help="timed runs of each reader; the best counts (default 3)")
-    ap.add_argument("--cache", type=Path, default=HERE / ".cache",
-                    help="where the generated PTX and the cubins are kept (default benchmarks/.cache)")
+    ap.add_argument(
+        "--runs", type=int, default=3, help="timed runs of each reader; the best counts (default 3)"
+    )
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=HERE / ".cache",
+        help="where the generated PTX and the cubins are kept (default benchmarks/.cache)",
+    )
     ap.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.ptxas.find_ptxas())")
     ap.add_argument("--no-sizes", action="store_true", help="skip the size ratios (three rewrites)")
     args = ap.parse_args(argv)
@@ -232,10 +247,14 @@ def main(argv=None) -> int:
     if args.no_sizes:
         print(f"DWARF        {read_bytes:,} bytes (debug sections as read from the PTX)")
     else:
-        print(f"DWARF        {dwarf_bytes:,} bytes (debug sections as encoded)"
-              + ("" if read_bytes == dwarf_bytes else f"; {read_bytes:,} as read from the PTX"))
-    print(f"DIEs         ptxdwarf {n_ptx:,}   pyelftools {n_elf:,} (non-null)   "
-          + ("same" if ok else "MISMATCH"))
+        print(
+            f"DWARF        {dwarf_bytes:,} bytes (debug sections as encoded)"
+            + ("" if read_bytes == dwarf_bytes else f"; {read_bytes:,} as read from the PTX")
+        )
+    print(
+        f"DIEs         ptxdwarf {n_ptx:,}   pyelftools {n_elf:,} (non-null)   "
+        + ("same" if ok else "MISMATCH")
+    )
     print()
     print(f"{'read every DIE (best of %d)' % args.runs:<40}{'seconds':>9}{'DIEs/s':>10}{'CPU s':>9}")
     print(f"{'  ptxdwarf, PTX text':<40}{t_ptx:9.3f}{n_ptx / t_ptx:10,.0f}{cpu_ptx:9.3f}")

@@ -19,6 +19,7 @@ sm_75): see fixtures/README.md, "Large module".
 
 Stdlib only (Python 3.11).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -189,7 +190,7 @@ def gen_kernel(rng: random.Random, j: int, sigs: list) -> str:
     lines.append("    node.weight = scale;")
     lines.append("    node.mode = MODE_B;")
     lines.append("    int acc = 0;")
-    for name, _r, cparams in rng.sample(sigs[-min(len(sigs), 20):], k=min(3, len(sigs))):
+    for name, _r, cparams in rng.sample(sigs[-min(len(sigs), 20) :], k=min(3, len(sigs))):
         args = []
         for t, _n, kind in cparams:
             if kind == "scalar":
@@ -251,8 +252,12 @@ def find_nvcc(explicit: str | None) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Generate a large CUDA module (and its nvcc -G PTX).")
     ap.add_argument("--functions", type=int, default=3000, help="device functions (default 3000)")
-    ap.add_argument("--kernel-every", type=int, default=10,
-                    help="emit a kernel after every K device functions (default 10)")
+    ap.add_argument(
+        "--kernel-every",
+        type=int,
+        default=10,
+        help="emit a kernel after every K device functions (default 10)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-o", "--source", help="write the .cu here (default: stdout, or beside --ptx)")
     ap.add_argument("--ptx", help="also compile with `nvcc -G -ptx` to this path")

@@ -99,4 +99,3 @@ def lower(type_: Type, prefix: str, index: int, *, kernel: bool, address_size: i
     if align not in _ALIGNS:
         raise BuilderError(f"parameter {name}: alignment {align} is not one of {_ALIGNS}")
     return [ParamDecl(name, ".b8", align, t.byte_size)]
-

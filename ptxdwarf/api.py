@@ -15,7 +15,16 @@ from .ptx.edits import TextEdits
 from .ptx.reader import PtxModule, parse_ptx
 from .ptx.writer import Style, format_section
 
-__all__ = ["read_ptx", "read_ptx_file", "read_file", "read_all", "rewrite_ptx", "replace_debug_sections", "edit_debug_sections", "load_text"]
+__all__ = [
+    "read_ptx",
+    "read_ptx_file",
+    "read_file",
+    "read_all",
+    "rewrite_ptx",
+    "replace_debug_sections",
+    "edit_debug_sections",
+    "load_text",
+]
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -62,7 +71,8 @@ def read_file(path: str | os.PathLike[str]) -> DebugInfo:
     found = read_all(path)
     if len(found) != 1:
         raise PtxDwarfError(
-            f"holds {len(found)} device images; use read_all() (ptxdwarf dump shows them all)", where=str(path)
+            f"holds {len(found)} device images; use read_all() (ptxdwarf dump shows them all)",
+            where=str(path),
         )
     return found[0][1]
 
@@ -126,7 +136,10 @@ def replace_debug_sections(
 
 
 def edit_debug_sections(
-    edits: TextEdits, module: PtxModule, images: Mapping[str, SectionImage], style: Style | str = Style.READABLE
+    edits: TextEdits,
+    module: PtxModule,
+    images: Mapping[str, SectionImage],
+    style: Style | str = Style.READABLE,
 ) -> None:
     """Add to ``edits`` (of ``module.text``) what :func:`replace_debug_sections` does.
 

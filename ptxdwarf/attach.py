@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["attach", "check_symbols"]
 
+
 def check_symbols(
     module: PtxModule, dbg: DebugInfoBuilder, planned: Mapping[str, PtxFunction] | None = None
 ) -> None:
@@ -47,7 +48,9 @@ def check_symbols(
             owner = planned.get(label)
             defined = owner is found if owner is not None else label in found.labels
             if not defined:
-                raise AttachError(f"label {label} of function {f.linkage_name} is not defined in that function")
+                raise AttachError(
+                    f"label {label} of function {f.linkage_name} is not defined in that function"
+                )
     inserted = {f.high_pc for f in dbg.functions if f.auto_labels}
     for label in sorted(dbg.labels_used - inserted):
         if label not in planned and table.code_owner(label) is None:

@@ -49,9 +49,7 @@ def _error(exc: BaseException) -> int:
     else:
         if os.environ.get("PTXDWARF_DEBUG"):
             raise exc
-        message = (
-            f"internal error ({type(exc).__name__}: {exc}); please report it; PTXDWARF_DEBUG=1 shows the traceback"
-        )
+        message = f"internal error ({type(exc).__name__}: {exc}); please report it; PTXDWARF_DEBUG=1 shows the traceback"
     print(f"ptxdwarf: error: {message}", file=sys.stderr)
     return 2
 
@@ -289,10 +287,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_rewrite)
 
-    p = sub.add_parser("check", help="compile with ptxas -g and compare the cubin's debug info with the PTX's")
+    p = sub.add_parser(
+        "check", help="compile with ptxas -g and compare the cubin's debug info with the PTX's"
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
     p.add_argument("--arch", help="GPU architecture for ptxas (default: from .target)")
-    p.add_argument("--ptxas", help="the ptxas to run (default: $PTXAS, PATH, $CUDA_HOME, the nvidia-cuda-nvcc wheel)")
+    p.add_argument(
+        "--ptxas", help="the ptxas to run (default: $PTXAS, PATH, $CUDA_HOME, the nvidia-cuda-nvcc wheel)"
+    )
     p.add_argument("--json", action="store_true", help="JSON report (format ptxdwarf-check/1)")
     p.set_defaults(func=_cmd_check)
 
@@ -306,7 +308,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", metavar="FILE", help="PTX text without debug info")
     p.add_argument(
-        "-o", "--output", metavar="OUT.ptx", help="output file (default: standard output; .file then names IN.debug.ptx)"
+        "-o",
+        "--output",
+        metavar="OUT.ptx",
+        help="output file (default: standard output; .file then names IN.debug.ptx)",
     )
     p.add_argument(
         "--rename-registers",
@@ -320,7 +325,9 @@ def _parser() -> argparse.ArgumentParser:
         action="store_false",
         help="leave .target as it is (ptxas compiles '.target ..., debug' as with -g)",
     )
-    p.add_argument("--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections")
+    p.add_argument(
+        "--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections"
+    )
     p.set_defaults(func=_cmd_attach)
 
     return parser

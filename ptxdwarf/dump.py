@@ -39,7 +39,10 @@ def _num(info: DebugInfo, value: int | Symbol | Any) -> Any:
 def _expr_json(ops: list[Op]) -> list[dict[str, Any]]:
     out = []
     for op in ops:
-        item: dict[str, Any] = {"op": op.name, "args": [list(a) if isinstance(a, bytes) else a for a in op.args]}
+        item: dict[str, Any] = {
+            "op": op.name,
+            "args": [list(a) if isinstance(a, bytes) else a for a in op.args],
+        }
         reg = op.register
         if reg is not None:
             item["register"] = reg
@@ -65,7 +68,10 @@ def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = 
         inner["indirect_form"] = inner["form"]
         inner["form"] = form_name(attr.form) if attr.form is not None else None
         return inner
-    out: dict[str, Any] = {"name": at_name(attr.name), "form": form_name(attr.form) if attr.form is not None else None}
+    out: dict[str, Any] = {
+        "name": at_name(attr.name),
+        "form": form_name(attr.form) if attr.form is not None else None,
+    }
     if isinstance(value, Block):
         out["value"] = list(value)
     elif isinstance(value, DIE):
@@ -107,7 +113,13 @@ def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = 
         and attr.form in (FORM.data4, FORM.sec_offset, FORM.data8)
         and info.locations is not None
     ):
-        loc = info.location_list_at(_num(info, value) if not attr.relocs else info.resolver(attr.relocs[0].symbol) if info.resolver else value)
+        loc = info.location_list_at(
+            _num(info, value)
+            if not attr.relocs
+            else info.resolver(attr.relocs[0].symbol)
+            if info.resolver
+            else value
+        )
         if loc is not None:
             out["loclist"] = _loclist_json(info, loc, address_size)
     return out
@@ -198,7 +210,11 @@ def _sets_json(info: DebugInfo) -> dict[str, Any]:
                 "unit_offset": _num(info, a.unit_offset),
                 "address_size": a.address_size,
                 "ranges": [
-                    {"begin": _num(info, b), "length": _num(info, e), **({"symbol": str(b)} if isinstance(b, Symbol) else {})}
+                    {
+                        "begin": _num(info, b),
+                        "length": _num(info, e),
+                        **({"symbol": str(b)} if isinstance(b, Symbol) else {}),
+                    }
                     for b, e in a.tuples
                 ],
             }
@@ -211,12 +227,20 @@ def _sets_json(info: DebugInfo) -> dict[str, Any]:
         ]
     if info.ranges is not None:
         out["ranges"] = [
-            {"offset": r.offset, "entries": [{"begin": _num(info, b), "end": _num(info, e)} for b, e in r.entries]}
+            {
+                "offset": r.offset,
+                "entries": [{"begin": _num(info, b), "end": _num(info, e)} for b, e in r.entries],
+            }
             for r in info.ranges
         ]
     if info.strings is not None:
         out["strings"] = [
-            {"offset": off, "string": raw.decode("utf-8", "surrogateescape").encode("utf-8", "backslashreplace").decode("utf-8")}
+            {
+                "offset": off,
+                "string": raw.decode("utf-8", "surrogateescape")
+                .encode("utf-8", "backslashreplace")
+                .decode("utf-8"),
+            }
             for off, raw in zip(info.strings.offsets, info.strings.strings, strict=False)
         ]
     if info.raw:
@@ -391,7 +415,9 @@ def iter_text(info: DebugInfo) -> Iterator[str]:
         yield ""
         yield ".debug_ranges contents:"
         for r in info.ranges:
-            yield f"0x{r.offset:08x}: " + " ".join(f"[{_addr_text(info, b)}, {_addr_text(info, e)})" for b, e in r.entries)
+            yield f"0x{r.offset:08x}: " + " ".join(
+                f"[{_addr_text(info, b)}, {_addr_text(info, e)})" for b, e in r.entries
+            )
     if info.strings is not None and info.strings.strings:
         yield ""
         yield ".debug_str contents:"
@@ -403,7 +429,14 @@ def iter_text(info: DebugInfo) -> Iterator[str]:
 
 
 def _set_length(ns: Any) -> int:
-    return 2 + 4 + 4 + sum(4 + len(n.encode("utf-8", "surrogateescape")) + 1 for _, n in ns.entries) + 4 + len(ns.rest)
+    return (
+        2
+        + 4
+        + 4
+        + sum(4 + len(n.encode("utf-8", "surrogateescape")) + 1 for _, n in ns.entries)
+        + 4
+        + len(ns.rest)
+    )
 
 
 def dump_text(info: DebugInfo) -> str:

@@ -226,7 +226,9 @@ def _check_field(field: Field, index: int, where: str | None) -> None:
             f"{who} has width 0; a zero-length bit field must be unnamed (spec 1.3)", where=where
         )
     if field.align_override is not None:
-        raise LayoutError(f"{who} has alignas({field.align_override}); a bit field cannot be aligned", where=where)
+        raise LayoutError(
+            f"{who} has alignas({field.align_override}); a bit field cannot be aligned", where=where
+        )
 
 
 def _member_align(field: Field, packed: bool) -> int:
@@ -292,9 +294,7 @@ def _span_text(field: Field, index: int, start: int, end: int) -> str:
     return f"{who} at offset {start // 8} ({(end - start) // 8} bytes)"
 
 
-def _check_overlaps(
-    fields: Sequence[Field], spans: Sequence[tuple[int, int]], where: str | None
-) -> None:
+def _check_overlaps(fields: Sequence[Field], spans: Sequence[tuple[int, int]], where: str | None) -> None:
     """Raise if two members of a struct share a bit (members of size 0 never do)."""
     order = sorted((s, e, i) for i, (s, e) in enumerate(spans) if e > s)
     reach = -1
@@ -404,9 +404,7 @@ def layout_struct(
                 unit_start = cursor // unit * unit
                 if cursor + width > unit_start + unit:
                     cursor = unit_start + unit
-            member = Placed(
-                field.name, _unit_offset(cursor, width, field.size), field.size, width, cursor
-            )
+            member = Placed(field.name, _unit_offset(cursor, width, field.size), field.size, width, cursor)
             start, end = cursor, cursor + width
             cursor = end
         placed.append(member)

@@ -180,7 +180,9 @@ class QueryDIE:
         stack = list(reversed(self.die.children))
         while stack:
             d = stack.pop()
-            if d.tag in tags and (d.name == name or d.get(AT.linkage_name) == name or d.get(AT.MIPS_linkage_name) == name):
+            if d.tag in tags and (
+                d.name == name or d.get(AT.linkage_name) == name or d.get(AT.MIPS_linkage_name) == name
+            ):
                 return QueryDIE(self.info, d, self._asize)
             if d.tag in (TAG.lexical_block, TAG.inlined_subroutine):
                 stack.extend(reversed(d.children))
@@ -217,7 +219,11 @@ class Query:
     def function(self, name: str) -> QueryDIE:
         """The subprogram whose name or linkage name is ``name``."""
         for die, asize in self._unit_dies():
-            if die.tag == TAG.subprogram and name in (die.name, die.get(AT.linkage_name), die.get(AT.MIPS_linkage_name)):
+            if die.tag == TAG.subprogram and name in (
+                die.name,
+                die.get(AT.linkage_name),
+                die.get(AT.MIPS_linkage_name),
+            ):
                 return QueryDIE(self.info, die, asize)
         raise LookupError(f"no function {name!r}")
 
@@ -231,7 +237,12 @@ class Query:
     def type(self, name: str) -> QueryDIE:
         """The first type named ``name``."""
         for die in self.info.iter_dies():
-            if die.name == name and die.tag not in (TAG.subprogram, TAG.variable, TAG.formal_parameter, TAG.member):
+            if die.name == name and die.tag not in (
+                TAG.subprogram,
+                TAG.variable,
+                TAG.formal_parameter,
+                TAG.member,
+            ):
                 unit = self.info.unit_of(die)
                 return QueryDIE(self.info, die, unit.address_size if unit else 8)
         raise LookupError(f"no type {name!r}")

@@ -24,7 +24,9 @@ FIXTURES = ROOT / "fixtures"
 GOOD_FIXTURES = sorted(
     p
     for p in FIXTURES.glob("*/*.ptx")
-    if ".orig." not in p.name and "ptxas-crash" not in p.name and not (p.name.startswith("rich.llc") and ".fixed." not in p.name)
+    if ".orig." not in p.name
+    and "ptxas-crash" not in p.name
+    and not (p.name.startswith("rich.llc") and ".fixed." not in p.name)
 )
 
 
@@ -50,7 +52,14 @@ def ptxas() -> Ptxas:
 
 
 def _llvm_dwarfdump() -> str | None:
-    for name in ("llvm-dwarfdump", "llvm-dwarfdump-14", "llvm-dwarfdump-15", "llvm-dwarfdump-16", "llvm-dwarfdump-17", "llvm-dwarfdump-18"):
+    for name in (
+        "llvm-dwarfdump",
+        "llvm-dwarfdump-14",
+        "llvm-dwarfdump-15",
+        "llvm-dwarfdump-16",
+        "llvm-dwarfdump-17",
+        "llvm-dwarfdump-18",
+    ):
         found = shutil.which(name)
         if found:
             return found

@@ -22,13 +22,27 @@ def source_types(dbg: DebugInfoBuilder) -> list[tuple[str, Type]]:
     un = dbg.union_type("U", [("f", c("float")), ("i", int_t), ("s", dbg.array_type(c("short"), 3))])
     e8 = dbg.enum_type("E8", {"E8_A": 0, "E8_B": 1}, underlying=c("unsigned char"))
     return [
-        ("c", c("char")), ("uc", c("unsigned char")), ("s", c("short")), ("us", c("unsigned short")),
-        ("b", c("bool")), ("i", int_t), ("u", c("unsigned int")), ("ll", c("long long")),
-        ("ull", c("unsigned long long")), ("f", c("float")), ("d", c("double")),
+        ("c", c("char")),
+        ("uc", c("unsigned char")),
+        ("s", c("short")),
+        ("us", c("unsigned short")),
+        ("b", c("bool")),
+        ("i", int_t),
+        ("u", c("unsigned int")),
+        ("ll", c("long long")),
+        ("ull", c("unsigned long long")),
+        ("f", c("float")),
+        ("d", c("double")),
         ("p", dbg.pointer_type(int_t, address_class=AddressClass.GENERIC)),
-        ("s3", s3), ("s12", s12), ("a16", a16), ("un", un),
-        ("v4", dbg.vector_type(int_t, 4, name="int4")), ("v3", dbg.vector_type(c("float"), 3, name="float3")),
-        ("e8", e8), ("big", c("__int128")), ("h", c("__half")),
+        ("s3", s3),
+        ("s12", s12),
+        ("a16", a16),
+        ("un", un),
+        ("v4", dbg.vector_type(int_t, 4, name="int4")),
+        ("v3", dbg.vector_type(c("float"), 3, name="float3")),
+        ("e8", e8),
+        ("big", c("__int128")),
+        ("h", c("__half")),
     ]
 
 
@@ -89,7 +103,9 @@ def test_abi_parameters_through_ptxas(compile_ptx, tmp_path: Path) -> None:
     k.abi_parameter("data", dbg.slice_type(r("f32")), line=3)
     k.abi_parameter("factor", r("f32"), line=3)
     k.abi_parameter("pair", dbg.struct_type("Pair", [("a", r("u16")), ("b", r("u64"))]), line=3)
-    ptx = "\n".join([".version 7.0", ".target sm_75", ".address_size 64", k.ptx_signature(), "{", "\tret;", "}", ""])
+    ptx = "\n".join(
+        [".version 7.0", ".target sm_75", ".address_size 64", k.ptx_signature(), "{", "\tret;", "}", ""]
+    )
     text = ptxdwarf.attach(ptx, dbg, filename="abi.ptx")
     info = ptxdwarf.read_cubin(compile_ptx(text, "abi.ptx"))
     dies = {d.name: d for d in info.iter_dies() if d.tag == ptxdwarf.TAG.formal_parameter}

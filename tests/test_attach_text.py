@@ -47,7 +47,7 @@ def test_attach_reads_the_module_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(out.functions) == 30
     for i, f in enumerate(out.functions):
         assert f"$L__ptxdwarf_end{i}" in f.labels
-    assert text.startswith(".version 7.0\n.target sm_75, debug\n.address_size 64\n.file 1 \"gen.ptx\"\n")
+    assert text.startswith('.version 7.0\n.target sm_75, debug\n.address_size 64\n.file 1 "gen.ptx"\n')
     assert {".debug_abbrev", ".debug_info"} <= {b.name for b in out.sections}
 
 

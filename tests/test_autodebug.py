@@ -47,7 +47,10 @@ FIXTURE_NAMES = [
     "long_registers.ptx",
     ALL_SPACES,
 ]
-CASES = [(name, False) for name in FIXTURE_NAMES] + [("long_registers.ptx", True), ("rich.nvcc.O3.sm_75.ptx", True)]
+CASES = [(name, False) for name in FIXTURE_NAMES] + [
+    ("long_registers.ptx", True),
+    ("rich.nvcc.O3.sm_75.ptx", True),
+]
 CASE_IDS = [f"{Path(name).name}{'-renamed' if rename else ''}" for name, rename in CASES]
 
 
@@ -144,7 +147,9 @@ def assert_line_table(text: str) -> int:
         j = i + 1
         while _LABEL_ONLY.match(lines[j]):
             j += 1
-        assert int(m.group(1)) == j + 1, f"line {i + 1}: {line.strip()} but the instruction is on line {j + 1}"
+        assert int(m.group(1)) == j + 1, (
+            f"line {i + 1}: {line.strip()} but the instruction is on line {j + 1}"
+        )
         covered.add(j)
     expected = instruction_lines(text)
     assert covered == expected, (
@@ -229,14 +234,20 @@ def assert_cubin_describes(module: PtxModule, cubin: bytes, result: AttachResult
                     skipped += 1
                     continue
                 die = children.get(reg)
-                assert die is not None and die.tag == TAG.variable, f"{f.name}: no variable for register {reg}"
+                assert die is not None and die.tag == TAG.variable, (
+                    f"{f.name}: no variable for register {reg}"
+                )
                 assert die.address_class == AddressClass.REG
                 ops = _expr(die)
                 assert ops and ops[0].register == reg
                 counts["registers"] += 1
     assert skipped == warned_count(result, r"(\d+) register\(s\) not described")
     classes = {"global": AddressClass.GLOBAL, "const": AddressClass.CONST, "shared": AddressClass.SHARED}
-    handles = {".texref": AddressClass.TEX, ".samplerref": AddressClass.TEX_SAMPLER, ".surfref": AddressClass.SURF}
+    handles = {
+        ".texref": AddressClass.TEX,
+        ".samplerref": AddressClass.TEX_SAMPLER,
+        ".surfref": AddressClass.SURF,
+    }
     for v in module.variables:
         die = module_vars.get(v.name)
         assert die is not None, f"no variable {v.name}"
@@ -323,10 +334,14 @@ def test_rename_is_consistent(ptxas: Ptxas) -> None:
     expected += source[pos:]
     body = result.text[: result.text.index("\n.section .debug")] + "\n"
     body = body.replace(", debug\n", "\n", 1)
-    body = "".join(l for l in body.splitlines(True) if not re.match(r"\s*(\.loc\b|\.file\b|\$L__ptxdwarf_\w+:)", l))
+    body = "".join(
+        l for l in body.splitlines(True) if not re.match(r"\s*(\.loc\b|\.file\b|\$L__ptxdwarf_\w+:)", l)
+    )
     assert body == expected
     plain = attach_ptx(source, output_name="x.ptx", rename_registers=True, debug_target=False).text
-    assert text_sections(compile_text(ptxas, source, debug=False)) == text_sections(compile_text(ptxas, plain, debug=False))
+    assert text_sections(compile_text(ptxas, source, debug=False)) == text_sections(
+        compile_text(ptxas, plain, debug=False)
+    )
     # nvcc's temp_param_reg, declared in three call sequences, becomes one short name
     nvcc = attached("rich.nvcc.O3.sm_75.ptx", True)
     assert nvcc.renamed == {"temp_param_reg": "%Sa"}
@@ -388,13 +403,21 @@ def test_device_parameter_locations(ptxas: Ptxas) -> None:
     assert [str(op) for op in _expr(params["f_a"])] == ["DW_OP_regx %r1"]
     assert [str(op) for op in _expr(params["f_e"])] == ["DW_OP_regx %rd1"]  # loaded twice, same register
     assert [str(op) for op in _expr(params["f_d"])] == [
-        "DW_OP_piece 4", "DW_OP_regx %r4", "DW_OP_piece 4", "DW_OP_piece 4"
+        "DW_OP_piece 4",
+        "DW_OP_regx %r4",
+        "DW_OP_piece 4",
+        "DW_OP_piece 4",
     ]
     assert params["f_d"].address_class == AddressClass.REG
     # 16 bytes never loaded: not one DW_OP_piece 16, which ptxas 13.0 misreads
     # (its operand byte 0x10 taken for DW_OP_constu: "Checked Data was Invalid")
     assert [str(op) for op in _expr(params["f_g"])] == [
-        "DW_OP_regx %r7", "DW_OP_piece 4", "DW_OP_regx %r8", "DW_OP_piece 4", "DW_OP_piece 0xf", "DW_OP_piece 1"
+        "DW_OP_regx %r7",
+        "DW_OP_piece 4",
+        "DW_OP_regx %r8",
+        "DW_OP_piece 4",
+        "DW_OP_piece 0xf",
+        "DW_OP_piece 1",
     ]
 
 
@@ -446,7 +469,9 @@ def test_odd_layouts(ptxas: Ptxas) -> None:
     assert check(text, ptxas=ptxas).consistent
     assert _lint()(text) == []
     plain = attach_ptx(EDGES, output_name="edges.ptx", debug_target=False).text
-    assert text_sections(compile_text(ptxas, EDGES, debug=False)) == text_sections(compile_text(ptxas, plain, debug=False))
+    assert text_sections(compile_text(ptxas, EDGES, debug=False)) == text_sections(
+        compile_text(ptxas, plain, debug=False)
+    )
 
 
 # --- refusing and replacing existing debug info -------------------------------------------------
@@ -506,12 +531,16 @@ def test_main_attach(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     src = tmp_path / "long.ptx"
     shutil.copy(NODEBUG / "long_registers.ptx", src)
     out = tmp_path / "long.out.ptx"
-    args = argparse.Namespace(path=str(src), output=str(out), rename_registers=False, replace=False, style="readable")
+    args = argparse.Namespace(
+        path=str(src), output=str(out), rename_registers=False, replace=False, style="readable"
+    )
     assert main_attach(args) == 0
     err = capsys.readouterr().err
     assert "ptxdwarf: warning: 8 register(s) not described" in err
     assert f'.file 1 "{out}"' in out.read_text()
-    args = argparse.Namespace(path=str(src), output=None, rename_registers=True, replace=False, style="compact")
+    args = argparse.Namespace(
+        path=str(src), output=None, rename_registers=True, replace=False, style="compact"
+    )
     assert main_attach(args) == 0
     captured = capsys.readouterr()
     assert f'.file 1 "{tmp_path / "long.debug.ptx"}"' in captured.out
@@ -575,11 +604,15 @@ def test_identifiers_starting_agrees_with_identifiers() -> None:
 
     masked = "$L__x1: a$L__x2 .$L__x3 %$L__x4 $$L__x5 ($L__x6+1) [$L__x7] $L__x8$y $L__ $L_x"
     expected = {t for t in identifiers(masked) if t.startswith("$L__")}
-    assert identifiers_starting(masked, "$L__") == expected == {"$L__x1", "$L__x6", "$L__x7", "$L__x8$y", "$L__"}
+    assert (
+        identifiers_starting(masked, "$L__") == expected == {"$L__x1", "$L__x6", "$L__x7", "$L__x8$y", "$L__"}
+    )
     for name in FIXTURE_NAMES:
         text = mask_comments((NODEBUG / name).read_text())
         for prefix in ("$L__", "%r", "_Z"):
-            assert identifiers_starting(text, prefix) == {t for t in identifiers(text) if t.startswith(prefix)}
+            assert identifiers_starting(text, prefix) == {
+                t for t in identifiers(text) if t.startswith(prefix)
+            }
 
 
 def test_directive_re_skips_directive_names_within_tokens() -> None:

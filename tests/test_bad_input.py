@@ -209,7 +209,11 @@ def set_value(text: str, section: str, offset: int, value: int | str) -> str:
     """``text`` with the value that starts at ``offset`` of ``section`` replaced (same width)."""
     sec = oracle_sections(text)[section]
     (target,) = [i for i in sec.items if i.offset == offset]
-    same_line = [Item(i.line, i.offset, i.width, value if i is target else i.value) for i in sec.items if i.line == target.line]
+    same_line = [
+        Item(i.line, i.offset, i.width, value if i is target else i.value)
+        for i in sec.items
+        if i.line == target.line
+    ]
     return replace_line(text, target.line, _render(same_line))
 
 
@@ -267,7 +271,13 @@ FORM_strp, FORM_udata, FORM_indirect = 0x0E, 0x0F, 0x16
 
 
 def decl(code: int, tag: int, children: bool, *specs: tuple[int, int]) -> bytes:
-    return uleb(code) + uleb(tag) + bytes([int(children)]) + b"".join(uleb(a) + uleb(f) for a, f in specs) + b"\0\0"
+    return (
+        uleb(code)
+        + uleb(tag)
+        + bytes([int(children)])
+        + b"".join(uleb(a) + uleb(f) for a, f in specs)
+        + b"\0\0"
+    )
 
 
 def abbrev_table(*decls: bytes) -> bytes:
@@ -387,7 +397,9 @@ def syntax(id: str, text: str, *lines: int, says: str | None = None) -> Case:
     return Case(id, text, "syntax", lines=frozenset(lines), says=says)
 
 
-def dwarf(id: str, text: str, *places: tuple[str, int], bounded: bool = False, says: str | None = None) -> Case:
+def dwarf(
+    id: str, text: str, *places: tuple[str, int], bounded: bool = False, says: str | None = None
+) -> Case:
     return Case(id, text, "dwarf", places=frozenset(places), bounded=bounded, says=says)
 
 
@@ -512,7 +524,9 @@ def _syntax_cases() -> list[Case]:
     ]
     cases = [syntax(name, replace_line(EXAMPLE, v, new), v, says=says) for name, new, says in on_version_line]
     # a list ending with a comma: before the next directive, and at the end of the section
-    cases.append(syntax("trailing-comma-mid-section", replace_line(EXAMPLE, v, ".b8 2, 0,"), v, v + 1, says="comma"))
+    cases.append(
+        syntax("trailing-comma-mid-section", replace_line(EXAMPLE, v, ".b8 2, 0,"), v, v + 1, says="comma")
+    )
     cases.append(
         syntax(
             "trailing-comma-end-of-section",
@@ -524,7 +538,9 @@ def _syntax_cases() -> list[Case]:
     )
     # labels (PTX ISA 7.5 so that they are allowed at all)
     diff = replace_line(EX_V75, EX_PUB_LEN_LINE, ".b32 $L__pub_end-$L__pub_start")
-    cases.append(syntax("label-difference-both-undefined", diff, EX_PUB_LEN_LINE, says=r"\$L__pub_(end|start)"))
+    cases.append(
+        syntax("label-difference-both-undefined", diff, EX_PUB_LEN_LINE, says=r"\$L__pub_(end|start)")
+    )
     cases.append(
         syntax(
             "label-difference-one-undefined",
@@ -548,7 +564,9 @@ def _syntax_cases() -> list[Case]:
     )
     no_end = replace_line(EXAMPLE, EX[PUB].close_line, "")
     n_lines = no_end.count("\n") + 1
-    cases.append(syntax("unclosed-last-section", no_end, EX[PUB].open_line, n_lines - 1, n_lines, says=UNCLOSED))
+    cases.append(
+        syntax("unclosed-last-section", no_end, EX[PUB].open_line, n_lines - 1, n_lines, says=UNCLOSED)
+    )
     cases.append(
         syntax(
             "section-without-brace",
@@ -562,9 +580,23 @@ def _syntax_cases() -> list[Case]:
     cases.append(syntax("close-brace-without-section", replace_line(EXAMPLE, stray, "}"), stray, says=r"\}"))
     cases.append(syntax("close-brace-at-end", EXAMPLE + "}\n", EXAMPLE.count("\n") + 1, says=r"\}"))
     reg = line_no(EXAMPLE, ".reg .s32 %r<4>;")
-    cases.append(syntax("unterminated-comment-in-code", replace_line(EXAMPLE, reg, ".reg .s32 %r<4>; /* x"), reg, says="comment"))
+    cases.append(
+        syntax(
+            "unterminated-comment-in-code",
+            replace_line(EXAMPLE, reg, ".reg .s32 %r<4>; /* x"),
+            reg,
+            says="comment",
+        )
+    )
     ld = line_no(EXAMPLE, "ld.param.u32 %r1, [_Z3fooii_param_0]; // load 1st param")
-    cases.append(syntax("nul-in-code", replace_line(EXAMPLE, ld, "ld.param.u32 %r1,\0 [_Z3fooii_param_0];"), ld, says="NUL"))
+    cases.append(
+        syntax(
+            "nul-in-code",
+            replace_line(EXAMPLE, ld, "ld.param.u32 %r1,\0 [_Z3fooii_param_0];"),
+            ld,
+            says="NUL",
+        )
+    )
     return cases
 
 
@@ -598,11 +630,15 @@ def _example_dwarf_cases() -> list[Case]:
     extra = replace_line(EXAMPLE, EX_LAST_INFO_LINE, ".b8 12, 0, 7, 0, 0")
     cases.append(dwarf("debug_info-trailing-bytes", extra, (INFO, 266)))
     cases.append(dwarf("unit-length-200MB", set_value(EXAMPLE, INFO, 0, HUGE), (INFO, 0), bounded=True))
-    cases.append(dwarf("unit-length-max-32bit", set_value(EXAMPLE, INFO, 0, 0xFFFFFFEF), (INFO, 0), bounded=True))
+    cases.append(
+        dwarf("unit-length-max-32bit", set_value(EXAMPLE, INFO, 0, 0xFFFFFFEF), (INFO, 0), bounded=True)
+    )
     cases.append(dwarf("unit-length-64bit-dwarf", set_value(EXAMPLE, INFO, 0, 0xFFFFFFFF), (INFO, 0)))
     cases.append(dwarf("unit-length-reserved", set_value(EXAMPLE, INFO, 0, 0xFFFFFFF0), (INFO, 0)))
     # the unit is shorter than its DIEs: the compile unit runs past the unit's end (0x18)
-    cases.append(dwarf("unit-length-too-small", set_value(EXAMPLE, INFO, 0, 20), (INFO, 0), (INFO, 0xB), (INFO, 0x1C)))
+    cases.append(
+        dwarf("unit-length-too-small", set_value(EXAMPLE, INFO, 0, 20), (INFO, 0), (INFO, 0xB), (INFO, 0x1C))
+    )
     for version in (0, 1, 5, 0xFFFF):
         text = set_value(EXAMPLE, INFO, 4, version & 0xFF)
         text = set_value(text, INFO, 5, version >> 8)
@@ -611,10 +647,16 @@ def _example_dwarf_cases() -> list[Case]:
         cases.append(dwarf(f"address-size-{size}", set_value(EXAMPLE, INFO, 10, size), (INFO, 0), (INFO, 10)))
     for code in (9, 0x7F):
         cases.append(
-            dwarf(f"abbrev-code-{code}-not-in-table", set_value(EXAMPLE, INFO, EX_BASE_TYPE_DIE, code), (INFO, EX_BASE_TYPE_DIE))
+            dwarf(
+                f"abbrev-code-{code}-not-in-table",
+                set_value(EXAMPLE, INFO, EX_BASE_TYPE_DIE, code),
+                (INFO, EX_BASE_TYPE_DIE),
+            )
         )
     cases.append(dwarf("root-abbrev-code-not-in-table", set_value(EXAMPLE, INFO, 0xB, 9), (INFO, 0xB)))
-    cases.append(dwarf("abbrev-offset-mid-table", set_value(EXAMPLE, INFO, 6, ".debug_abbrev+5"), (INFO, 0), (INFO, 6)))
+    cases.append(
+        dwarf("abbrev-offset-mid-table", set_value(EXAMPLE, INFO, 6, ".debug_abbrev+5"), (INFO, 0), (INFO, 6))
+    )
     cases.append(dwarf("abbrev-offset-past-section", set_value(EXAMPLE, INFO, 6, 1000), (INFO, 0), (INFO, 6)))
     cases.append(dwarf("debug_abbrev-missing", blank_section(EXAMPLE, ABBREV), (INFO, 0), (INFO, 6)))
     # abbreviation tables
@@ -660,19 +702,35 @@ def _example_dwarf_cases() -> list[Case]:
     for n in (1, 4, 10, 30):
         new_len = EX[PUB].size - n
         record = max(r for r in EX_PUB_RECORDS if r < new_len)
-        cases.append(dwarf(f"debug_pubnames-cut-{n}", truncate(EXAMPLE, PUB, n), (PUB, 0), (PUB, record), (PUB, new_len)))
+        cases.append(
+            dwarf(
+                f"debug_pubnames-cut-{n}", truncate(EXAMPLE, PUB, n), (PUB, 0), (PUB, record), (PUB, new_len)
+            )
+        )
     cases.append(dwarf("pubnames-length-200MB", set_value(EXAMPLE, PUB, 0, HUGE), (PUB, 0), bounded=True))
     # .debug_loc of a real numba module
     loc = oracle_sections(NUMBA_LOC)[LOC]
     lists, entries = _loc_lists(loc)
     for n in (3, 8, 16, 20):
         new_len = loc.size - n
-        places = {(LOC, max(x for x in lists if x < new_len)), (LOC, max(x for x in entries if x < new_len)), (LOC, new_len)}
+        places = {
+            (LOC, max(x for x in lists if x < new_len)),
+            (LOC, max(x for x in entries if x < new_len)),
+            (LOC, new_len),
+        }
         cases.append(dwarf(f"debug_loc-cut-{n}", truncate(NUMBA_LOC, LOC, n), *places))
     # the nvcc module: .debug_info cut, nvcc layout (one value per line, '{' on its own line)
     nv = oracle_sections(NVCC_CALL)
     cases.append(dwarf("nvcc-debug_info-cut-5", truncate(NVCC_CALL, INFO, 5), (INFO, 0)))
-    cases.append(dwarf("nvcc-debug_abbrev-cut-1", truncate(NVCC_CALL, ABBREV, 1), (ABBREV, 0), (ABBREV, _abbrev_walk(nv[ABBREV].data)[-1]["start"]), (ABBREV, nv[ABBREV].size - 1)))
+    cases.append(
+        dwarf(
+            "nvcc-debug_abbrev-cut-1",
+            truncate(NVCC_CALL, ABBREV, 1),
+            (ABBREV, 0),
+            (ABBREV, _abbrev_walk(nv[ABBREV].data)[-1]["start"]),
+            (ABBREV, nv[ABBREV].size - 1),
+        )
+    )
     return cases
 
 
@@ -689,7 +747,15 @@ def _hand_dwarf_cases() -> list[Case]:
         info = Section(INFO)
         info.unit(b"\x01" + struct.pack("<I", value))
         strs = Section(STR).b8(b"ab\0")
-        cases.append(dwarf(f"strp-outside-debug_str-{value:#x}", ptx(ab, info, strs), (INFO, die), (INFO, attr), bounded=bounded))
+        cases.append(
+            dwarf(
+                f"strp-outside-debug_str-{value:#x}",
+                ptx(ab, info, strs),
+                (INFO, die),
+                (INFO, attr),
+                bounded=bounded,
+            )
+        )
 
     # DW_FORM_string without its 0
     ab = Section(ABBREV).b8(CU_STRING)
@@ -703,7 +769,9 @@ def _hand_dwarf_cases() -> list[Case]:
     info = Section(INFO)
     info.unit(b"\x01\0\0\0\0")
     strs = Section(STR).b8(b"ab\0cd")
-    cases.append(dwarf("debug_str-unterminated", ptx(one_decl((AT_name, FORM_strp)), info, strs), (STR, 3), (STR, 5)))
+    cases.append(
+        dwarf("debug_str-unterminated", ptx(one_decl((AT_name, FORM_strp)), info, strs), (STR, 3), (STR, 5))
+    )
 
     # blocks longer than their unit (the section goes on: a second unit follows)
     for name, form, length, bounded in (
@@ -715,33 +783,68 @@ def _hand_dwarf_cases() -> list[Case]:
         info.unit(b"\x01" + length + b"\x01\x02\x03")
         info.unit(b"\x01" + bytes([3]) + bytes(300))
         ab = one_decl((AT_location, form))
-        cases.append(dwarf(f"{name}-runs-past-unit", ptx(ab, info), (INFO, die), (INFO, attr), bounded=bounded))
+        cases.append(
+            dwarf(f"{name}-runs-past-unit", ptx(ab, info), (INFO, die), (INFO, attr), bounded=bounded)
+        )
 
     # a ULEB128 that never ends inside its unit; an abbreviation code of 100 000 bytes
     info = Section(INFO)
     info.unit(b"\x01" + b"\x80" * 50)
     info.unit(b"\x01\x05")
-    cases.append(dwarf("uleb-unterminated-in-unit", ptx(one_decl((AT_byte_size, FORM_udata)), info), (INFO, die), (INFO, attr)))
+    cases.append(
+        dwarf(
+            "uleb-unterminated-in-unit",
+            ptx(one_decl((AT_byte_size, FORM_udata)), info),
+            (INFO, die),
+            (INFO, attr),
+        )
+    )
     info = Section(INFO)
     info.unit(b"\x80" * 100_000 + b"\x01", length=None)
-    cases.append(dwarf("abbrev-code-100k-byte-uleb", ptx(Section(ABBREV).b8(CU_STRING), info), (INFO, die), bounded=True))
+    cases.append(
+        dwarf(
+            "abbrev-code-100k-byte-uleb", ptx(Section(ABBREV).b8(CU_STRING), info), (INFO, die), bounded=True
+        )
+    )
 
     # an abbreviation table that ends right after a declaration's tag
     info = Section(INFO)
     info.unit(b"\x01x\0")
-    cases.append(dwarf("debug_abbrev-ends-after-tag", ptx(Section(ABBREV).b8([1, TAG_compile_unit]), info), (ABBREV, 0), (ABBREV, 2)))
+    cases.append(
+        dwarf(
+            "debug_abbrev-ends-after-tag",
+            ptx(Section(ABBREV).b8([1, TAG_compile_unit]), info),
+            (ABBREV, 0),
+            (ABBREV, 2),
+        )
+    )
 
     # DW_FORM_indirect naming an unknown form
     info = Section(INFO)
     info.unit(b"\x01\x7f\x01\x02")
-    cases.append(dwarf("indirect-unknown-form", ptx(one_decl((AT_name, FORM_indirect)), info), (INFO, die), (INFO, attr), (INFO, attr + 1)))
+    cases.append(
+        dwarf(
+            "indirect-unknown-form",
+            ptx(one_decl((AT_name, FORM_indirect)), info),
+            (INFO, die),
+            (INFO, attr),
+            (INFO, attr + 1),
+        )
+    )
 
     # a 1 MB section of good units, then a unit whose length overruns
     info = Section(INFO)
     for _ in range(100):
         info.unit(b"\x01" + b"x" * 10_000 + b"\0")
     last = info.unit(b"\x01ok\0", length=HUGE)
-    cases.append(dwarf("unit-length-overrun-after-1MB", ptx(Section(ABBREV).b8(CU_STRING), info), (INFO, last), bounded=True))
+    cases.append(
+        dwarf(
+            "unit-length-overrun-after-1MB",
+            ptx(Section(ABBREV).b8(CU_STRING), info),
+            (INFO, last),
+            bounded=True,
+        )
+    )
 
     # .debug_loc (64-bit addresses): a list without its end, an expression past the end
     loc = Section(LOC).b64(1).b64(2).b16(1).b8([0x50]).b64(0)
@@ -812,10 +915,14 @@ def check_place(message: str, case: Case, filename: str) -> None:
     """``message`` names the place ``case`` says, computed from the input."""
     file_line = re.search(re.escape(filename) + r":(\d+)", message)
     if case.says is not None:
-        assert re.search(case.says, message, re.IGNORECASE), f"message does not say /{case.says}/: {message!r}"
+        assert re.search(case.says, message, re.IGNORECASE), (
+            f"message does not say /{case.says}/: {message!r}"
+        )
     if case.kind == "syntax":
         assert file_line, f"no {filename}:LINE in {message!r}"
-        assert int(file_line.group(1)) in case.lines, f"wrong line in {message!r}: expected one of {sorted(case.lines)}"
+        assert int(file_line.group(1)) in case.lines, (
+            f"wrong line in {message!r}: expected one of {sorted(case.lines)}"
+        )
     elif case.kind == "dwarf":
         place = _PLACE.search(message)
         assert place, f"no .debug_xxx+0xOFFSET in {message!r}"
@@ -826,11 +933,15 @@ def check_place(message: str, case: Case, filename: str) -> None:
         )
         assert file_line, f"no PTX {filename}:LINE in {message!r}"
         expected = oracle_sections(case.text)[section].lines_of(offset)
-        assert int(file_line.group(1)) in expected, f"wrong line in {message!r}: {section}+0x{offset:x} is on line(s) {sorted(expected)}"
+        assert int(file_line.group(1)) in expected, (
+            f"wrong line in {message!r}: {section}+0x{offset:x} is on line(s) {sorted(expected)}"
+        )
     else:
         assert filename in message, f"file {filename} not named in {message!r}"
         if file_line and case.lines:
-            assert int(file_line.group(1)) in case.lines, f"wrong line in {message!r}: expected one of {sorted(case.lines)}"
+            assert int(file_line.group(1)) in case.lines, (
+                f"wrong line in {message!r}: expected one of {sorted(case.lines)}"
+            )
 
 
 def check_error_output(code: int, err: str, case: Case, filename: str) -> None:
@@ -886,7 +997,9 @@ def test_read_ptx_bad_input(case: Case) -> None:
         assert exc.source in {f"bad.ptx:{n}" for n in lines}, (exc.source, sorted(lines))
 
 
-@pytest.mark.parametrize("case", [c for c in ALL_CASES if c.kind == "cubin"], ids=_ids([c for c in ALL_CASES if c.kind == "cubin"]))
+@pytest.mark.parametrize(
+    "case", [c for c in ALL_CASES if c.kind == "cubin"], ids=_ids([c for c in ALL_CASES if c.kind == "cubin"])
+)
 def test_read_cubin_bad_input(case: Case) -> None:
     with time_limit(30), pytest.raises(CubinError) as info:
         ptxdwarf.read_cubin(case.raw)
@@ -1059,7 +1172,11 @@ def mutate(tokens: list, ops: list[tuple[str, int, int]]) -> list:
 
 
 @FUZZ
-@given(data=st.binary(max_size=400), framing=st.sampled_from(["raw", "header", "header-wrong-length"]), length=st.integers(0, 0xFFFFFFFF))
+@given(
+    data=st.binary(max_size=400),
+    framing=st.sampled_from(["raw", "header", "header-wrong-length"]),
+    length=st.integers(0, 0xFFFFFFFF),
+)
 def test_fuzz_random_debug_info(data: bytes, framing: str, length: int) -> None:
     """Random bytes as the .debug_info of the spec example (with its real abbreviations)."""
     info = Section(INFO)
@@ -1093,9 +1210,47 @@ def test_fuzz_mutated_real_sections(base: str, section: str, ops: list) -> None:
 
 
 _PTX_PIECES = st.sampled_from(
-    [".b8 ", ".b16 ", ".b32 ", ".b64 ", ".b7 ", "1", "0", "255", "256", "-1", "0x", "0xff", "65536", "4294967296",
-     "abc", "$L__a", "$L__a:", "$L__b:", "$L__a-$L__b", "foo+4", ".debug_abbrev", ", ", ",", ";", ":", "\n",
-     " ", "{", "}", "/*", "*/", "//", '"', "\0", "\t", "-", "+", ".section .debug_info {", ".section .debug_str {"]
+    [
+        ".b8 ",
+        ".b16 ",
+        ".b32 ",
+        ".b64 ",
+        ".b7 ",
+        "1",
+        "0",
+        "255",
+        "256",
+        "-1",
+        "0x",
+        "0xff",
+        "65536",
+        "4294967296",
+        "abc",
+        "$L__a",
+        "$L__a:",
+        "$L__b:",
+        "$L__a-$L__b",
+        "foo+4",
+        ".debug_abbrev",
+        ", ",
+        ",",
+        ";",
+        ":",
+        "\n",
+        " ",
+        "{",
+        "}",
+        "/*",
+        "*/",
+        "//",
+        '"',
+        "\0",
+        "\t",
+        "-",
+        "+",
+        ".section .debug_info {",
+        ".section .debug_str {",
+    ]
 )
 
 
@@ -1116,7 +1271,9 @@ def test_fuzz_ptx_like_text(pieces: list[str]) -> None:
             assert "\n" not in str(exc)
 
 
-@settings(FUZZ, max_examples=25, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    FUZZ, max_examples=25, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(
     base=st.sampled_from(sorted(BASES)),
     section=st.sampled_from([INFO, ABBREV, LOC]),
@@ -1132,7 +1289,9 @@ def test_fuzz_cli_never_crashes(base: str, section: str, ops: list, command: str
     path = tmp_path / "fuzz.ptx"
     path.write_text(module_from(tokens))
     out, err = io.StringIO(), io.StringIO()
-    argv = COMMANDS[command] + [str(path)] + (["-o", str(tmp_path / "out.ptx")] if command == "rewrite" else [])
+    argv = (
+        COMMANDS[command] + [str(path)] + (["-o", str(tmp_path / "out.ptx")] if command == "rewrite" else [])
+    )
     with time_limit(PER_EXAMPLE_SECONDS), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
     message = err.getvalue()
@@ -1160,7 +1319,9 @@ def _section_ranges(blob: bytes) -> dict[str, tuple[int, int]]:
     from elftools.elf.elffile import ELFFile
 
     elf = ELFFile(io.BytesIO(blob))
-    return {s.name: (s["sh_offset"], s["sh_size"]) for s in elf.iter_sections() if s.name.startswith(".debug_")}
+    return {
+        s.name: (s["sh_offset"], s["sh_size"]) for s in elf.iter_sections() if s.name.startswith(".debug_")
+    }
 
 
 def test_cubin_fixture_reads(cubins: dict[str, bytes]) -> None:
@@ -1194,7 +1355,9 @@ CUBIN_CUTS = {
 
 
 @pytest.mark.parametrize("where", list(CUBIN_CUTS), ids=list(CUBIN_CUTS))
-def test_truncated_cubin(where: str, cubins: dict[str, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_truncated_cubin(
+    where: str, cubins: dict[str, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A cubin cut inside its header, a debug section or the section header table."""
     blob = cubins["spec"]
     path = tmp_path / "cut.cubin"
@@ -1300,7 +1463,9 @@ WIDE = 1_000_000
 
 
 def _rows(body: bytes, per_line: int = 1000) -> str:
-    return "".join(".b8 " + ",".join(map(str, body[k : k + per_line])) + "\n" for k in range(0, len(body), per_line))
+    return "".join(
+        ".b8 " + ",".join(map(str, body[k : k + per_line])) + "\n" for k in range(0, len(body), per_line)
+    )
 
 
 def extreme_ptx(kind: str) -> tuple[str, int]:
@@ -1310,7 +1475,9 @@ def extreme_ptx(kind: str) -> tuple[str, int]:
         body = b"\x01" + b"\x02" * DEEP + b"\x00" * (DEEP + 1)
         count = DEEP + 1
     else:  # compile unit > 1 000 000 base types with DW_AT_byte_size
-        abbrev = abbrev_table(decl(1, TAG_compile_unit, True), decl(2, TAG_base_type, False, (AT_byte_size, FORM_data1)))
+        abbrev = abbrev_table(
+            decl(1, TAG_compile_unit, True), decl(2, TAG_base_type, False, (AT_byte_size, FORM_data1))
+        )
         body = b"\x01" + b"\x02\x04" * WIDE + b"\x00"
         count = WIDE + 1
     text = (
@@ -1354,7 +1521,9 @@ def test_extreme_read_ptx(kind: str, extreme) -> None:
         info = ptxdwarf.read_ptx(text, filename=f"{kind}.ptx")
         dies = list(info.iter_dies())
     elapsed = time.perf_counter() - start
-    print(f"\nread_ptx {kind}: {len(dies)} DIEs in {elapsed:.2f} s (recursion limit {sys.getrecursionlimit()})")
+    print(
+        f"\nread_ptx {kind}: {len(dies)} DIEs in {elapsed:.2f} s (recursion limit {sys.getrecursionlimit()})"
+    )
     assert len(dies) == count
     if kind == "deep":
         depth, die = 0, dies[0]
@@ -1432,7 +1601,13 @@ def _run_measured(args: list[str], cwd: Path, stdout_path: Path) -> tuple[int, s
     with open(stdout_path, "wb") as out:
         start = time.perf_counter()
         proc = subprocess.run(
-            [sys.executable, "-c", _MEASURED_MAIN, *args], check=False, stdout=out, stderr=subprocess.PIPE, cwd=cwd, env=env, timeout=180
+            [sys.executable, "-c", _MEASURED_MAIN, *args],
+            check=False,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            timeout=180,
         )
         elapsed = time.perf_counter() - start
     return proc.returncode, proc.stderr.decode(errors="replace"), elapsed, int(peak_file.read_text()) / 1024
@@ -1448,7 +1623,9 @@ def test_extreme_time_and_memory(kind: str, command: list[str], extreme, tmp_pat
     path, text, count = extreme(kind)
     out_path = tmp_path / "out.txt"
     code, err, elapsed, peak_mb = _run_measured([*command, str(path)], tmp_path, out_path)
-    print(f"\n{kind} {' '.join(command)}: {elapsed:.2f} s, peak RSS {peak_mb:.0f} MB ({count} DIEs, input {len(text) / MB:.1f} MB)")
+    print(
+        f"\n{kind} {' '.join(command)}: {elapsed:.2f} s, peak RSS {peak_mb:.0f} MB ({count} DIEs, input {len(text) / MB:.1f} MB)"
+    )
     assert code == 0 and err == "", err
     if command[0] == "rewrite":
         _same_debug_bytes(text, out_path.read_text())

@@ -21,19 +21,39 @@ SMALL_NVCC = FIXTURES / "nvcc" / "call_example.sm_75.ptx"
 
 
 def test_bench_emit_builder_part(capsys: pytest.CaptureFixture[str]) -> None:
-    assert bench_emit.main(["--functions", "24", "--repeat", "1", "--no-llvm", "--attach-functions", "0"]) == 0
+    assert (
+        bench_emit.main(["--functions", "24", "--repeat", "1", "--no-llvm", "--attach-functions", "0"]) == 0
+    )
     out = capsys.readouterr().out
     assert "builder module: 24 functions" in out
     assert "builder encode+write:" in out and "builder build+encode+write:" in out
 
 
 def test_bench_emit_llvm_part(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    llc = shutil.which("llc-14") or shutil.which("llc") or next(iter(sorted(glob.glob("/usr/lib/llvm-14/bin/llc"))), None)
+    llc = (
+        shutil.which("llc-14")
+        or shutil.which("llc")
+        or next(iter(sorted(glob.glob("/usr/lib/llvm-14/bin/llc"))), None)
+    )
     if llc is None:
         pytest.fail("llc (LLVM 14) is not on PATH: install llvm-14 (the emit benchmark's part 2 needs it)")
-    assert bench_emit.main(
-        ["--functions", "6", "--repeat", "1", "--cache", str(tmp_path), "--llc", llc, "--attach-functions", "0"]
-    ) == 0
+    assert (
+        bench_emit.main(
+            [
+                "--functions",
+                "6",
+                "--repeat",
+                "1",
+                "--cache",
+                str(tmp_path),
+                "--llc",
+                llc,
+                "--attach-functions",
+                "0",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "re-emit ratio, keep_abbrevs=False:" in out
 

@@ -60,7 +60,7 @@ def readme_example(ptx_text: str) -> tuple[str, DebugInfoBuilder, dict[str, Any]
     test = dbg.function("test", linkage_name="_Z4testPi", line=6, type=void_t)
     test.parameter("p", int_ptr, line=6, location=loc.param("_Z4testPi_param_0"))
 
-    ptx_with_debug = ptxdwarf.attach(ptx_text, dbg)   # ptx_text: the module without debug info
+    ptx_with_debug = ptxdwarf.attach(ptx_text, dbg)  # ptx_text: the module without debug info
 
     # types a code generator also needs; layout follows the PTX ABI unless told otherwise
     char_t = dbg.base_type("char", byte_size=1, encoding="signed_char")
@@ -89,7 +89,9 @@ def test_readme_example_through_ptxas(compile_ptx, llvm_dwarfdump) -> None:
     p = die("p")
     assert "DW_AT_address_class\t(0x07)" in p
     assert re.search(r"DW_OP_addr 0x[0-9a-f]+", p)  # the parameter's constant-bank offset
-    assert re.search(r"DW_TAG_pointer_type\s+DW_AT_type\s+\(0x[0-9a-f]+ \"int\"\)\s+DW_AT_address_class\s+\(0x0c\)", out)
+    assert re.search(
+        r"DW_TAG_pointer_type\s+DW_AT_type\s+\(0x[0-9a-f]+ \"int\"\)\s+DW_AT_address_class\s+\(0x0c\)", out
+    )
     foo = die("foo")
     assert "DW_AT_high_pc" in foo and 'DW_AT_MIPS_linkage_name\t("_Z3fooii")' in foo
     # Types built after attach are not in that text, but their layout is computed.
@@ -110,14 +112,29 @@ def build_all_spaces(version: int = 2, address_size: int = 8, strings: str = "in
         "sum",
         int_t,
         line=26,
-        location=loc.location_list([("_Z3fooii", "$L__foo_mid", loc.register("%r1")), ("$L__foo_mid", foo.high_pc, loc.register("%r3"))]),
+        location=loc.location_list(
+            [
+                ("_Z3fooii", "$L__foo_mid", loc.register("%r1")),
+                ("$L__foo_mid", foo.high_pc, loc.register("%r3")),
+            ]
+        ),
     )
     test = dbg.function("test", linkage_name="_Z4testPi", line=31, type=dbg.unspecified_type("void"))
-    test.parameter("out", dbg.pointer_type(u32, address_class=AddressClass.GENERIC), line=31, location=loc.param("_Z4testPi_param_0"))
+    test.parameter(
+        "out",
+        dbg.pointer_type(u32, address_class=AddressClass.GENERIC),
+        line=31,
+        location=loc.param("_Z4testPi_param_0"),
+    )
     test.variable("tid", u32, line=42, location=loc.register("%r1"))
     if address_size == 8:  # ptxas can rewrite a depot location only with 8-byte addresses
         test.variable("slot", u32, line=43, location=loc.local("__local_depot0", 0))
-    test.variable("tid_sreg", u32, line=42, location=loc.expression([Op.make("regx", register_number("%tid.x"))], AddressClass.SREG))
+    test.variable(
+        "tid_sreg",
+        u32,
+        line=42,
+        location=loc.expression([Op.make("regx", register_number("%tid.x"))], AddressClass.SREG),
+    )
     test.variable("code", u32, line=31, location=loc.address("_Z3fooii", AddressClass.CODE))
     block = test.lexical_block(low_pc="$L__test_block_begin", high_pc="$L__test_block_end")
     block.variable("total", u32, line=48, location=loc.register("%r5"))
@@ -130,13 +147,28 @@ def build_all_spaces(version: int = 2, address_size: int = 8, strings: str = "in
         ("g_surf", AddressClass.SURF, 15),
     ):
         dbg.global_variable(name, u32, line=line, location=loc.address(name, cls))
-    dbg.global_variable("g_generic", u32, line=10, location=loc.address("g_global", AddressClass.GENERIC), external=False)
+    dbg.global_variable(
+        "g_generic", u32, line=10, location=loc.address("g_global", AddressClass.GENERIC), external=False
+    )
     return dbg
 
 
 EXPECTED_CLASSES = {
-    "a": 2, "b": 2, "out": 7, "tid": 2, "slot": 6, "tid_sreg": 3, "code": 1, "total": 2,
-    "g_global": 5, "g_shared": 8, "g_const": 4, "g_tex": 10, "g_sampler": 11, "g_surf": 9, "g_generic": 12,
+    "a": 2,
+    "b": 2,
+    "out": 7,
+    "tid": 2,
+    "slot": 6,
+    "tid_sreg": 3,
+    "code": 1,
+    "total": 2,
+    "g_global": 5,
+    "g_shared": 8,
+    "g_const": 4,
+    "g_tex": 10,
+    "g_sampler": 11,
+    "g_surf": 9,
+    "g_generic": 12,
 }
 
 
@@ -148,7 +180,9 @@ def test_every_location_kind_and_address_class(compile_ptx) -> None:
     for die in info.iter_dies():
         if die.tag in (TAG.variable, TAG.formal_parameter) and die.name:
             seen[die.name] = die
-    assert {name: die.address_class for name, die in seen.items() if name in EXPECTED_CLASSES} == EXPECTED_CLASSES
+    assert {
+        name: die.address_class for name, die in seen.items() if name in EXPECTED_CLASSES
+    } == EXPECTED_CLASSES
     assert set(range(1, 13)) == set(EXPECTED_CLASSES.values())
     for name, die in seen.items():
         location = die.attr(AT.location)
@@ -200,9 +234,24 @@ def rich(version: int, address_size: int, strings: str) -> DebugInfoBuilder:
     color = dbg.enum_type("Color", {"RED": 0, "GREEN": 1, "BLUE": -2}, underlying=uchar)
     inner = dbg.struct_type("Inner", [("x", dbg.named_type("float")), ("tag", dbg.array_type(uchar, (2, 3)))])
     node = dbg.struct_type("Node")
-    node.define([("next", dbg.pointer_type(node, address_class=12)), ("inner", inner), ("flag", int_t, 3), (None, int_t, 0), ("c", color)])
+    node.define(
+        [
+            ("next", dbg.pointer_type(node, address_class=12)),
+            ("inner", inner),
+            ("flag", int_t, 3),
+            (None, int_t, 0),
+            ("c", color),
+        ]
+    )
     dbg.typedef("node_t", dbg.const_type(node))
-    dbg.union_type("Bits", [("f", dbg.named_type("float")), ("u", dbg.named_type("unsigned int")), ("lo", dbg.named_type("unsigned int"), 12)])
+    dbg.union_type(
+        "Bits",
+        [
+            ("f", dbg.named_type("float")),
+            ("u", dbg.named_type("unsigned int")),
+            ("lo", dbg.named_type("unsigned int"), 12),
+        ],
+    )
     dbg.vector_type(dbg.named_type("float"), 3)
     return dbg
 
@@ -234,7 +283,9 @@ def test_pubnames_and_aranges_on_the_cubin(compile_ptx, llvm_dwarfdump) -> None:
     text = ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
     cubin = compile_ptx(text, "pub.ptx")
     out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info", "--debug-pubnames", "--debug-aranges")
-    dies = {int(m.group(1), 16): m.group(2) for m in re.finditer(r"^0x([0-9a-f]{8}):\s+(DW_TAG_\w+)", out, re.M)}
+    dies = {
+        int(m.group(1), 16): m.group(2) for m in re.finditer(r"^0x([0-9a-f]{8}):\s+(DW_TAG_\w+)", out, re.M)
+    }
     pub = re.search(r"\.debug_pubnames contents:\n(.*?)(\n\n|\Z)", out, re.S)
     assert pub is not None
     entries = re.findall(r"^0x([0-9a-f]{8}) \"([^\"]+)\"", pub.group(1), re.M)
@@ -255,7 +306,9 @@ def test_pubnames_and_aranges_on_the_cubin(compile_ptx, llvm_dwarfdump) -> None:
     ]
     assert len(pcs) == 2
     ranges = re.findall(r"\[(0x[0-9a-f]+), (0x[0-9a-f]+)\)", out.split(".debug_aranges contents:")[1])
-    assert [(int(a, 16), int(b, 16)) for a, b in pcs] == [(int(a, 16), int(b, 16)) for a, b in ranges[: len(pcs)]]
+    assert [(int(a, 16), int(b, 16)) for a, b in pcs] == [
+        (int(a, 16), int(b, 16)) for a, b in ranges[: len(pcs)]
+    ]
     assert all(b > a for a, b in pcs)
     # pyelftools, the second reader, agrees on the offsets.
     with open(cubin, "rb") as f:
@@ -270,7 +323,9 @@ def test_pubnames_and_aranges_on_the_cubin(compile_ptx, llvm_dwarfdump) -> None:
         assert linkage.value.decode() == name
     aranges = dwarf.get_aranges()
     assert aranges is not None
-    assert [(e.begin_addr, e.length) for e in aranges.entries][:2] == [(int(a, 16), int(b, 16) - int(a, 16)) for a, b in pcs]
+    assert [(e.begin_addr, e.length) for e in aranges.entries][:2] == [
+        (int(a, 16), int(b, 16) - int(a, 16)) for a, b in pcs
+    ]
 
 
 def test_builder_layout_matches_nvcc() -> None:
@@ -374,7 +429,9 @@ def test_attach_replaces_existing_debug_info(compile_ptx) -> None:
     nvcc = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
     dbg = DebugInfoBuilder(name="call.cu", producer="replacement")
     int_t = dbg.named_type("int")
-    dbg.function("foo", linkage_name="_Z3fooii", type=int_t).parameter("i", int_t, location=loc.register("%r1"))
+    dbg.function("foo", linkage_name="_Z3fooii", type=int_t).parameter(
+        "i", int_t, location=loc.register("%r1")
+    )
     text = ptxdwarf.attach(nvcc, dbg)
     assert text.count(".section .debug_info") + text.count(".section\t.debug_info") == 1
     info = ptxdwarf.read_cubin(compile_ptx(text, "replaced.ptx"))

@@ -20,7 +20,9 @@ import ptxdwarf
 from ptxdwarf import DebugInfoBuilder, Type
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "layout"
-ALL_SPACES = (Path(__file__).resolve().parent.parent / "fixtures" / "handwritten" / "all_spaces.ptx").read_text()
+ALL_SPACES = (
+    Path(__file__).resolve().parent.parent / "fixtures" / "handwritten" / "all_spaces.ptx"
+).read_text()
 
 
 def _cases() -> Any:
@@ -51,7 +53,11 @@ class Types:
             return self.made[spelling]
         if spelling.endswith("*"):
             target = spelling[:-1].strip()
-            pointee = dbg.unspecified_type("void") if target in ("void", "const void") else self.get(target.replace("const ", ""))
+            pointee = (
+                dbg.unspecified_type("void")
+                if target in ("void", "const void")
+                else self.get(target.replace("const ", ""))
+            )
             t = dbg.pointer_type(pointee, address_class=12)
         elif spelling in CASES.TYPEDEFS:
             t = dbg.typedef(spelling, self.get(CASES.TYPEDEFS[spelling]))

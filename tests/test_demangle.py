@@ -48,7 +48,9 @@ REQUIRED = {
 
 def _agrees(ours: str | None, cxxfilt: str) -> bool:
     """``ours`` is c++filt's text, up to the spelling of the four std abbreviations."""
-    return ours is not None and (ours == cxxfilt or _SHORT.sub(lambda m: _VERBOSE[m.group(0)], ours) == cxxfilt)
+    return ours is not None and (
+        ours == cxxfilt or _SHORT.sub(lambda m: _VERBOSE[m.group(0)], ours) == cxxfilt
+    )
 
 
 def _table() -> dict[str, str]:
@@ -126,7 +128,11 @@ def test_against_cxxfilt() -> None:
     reference = _cxxfilt(names)
 
     strict = [n for n in set(fixture_names) | set(table) | set(REQUIRED) if n not in NEWER_MANGLINGS]
-    wrong = [(n, demangle(n), reference[n]) for n in strict if reference[n] != n and not _agrees(demangle(n), reference[n])]
+    wrong = [
+        (n, demangle(n), reference[n])
+        for n in strict
+        if reference[n] != n and not _agrees(demangle(n), reference[n])
+    ]
     assert not wrong, wrong[:5]
     kept = [n for n in fixture_names if reference[n] == n and demangle(n) is not None]
     assert not kept, kept[:5]
@@ -135,7 +141,11 @@ def test_against_cxxfilt() -> None:
 
     readable = [n for n in mutants if reference[n] != n]
     assert len(readable) > 300
-    guessed = [(n, demangle(n), reference[n]) for n in readable if demangle(n) is not None and not _agrees(demangle(n), reference[n])]
+    guessed = [
+        (n, demangle(n), reference[n])
+        for n in readable
+        if demangle(n) is not None and not _agrees(demangle(n), reference[n])
+    ]
     assert not guessed, guessed[:5]
 
 

@@ -27,6 +27,7 @@ FORMATS = ROOT / "docs" / "formats.md"
 # Citations of files that are not in the repository (spelled in pieces so this file has none).
 OUTSIDE = re.compile(rb"DESIGN" rb"(?:\.md|'s)|\.\./" rb"shared\b|\bshared/" rb"(?:spec|DESIGN)")
 
+
 def test_no_tracked_file_cites_files_outside_the_repository() -> None:
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
     names = [n for n in files.decode().split("\0") if n]
@@ -43,8 +44,8 @@ def test_no_tracked_file_cites_files_outside_the_repository() -> None:
 
 
 def test_the_checker_sees_a_citation() -> None:
-    assert OUTSIDE.search(b"see DESIGN" b".md section 5")
-    assert OUTSIDE.search(b"(../sha" b"red/spec/guide.md)")
+    assert OUTSIDE.search(b"see " + b"DESIGN" + b".md section 5")
+    assert OUTSIDE.search(b"(../" + b"sha" + b"red/spec/guide.md)")
     assert not OUTSIDE.search(b"docs/formats.md, the .shared window")
 
 
@@ -155,7 +156,9 @@ def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_p
     """``dump --json`` of every PTX fixture, a fatbin and a cubin the real ptxas made."""
     ptxas = find_ptxas()
     cubin = tmp_path / "example.cubin"
-    cubin.write_bytes(ptxas.compile((FIXTURES / "spec" / "example.ptx").read_text(), arch="sm_75", debug=True).cubin)
+    cubin.write_bytes(
+        ptxas.compile((FIXTURES / "spec" / "example.ptx").read_text(), arch="sm_75", debug=True).cubin
+    )
     inputs = sorted(FIXTURES.rglob("*.ptx")) + [FIXTURES / "nvcc" / "call_example.sm_75.fatbin", cubin]
     seen: set[str] = set()
     problems: list[str] = []
@@ -171,9 +174,21 @@ def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_p
     assert not sorted(set(problems))
     # the kinds the fixtures exercise (range lists and pubtypes appear in none)
     assert seen >= {
-        "dump document", "unit", "DIE", "attribute", "expression operation", "location list",
-        "location list entry", "name set", "name entry", "address range set", "address range",
-        "string", "other section", "fatbin document", "image",
+        "dump document",
+        "unit",
+        "DIE",
+        "attribute",
+        "expression operation",
+        "location list",
+        "location list entry",
+        "name set",
+        "name entry",
+        "address range set",
+        "address range",
+        "string",
+        "other section",
+        "fatbin document",
+        "image",
     }
 
 
@@ -193,7 +208,9 @@ def test_check_json_keys_are_documented(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_lint_json_keys_are_documented(capsys: pytest.CaptureFixture[str]) -> None:
     seen: set[str] = set()
-    code, findings = _run(capsys, "lint", str(FIXTURES / "lint" / "faults" / "func-param-address.ptx"), "--json")
+    code, findings = _run(
+        capsys, "lint", str(FIXTURES / "lint" / "faults" / "func-param-address.ptx"), "--json"
+    )
     assert code == 1 and findings
     assert _check_against_doc(((("finding", f) for f in findings)), seen) == []
     code, findings = _run(capsys, "lint", str(FIXTURES / "spec" / "example.ptx"), "--json")

@@ -108,7 +108,9 @@ def test_same_as_edits_made_one_by_one(case: tuple[str, list[tuple[int, int, str
     else:
         assert engine.apply() == _naive(text, edits)
         for offset in range(len(text) + 1):
-            tail = _naive(text[offset:], [(s - offset, e - offset, new) for s, e, new in edits if s >= offset])
+            tail = _naive(
+                text[offset:], [(s - offset, e - offset, new) for s, e, new in edits if s >= offset]
+            )
             straddled = [e - offset for s, e, _ in edits if s < offset < e]
             if straddled:
                 tail = tail[max(straddled) :]

@@ -62,9 +62,7 @@ def _layer(module: str) -> str:
 
 
 def _library_modules() -> list[Path]:
-    return sorted(
-        p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.stem not in OLD_PATHS
-    )
+    return sorted(p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.stem not in OLD_PATHS)
 
 
 @pytest.mark.parametrize("path", _library_modules(), ids=lambda p: _module_name(p))

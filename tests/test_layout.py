@@ -52,10 +52,20 @@ BY_NAME: dict[str, dict[str, Any]] = {case["name"]: case for case in CASES.CASES
 
 #: spec 1.1 sizes (= alignments); long is the host's (LP64: 8 bytes).
 FUNDAMENTAL = {
-    "char": 1, "signed char": 1, "unsigned char": 1, "bool": 1,
-    "short": 2, "unsigned short": 2,
-    "int": 4, "unsigned int": 4, "float": 4,
-    "long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8, "double": 8,
+    "char": 1,
+    "signed char": 1,
+    "unsigned char": 1,
+    "bool": 1,
+    "short": 2,
+    "unsigned short": 2,
+    "int": 4,
+    "unsigned int": 4,
+    "float": 4,
+    "long": 8,
+    "unsigned long": 8,
+    "long long": 8,
+    "unsigned long long": 8,
+    "double": 8,
 }
 POINTER_SIZE = 8  # .address_size 64
 VECTOR_MEMBERS = ("x", "y", "z", "w")
@@ -73,7 +83,7 @@ def type_layout(spelling: str | dict[str, Any]) -> tuple[int, int]:
     if spelling in CASES.TYPEDEFS:
         return type_layout(CASES.TYPEDEFS[spelling])
     if spelling.startswith("enum "):
-        return type_layout(CASES.ENUMS[spelling[len("enum "):]]["underlying"])
+        return type_layout(CASES.ENUMS[spelling[len("enum ") :]]["underlying"])
     if spelling.startswith(("struct ", "union ")):
         lay = named_layout(spelling.split(" ", 1)[1])
         return lay.size, lay.align
@@ -143,10 +153,17 @@ def compare(where: str, aggregate: dict[str, Any], lay: Layout, exp: dict[str, A
         loc = e["data_member_location"]
         assert placed.offset == loc, f"{at}: offset {placed.offset}, nvcc {loc}"
         if "bit_size" in e:
-            got = (placed.size, placed.bit_size, placed.dwarf2_bit_offset, placed.bit_position,
-                   placed.data_bit_offset)
+            got = (
+                placed.size,
+                placed.bit_size,
+                placed.dwarf2_bit_offset,
+                placed.bit_position,
+                placed.data_bit_offset,
+            )
             want = (e["byte_size"], e["bit_size"], e["bit_offset"], e["bit_position"], e["bit_position"])
-            assert got == want, f"{at}: (byte_size, bit_size, bit_offset, bit_position, data_bit_offset) {got}, nvcc {want}"
+            assert got == want, (
+                f"{at}: (byte_size, bit_size, bit_offset, bit_position, data_bit_offset) {got}, nvcc {want}"
+            )
         elif placed.is_bit_field:
             # nvcc writes a full-width bit field as an ordinary member
             assert placed.full_width, f"{at}: nvcc wrote no bit attributes for a {placed.bit_size}-bit field"
@@ -189,10 +206,7 @@ def test_every_member_of_every_case_is_compared() -> None:
     assert compared == len(members) == 282
     assert sum("bit_size" in m for m in members) == 81  # with DWARF bit attributes
     full_width = [
-        (name, placed.name)
-        for name in BY_NAME
-        for placed in named_layout(name).members
-        if placed.full_width
+        (name, placed.name) for name in BY_NAME for placed in named_layout(name).members if placed.full_width
     ]
     assert len(full_width) == 6  # L22.d, L23.d, L50.a-d: written by nvcc as plain members
 
@@ -261,10 +275,18 @@ def test_union_is_as_big_and_aligned_as_its_largest_member() -> None:
 @pytest.mark.parametrize(
     ("element", "count", "expected"),
     [
-        (CHAR, 1, (1, 1)), (CHAR, 2, (2, 2)), (CHAR, 3, (3, 1)), (CHAR, 4, (4, 4)),
-        (SHORT, 3, (6, 2)), (SHORT, 4, (8, 8)),
-        (INT, 1, (4, 4)), (INT, 2, (8, 8)), (INT, 3, (12, 4)), (INT, 4, (16, 16)),
-        (DOUBLE, 1, (8, 8)), (DOUBLE, 2, (16, 16)),
+        (CHAR, 1, (1, 1)),
+        (CHAR, 2, (2, 2)),
+        (CHAR, 3, (3, 1)),
+        (CHAR, 4, (4, 4)),
+        (SHORT, 3, (6, 2)),
+        (SHORT, 4, (8, 8)),
+        (INT, 1, (4, 4)),
+        (INT, 2, (8, 8)),
+        (INT, 3, (12, 4)),
+        (INT, 4, (16, 16)),
+        (DOUBLE, 1, (8, 8)),
+        (DOUBLE, 2, (16, 16)),
     ],
 )
 def test_vector_odd_count_aligns_like_element_even_count_n_times(
@@ -273,7 +295,9 @@ def test_vector_odd_count_aligns_like_element_even_count_n_times(
     assert vector_layout(*element, count) == expected
 
 
-@pytest.mark.parametrize(("element", "count"), [(DOUBLE, 3), (DOUBLE, 4), (INT, 5), (CHAR, 0), (LONG_LONG, 0)])
+@pytest.mark.parametrize(
+    ("element", "count"), [(DOUBLE, 3), (DOUBLE, 4), (INT, 5), (CHAR, 0), (LONG_LONG, 0)]
+)
 def test_vector_counts_outside_spec_are_rejected(element: tuple[int, int], count: int) -> None:
     with pytest.raises(LayoutError, match=f"not {count}"):
         vector_layout(*element, count)
@@ -320,8 +344,14 @@ def test_fig2_allocated_from_least_significant_bit() -> None:
 def test_fig3_boundary_alignment() -> None:
     """Fig. 3: { short s:9; int j:9; char c; short t:9; short u:9; char d; } sizeof 12."""
     lay = layout_struct(
-        [bits("s", SHORT, 9), bits("j", INT, 9), Field("c", *CHAR),
-         bits("t", SHORT, 9), bits("u", SHORT, 9), Field("d", *CHAR)]
+        [
+            bits("s", SHORT, 9),
+            bits("j", INT, 9),
+            Field("c", *CHAR),
+            bits("t", SHORT, 9),
+            bits("u", SHORT, 9),
+            Field("d", *CHAR),
+        ]
     )
     assert (lay.size, lay.align) == (12, 4)
     assert [p.bit_position for p in lay.members] == [0, 9, None, 32, 48, None]
@@ -385,8 +415,14 @@ def test_named_bit_field_contributes_its_type_alignment() -> None:
 def test_fig6_unnamed_and_zero_length_bit_fields() -> None:
     """Fig. 6: { char c; int :0; char d; short :9; char e; char :0; } sizeof 9, align 1."""
     lay = layout_struct(
-        [Field("c", *CHAR), bits(None, INT, 0), Field("d", *CHAR),
-         bits(None, SHORT, 9), Field("e", *CHAR), bits(None, CHAR, 0)]
+        [
+            Field("c", *CHAR),
+            bits(None, INT, 0),
+            Field("d", *CHAR),
+            bits(None, SHORT, 9),
+            Field("e", *CHAR),
+            bits(None, CHAR, 0),
+        ]
     )
     assert (lay.size, lay.align) == (9, 1)
     assert offsets(lay) == [0, 4, 4, 6, 8, 9]
@@ -530,8 +566,10 @@ def test_placed_properties_for_plain_members() -> None:
         ([Field("bo", *INT, bit_offset=8)], "member 'bo' has a bit_offset but is not a bit field"),
         ([Field("no", *INT, offset=-4)], "member 'no' has a negative offset"),
         ([Field("nbo", *INT, bit_size=3, bit_offset=-1)], "bit field 'nbo' has a negative bit offset"),
-        ([Field("out", *INT, bit_size=8, offset=0, bit_offset=28)],
-         "bit field 'out' at bit 28 \\(8 bits\\) is not inside its 4-byte storage unit at offset 0"),
+        (
+            [Field("out", *INT, bit_size=8, offset=0, bit_offset=28)],
+            "bit field 'out' at bit 28 \\(8 bits\\) is not inside its 4-byte storage unit at offset 0",
+        ),
         ([Field("c", *CHAR), bits(None, CHAR, 9)], "unnamed bit field #2 is 9 bits wide"),
     ],
 )
@@ -553,11 +591,17 @@ def test_union_member_errors() -> None:
 
 
 def test_declared_size_too_small() -> None:
-    with pytest.raises(LayoutError, match=r"member 'x' at offset 8 \(4 bytes\) does not fit a declared size of 10"):
+    with pytest.raises(
+        LayoutError, match=r"member 'x' at offset 8 \(4 bytes\) does not fit a declared size of 10"
+    ):
         layout_struct([Field("a", *DOUBLE), Field("x", *INT)], size=10)
-    with pytest.raises(LayoutError, match=r"bit field 'b' at bit 9 \(8 bits\) does not fit a declared size of 2"):
+    with pytest.raises(
+        LayoutError, match=r"bit field 'b' at bit 9 \(8 bits\) does not fit a declared size of 2"
+    ):
         layout_struct([bits("a", INT, 9), bits("b", INT, 8)], size=2)
-    with pytest.raises(LayoutError, match="member 'd' at offset 0 \\(8 bytes\\) does not fit a declared size of 4"):
+    with pytest.raises(
+        LayoutError, match="member 'd' at offset 0 \\(8 bytes\\) does not fit a declared size of 4"
+    ):
         layout_union([Field("c", *CHAR), Field("d", *DOUBLE)], size=4)
 
 
@@ -568,7 +612,9 @@ def test_overlapping_explicit_offsets() -> None:
     ):
         layout_struct([Field("a", *INT, offset=0), Field("b", *INT, offset=2)])
     with pytest.raises(LayoutError, match=r"bit field 'y' at bit 4 \(4 bits\) overlaps bit field 'x'"):
-        layout_struct([Field("x", *INT, bit_size=6, bit_offset=0), Field("y", *INT, bit_size=4, bit_offset=4)])
+        layout_struct(
+            [Field("x", *INT, bit_size=6, bit_offset=0), Field("y", *INT, bit_size=4, bit_offset=4)]
+        )
     with pytest.raises(LayoutError, match=r"member 'c' at offset 4 \(1 bytes\) overlaps member 'a'"):
         layout_struct([Field("a", *DOUBLE, offset=0), Field("c", *CHAR, offset=4)], name="S")
     # a rule-placed member after explicit ones never lands on them; unions may overlap

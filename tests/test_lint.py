@@ -36,7 +36,11 @@ CLEAN = sorted(
     [
         *FIXTURES.glob("nvcc/*.ptx"),
         *FIXTURES.glob("numba/*.ptx"),
-        *(p for p in FIXTURES.glob("clang/*.ptx") if p.name not in ("rich.llc.sm_75.ptx", "rich.O1.ptxas-crash.sm_75.ptx")),
+        *(
+            p
+            for p in FIXTURES.glob("clang/*.ptx")
+            if p.name not in ("rich.llc.sm_75.ptx", "rich.O1.ptxas-crash.sm_75.ptx")
+        ),
         FIXTURES / "spec" / "example.ptx",
         FIXTURES / "layout" / "types.ptx",
         *FIXTURES.glob("handwritten/*.ptx"),
@@ -66,7 +70,9 @@ def test_llc_two_string_file_is_flagged() -> None:
     text = load_text(path)
     findings = lint(text, filename=str(path))
     assert {f.rule for f in findings} == {"file-two-strings"}
-    expected = [i + 1 for i, line in enumerate(text.split("\n")) if re.match(r'\s*\.file\s+\d+\s+"[^"]*"\s+"', line)]
+    expected = [
+        i + 1 for i, line in enumerate(text.split("\n")) if re.match(r'\s*\.file\s+\d+\s+"[^"]*"\s+"', line)
+    ]
     assert len(expected) == 3
     assert sorted(f.where for f in findings) == [f"{path}:{n}" for n in expected]
     assert all(f.severity == "error" for f in findings)
@@ -78,8 +84,12 @@ def test_clang_ptxas_crash_fixture_is_explained() -> None:
     findings = _lint_file(path)
     info = ptxdwarf.read_ptx(load_text(path))
     r = next(
-        d for d in info.iter_dies()
-        if d.tag == TAG.formal_parameter and d.name == "r" and d.parent is not None and d.parent.name == "kernel_struct"
+        d
+        for d in info.iter_dies()
+        if d.tag == TAG.formal_parameter
+        and d.name == "r"
+        and d.parent is not None
+        and d.parent.name == "kernel_struct"
     )
     errors = [f for f in findings if f.severity == "error"]
     assert [f.rule for f in errors] == ["depot-in-pieces"]
@@ -112,7 +122,11 @@ def test_fault_fixture(entry: dict[str, Any]) -> None:
         assert f"{path}:{entry['line']}" in {f.where for f in mine}, "\n".join(map(str, mine))
     if entry["die"] is not None:
         die = entry["die"]
-        named = [f for f in mine if f.die and f.die.startswith(f"{die['tag']} ") and f" at 0x{die['offset']:x}" in f.die]
+        named = [
+            f
+            for f in mine
+            if f.die and f.die.startswith(f"{die['tag']} ") and f" at 0x{die['offset']:x}" in f.die
+        ]
         assert named, "\n".join(map(str, mine))
         if entry["line"] is not None:
             assert any(f.where == f"{path}:{entry['line']}" for f in named)
@@ -236,10 +250,24 @@ def base_tree() -> D:
             ("name", "string", "add"),
         ],
         [
-            D("formal_parameter", [("location", "block1", regx("%r1")), ("address_class", "data1", 2),
-                                   ("name", "string", "a"), ("type", "ref4", None)]),
-            D("formal_parameter", [("location", "block1", regx("%r2")), ("address_class", "data1", 2),
-                                   ("name", "string", "b"), ("type", "ref4", None)]),
+            D(
+                "formal_parameter",
+                [
+                    ("location", "block1", regx("%r1")),
+                    ("address_class", "data1", 2),
+                    ("name", "string", "a"),
+                    ("type", "ref4", None),
+                ],
+            ),
+            D(
+                "formal_parameter",
+                [
+                    ("location", "block1", regx("%r2")),
+                    ("address_class", "data1", 2),
+                    ("name", "string", "b"),
+                    ("type", "ref4", None),
+                ],
+            ),
         ],
     )
     test = D(
@@ -251,18 +279,40 @@ def base_tree() -> D:
             ("name", "string", "test"),
         ],
         [
-            D("formal_parameter", [("location", "block1", [b"\x03", Sym("_Z4testPi_param_0")]),
-                                   ("address_class", "data1", 7), ("name", "string", "p"), ("type", "ref4", None)]),
-            D("lexical_block", [("low_pc", "addr", Sym("$L__tmp0")), ("high_pc", "addr", Sym("$L__tmp1"))], [
-                D("variable", [("location", "block1", [b"\x03", Sym("__local_depot1"), b"\x23\x00"]),
-                               ("address_class", "data1", 6), ("name", "string", "v"), ("type", "ref4", None)]),
-            ]),
+            D(
+                "formal_parameter",
+                [
+                    ("location", "block1", [b"\x03", Sym("_Z4testPi_param_0")]),
+                    ("address_class", "data1", 7),
+                    ("name", "string", "p"),
+                    ("type", "ref4", None),
+                ],
+            ),
+            D(
+                "lexical_block",
+                [("low_pc", "addr", Sym("$L__tmp0")), ("high_pc", "addr", Sym("$L__tmp1"))],
+                [
+                    D(
+                        "variable",
+                        [
+                            ("location", "block1", [b"\x03", Sym("__local_depot1"), b"\x23\x00"]),
+                            ("address_class", "data1", 6),
+                            ("name", "string", "v"),
+                            ("type", "ref4", None),
+                        ],
+                    ),
+                ],
+            ),
         ],
     )
     cu = D(
         "compile_unit",
-        [("producer", "string", "hand"), ("language", "data2", 4), ("name", "string", "t.cu"),
-         ("stmt_list", "data4", Sym(".debug_line", 4))],
+        [
+            ("producer", "string", "hand"),
+            ("language", "data2", 4),
+            ("name", "string", "t.cu"),
+            ("stmt_list", "data4", Sym(".debug_line", 4)),
+        ],
         [add, test, int_t],
     )
     for die in _walk(cu):
@@ -415,7 +465,10 @@ def _value_lines(f: str, v: Any, version: int = 2) -> list[str]:
     if f == "string":
         return [".b8 " + ", ".join(map(str, [*v.encode(), 0]))]
     if f in ("addr", "data4", "data8", "strp") and isinstance(v, Sym):
-        return [f".b{v.size * 8} {v.name}" if f != "addr" or v.size == 8 else f".b32 {v.name}", *([".b32 0"] if f == "addr" and v.size == 4 else [])]
+        return [
+            f".b{v.size * 8} {v.name}" if f != "addr" or v.size == 8 else f".b32 {v.name}",
+            *([".b32 0"] if f == "addr" and v.size == 4 else []),
+        ]
     if f == "addr":
         return [f".b64 {v}"]
     if f == "ref4":
@@ -501,12 +554,17 @@ def test_loclist_offset_not_a_list() -> None:
     b = find(cu, "add", "b")
     b.drop("address_class")
     b.set("location", Sym(".debug_loc+4", 4), "data4")
-    m = assemble(cu, extra=".section .debug_loc {\n.b64 $L__func_begin0\n.b64 $L__func_end0\n.b16 1\n.b8 144\n.b64 0\n.b64 0\n}\n")
+    m = assemble(
+        cu,
+        extra=".section .debug_loc {\n.b64 $L__func_begin0\n.b64 $L__func_end0\n.b16 1\n.b8 144\n.b64 0\n.b64 0\n}\n",
+    )
     (f,) = only(run(m), "bad-loclist-offset")
     assert names(f, b) and at(f, m, b.attr_lines["location"])
 
 
-@pytest.mark.parametrize("value,severity", [(0, "error"), (13, "warning"), (16, "warning"), (17, "error"), (200, "error")])
+@pytest.mark.parametrize(
+    "value,severity", [(0, "error"), (13, "warning"), (16, "warning"), (17, "error"), (200, "error")]
+)
 def test_address_class_range(value: int, severity: str) -> None:
     cu = base_tree()
     p = find(cu, "test", "p")
@@ -632,7 +690,10 @@ def test_target_not_debug() -> None:
 
 
 def test_lineinfo_style_module_needs_no_debug_target() -> None:
-    text = HEADER.replace(".target sm_75, debug", ".target sm_75") + ".section .debug_str {\n$L__info_string0:\n.b8 97, 0\n}\n"
+    text = (
+        HEADER.replace(".target sm_75, debug", ".target sm_75")
+        + ".section .debug_str {\n$L__info_string0:\n.b8 97, 0\n}\n"
+    )
     assert lint(text) == []
 
 
@@ -697,7 +758,12 @@ PUBNAMES = """\
 
 
 def _pubnames(m: Module, **kw: Any) -> str:
-    values = {"length": 2 + 4 + 4 + 4 + 9 + 4, "unit": ".debug_info", "unit_length": None, "off1": find(m.cu, "add").offset}
+    values = {
+        "length": 2 + 4 + 4 + 4 + 9 + 4,
+        "unit": ".debug_info",
+        "unit_length": None,
+        "off1": find(m.cu, "add").offset,
+    }
     values.update(kw)
     if values["unit_length"] is None:
         values["unit_length"] = int(m.lines[m.unit_line - 1].split()[1]) + 4
@@ -909,7 +975,9 @@ _AT_TMP0 = "$L__tmp0:\n\tmov.u32 \t%r1, 1;"
 def test_label_at_line_zero() -> None:
     cu = base_tree()
     block = find(cu, "test").children[1]
-    m = assemble(cu, header=HEADER.replace(_AT_TMP0, "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1"))
+    m = assemble(
+        cu, header=HEADER.replace(_AT_TMP0, "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1")
+    )
     (f,) = only(run(m), "label-at-line-zero")
     assert names(f, block) and at(f, m, block.attr_lines["low_pc"]) and f.severity == "warning"
     assert "$L__tmp0" in f.message and "_Z4testPi" in f.message
@@ -917,7 +985,9 @@ def test_label_at_line_zero() -> None:
 
 def test_label_at_line_zero_set_before_the_label() -> None:
     cu = base_tree()
-    m = assemble(cu, header=HEADER.replace(_AT_TMP0, "\t.loc 1 0 0\n$L__tmp0:\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1"))
+    m = assemble(
+        cu, header=HEADER.replace(_AT_TMP0, "\t.loc 1 0 0\n$L__tmp0:\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1")
+    )
     assert rules_of(run(m)) == {"label-at-line-zero"}
 
 
@@ -1073,7 +1143,17 @@ def test_name_before_low_pc() -> None:
 def test_depot_in_pieces() -> None:
     cu = base_tree()
     v = find(cu, "test", "v")
-    v.set("location", [b"\x03", Sym("__local_depot1"), b"\x23\x00\x93\x02", b"\x03", Sym("__local_depot1"), b"\x23\x02\x93\x02"])
+    v.set(
+        "location",
+        [
+            b"\x03",
+            Sym("__local_depot1"),
+            b"\x23\x00\x93\x02",
+            b"\x03",
+            Sym("__local_depot1"),
+            b"\x23\x02\x93\x02",
+        ],
+    )
     m = assemble(cu)
     (f,) = only(run(m), "depot-in-pieces")
     assert names(f, v)
@@ -1139,7 +1219,10 @@ def test_finding_is_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         f.rule = "x"  # type: ignore[misc]
     assert str(f) == "x:1: error[structure]: m"
-    assert str(Finding("structure", "error", "m", "x", section=".debug_info", offset=16)) == "x: error[structure]: m (.debug_info+0x10)"
+    assert (
+        str(Finding("structure", "error", "m", "x", section=".debug_info", offset=16))
+        == "x: error[structure]: m (.debug_info+0x10)"
+    )
 
 
 def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,11 +33,31 @@ def _section(info: DebugInfo, name: str) -> DebugSectionDescriptor | None:
 
 def _elftools(info: DebugInfo) -> DWARFInfo:
     asize = info.units[0].address_size
-    names = ("debug_info", "debug_aranges", "debug_abbrev", "debug_frame", "eh_frame", "debug_str", "debug_loc",
-             "debug_ranges", "debug_line", "debug_pubtypes", "debug_pubnames", "debug_addr", "debug_str_offsets",
-             "debug_line_str", "debug_loclists", "debug_rnglists", "debug_sup", "gnu_debugaltlink",
-             "debug_types")
-    sections = {n: (_section(info, "." + n) if n in ("debug_info", "debug_abbrev", "debug_str") else None) for n in names}
+    names = (
+        "debug_info",
+        "debug_aranges",
+        "debug_abbrev",
+        "debug_frame",
+        "eh_frame",
+        "debug_str",
+        "debug_loc",
+        "debug_ranges",
+        "debug_line",
+        "debug_pubtypes",
+        "debug_pubnames",
+        "debug_addr",
+        "debug_str_offsets",
+        "debug_line_str",
+        "debug_loclists",
+        "debug_rnglists",
+        "debug_sup",
+        "gnu_debugaltlink",
+        "debug_types",
+    )
+    sections = {
+        n: (_section(info, "." + n) if n in ("debug_info", "debug_abbrev", "debug_str") else None)
+        for n in names
+    }
     config = DwarfConfig(little_endian=True, machine_arch="", default_address_size=asize)
     return DWARFInfo(config=config, **{f"{n}_sec": s for n, s in sections.items()})
 
@@ -111,7 +131,10 @@ def test_nested_indirect_forms() -> None:
     abbrev = bytes([1, TAG.compile_unit, 0, AT.const_value, FORM.indirect, 0, 0, 0])
     body = bytes([1, FORM.indirect, FORM.data1, 5])
     data = struct.pack("<IHIB", 7 + len(body), 2, 0, 8) + body
-    images = {".debug_abbrev": SectionImage(".debug_abbrev", abbrev), ".debug_info": SectionImage(".debug_info", data)}
+    images = {
+        ".debug_abbrev": SectionImage(".debug_abbrev", abbrev),
+        ".debug_info": SectionImage(".debug_info", data),
+    }
     info = ptxdwarf.decode_sections(images)
     root = info.units[0].die
     assert root is not None

@@ -33,10 +33,17 @@ def test_layouts_of_the_same_bytes(body: str) -> None:
 
 
 def test_widths_negative_hex_octal_binary_aliases() -> None:
-    img = image(".section .debug_info {\n.b8 -1, 255\n.b16 -2\n.b32 0xdeadbeef\n.b64 -1\n.b8 017, 0b101, 7U\n.quad 5\n.4byte 6\n}\n")
+    img = image(
+        ".section .debug_info {\n.b8 -1, 255\n.b16 -2\n.b32 0xdeadbeef\n.b64 -1\n.b8 017, 0b101, 7U\n.quad 5\n.4byte 6\n}\n"
+    )
     assert img.data == (
-        b"\xff\xff" + b"\xfe\xff" + bytes.fromhex("efbeadde") + b"\xff" * 8 + bytes([15, 5, 7])
-        + (5).to_bytes(8, "little") + (6).to_bytes(4, "little")
+        b"\xff\xff"
+        + b"\xfe\xff"
+        + bytes.fromhex("efbeadde")
+        + b"\xff" * 8
+        + bytes([15, 5, 7])
+        + (5).to_bytes(8, "little")
+        + (6).to_bytes(4, "little")
     )
 
 
@@ -69,7 +76,9 @@ def test_symbols_labels_and_differences() -> None:
 
 
 def test_empty_sections_and_repeated_sections() -> None:
-    module = ptxdwarf.parse_ptx(HEAD + ".section .debug_loc { }\n.section .debug_info {\n.b8 1\n}\n.section .debug_info {\n.b8 2\n}\n")
+    module = ptxdwarf.parse_ptx(
+        HEAD + ".section .debug_loc { }\n.section .debug_info {\n.b8 1\n}\n.section .debug_info {\n.b8 2\n}\n"
+    )
     images = module.images()
     assert images[".debug_loc"].data == b""
     assert images[".debug_info"].data == b"\x01\x02"
@@ -90,7 +99,10 @@ def test_module_directives() -> None:
     assert [(f.name, f.kind) for f in module.functions] == [("_Z3fooii", "func"), ("k", "entry")]
     assert set(module.functions[0].labels) == {"$L__func_begin0", "$L__func_end0"}
     assert module.function_of_label("$L__func_end0").name == "_Z3fooii"  # type: ignore[union-attr]
-    assert [(f.index, f.path, f.directory) for f in module.files] == [(1, "/a/b.cu", None), (2, "x.h", "/usr")]
+    assert [(f.index, f.path, f.directory) for f in module.files] == [
+        (1, "/a/b.cu", None),
+        (2, "x.h", "/usr"),
+    ]
     assert module.files[1].full_path == "/usr/x.h"
 
 
@@ -149,9 +161,12 @@ from ptxdwarf.ptx import reader as _ptx  # noqa: E402
 _VALUE = {
     ".b8": st.integers(0, 255).map(str),
     ".b16": st.integers(0, 0xFFFF).map(str),
-    ".b32": st.one_of(st.integers(0, 0xFFFFFFFF).map(str), st.sampled_from(["$L__a", ".debug_loc+8", "sym", "x+3"])),
+    ".b32": st.one_of(
+        st.integers(0, 0xFFFFFFFF).map(str), st.sampled_from(["$L__a", ".debug_loc+8", "sym", "x+3"])
+    ),
     ".b64": st.one_of(
-        st.integers(0, 2**64 - 1).map(str), st.sampled_from(["$L__func_begin0", "_Z4testPi_param_0", "0x10", "017"])
+        st.integers(0, 2**64 - 1).map(str),
+        st.sampled_from(["$L__func_begin0", "_Z4testPi_param_0", "0x10", "017"]),
     ),
 }
 

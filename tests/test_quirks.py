@@ -117,7 +117,9 @@ def test_facts_hold_on_the_ptxas_found(outcomes: dict[str, facts.Outcome]) -> No
     case marked as not holding does not (then the registry needs updating)."""
     version = find_ptxas().version
     by_id = {c.id: c for c in CASES}
-    wrong = [f"{cid}: {o.observed}" for cid, o in outcomes.items() if (version in by_id[cid].holds_on) != o.holds]
+    wrong = [
+        f"{cid}: {o.observed}" for cid, o in outcomes.items() if (version in by_id[cid].holds_on) != o.holds
+    ]
     assert not wrong, "\n".join(wrong)
 
 

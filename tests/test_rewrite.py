@@ -18,7 +18,15 @@ import ptxdwarf
 from ptxdwarf.cli import main
 
 STYLES = ("nvcc", "readable", "compact")
-COMPARED = (".debug_info", ".debug_abbrev", ".debug_loc", ".debug_pubnames", ".debug_str", ".debug_aranges", ".debug_macinfo")
+COMPARED = (
+    ".debug_info",
+    ".debug_abbrev",
+    ".debug_loc",
+    ".debug_pubnames",
+    ".debug_str",
+    ".debug_aranges",
+    ".debug_macinfo",
+)
 
 
 def debug_contents(cubin: Path) -> dict[str, bytes]:
@@ -31,7 +39,7 @@ def debug_contents(cubin: Path) -> dict[str, bytes]:
             for prefix in ("", ".rel", ".rela"):
                 if prefix and not name.startswith(prefix + "."):
                     continue
-                if name[len(prefix):] in COMPARED:
+                if name[len(prefix) :] in COMPARED:
                     out[name] = section.data()
     return out
 
@@ -88,7 +96,9 @@ def test_rewrite_of_an_edited_model_moves_references() -> None:
     first = cu.children[0]
     first.add("DW_AT_artificial", True, form="flag")
     images = ptxdwarf.encode_sections(info)
-    text = ".version 7.0\n.target sm_75, debug\n.address_size 64\n" + ptxdwarf.format_sections(images.values())
+    text = ".version 7.0\n.target sm_75, debug\n.address_size 64\n" + ptxdwarf.format_sections(
+        images.values()
+    )
     back = ptxdwarf.read_ptx(text)
     before = {d.name: d for d in info.iter_dies() if d.name}
     for die in back.iter_dies():
@@ -101,7 +111,11 @@ def test_rewrite_of_an_edited_model_moves_references() -> None:
     assert back.units[0].die.children[0].get("DW_AT_artificial") == 1  # type: ignore[union-attr]
 
 
-WITH_INFO = [p for p in GOOD_FIXTURES if ".section .debug_info" in p.read_text() or ".section\t.debug_info" in p.read_text()]
+WITH_INFO = [
+    p
+    for p in GOOD_FIXTURES
+    if ".section .debug_info" in p.read_text() or ".section\t.debug_info" in p.read_text()
+]
 
 
 @pytest.mark.parametrize("path", WITH_INFO[::3], ids=fixture_id)
@@ -114,7 +128,9 @@ def test_derived_abbreviations_replace_the_read_ones(path: Path, ptxas) -> None:
     text = ptxdwarf.replace_debug_sections(module, images)
     back = ptxdwarf.read_ptx(text)
     assert [t.offset for t in back.abbrev_tables] == [0]
-    assert len(back.abbrev_tables[0].decls) == len({(d.tag, bool(d.children), tuple((a.name, a.form) for a in d.attributes)) for d in info.iter_dies()})
+    assert len(back.abbrev_tables[0].decls) == len(
+        {(d.tag, bool(d.children), tuple((a.name, a.form) for a in d.attributes)) for d in info.iter_dies()}
+    )
     assert [u.abbrev_offset for u in back.units] == [ptxdwarf.Symbol(".debug_abbrev", 0)] * len(info.units)
     report = ptxdwarf.check(text, filename=path.name, ptxas=ptxas)
     assert report.consistent, "\n".join(map(str, report.differences))

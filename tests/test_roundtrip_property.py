@@ -15,9 +15,24 @@ SYMBOLS = st.sampled_from(["func_begin0", "$L__func_end3", "_Z4testPi_param_0", 
 ATTRS = st.sampled_from([0x03, 0x3A, 0x3B, 0x49, 0x02, 0x33, 0x11, 0x12, 0x2007, 0x3E01, 0x1F, 0x7F])
 TAGS = st.sampled_from([0x11, 0x2E, 0x05, 0x34, 0x24, 0x13, 0x0B, 0x4109, 0x7F])
 SIMPLE_FORMS = [
-    FORM.addr, FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc, FORM.data1, FORM.data2,
-    FORM.data4, FORM.data8, FORM.sdata, FORM.udata, FORM.string, FORM.strp, FORM.flag, FORM.flag_present,
-    FORM.sec_offset, FORM.ref_sig8,
+    FORM.addr,
+    FORM.block1,
+    FORM.block2,
+    FORM.block4,
+    FORM.block,
+    FORM.exprloc,
+    FORM.data1,
+    FORM.data2,
+    FORM.data4,
+    FORM.data8,
+    FORM.sdata,
+    FORM.udata,
+    FORM.string,
+    FORM.strp,
+    FORM.flag,
+    FORM.flag_present,
+    FORM.sec_offset,
+    FORM.ref_sig8,
 ]
 REF_FORMS = [FORM.ref1, FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_udata, FORM.ref_addr]
 
@@ -30,7 +45,9 @@ def values(draw: st.DrawFn, form: int, asize: int, version: int) -> Any:
         return draw(st.integers(0, 2 ** (8 * asize) - 1))
     if form in (FORM.data4, FORM.sec_offset):
         if draw(st.booleans()):
-            return Symbol(draw(st.sampled_from([".debug_line", ".debug_loc", "g_x"])), draw(st.integers(0, 64)))
+            return Symbol(
+                draw(st.sampled_from([".debug_line", ".debug_loc", "g_x"])), draw(st.integers(0, 64))
+            )
         return draw(st.integers(0, 2**32 - 1))
     if form == FORM.data8:
         if draw(st.booleans()):
@@ -47,12 +64,17 @@ def values(draw: st.DrawFn, form: int, asize: int, version: int) -> Any:
     if form == FORM.udata:
         return draw(st.integers(0, 2**64))
     if form in (FORM.string, FORM.strp):
-        return draw(st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=12))
+        return draw(
+            st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=12)
+        )
     if form == FORM.flag_present:
         return True
     if form == FORM.block1 and draw(st.booleans()):
         # an expression with a symbol inside
-        return [Op.make("addr", Symbol(draw(SYMBOLS), draw(st.integers(0, 16)))), Op.make("plus_uconst", draw(st.integers(0, 300)))]
+        return [
+            Op.make("addr", Symbol(draw(SYMBOLS), draw(st.integers(0, 16)))),
+            Op.make("plus_uconst", draw(st.integers(0, 300))),
+        ]
     size = 255 if form == FORM.block1 else 300
     return draw(st.binary(max_size=size))
 
@@ -117,13 +139,22 @@ def canonical(info: DebugInfo) -> list[Any]:
             v = ptxdwarf.encode_expression(v, asize)
         if isinstance(v, (bytes, bytearray)):
             relocs = getattr(v, "relocs", ())
-            return ("block", bytes(v), tuple((r.offset, r.size, r.symbol.name, r.symbol.addend) for r in relocs))
+            return (
+                "block",
+                bytes(v),
+                tuple((r.offset, r.size, r.symbol.name, r.symbol.addend) for r in relocs),
+            )
         if attr.symbol is not None:
             return ("sym", attr.symbol.name, attr.symbol.addend)
         return v
 
     return [
-        (d.tag, d.has_children or bool(d.children), len(d.children), [(a.name, a.form, value(a)) for a in d.attributes])
+        (
+            d.tag,
+            d.has_children or bool(d.children),
+            len(d.children),
+            [(a.name, a.form, value(a)) for a in d.attributes],
+        )
         for d in order
     ]
 
@@ -146,7 +177,9 @@ def test_random_trees_round_trip(info: DebugInfo, style: str, string_labels: boo
     parsed = ptxdwarf.parse_ptx(text).images()
     for name, image in images.items():
         assert parsed[name].data == image.data
-        assert [(r.offset, r.size, r.symbol) for r in parsed[name].relocs] == [(r.offset, r.size, r.symbol) for r in image.relocs]
+        assert [(r.offset, r.size, r.symbol) for r in parsed[name].relocs] == [
+            (r.offset, r.size, r.symbol) for r in image.relocs
+        ]
     # And a decoded tree encodes to the same bytes again.
     again = ptxdwarf.encode_sections(back, options)
     for name, image in images.items():
@@ -157,11 +190,17 @@ def test_random_trees_round_trip(info: DebugInfo, style: str, string_labels: boo
 @settings(max_examples=200, deadline=None)
 @given(
     st.binary(max_size=200),
-    st.lists(st.tuples(st.integers(0, 190), st.sampled_from([4, 8]), SYMBOLS, st.integers(0, 2**20)), max_size=4),
-    st.dictionaries(st.from_regex(r"\$L__[a-z]{1,6}[0-9]{0,3}", fullmatch=True), st.integers(0, 200), max_size=3),
+    st.lists(
+        st.tuples(st.integers(0, 190), st.sampled_from([4, 8]), SYMBOLS, st.integers(0, 2**20)), max_size=4
+    ),
+    st.dictionaries(
+        st.from_regex(r"\$L__[a-z]{1,6}[0-9]{0,3}", fullmatch=True), st.integers(0, 200), max_size=3
+    ),
     st.sampled_from(["nvcc", "readable", "compact"]),
 )
-def test_any_image_round_trips_through_text(data: bytes, relocs: list[Any], labels: dict[str, int], style: str) -> None:
+def test_any_image_round_trips_through_text(
+    data: bytes, relocs: list[Any], labels: dict[str, int], style: str
+) -> None:
     """Any bytes with symbols and labels give the same image after writing and reading."""
     placed: list[Reloc] = []
     taken: set[int] = set()

@@ -78,9 +78,19 @@ def test_leb128_known_values() -> None:
 
 def _form_values(form: int, version: int, asize: int) -> st.SearchStrategy[Any]:
     fixed = {
-        FORM.data1: 1, FORM.flag: 1, FORM.ref1: 1, FORM.data2: 2, FORM.ref2: 2,
-        FORM.data4: 4, FORM.ref4: 4, FORM.strp: 4, FORM.sec_offset: 4,
-        FORM.data8: 8, FORM.ref8: 8, FORM.ref_sig8: 8, FORM.addr: asize,
+        FORM.data1: 1,
+        FORM.flag: 1,
+        FORM.ref1: 1,
+        FORM.data2: 2,
+        FORM.ref2: 2,
+        FORM.data4: 4,
+        FORM.ref4: 4,
+        FORM.strp: 4,
+        FORM.sec_offset: 4,
+        FORM.data8: 8,
+        FORM.ref8: 8,
+        FORM.ref_sig8: 8,
+        FORM.addr: asize,
         FORM.ref_addr: asize if version == 2 else 4,
     }
     if form in fixed:
@@ -101,9 +111,29 @@ def _form_values(form: int, version: int, asize: int) -> st.SearchStrategy[Any]:
 
 
 FORMS = [
-    FORM.addr, FORM.block2, FORM.block4, FORM.data2, FORM.data4, FORM.data8, FORM.string, FORM.block,
-    FORM.block1, FORM.data1, FORM.flag, FORM.sdata, FORM.strp, FORM.udata, FORM.ref_addr, FORM.ref1,
-    FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_udata, FORM.sec_offset, FORM.exprloc, FORM.flag_present,
+    FORM.addr,
+    FORM.block2,
+    FORM.block4,
+    FORM.data2,
+    FORM.data4,
+    FORM.data8,
+    FORM.string,
+    FORM.block,
+    FORM.block1,
+    FORM.data1,
+    FORM.flag,
+    FORM.sdata,
+    FORM.strp,
+    FORM.udata,
+    FORM.ref_addr,
+    FORM.ref1,
+    FORM.ref2,
+    FORM.ref4,
+    FORM.ref8,
+    FORM.ref_udata,
+    FORM.sec_offset,
+    FORM.exprloc,
+    FORM.flag_present,
     FORM.ref_sig8,
 ]
 
@@ -132,7 +162,9 @@ def _encode_one(form: int, value: Any, version: int, asize: int, built: bool) ->
 @pytest.mark.parametrize("form", FORMS, ids=lambda f: FORM(f).name)
 @settings(max_examples=10, deadline=None)
 @given(data=st.data())
-def test_encoder_and_decoder_match_schema(form: int, version: int, asize: int, built: bool, data: st.DataObject) -> None:
+def test_encoder_and_decoder_match_schema(
+    form: int, version: int, asize: int, built: bool, data: st.DataObject
+) -> None:
     """The encoder's writers and the decoder, as production runs them, give the bytes
     and values the form's schema does."""
     schema = schemas_for(version, asize).form_values[form]
@@ -140,7 +172,9 @@ def test_encoder_and_decoder_match_schema(form: int, version: int, asize: int, b
     if form == FORM.string:
         value = value.decode("utf-8", "surrogateescape")
     elif form == FORM.strp:
-        value = data.draw(st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=20))
+        value = data.draw(
+            st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=20)
+        )
     elif form in (FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc):
         value = Block(value)
     images, attr = _encode_one(form, value, version, asize, built)
@@ -153,7 +187,13 @@ def test_encoder_and_decoder_match_schema(form: int, version: int, asize: int, b
         assert relocs == [r for r in image.relocs if r.offset == attr.offset]
         assert images[".debug_str"].data[attr.target :].split(b"\0")[0] == value.encode()
     else:
-        built_bytes = schema.build(None if form == FORM.flag_present else value.encode("utf-8", "surrogateescape") if form == FORM.string else value)
+        built_bytes = schema.build(
+            None
+            if form == FORM.flag_present
+            else value.encode("utf-8", "surrogateescape")
+            if form == FORM.string
+            else value
+        )
     assert raw[: len(built_bytes)] == built_bytes
     parsed = schema.parse(raw, relocs=image.reloc_map, base=attr.offset)
     if form == FORM.flag_present:
@@ -193,7 +233,12 @@ def test_indirect_and_unknown_forms(version: int, asize: int) -> None:
 
 def test_truncated_values_are_errors() -> None:
     s = schemas_for(2, 8)
-    for form, raw in ((FORM.data4, b"\x01\x02"), (FORM.block1, b"\x05\x01"), (FORM.string, b"abc"), (FORM.addr, b"\x00" * 7)):
+    for form, raw in (
+        (FORM.data4, b"\x01\x02"),
+        (FORM.block1, b"\x05\x01"),
+        (FORM.string, b"abc"),
+        (FORM.addr, b"\x00" * 7),
+    ):
         with pytest.raises(ConstructError):
             s.form_values[form].parse(raw)
 
@@ -220,10 +265,21 @@ def test_unit_header_with_symbol() -> None:
 
 def test_pubnames_set_of_the_guide() -> None:
     s = schemas_for(2, 8)
-    raw = struct.pack("<IHII", 41, 2, 0, 262) + struct.pack("<I", 69) + b"_Z3fooii\0" + struct.pack("<I", 174) + b"_Z4testPi\0" + struct.pack("<I", 0)
+    raw = (
+        struct.pack("<IHII", 41, 2, 0, 262)
+        + struct.pack("<I", 69)
+        + b"_Z3fooii\0"
+        + struct.pack("<I", 174)
+        + b"_Z4testPi\0"
+        + struct.pack("<I", 0)
+    )
     parsed = check(s.pubnames_set, raw, relocs={6: Reloc(6, 4, Symbol(".debug_info"))})
     assert parsed.debug_info_offset == Symbol(".debug_info")
-    assert [(e.die_offset, e.name) for e in parsed.entries] == [(69, b"_Z3fooii"), (174, b"_Z4testPi"), (0, None)]
+    assert [(e.die_offset, e.name) for e in parsed.entries] == [
+        (69, b"_Z3fooii"),
+        (174, b"_Z4testPi"),
+        (0, None),
+    ]
     with pytest.raises(ConstructError):
         s.pubnames_set.parse(struct.pack("<I", 0x0C800000) + raw[4:])
 
@@ -233,7 +289,13 @@ def test_aranges_set(asize: int) -> None:
     s = schemas_for(2, asize)
     fmt = "<Q" if asize == 8 else "<I"
     pad = (-12) % (2 * asize)
-    body = struct.pack("<HIBB", 2, 0, asize, 0) + bytes(pad) + struct.pack(fmt, 0) + struct.pack(fmt, 0x100) + bytes(2 * asize)
+    body = (
+        struct.pack("<HIBB", 2, 0, asize, 0)
+        + bytes(pad)
+        + struct.pack(fmt, 0)
+        + struct.pack(fmt, 0x100)
+        + bytes(2 * asize)
+    )
     raw = struct.pack("<I", len(body)) + body
     first = 4 + 8 + pad
     parsed = check(s.aranges_set, raw, relocs={first: Reloc(first, asize, Symbol("func_begin0"))})
@@ -273,7 +335,9 @@ def test_string_table_and_macinfo() -> None:
 
 
 _NAMES = st.binary(min_size=0, max_size=12).filter(lambda b: b"\0" not in b)
-_OFFSETS = st.one_of(st.integers(0, 2**32 - 1), st.builds(Symbol, st.sampled_from([".debug_info", "x"]), st.integers(0, 64)))
+_OFFSETS = st.one_of(
+    st.integers(0, 2**32 - 1), st.builds(Symbol, st.sampled_from([".debug_info", "x"]), st.integers(0, 64))
+)
 
 
 def _schema_build(schema: Any, obj: Any, base: int) -> tuple[bytes, list[Reloc]]:
@@ -289,12 +353,25 @@ def _schema_build(schema: Any, obj: Any, base: int) -> tuple[bytes, list[Reloc]]
     base=st.integers(0, 1000),
     rest=st.binary(max_size=3),
 )
-def test_plain_name_set_builder_matches_schema(offset: Any, length: int, names: list[Any], base: int, rest: bytes) -> None:
+def test_plain_name_set_builder_matches_schema(
+    offset: Any, length: int, names: list[Any], base: int, rest: bytes
+) -> None:
     """build_name_set writes what the pubnames schema writes, relocations included."""
-    entries: list[dict[str, Any]] = [{"die_offset": o, "name": n} for o, n in names] + [{"die_offset": 0, "name": None}]
-    obj = {"version": 2, "debug_info_offset": offset, "debug_info_length": length, "entries": entries, "rest": rest}
+    entries: list[dict[str, Any]] = [{"die_offset": o, "name": n} for o, n in names] + [
+        {"die_offset": 0, "name": None}
+    ]
+    obj = {
+        "version": 2,
+        "debug_info_offset": offset,
+        "debug_info_length": length,
+        "entries": entries,
+        "rest": rest,
+    }
     relocs: list[Reloc] = []
-    assert build_name_set(obj, base, relocs) == _schema_build(schema_set := schemas_for(2, 8).pubnames_set, obj, base)[0]
+    assert (
+        build_name_set(obj, base, relocs)
+        == _schema_build(schema_set := schemas_for(2, 8).pubnames_set, obj, base)[0]
+    )
     assert relocs == _schema_build(schema_set, obj, base)[1]
 
 
@@ -325,10 +402,20 @@ def test_plain_builders_leave_the_unusual_to_the_schema() -> None:
     """No terminator, a name with a NUL, a value that does not fit: None, and the schema decides."""
     ok = {"version": 2, "debug_info_offset": 0, "debug_info_length": 0, "rest": b""}
     assert build_name_set({**ok, "entries": [{"die_offset": 5, "name": b"a"}]}, 0, []) is None
-    assert build_name_set({**ok, "entries": [{"die_offset": 5, "name": b"a\0b"}, {"die_offset": 0}]}, 0, []) is None
+    assert (
+        build_name_set({**ok, "entries": [{"die_offset": 5, "name": b"a\0b"}, {"die_offset": 0}]}, 0, [])
+        is None
+    )
     assert build_name_set({**ok, "debug_info_length": 2**32, "entries": [{"die_offset": 0}]}, 0, []) is None
     relocs: list[Reloc] = []
-    assert build_name_set({**ok, "debug_info_offset": Symbol("x"), "entries": [{"die_offset": 2**33, "name": b"a"}]}, 0, relocs) is None
+    assert (
+        build_name_set(
+            {**ok, "debug_info_offset": Symbol("x"), "entries": [{"die_offset": 2**33, "name": b"a"}]},
+            0,
+            relocs,
+        )
+        is None
+    )
     assert relocs == []  # nothing recorded for a record the schema builds instead
 
 
@@ -357,7 +444,11 @@ def test_plain_location_list_builder_matches_schema(asize: int, ranges: list[Any
             end %= top
         if type(begin) is int and type(end) is int and begin == end == 0:
             end = 1
-        entries.append({"begin": top, "end": end, "expr": None} if select_base else {"begin": begin, "end": end, "expr": expr})
+        entries.append(
+            {"begin": top, "end": end, "expr": None}
+            if select_base
+            else {"begin": begin, "end": end, "expr": expr}
+        )
     entries.append({"begin": 0, "end": 0, "expr": None})
     relocs: list[Reloc] = []
     built = build_location_list(entries, base, relocs, address_size=asize)

@@ -61,7 +61,13 @@ def _more_shapes(dbg: DebugInfoBuilder) -> None:
     fn_t = dbg.subroutine_type(int_t, [int_t, dbg.named_type("float")])
     dbg.pointer_type(fn_t, address_class=ptxdwarf.AddressClass.GENERIC, name="fp")
     dbg.volatile_type(int_t)
-    dbg.global_variable("g_static", int_t, line=5, location=loc.address("g_static", ptxdwarf.AddressClass.GLOBAL), external=False)
+    dbg.global_variable(
+        "g_static",
+        int_t,
+        line=5,
+        location=loc.address("g_static", ptxdwarf.AddressClass.GLOBAL),
+        external=False,
+    )
 
 
 @pytest.mark.parametrize("dwarf4_forms", [False, True])
@@ -136,16 +142,24 @@ def test_a_value_a_writer_does_not_expect_goes_the_general_way() -> None:
         f.variable("y", int_t, line="ten")  # type: ignore[arg-type]
 
 
-_NAMES = st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), min_size=1, max_size=40)
+_NAMES = st.text(
+    st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), min_size=1, max_size=40
+)
 _LOCATIONS = st.one_of(
     st.none(),
     st.sampled_from(["%r1", "%rd12", "%f3", "%p1", "%fd100"]).map(loc.register),
     st.tuples(st.sampled_from(["k_param_0", "k_param_1"]), st.integers(0, 300)).map(lambda t: loc.param(*t)),
-    st.tuples(st.sampled_from(["__local_depot0", "__local_depot1"]), st.integers(0, 2**20)).map(lambda t: loc.local(*t)),
-    st.tuples(st.sampled_from(["g", "s"]), st.sampled_from(list(AddressClass))).map(lambda t: loc.address(*t)),
+    st.tuples(st.sampled_from(["__local_depot0", "__local_depot1"]), st.integers(0, 2**20)).map(
+        lambda t: loc.local(*t)
+    ),
+    st.tuples(st.sampled_from(["g", "s"]), st.sampled_from(list(AddressClass))).map(
+        lambda t: loc.address(*t)
+    ),
 )
 _VARIABLES = st.lists(
-    st.tuples(_NAMES, st.one_of(st.none(), st.integers(0, 2**33)), st.integers(1, 70_000), _LOCATIONS, st.booleans()),
+    st.tuples(
+        _NAMES, st.one_of(st.none(), st.integers(0, 2**33)), st.integers(1, 70_000), _LOCATIONS, st.booleans()
+    ),
     max_size=12,
 )
 
@@ -201,7 +215,9 @@ def _fallback_module(strings: str) -> DebugInfoBuilder:
     return dbg
 
 
-@pytest.mark.parametrize("strings,labels", [("inline", False), ("inline", True), ("strp", False), ("strp", True)])
+@pytest.mark.parametrize(
+    "strings,labels", [("inline", False), ("inline", True), ("strp", False), ("strp", True)]
+)
 def test_a_fallback_leaves_nothing_behind(strings: str, labels: bool) -> None:
     """A built DIE encodes the same whether or not its attributes were read: the
     compiled writer's partial work (string pool, labels, relocations) is undone."""
@@ -222,8 +238,14 @@ def test_a_fallback_takes_back_its_abbreviation_code() -> None:
     """A shape met first by a DIE its writer gives back, whose values then choose other
     forms: the code given to the shape is taken back, not left unused in the table."""
     kind_data1 = int(FORM.data1) | AUTO_FORM
-    odd = BuiltDIE(TAG.variable, shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))), ("x", b"\1\2"))
-    same = BuiltDIE(TAG.variable, shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))), ("y", 3))
+    odd = BuiltDIE(
+        TAG.variable,
+        shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))),
+        ("x", b"\1\2"),
+    )
+    same = BuiltDIE(
+        TAG.variable, shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))), ("y", 3)
+    )
     root = BuiltDIE(TAG.compile_unit)
     for die in (odd, same):
         root.add_child(die)

@@ -39,7 +39,10 @@ def test_nvcc_call_example() -> None:
     m = module("nvcc/call_example.sm_75.ptx")
     table = m.symbols
     assert kinds(m, "_Z3fooii", "_Z4testPi", "_Z3fooii_param_1", "_Z4testPi_param_0") == [
-        FUNCTION, FUNCTION, DEVICE_PARAM, KERNEL_PARAM,
+        FUNCTION,
+        FUNCTION,
+        DEVICE_PARAM,
+        KERNEL_PARAM,
     ]
     label = table.lookup("$L__tmp2")
     assert label.kind == CODE_LABEL and label.function is not None and label.function.name == "_Z4testPi"
@@ -59,7 +62,13 @@ def test_nvcc_call_example() -> None:
 def test_handwritten_every_space() -> None:
     m = module("handwritten/all_spaces.ptx")
     assert kinds(m, "g_global", "g_shared", "g_const", "g_tex", "__local_depot0", "$L__foo_mid", "%SP") == [
-        VARIABLE, VARIABLE, VARIABLE, VARIABLE, DEPOT, CODE_LABEL, REGISTER,
+        VARIABLE,
+        VARIABLE,
+        VARIABLE,
+        VARIABLE,
+        DEPOT,
+        CODE_LABEL,
+        REGISTER,
     ]
     shared = m.symbols.lookup("g_shared")
     assert shared.variable is not None and shared.variable.space == "shared"
@@ -96,7 +105,9 @@ def test_data_labels_with_their_offsets() -> None:
 
 
 def test_data_labels_of_a_repeated_section_count_from_the_first_block() -> None:
-    m = parse_ptx(HEAD + ".section .debug_str {\na: .b8 1, 0\n}\n.section .debug_str {\n.b8 2\nb: .b8 3, 0\n}\n")
+    m = parse_ptx(
+        HEAD + ".section .debug_str {\na: .b8 1, 0\n}\n.section .debug_str {\n.b8 2\nb: .b8 3, 0\n}\n"
+    )
     assert m.symbols.data_labels == {"a": (".debug_str", 0), "b": (".debug_str", 3)}
 
 
@@ -113,9 +124,18 @@ BODY = (
 @pytest.mark.parametrize(
     "name,declared",
     [
-        ("%r0", True), ("%r3", True), ("%r4", False), ("%r01", False), ("%r", False),
-        ("%rd11", True), ("%rd12", False), ("%rd", False),
-        ("%p", True), ("inner1", True), ("inner2", False), ("deepest", True),
+        ("%r0", True),
+        ("%r3", True),
+        ("%r4", False),
+        ("%r01", False),
+        ("%r", False),
+        ("%rd11", True),
+        ("%rd12", False),
+        ("%rd", False),
+        ("%p", True),
+        ("inner1", True),
+        ("inner2", False),
+        ("deepest", True),
         ("%q0", False),  # declared in f, not in k
     ],
 )

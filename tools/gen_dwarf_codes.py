@@ -35,7 +35,7 @@ def members(source: Mapping[str, object], prefix: str, extra: dict[str, int]) ->
     table = dict(extra)
     for name, value in source.items():
         if name.startswith(prefix) and isinstance(value, int):
-            table[name[len(prefix):]] = value
+            table[name[len(prefix) :]] = value
     return table
 
 
@@ -53,7 +53,7 @@ def render() -> str:
     for name, prefix, source, extra, doc in TABLES:
         out += ["", f"#: {doc}", f"{name} = enum.IntEnum(", f'    "{name}",', "    {"]
         for member, value in members(source, prefix, extra).items():
-            out.append(f'        "{member}": 0x{value:x},')
+            out.append(f'        "{member}": 0x{value:X},')
         out += ["    },", ")"]
     return "\n".join(out) + "\n"
 

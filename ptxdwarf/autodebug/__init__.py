@@ -68,4 +68,3 @@ from .describe import PRODUCER
 from .entry import AttachResult, attach_ptx, default_output_name
 
 __all__ = ["PRODUCER", "AttachResult", "attach_ptx", "default_output_name"]
-

@@ -40,7 +40,9 @@ def describe(
 ) -> tuple[DebugInfoBuilder, int, list[str]]:
     """The builder of the compile unit, its number of DIEs, the warnings."""
     mangled = any(f.name.startswith("_Z") for f in module.functions)
-    dbg = DebugInfoBuilder(output_name, producer=PRODUCER, language="c++" if mangled else "c", file=output_name)
+    dbg = DebugInfoBuilder(
+        output_name, producer=PRODUCER, language="c++" if mangled else "c", file=output_name
+    )
     d = _Description(dbg, TypeMap(dbg), plan)
     _module_variables(d, module)
     for fn in funcs:
@@ -58,7 +60,9 @@ def describe(
         )
     if d.untyped:
         shown = ", ".join(d.untyped[:3]) + (", ..." if len(d.untyped) > 3 else "")
-        d.warnings.append(f"{len(d.untyped)} declaration(s) of a type ptxdwarf cannot describe were skipped ({shown})")
+        d.warnings.append(
+            f"{len(d.untyped)} declaration(s) of a type ptxdwarf cannot describe were skipped ({shown})"
+        )
     dies = sum(1 for _ in dbg.iter_dies())
     return dbg, dies, d.warnings
 
@@ -67,7 +71,9 @@ def _module_variables(d: _Description, module: PtxModule) -> None:
     for v in module.variables:
         cls = HANDLE_CLASS.get(v.type or "") or SPACE_CLASS.get(v.space)
         if cls is None or cls in (AddressClass.LOCAL, AddressClass.PARAM):
-            d.warnings.append(f"module variable {v.name} (.{v.space}) is not described: no address class fits it")
+            d.warnings.append(
+                f"module variable {v.name} (.{v.space}) is not described: no address class fits it"
+            )
             continue
         t = d.types.of(v)
         if t is None:
@@ -76,7 +82,11 @@ def _module_variables(d: _Description, module: PtxModule) -> None:
         line_text = d.plan.raw[v.line - 1] if 0 < v.line <= len(d.plan.raw) else ""
         external = bool(_EXTERNAL.search(line_text))
         d.dbg.global_variable(
-            v.name, t, location=address(v.name, cls), line=d.plan.out_line_of_input_line(v.line), external=external
+            v.name,
+            t,
+            location=address(v.name, cls),
+            line=d.plan.out_line_of_input_line(v.line),
+            external=external,
         )
 
 
@@ -117,7 +127,8 @@ def _parameters(d: _Description, fn: Func, sub: Function, header: str) -> None:
         sub.parameter(p.name, t, line=line, location=where)
     if no_location:
         d.warnings.append(
-            f"{f.name}: {len(no_location)} parameter(s) described without a location: " + "; ".join(no_location)
+            f"{f.name}: {len(no_location)} parameter(s) described without a location: "
+            + "; ".join(no_location)
         )
 
 

@@ -66,7 +66,9 @@ def param_loads(
         if len(regs) != count:
             continue
         base = int(m.group(4) or 0)
-        loads = [Load(base + i * width, width, None if r == "_" else renamed.get(r, r)) for i, r in enumerate(regs)]
+        loads = [
+            Load(base + i * width, width, None if r == "_" else renamed.get(r, r)) for i, r in enumerate(regs)
+        ]
         out.setdefault(m.group(3), []).append(loads)
     return out
 
@@ -101,7 +103,11 @@ def device_param_location(size: int | None, loads: list[list[Load]]) -> tuple[Lo
     chosen: str | None
     if len(loads) == 1 and len(flat) == 1 and flat[0].offset == 0 and flat[0].register is not None:
         chosen = flat[0].register
-    elif len(whole) == len(flat) and len({x.register for x in whole}) == 1 and len({x.width for x in whole}) == 1:
+    elif (
+        len(whole) == len(flat)
+        and len({x.register for x in whole}) == 1
+        and len({x.width for x in whole}) == 1
+    ):
         chosen = whole[0].register
     else:
         chosen = None

@@ -115,7 +115,13 @@ class Plan:
 
 
 def make_plan(
-    text: str, module: PtxModule, masked: str, funcs: list[Func], prefix: str, output_name: str, debug_target: bool
+    text: str,
+    module: PtxModule,
+    masked: str,
+    funcs: list[Func],
+    prefix: str,
+    output_name: str,
+    debug_target: bool,
 ) -> Plan:
     """The plan of ``text`` (see the module docstring); labels are ``prefix`` +
     ``beginK``/``endK``."""
@@ -146,7 +152,11 @@ def _split_lines(plan: Plan, funcs: list[Func]) -> None:
         if fn.instrs and lines.at(fn.instrs[0].start)[0] == lines.at(open_brace)[0]:
             plan.split_at(f.body_start)
         for before, s in zip(fn.statements, fn.statements[1:], strict=False):
-            if s.kind == "instr" and before.kind == "directive" and lines.at(before.end)[0] == lines.at(s.start)[0]:
+            if (
+                s.kind == "instr"
+                and before.kind == "directive"
+                and lines.at(before.end)[0] == lines.at(s.start)[0]
+            ):
                 plan.split_at(s.start)
         close_line, close_col = lines.at(f.body_end)
         if plan.raw[close_line][:close_col].strip():

@@ -17,6 +17,7 @@ from .scan import IDENT, identifiers
 
 _RANGE_OPEN = re.compile(r"\s*<")
 
+
 def fits(name: str) -> bool:
     """``DW_OP_regx`` can name the register ``name``."""
     try:
@@ -89,7 +90,9 @@ def rename_registers(module: PtxModule, masked: str) -> Renames:
     if not long_ranges and not long_scalars:
         return out
     tokens = identifiers(masked)
-    declared_bases = {v.name for f in module.functions for v in f.declarations if v.space == "reg" and v.count is not None}
+    declared_bases = {
+        v.name for f in module.functions for v in f.declarations if v.space == "reg" and v.count is not None
+    }
     warnings = out.warnings
     base_map: dict[str, str] = {}
     # A new base ends with a letter: the module uses it, alone or followed by digits,
@@ -99,18 +102,28 @@ def rename_registers(module: PtxModule, masked: str) -> Renames:
     for base in sorted(long_ranges):
         new = next(names)
         if not fits(f"{new}{long_ranges[base] - 1}"):
-            warnings.append(f"register range {base}<{long_ranges[base]}> is too large to rename to names of 8 characters")
+            warnings.append(
+                f"register range {base}<{long_ranges[base]}> is too large to rename to names of 8 characters"
+            )
             continue
         base_map[base] = new
     scalar_map: dict[str, str] = {}
     bases = declared_bases | set(base_map.values())
-    names = _fresh_names("%S", lambda new: new in tokens or any(new.startswith(b) and new[len(b):].isdigit() for b in bases))
+    names = _fresh_names(
+        "%S", lambda new: new in tokens or any(new.startswith(b) and new[len(b) :].isdigit() for b in bases)
+    )
     for name in sorted(long_scalars):
         scalar_map[name] = next(names)
     renamed: dict[str, str] = {}
     for index, f in enumerate(module.functions):
-        ranges = {v.name: v.count for v in f.declarations if v.space == "reg" and v.count is not None and v.name in base_map}
-        scalars = {v.name for v in f.declarations if v.space == "reg" and v.count is None and v.name in scalar_map}
+        ranges = {
+            v.name: v.count
+            for v in f.declarations
+            if v.space == "reg" and v.count is not None and v.name in base_map
+        }
+        scalars = {
+            v.name for v in f.declarations if v.space == "reg" and v.count is None and v.name in scalar_map
+        }
         if not ranges and not scalars:
             continue
         own = out.by_function[index] = {name: scalar_map[name] for name in scalars}
@@ -125,8 +138,13 @@ def rename_registers(module: PtxModule, masked: str) -> Renames:
                 out.edits.append((m.start(1), m.end(1), base_map[tok]))
                 continue
             for base, count in ranges.items():
-                rest = tok[len(base):]
-                if tok.startswith(base) and rest.isdigit() and (rest == "0" or rest[0] != "0") and int(rest) < (count or 0):
+                rest = tok[len(base) :]
+                if (
+                    tok.startswith(base)
+                    and rest.isdigit()
+                    and (rest == "0" or rest[0] != "0")
+                    and int(rest) < (count or 0)
+                ):
                     new = base_map[base] + rest
                     renamed[tok] = own[tok] = new
                     out.edits.append((m.start(1), m.end(1), new))

@@ -18,7 +18,11 @@ SPACE_CLASS = {
     "param": AddressClass.PARAM,
     "tex": AddressClass.TEX,
 }
-HANDLE_CLASS = {".texref": AddressClass.TEX, ".samplerref": AddressClass.TEX_SAMPLER, ".surfref": AddressClass.SURF}
+HANDLE_CLASS = {
+    ".texref": AddressClass.TEX,
+    ".samplerref": AddressClass.TEX_SAMPLER,
+    ".surfref": AddressClass.SURF,
+}
 
 #: PTX types the builder's table lacks: name -> (byte size, encoding).
 _EXTRA_TYPES = {".bf16": (2, "float"), ".tf32": (4, "float"), ".b128": (16, "unsigned")}

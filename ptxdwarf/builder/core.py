@@ -40,9 +40,7 @@ _ADDRESS_CLASS_SPEC = (_ADDRESS_CLASS, int(FORM.data1) | AUTO_FORM)  # classes 1
 _LOCATION_SPEC = (_LOCATION, AUTO_EXPR)
 # A variable's shape by (decl_file form, decl_line form, 0/1/2: no location/location/and class)
 _VARIABLE_SHAPES: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
-_DEPOT_NEEDS_8 = (
-    "a __local_depot location needs 8-byte DWARF addresses (ptxas 13.0 rewrites it assuming 8; with 4 it fails)"
-)
+_DEPOT_NEEDS_8 = "a __local_depot location needs 8-byte DWARF addresses (ptxas 13.0 rewrites it assuming 8; with 4 it fails)"
 
 
 def _what(scope: str | None, name: str) -> str:
@@ -106,7 +104,9 @@ class DebugInfoBuilder(TypeConstructors):
         self.file = file
         lang = _LANGUAGES.get(language.lower()) if isinstance(language, str) else language
         if lang is None:
-            raise BuilderError(f"unknown language {language!r} (use a DW_LANG code or one of {sorted(_LANGUAGES)})")
+            raise BuilderError(
+                f"unknown language {language!r} (use a DW_LANG code or one of {sorted(_LANGUAGES)})"
+            )
         cu = BuiltDIE(TAG.compile_unit)
         cu.put(AT.producer, producer)
         cu.put(AT.language, int(lang), "data2")
@@ -206,7 +206,9 @@ class DebugInfoBuilder(TypeConstructors):
         """A module-level variable; ``location`` is usually ``loc.address(symbol, AddressClass.GLOBAL)``
         (or ``SHARED``, ``CONST``)."""
         var = self._variable(_VARIABLE, self.cu, name, type, line, location, file, None)
-        symbol = linkage_name or (location.symbols[0] if isinstance(location, Location) and location.symbols else None)
+        symbol = linkage_name or (
+            location.symbols[0] if isinstance(location, Location) and location.symbols else None
+        )
         if symbol is not None and (symbol != name or self.version < 4):
             var.die.put(self._linkage_attr(), symbol)
         if external:
@@ -279,7 +281,9 @@ class DebugInfoBuilder(TypeConstructors):
         cls = location.address_class
         if cls == AddressClass.LOCAL and self.address_size != 8 and location.symbols:
             raise BuilderError(f"{_what(scope, name)}: {_DEPOT_NEEDS_8}")
-        return int(cls) if builtins_type(cls) is AddressClass else int(address_class_of(cls, _what(scope, name)))  # type: ignore[arg-type]
+        return (
+            int(cls) if builtins_type(cls) is AddressClass else int(address_class_of(cls, _what(scope, name)))
+        )  # type: ignore[arg-type]
 
     def _set_location(
         self, var: Variable, location: Location | LocationListSpec, what: str, fresh: bool = False
@@ -370,4 +374,3 @@ class DebugInfoBuilder(TypeConstructors):
     def sections_text(self, style: Style | str = Style.READABLE, *, string_labels: bool = False) -> str:
         """The debug sections as PTX text."""
         return format_sections(self.sections(string_labels=string_labels).values(), style)
-

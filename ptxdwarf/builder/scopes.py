@@ -64,7 +64,9 @@ class _Scope:
     def lexical_block(self, *, low_pc: str | None = None, high_pc: str | None = None) -> LexicalBlock:
         """A nested scope; ``low_pc``/``high_pc`` are labels of the PTX code it covers."""
         if (low_pc is None) != (high_pc is None):
-            raise BuilderError(f"{self._what}: a lexical block needs both low_pc and high_pc labels, or neither")
+            raise BuilderError(
+                f"{self._what}: a lexical block needs both low_pc and high_pc labels, or neither"
+            )
         die = BuiltDIE(TAG.lexical_block)
         if low_pc is not None and high_pc is not None:
             die.put(AT.low_pc, Symbol(low_pc), "addr")
@@ -124,7 +126,9 @@ class Function(_Scope):
         The address class follows from ``location``: ``loc.register`` -> reg,
         ``loc.param`` -> param, ``loc.local`` -> local, ``loc.address(..., cls)`` -> cls.
         """
-        var = self._builder._variable(_FORMAL_PARAMETER, self.die, name, type, line, location, file, self.name)
+        var = self._builder._variable(
+            _FORMAL_PARAMETER, self.die, name, type, line, location, file, self.name
+        )
         if artificial:
             var.die.put(AT.artificial, True)
         # Parameters come before other children, as compilers write them.
@@ -135,7 +139,6 @@ class Function(_Scope):
             children.insert(index, children.pop())
         self.parameters.append(var)
         return var
-
 
     def abi_parameter(
         self,
@@ -153,8 +156,13 @@ class Function(_Scope):
         param); a slice's two halves are described as pieces of one value. A device
         function's parameter has the ``location`` you give (usually a register).
         """
-        decls = lower(type, f"{self.linkage_name}_param_", len(self.ptx_params), kernel=self.kernel,
-                      address_size=self._builder.address_size)
+        decls = lower(
+            type,
+            f"{self.linkage_name}_param_",
+            len(self.ptx_params),
+            kernel=self.kernel,
+            address_size=self._builder.address_size,
+        )
         self.ptx_params.extend(decls)
         if location is None and self.kernel and decls:
             if len(decls) == 1:
@@ -172,7 +180,9 @@ class Function(_Scope):
         """The return-value ``.param`` (``func_retval0``) of a device function, if any."""
         if self.kernel or self.return_type is None or self.return_type.kind == "unspecified":
             return []
-        return lower(self.return_type, "func_retval", 0, kernel=False, address_size=self._builder.address_size)
+        return lower(
+            self.return_type, "func_retval", 0, kernel=False, address_size=self._builder.address_size
+        )
 
     def ptx_signature(self, *, linkage: str = ".visible") -> str:
         """The PTX header of the function: ``.visible .entry name(\n\t.param ...\n)``."""
@@ -183,4 +193,3 @@ class Function(_Scope):
         ret = self.ptx_return()
         ret_text = " (" + ", ".join(d.declaration() for d in ret) + ")" if ret else ""
         return f"{linkage} .func{ret_text} {self.linkage_name}{body}"
-

@@ -187,7 +187,9 @@ class TypeConstructors:
             raise BuilderError(f"{what}: type {t.name or t.kind!r} belongs to another DebugInfoBuilder")
         return t
 
-    def _type(self, die: BuiltDIE, name: str | None, size: int | None, align: int, kind: str, **extra: Any) -> Type:
+    def _type(
+        self, die: BuiltDIE, name: str | None, size: int | None, align: int, kind: str, **extra: Any
+    ) -> Type:
         self.cu.add_child(die)
         t = Type(die, name, size, align, kind, cast("DebugInfoBuilder", self), **extra)
         self.types.append(t)
@@ -218,7 +220,9 @@ class TypeConstructors:
         if isinstance(encoding, str):
             code = _ENCODINGS.get(encoding.lower())
             if code is None:
-                raise BuilderError(f"base type {name!r}: unknown encoding {encoding!r} (one of {sorted(_ENCODINGS)})")
+                raise BuilderError(
+                    f"base type {name!r}: unknown encoding {encoding!r} (one of {sorted(_ENCODINGS)})"
+                )
         else:
             code = int(encoding)
         die = BuiltDIE(TAG.base_type)
@@ -365,7 +369,9 @@ class TypeConstructors:
             raise LayoutError(f"vector of {count} elements: at most 4 components (x, y, z, w) can be named")
         type_name = name or f"{element.name or 'vec'}{count}"
         members = [(c, element) for c in "xyzw"[:count]]
-        return self._aggregate(TAG.structure_type, "struct", type_name, members, size=size, align=align, line=None)
+        return self._aggregate(
+            TAG.structure_type, "struct", type_name, members, size=size, align=align, line=None
+        )
 
     def struct_type(
         self,
@@ -383,7 +389,9 @@ class TypeConstructors:
         ``byte_size``/``align``/``packed`` or :class:`Member` offsets say otherwise.
         ``members=None`` declares the struct; :meth:`Type.define` completes it.
         """
-        return self._aggregate(TAG.structure_type, "struct", name, members, size=byte_size, align=align, packed=packed, line=line)
+        return self._aggregate(
+            TAG.structure_type, "struct", name, members, size=byte_size, align=align, packed=packed, line=line
+        )
 
     def union_type(
         self,
@@ -440,12 +448,16 @@ class TypeConstructors:
             elif isinstance(m, tuple) and len(m) in (2, 3):
                 spec = Member(m[0], m[1], m[2] if len(m) == 3 else None)
             else:
-                raise BuilderError(f"{what}: member #{i} {m!r} is not (name, type), (name, type, bits) or a Member")
+                raise BuilderError(
+                    f"{what}: member #{i} {m!r} is not (name, type), (name, type, bits) or a Member"
+                )
             self._own(spec.type, f"{what}.{spec.name}")
             if spec.type is t:
                 raise LayoutError(f"{what}.{spec.name}: a {t.kind} cannot contain itself (use a pointer)")
             if spec.type.byte_size is None and spec.type.resolved.byte_size is None:
-                raise LayoutError(f"{what}.{spec.name}: type {spec.type.name or spec.type.kind!r} has no size (incomplete or void)")
+                raise LayoutError(
+                    f"{what}.{spec.name}: type {spec.type.name or spec.type.kind!r} has no size (incomplete or void)"
+                )
             specs.append(spec)
         fields = [
             Field(
@@ -498,7 +510,9 @@ class TypeConstructors:
         if bit_field:
             items.append((_BYTE_SIZE, placed.size, None))
             items.append((_BIT_SIZE, placed.bit_size, None))
-            items.append((_BIT_OFFSET, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata"))
+            items.append(
+                (_BIT_OFFSET, placed.dwarf2_bit_offset, "udata" if placed.dwarf2_bit_offset >= 0 else "sdata")
+            )
         return BuiltDIE.make(_MEMBER, items)
 
     def handle_type(self, name: str = "cudaTextureObject_t") -> Type:

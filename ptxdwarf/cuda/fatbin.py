@@ -59,7 +59,11 @@ def _decompress(payload: bytes, size: int, where: str) -> bytes:
             "(the zstandard package), or build it with nvcc --no-compress"
         ) from None
     try:
-        return bytes(zstandard.ZstdDecompressor().decompress(payload, max_output_size=max(size, 1) if size else 1 << 30))
+        return bytes(
+            zstandard.ZstdDecompressor().decompress(
+                payload, max_output_size=max(size, 1) if size else 1 << 30
+            )
+        )
     except zstandard.ZstdError as exc:
         raise CubinError(f"fatbin entry at {where}: {exc}") from None
 
@@ -78,7 +82,10 @@ def iter_fatbin(data: bytes, *, name: str = "<fatbin>") -> Iterator[FatbinEntry]
         start = pos + header_size
         end = start + size
         if end > len(data) or header_size < _HEADER.size:
-            raise CubinError(f"fatbin container at 0x{pos:x} claims {size} bytes; the file has {len(data) - start}", where=name)
+            raise CubinError(
+                f"fatbin container at 0x{pos:x} claims {size} bytes; the file has {len(data) - start}",
+                where=name,
+            )
         entry = start
         while entry + _ENTRY.size <= end:
             kind, _unk, hsize, padded, _pad, csize, _u, _minor, arch = _ENTRY.unpack_from(data, entry)

@@ -66,7 +66,15 @@ QUIRKS: tuple[Quirk, ...] = (
         "wide-literal-truncated",
         "A non-negative literal is reduced mod 2**32 before the range check: .b64/.quad numbers of 2**32 "
         "or more keep only their low 32 bits, silently (negative .b64 literals are exact).",
-        ("wide.b64-hex", "wide.b64-2pow32", "wide.b64-max", "wide.quad", "wide.in-info-v70", "wide.b32-2pow32", "wide.b8-mod"),
+        (
+            "wide.b64-hex",
+            "wide.b64-2pow32",
+            "wide.b64-max",
+            "wide.quad",
+            "wide.in-info-v70",
+            "wide.b32-2pow32",
+            "wide.b8-mod",
+        ),
         ("ptxdwarf.ptx.writer.B64_LIMIT", "ptxdwarf.ptx.writer._width_of"),
         "the writer emits a value of 2**32 or more as two .b32 (low word first)",
         "wide-value",
@@ -101,7 +109,12 @@ QUIRKS: tuple[Quirk, ...] = (
         "ptxas-syntax",
         "A symbolic value must be the only value of its .b32/.b64 directive (a label in a comma list is a "
         "syntax error); .b8/.b16 with a symbol is 'Illegal type for dwarf data'.",
-        ("ptxas-syntax.label-in-list", "ptxas-syntax.section-in-list", "ptxas-syntax.b8-label", "ptxas-syntax.label-minus-n"),
+        (
+            "ptxas-syntax.label-in-list",
+            "ptxas-syntax.section-in-list",
+            "ptxas-syntax.b8-label",
+            "ptxas-syntax.label-minus-n",
+        ),
         ("ptxdwarf.ptx.writer._Lines.segment", "ptxdwarf.ptx.writer._readable"),
         "every writer style puts a symbol alone on its directive",
         "ptxas-syntax",
@@ -128,7 +141,11 @@ QUIRKS: tuple[Quirk, ...] = (
         "Forms 0x17 and up (flag_present, exprloc, sec_offset ...) in a DWARF 2-4 unit: 'Error in "
         "get_form_value default', exit code 1.",
         ("dwarf4-form.flag-present-v4", "dwarf4-form.flag-v4"),
-        ("ptxdwarf.dwarf.encode.choose_form", "ptxdwarf.dwarf.encode.EncodeOptions", "ptxdwarf.builder.DebugInfoBuilder"),
+        (
+            "ptxdwarf.dwarf.encode.choose_form",
+            "ptxdwarf.dwarf.encode.EncodeOptions",
+            "ptxdwarf.builder.DebugInfoBuilder",
+        ),
         "the builder writes DWARF 2 by default; DWARF 4 units get flag, block1 and data4 unless "
         "EncodeOptions(dwarf4_forms=True)",
         "dwarf4-form",

@@ -97,7 +97,7 @@ def lang_name(code: int) -> str:
 def _code(table: dict[str, int], prefix: str, what: str, name: str | int) -> int:
     if isinstance(name, int):
         return int(name)
-    key = name[len(prefix):] if name.startswith(prefix) else name
+    key = name[len(prefix) :] if name.startswith(prefix) else name
     if key in table:
         return table[key]
     if key.startswith("0x"):

@@ -44,6 +44,7 @@ __all__ = ["decode_sections", "make_resolver"]
 
 _ABBREV_TABLE = ABBREV_TABLE.compile()
 
+
 def make_resolver(images: Mapping[str, SectionImage]) -> Callable[[Symbol], int]:
     """Numbers for symbols of PTX text: a debug-section label is its offset there,
     a section name is 0, anything else (function labels, parameters) is unknown: 0.
@@ -110,7 +111,9 @@ def _decode_abbrev(image: SectionImage) -> list[AbbrevTable]:
                 break
             d = entry.decl
             if d.children not in (0, 1):
-                raise _fail(image, start, f"abbreviation {entry.code}: children flag {d.children} is not 0 or 1")
+                raise _fail(
+                    image, start, f"abbreviation {entry.code}: children flag {d.children} is not 0 or 1"
+                )
             if entry.code in seen:
                 raise _fail(image, start, f"abbreviation code {entry.code} declared twice in one table")
             seen.add(entry.code)
@@ -235,7 +238,9 @@ class _InfoDecoder:
             return self.read_indirect(unit, name, data, pos, attrs)
 
         readers = {
-            code: plan.bind(unit_offset, rmap, applied, resolve, string_at, reloc_offsets, image.relocs, indirect)
+            code: plan.bind(
+                unit_offset, rmap, applied, resolve, string_at, reloc_offsets, image.relocs, indirect
+            )
             for code, plan in plans.items()
         }
         try:
@@ -311,7 +316,9 @@ class _InfoDecoder:
         raw = strings.lookup(offset)
         if raw is None:
             raise _fail(
-                self.image, where, f"DW_FORM_strp offset 0x{offset:x} is outside .debug_str ({strings.size} bytes)"
+                self.image,
+                where,
+                f"DW_FORM_strp offset 0x{offset:x} is outside .debug_str ({strings.size} bytes)",
             )
         return raw.decode("utf-8", "surrogateescape")
 
@@ -455,11 +462,11 @@ def _decode_names(image: SectionImage, address_size: int) -> list[NameSet]:
     data = image.data
     while pos < len(data):
         parsed, end = _parse(schema, image, pos, "name set")
-        entries = [
-            (e.die_offset, e.name.decode("utf-8", "surrogateescape")) for e in parsed.entries[:-1]
-        ]
+        entries = [(e.die_offset, e.name.decode("utf-8", "surrogateescape")) for e in parsed.entries[:-1]]
         sets.append(
-            NameSet(parsed.debug_info_offset, parsed.debug_info_length, entries, parsed.version, pos, parsed.rest)
+            NameSet(
+                parsed.debug_info_offset, parsed.debug_info_length, entries, parsed.version, pos, parsed.rest
+            )
         )
         pos = end
     return sets
@@ -522,7 +529,9 @@ def decode_sections(
     ``address_size`` is used for sections read before any unit says its own.
     """
     with gc_paused():
-        return _decode_sections(images, source=source, filename=filename, address_size=address_size, resolver=resolver)
+        return _decode_sections(
+            images, source=source, filename=filename, address_size=address_size, resolver=resolver
+        )
 
 
 def _decode_sections(
@@ -571,7 +580,9 @@ def _decode_sections(
     return info
 
 
-def _loader(decoder: Callable[[SectionImage], Any], images: Mapping[str, SectionImage], name: str) -> Callable[[], Any]:
+def _loader(
+    decoder: Callable[[SectionImage], Any], images: Mapping[str, SectionImage], name: str
+) -> Callable[[], Any]:
     def load() -> Any:
         with gc_paused():
             return decoder(images[name])

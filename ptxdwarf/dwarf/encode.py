@@ -115,7 +115,9 @@ def _form_in(forms: dict[int, int], attr: Attribute) -> int:
     """The form of ``attr``'s value kind in ``forms`` (a :func:`form_table`)."""
     kind = value_kind(attr.name, attr.value)
     if kind is None:
-        raise EncodeError(f"{at_name(attr.name)}: no DWARF form for a value of type {type(attr.value).__name__}")
+        raise EncodeError(
+            f"{at_name(attr.name)}: no DWARF form for a value of type {type(attr.value).__name__}"
+        )
     return forms[kind]
 
 
@@ -221,7 +223,9 @@ def encode_abbrev_table(table: AbbrevTable) -> bytes:
     obj = []
     for d in table.decls:
         specs = [{"name": n, "form": f} for n, f in d.specs] + [{"name": 0, "form": 0}]
-        obj.append({"code": d.code, "decl": {"tag": d.tag, "children": int(d.has_children), "attr_specs": specs}})
+        obj.append(
+            {"code": d.code, "decl": {"tag": d.tag, "children": int(d.has_children), "attr_specs": specs}}
+        )
     obj.append({"code": 0, "decl": None})
     return bytes(_ABBREV_TABLE.build(obj))
 
@@ -288,7 +292,10 @@ class _InfoEncoder:
                 or d.tag != die.tag
                 or d.has_children != (die.has_children or bool(die.children))
                 or len(d.specs) != len(die.attributes)
-                or any(a.form is None or (a.name, a.form) != s for a, s in zip(die.attributes, d.specs, strict=False))
+                or any(
+                    a.form is None or (a.name, a.form) != s
+                    for a, s in zip(die.attributes, d.specs, strict=False)
+                )
             ):
                 return None
         return decls
@@ -430,7 +437,13 @@ class _InfoEncoder:
             out.append(code)
         else:
             out += uleb_bytes(code)
-        writers, fields, fixups, relocs, offsets = self.writers, self.fields, self.fixups, self.relocs, self.offsets
+        writers, fields, fixups, relocs, offsets = (
+            self.writers,
+            self.fields,
+            self.fixups,
+            self.relocs,
+            self.offsets,
+        )
         for attr, form in zip(attrs, forms, strict=False):
             try:
                 writer = writers.get(form)
@@ -459,7 +472,9 @@ class _InfoEncoder:
         if mark is not None:
             self.pool.rollback(mark)
 
-    def compile_shape(self, tag: int, has_children: bool, specs: tuple[tuple[int, int], ...], unit: Unit) -> _Shape | None:
+    def compile_shape(
+        self, tag: int, has_children: bool, specs: tuple[tuple[int, int], ...], unit: Unit
+    ) -> _Shape | None:
         """The writer of a built shape, or None when no writer handles it."""
         forms = self.forms
         settled = [forms.get(k, k) for _, k in specs]
@@ -544,7 +559,9 @@ class _RecordWriter:
         return SectionImage(self.name, bytes(self.data), self.relocs, breaks=self.breaks)
 
 
-def _place_labels(image: SectionImage, old: dict[str, int], moved: dict[int, int], old_size: int | None) -> None:
+def _place_labels(
+    image: SectionImage, old: dict[str, int], moved: dict[int, int], old_size: int | None
+) -> None:
     """Put labels read from a section where the records they marked went."""
     if not old:
         return
@@ -672,7 +689,8 @@ def _location_lists(
     plain_list = functools.partial(build_location_list, address_size=asize)
     for loc in lists:
         entries = [
-            {"begin": b, "end": e, "expr": block_of(x, asize) if x is not None else None} for b, e, x in loc.entries
+            {"begin": b, "end": e, "expr": block_of(x, asize) if x is not None else None}
+            for b, e, x in loc.entries
         ]
         entries.append({"begin": 0, "end": 0, "expr": None})
         enc.loc_offsets[id(loc)] = len(w.data)
@@ -734,13 +752,18 @@ def _aranges(sets: list[ArangeSet], refs: _UnitRefs, out: _Output) -> SectionIma
             "rest": a.rest,
         }
         w.add(
-            schemas_for(2, a.address_size).aranges_set, obj, "aranges set", a.offset,
+            schemas_for(2, a.address_size).aranges_set,
+            obj,
+            "aranges set",
+            a.offset,
             functools.partial(build_aranges_set, address_size=a.address_size),
         )
     return out.records(w)
 
 
-def _name_sets(name: str, sets: list[NameSet], refs: _UnitRefs, s: DwarfSchemas, out: _Output) -> SectionImage:
+def _name_sets(
+    name: str, sets: list[NameSet], refs: _UnitRefs, s: DwarfSchemas, out: _Output
+) -> SectionImage:
     """``.debug_pubnames`` or ``.debug_pubtypes`` (``name``)."""
     w = _RecordWriter(name)
     die_ref = refs.die
@@ -754,7 +777,13 @@ def _name_sets(name: str, sets: list[NameSet], refs: _UnitRefs, s: DwarfSchemas,
             for off, text in ns.entries
         ]
         names.append({"die_offset": 0, "name": None})
-        obj = {"version": ns.version, "debug_info_offset": ref, "debug_info_length": length, "entries": names, "rest": ns.rest}
+        obj = {
+            "version": ns.version,
+            "debug_info_offset": ref,
+            "debug_info_length": length,
+            "entries": names,
+            "rest": ns.rest,
+        }
         w.add(s.pubnames_set, obj, "name set", ns.offset, build_name_set)
     return out.records(w)
 
@@ -770,4 +799,3 @@ def _macinfo(units: list[MacinfoUnit], out: _Output) -> SectionImage:
 def encode_sections(info: DebugInfo, options: EncodeOptions | None = None) -> dict[str, SectionImage]:
     """Section images of everything ``info`` holds, keyed by section name."""
     return encode(info, options).images
-

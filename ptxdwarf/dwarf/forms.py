@@ -71,9 +71,7 @@ FIXED_SIZE_FORMS = frozenset(
 )
 
 #: Forms whose value may be a symbol (relocated by ptxas or a linker).
-RELOCATABLE_FORMS = frozenset(
-    {FORM.addr, FORM.data4, FORM.data8, FORM.strp, FORM.sec_offset, FORM.ref_addr}
-)
+RELOCATABLE_FORMS = frozenset({FORM.addr, FORM.data4, FORM.data8, FORM.strp, FORM.sec_offset, FORM.ref_addr})
 
 
 def fixed_formats(version: int, address_size: int) -> dict[int, str]:
@@ -164,7 +162,9 @@ def _read_string(data: bytes, pos: int) -> tuple[bytes, int]:
     return data[pos:end], end + 1
 
 
-def _read_block(length_reader: Callable[[bytes, int], tuple[int, int]]) -> Callable[[bytes, int], tuple[bytes, int]]:
+def _read_block(
+    length_reader: Callable[[bytes, int], tuple[int, int]],
+) -> Callable[[bytes, int], tuple[bytes, int]]:
     def read(data: bytes, pos: int) -> tuple[bytes, int]:
         size, pos = length_reader(data, pos)
         end = pos + size
@@ -239,8 +239,16 @@ AUTO_EXPR_BLOCK4 = -8  # ... longer: block4 or exprloc
 
 #: The forms a kind may name for itself (``form | AUTO_FORM``).
 _FIXED_KINDS = (
-    FORM.addr, FORM.data1, FORM.data2, FORM.data4, FORM.data8, FORM.sdata, FORM.flag,
-    FORM.block1, FORM.block2, FORM.block4,
+    FORM.addr,
+    FORM.data1,
+    FORM.data2,
+    FORM.data4,
+    FORM.data8,
+    FORM.sdata,
+    FORM.flag,
+    FORM.block1,
+    FORM.block2,
+    FORM.block4,
 )
 
 

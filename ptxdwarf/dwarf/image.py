@@ -111,7 +111,9 @@ class SectionImage:
     keeps only their low 32 bits (the image holds the full value the text says)."""
     filename: str | None = None
     relocs_applied: bool = False
-    line_loader: Callable[[], tuple[list[int], list[int]]] | None = field(default=None, repr=False, compare=False)
+    line_loader: Callable[[], tuple[list[int], list[int]]] | None = field(
+        default=None, repr=False, compare=False
+    )
     """Computes ``line_offsets``/``line_numbers`` on first use (the fast reader skips them)."""
     _reloc_offsets: list[int] | None = field(default=None, repr=False, compare=False)
     _reloc_map: dict[int, Reloc] | None = field(default=None, repr=False, compare=False)

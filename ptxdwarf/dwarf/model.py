@@ -60,9 +60,7 @@ __all__ = [
 ]
 
 #: Forms whose value is an offset of a DIE in the same unit.
-REFERENCE_FORMS = frozenset(
-    {FORM.ref1, FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_udata}
-)
+REFERENCE_FORMS = frozenset({FORM.ref1, FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_udata})
 BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
 STRING_FORMS = frozenset({FORM.string, FORM.strp})
 
@@ -162,9 +160,11 @@ class Attribute:
     @property
     def is_expression(self) -> bool:
         """True when the value is a block holding a DWARF expression."""
-        return isinstance(self.value, (bytes, bytearray)) and (
-            self.form == FORM.exprloc or self.name in EXPRESSION_ATTRIBUTES
-        ) and self.form not in STRING_FORMS
+        return (
+            isinstance(self.value, (bytes, bytearray))
+            and (self.form == FORM.exprloc or self.name in EXPRESSION_ATTRIBUTES)
+            and self.form not in STRING_FORMS
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Attribute):
@@ -510,7 +510,9 @@ class DebugInfo:
     aranges = _Lazy[list[ArangeSet] | None]("``.debug_aranges`` sets.")
     macinfo = _Lazy[list[MacinfoUnit] | None]("``.debug_macinfo`` units.")
     raw = _Lazy[dict[str, SectionImage]]("Sections ptxdwarf has no schema for, kept as they are.")
-    labels = _Lazy[dict[str, dict[str, int]]]("Labels defined in each section: ``{section: {label: offset}}``.")
+    labels = _Lazy[dict[str, dict[str, int]]](
+        "Labels defined in each section: ``{section: {label: offset}}``."
+    )
 
     def load_all(self) -> DebugInfo:
         """Decode now whatever is left for first use (and raise its errors now)."""
@@ -528,7 +530,9 @@ class DebugInfo:
         """The decoded DIE whose own bytes (abbreviation code and attributes, not its
         children) hold ``offset`` in ``.debug_info``."""
         if self._starts is None:
-            dies = sorted((d for d in self.iter_dies() if d.offset >= 0 and d.size >= 0), key=lambda d: d.offset)
+            dies = sorted(
+                (d for d in self.iter_dies() if d.offset >= 0 and d.size >= 0), key=lambda d: d.offset
+            )
             self._starts = ([d.offset for d in dies], dies)
         starts, dies = self._starts
         i = bisect.bisect_right(starts, offset) - 1
@@ -603,7 +607,6 @@ def describe_address_class(code: int) -> str:
     return f"{code} ({address_class_name(code)})"
 
 
-
 # --- DIEs made by the builder -------------------------------------------------------
 
 _ADDRESS_CODES = frozenset({int(AT.low_pc), int(AT.high_pc), int(AT.entry_pc)})
@@ -651,7 +654,9 @@ def value_kind(name: int, value: Any) -> int | None:
     if isinstance(value, (bytes, bytearray)):
         size = len(value)
         if name in _EXPRESSION_CODES:
-            return AUTO_EXPR_BLOCK1 if size < 0x100 else AUTO_EXPR_BLOCK2 if size < 0x10000 else AUTO_EXPR_BLOCK4
+            return (
+                AUTO_EXPR_BLOCK1 if size < 0x100 else AUTO_EXPR_BLOCK2 if size < 0x10000 else AUTO_EXPR_BLOCK4
+            )
         return _K_BLOCK1 if size < 0x100 else _K_BLOCK2 if size < 0x10000 else _K_BLOCK4
     if isinstance(value, DIE):
         return AUTO_REF
@@ -703,7 +708,9 @@ class BuiltDIE(DIE):
 
     __slots__ = ("specs", "values")
 
-    def __init__(self, tag: int, specs: tuple[tuple[int, int], ...] = _NO_SPECS, values: tuple[Any, ...] = ()) -> None:
+    def __init__(
+        self, tag: int, specs: tuple[tuple[int, int], ...] = _NO_SPECS, values: tuple[Any, ...] = ()
+    ) -> None:
         self.tag = tag if type(tag) is int else int(tag)  # an IntEnum hashes in Python, slowly
         self.specs: tuple[tuple[int, int], ...] | None = specs
         self.values: tuple[Any, ...] = values
@@ -733,9 +740,12 @@ class BuiltDIE(DIE):
         specs = self.specs
         if specs is not None:
             if len(specs) != len(self.values):
-                raise BuilderError(f"{self.describe()}: {len(specs)} attribute specs but {len(self.values)} values")
+                raise BuilderError(
+                    f"{self.describe()}: {len(specs)} attribute specs but {len(self.values)} values"
+                )
             attrs = [
-                Attribute(n, None if f < 0 or f & AUTO_FORM else f, v) for (n, f), v in zip(specs, self.values, strict=False)
+                Attribute(n, None if f < 0 or f & AUTO_FORM else f, v)
+                for (n, f), v in zip(specs, self.values, strict=False)
             ]
             _ATTRIBUTES_SLOT.__set__(self, attrs)
             self.specs = None
@@ -749,7 +759,9 @@ class BuiltDIE(DIE):
         self.specs = None
         self.values = ()
 
-    def put(self, name: int, value: Any, form: str | int | None = None, *, position: int | None = None) -> None:
+    def put(
+        self, name: int, value: Any, form: str | int | None = None, *, position: int | None = None
+    ) -> None:
         """Add an attribute at the end (or at ``position``); ``form`` None: the encoder's choice.
 
         Unlike :meth:`DIE.add`, it returns nothing: it keeps the DIE compact."""

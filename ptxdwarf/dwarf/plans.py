@@ -93,7 +93,9 @@ class _Writer:
         self.emit(f"a.offset = {offset}")
 
 
-def compile_plan(specs: tuple[tuple[int, int], ...], version: int, address_size: int) -> Callable[..., AttributeReader]:
+def compile_plan(
+    specs: tuple[tuple[int, int], ...], version: int, address_size: int
+) -> Callable[..., AttributeReader]:
     """The reader factory of attributes ``specs`` (``(name, form)`` pairs); KeyError
     with the form code of a form it does not know."""
     formats = fixed_formats(version, address_size)

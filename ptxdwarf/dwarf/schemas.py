@@ -459,9 +459,7 @@ class DwarfSchemas:
         #: begin is the largest address selects a base address and has no expression.
         self.location_list = _location_list(addr, address_size)
         #: A ``.debug_ranges`` list: (begin, end) pairs up to the (0, 0) end pair.
-        self.range_list = RepeatUntil(
-            lambda e, lst, ctx: _end_pair(e), Struct("begin" / addr, "end" / addr)
-        )
+        self.range_list = RepeatUntil(lambda e, lst, ctx: _end_pair(e), Struct("begin" / addr, "end" / addr))
 
 
 class _UnknownForm(Construct):  # type: ignore[misc]
@@ -531,7 +529,9 @@ def build_name_set(obj: dict[str, Any], base: int, relocs: list[Reloc]) -> bytes
     return _U32(len(body)) + bytes(body)
 
 
-def build_aranges_set(obj: dict[str, Any], base: int, relocs: list[Reloc], *, address_size: int) -> bytes | None:
+def build_aranges_set(
+    obj: dict[str, Any], base: int, relocs: list[Reloc], *, address_size: int
+) -> bytes | None:
     """``schemas_for(2, address_size).aranges_set.build`` of ``obj``; see :func:`build_name_set`."""
     found: list[Reloc] = []
     try:

@@ -43,9 +43,13 @@ __all__ = [
 
 #: ``writer(values, out, fields, fixups, relocs, unit_start, offsets)`` appends one DIE's
 #: attribute values; ``offsets`` maps ``id(die)`` to the offsets of the DIEs already written.
-ShapeWriter = Callable[[tuple[Any, ...], bytearray, dict[int, int], list[Any], list[Reloc], int, dict[int, int]], None]
+ShapeWriter = Callable[
+    [tuple[Any, ...], bytearray, dict[int, int], list[Any], list[Reloc], int, dict[int, int]], None
+]
 #: ``writer(value, attribute, out, fields, fixups, relocs, unit_start, offsets)`` appends one value.
-GeneralWriter = Callable[[Any, Attribute, bytearray, dict[int, int], list[Any], list[Reloc], int, dict[int, int]], None]
+GeneralWriter = Callable[
+    [Any, Attribute, bytearray, dict[int, int], list[Any], list[Reloc], int, dict[int, int]], None
+]
 
 
 class UnexpectedValue(Exception):
@@ -99,7 +103,10 @@ _BLOCK_FORMS = frozenset((*_BLOCK_LENGTHS, int(FORM.block), int(FORM.exprloc)))
 
 def _fixed(version: int, address_size: int) -> dict[int, tuple[int, str]]:
     """Size and ``struct`` letter of each fixed-size form."""
-    return {int(form): (struct.calcsize("<" + fmt), fmt) for form, fmt in fixed_formats(version, address_size).items()}
+    return {
+        int(form): (struct.calcsize("<" + fmt), fmt)
+        for form, fmt in fixed_formats(version, address_size).items()
+    }
 
 
 def _number_lines(size: int, fmt: str, general: bool) -> list[str]:
@@ -138,9 +145,12 @@ def _fixed_form_lines(form: int, size: int, fmt: str, general: bool) -> list[str
         lines.append(f"fields[at] = {size}")
     if form == FORM.strp:
         if not general:
-            return ["if type(x) is not str: raise _U", *lines,
-                    "relocs.append(Reloc(at, 4, _strp(x.encode('utf-8', 'surrogateescape'))))",
-                    f"out += {zeros}"]
+            return [
+                "if type(x) is not str: raise _U",
+                *lines,
+                "relocs.append(Reloc(at, 4, _strp(x.encode('utf-8', 'surrogateescape'))))",
+                f"out += {zeros}",
+            ]
         return lines + [
             "raw = x.encode('utf-8', 'surrogateescape') if isinstance(x, str) else bytes(x)",
             "t = a.target",
@@ -154,8 +164,12 @@ def _fixed_form_lines(form: int, size: int, fmt: str, general: bool) -> list[str
     if form in _REF_FORMS:
         base = "0" if form == FORM.ref_addr else "unit_start"
         if general:
-            lines += ["t = _target(a)", "if t is not None:",
-                      f"    fixups.append((at, {size}, t, {base}, a)); out += {zeros}", "else:"]
+            lines += [
+                "t = _target(a)",
+                "if t is not None:",
+                f"    fixups.append((at, {size}, t, {base}, a)); out += {zeros}",
+                "else:",
+            ]
             return lines + ["    " + line for line in _number_lines(size, fmt, True)]
         # A DIE written already (types usually come first) is referred to right away;
         # others wait for the encoder's fixups.
@@ -175,6 +189,7 @@ def _form_lines(form: int, version: int, address_size: int, general: bool) -> li
     attribute ``a`` (``general``), or for a built value (then ``a`` is a constant
     attribute naming it, and an unexpected value raises ``_U``). None for a form
     that has no such lines."""
+
     def fail(message: str) -> str:
         return f"raise _err(a, {message})" if general else "raise _U"
 
@@ -183,10 +198,19 @@ def _form_lines(form: int, version: int, address_size: int, general: bool) -> li
         return _fixed_form_lines(form, *fixed, general)
     if form == FORM.string:
         if general:
-            return ["raw = x.encode('utf-8', 'surrogateescape') if isinstance(x, str) else bytes(x)",
-                    "if b'\\0' in raw: " + fail("'string holds a NUL byte'"), "out += raw", "out.append(0)"]
-        return ["if type(x) is not str: raise _U", "raw = x.encode('utf-8', 'surrogateescape')",
-                "if b'\\0' in raw: raise _U", "out += raw", "out.append(0)"]
+            return [
+                "raw = x.encode('utf-8', 'surrogateescape') if isinstance(x, str) else bytes(x)",
+                "if b'\\0' in raw: " + fail("'string holds a NUL byte'"),
+                "out += raw",
+                "out.append(0)",
+            ]
+        return [
+            "if type(x) is not str: raise _U",
+            "raw = x.encode('utf-8', 'surrogateescape')",
+            "if b'\\0' in raw: raise _U",
+            "out += raw",
+            "out.append(0)",
+        ]
     if form in (FORM.udata, FORM.sdata):
         code = "_uleb" if form == FORM.udata else "_sleb"
         return ([] if general else ["if type(x) is not int: raise _U"]) + [f"out += {code}(x)"]
@@ -204,7 +228,11 @@ def _form_lines(form: int, version: int, address_size: int, general: bool) -> li
         test = "x is not True and x != 1" if general else "x is not True"
         return [f"if {test}: " + fail("'DW_FORM_flag_present can only hold True'")]
     if form in _BLOCK_FORMS:
-        lines = ["f = _by_id.get(id(x))", "b = f[1] if f is not None and f[0] is x else _block(x)", "n = len(b)"]
+        lines = [
+            "f = _by_id.get(id(x))",
+            "b = f[1] if f is not None and f[0] is x else _block(x)",
+            "n = len(b)",
+        ]
         length = _BLOCK_LENGTHS.get(form)
         if length == "B":
             lines += ["if n > 0xFF: " + fail("f'{n} bytes do not fit DW_FORM_block1'"), "out.append(n)"]
@@ -267,8 +295,18 @@ def _factory(source: list[str], name: str) -> Callable[..., Any]:
 @functools.cache
 def _general_factory(version: int, address_size: int) -> Callable[..., dict[int, GeneralWriter]]:
     source = [f"def _make({', '.join(_HELPERS)}):", "    _writers = {}"]
-    forms = sorted({*_fixed(version, address_size), *_BLOCK_FORMS, int(FORM.string), int(FORM.udata),
-                    int(FORM.sdata), int(FORM.ref_udata), int(FORM.flag_present), int(FORM.indirect)})
+    forms = sorted(
+        {
+            *_fixed(version, address_size),
+            *_BLOCK_FORMS,
+            int(FORM.string),
+            int(FORM.udata),
+            int(FORM.sdata),
+            int(FORM.ref_udata),
+            int(FORM.flag_present),
+            int(FORM.indirect),
+        }
+    )
     for form in forms:
         lines = _form_lines(form, version, address_size, True)
         assert lines is not None

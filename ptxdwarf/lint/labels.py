@@ -102,7 +102,9 @@ def check_relocations(ctx: LintContext) -> None:
     check_line_zero_labels(ctx, code_labels)
 
 
-def _check_outside_info(ctx: LintContext, name: str, offset: int, sym: Symbol, kind: str, section: str | None) -> None:
+def _check_outside_info(
+    ctx: LintContext, name: str, offset: int, sym: Symbol, kind: str, section: str | None
+) -> None:
     """symbol-outside-info: ptxas resolves data labels and section names only in .debug_info."""
     intended = None
     if kind == SECTION:
@@ -184,7 +186,9 @@ def _labels_at_line_zero(text: str, start: int, end: int) -> list[str]:
     return found
 
 
-def check_label_in(ctx: LintContext, value: Any, f: PtxFunction, die: DIE, attr: Attribute, context: str) -> None:
+def check_label_in(
+    ctx: LintContext, value: Any, f: PtxFunction, die: DIE, attr: Attribute, context: str
+) -> None:
     """label-wrong-function: ``value``, used for ``f``'s code, is a label of another function."""
     if not isinstance(value, Symbol):
         return
@@ -194,7 +198,9 @@ def check_label_in(ctx: LintContext, value: Any, f: PtxFunction, die: DIE, attr:
     if other is None or other is f or name in symbols.data_labels:
         return
     what = (
-        "function" if name in symbols.functions else f"label of {other.kind} {other.name} (line {other.labels.get(name)})"
+        "function"
+        if name in symbols.functions
+        else f"label of {other.kind} {other.name} (line {other.labels.get(name)})"
     )
     ctx.add_attr(
         "label-wrong-function",

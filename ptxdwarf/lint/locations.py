@@ -109,7 +109,11 @@ class LocationChecks:
         self.check_registers(ops, sp, die, attr, "DW_AT_location")
         pieces = [op for op in ops if op.code in (OP.piece, OP.bit_piece)]
         depot = next(
-            (op.symbol for op in ops if op.code == OP.addr and op.symbol and op.symbol.name.startswith("__local_depot")),
+            (
+                op.symbol
+                for op in ops
+                if op.code == OP.addr and op.symbol and op.symbol.name.startswith("__local_depot")
+            ),
             None,
         )
         if pieces and depot is not None:
@@ -152,7 +156,9 @@ class LocationChecks:
                 continue
             self.check_registers(ops, sp, die, attr, context)
 
-    def check_registers(self, ops: Iterable[Op], sp: DIE | None, die: DIE, attr: Attribute, context: str) -> None:
+    def check_registers(
+        self, ops: Iterable[Op], sp: DIE | None, die: DIE, attr: Attribute, context: str
+    ) -> None:
         ctx = self.ctx
         symbols = ctx.symbols
         for op in ops:
@@ -195,7 +201,9 @@ class LocationChecks:
                         attr,
                     )
             elif not symbols.declares_register(name):
-                where = "outside any subprogram" if sp is None else "in a subprogram that maps to no PTX function"
+                where = (
+                    "outside any subprogram" if sp is None else "in a subprogram that maps to no PTX function"
+                )
                 ctx.add_attr(
                     "regx-undeclared",
                     f"{op.name} {name} in {context} ({where}): no PTX function declares register {name}",

@@ -24,7 +24,10 @@ RULES: dict[str, tuple[str, str]] = {
         ERROR,
         "DW_OP_regx/bregx names no register declared (.reg) in the PTX function of the enclosing subprogram",
     ),
-    "regx-too-long": (ERROR, "DW_OP_regx names a register of more than 8 characters, which cuda-gdb cannot look up"),
+    "regx-too-long": (
+        ERROR,
+        "DW_OP_regx names a register of more than 8 characters, which cuda-gdb cannot look up",
+    ),
     "undefined-symbol": (
         ERROR,
         "a symbolic value names no section, debug-section label, function, variable, parameter or label "
@@ -43,21 +46,33 @@ RULES: dict[str, tuple[str, str]] = {
         "labels in sections 7.0, label differences 7.5)",
     ),
     "bad-reference": (ERROR, "a DIE reference does not point at the start of a DIE of its unit"),
-    "names-unit-offset": (ERROR, "a .debug_pubnames/.debug_pubtypes set's unit offset is not the start of a unit"),
-    "names-unit-length": (ERROR, "a .debug_pubnames/.debug_pubtypes set's unit length is not its unit's length"),
+    "names-unit-offset": (
+        ERROR,
+        "a .debug_pubnames/.debug_pubtypes set's unit offset is not the start of a unit",
+    ),
+    "names-unit-length": (
+        ERROR,
+        "a .debug_pubnames/.debug_pubtypes set's unit length is not its unit's length",
+    ),
     "names-entry": (
         ERROR,
         "a .debug_pubnames/.debug_pubtypes entry is not a DIE of its unit (warning: names a DIE of another name)",
     ),
     "aranges-unit-offset": (ERROR, "a .debug_aranges set's unit offset is not the start of a unit"),
     "unit-length": (ERROR, "a unit's length does not end where its DIE tree ends"),
-    "structure": (ERROR, "DWARF that cannot be decoded (bad unit length, unknown abbreviation code, bad expression ...)"),
+    "structure": (
+        ERROR,
+        "DWARF that cannot be decoded (bad unit length, unknown abbreviation code, bad expression ...)",
+    ),
     # --- ptxas 13.0 traps (docs/ptxas-facts.md) -------------------------------------
     "abbrev-code-order": (
         ERROR,
         "abbreviation codes are not 1..N in table order (ptxas: 'Attempted to Dereference Out of Bounds')",
     ),
-    "dwarf4-form": (ERROR, "a form >= 0x17 (sec_offset, exprloc, flag_present ...) used in a DWARF 2-4 unit; ptxas rejects it"),
+    "dwarf4-form": (
+        ERROR,
+        "a form >= 0x17 (sec_offset, exprloc, flag_present ...) used in a DWARF 2-4 unit; ptxas rejects it",
+    ),
     "ref-addr-size": (ERROR, "DW_FORM_ref_addr that is not 8 bytes; ptxas always reads 8"),
     "reloc-width": (
         ERROR,
@@ -74,14 +89,23 @@ RULES: dict[str, tuple[str, str]] = {
         WARNING,
         "a data label, section name or symbol+N used outside .debug_info; ptxas writes 0 there",
     ),
-    "symbol-addend": (WARNING, "+N on a code label or __local_depot in .debug_info; ptxas mangles or drops it"),
+    "symbol-addend": (
+        WARNING,
+        "+N on a code label or __local_depot in .debug_info; ptxas mangles or drops it",
+    ),
     "func-param-address": (WARNING, "the address of a .func parameter; ptxas writes 0"),
     "duplicate-section": (
         WARNING,
         "a section given twice; ptxas drops the second block (error for .debug_info: a second ELF section)",
     ),
-    "producer-debug-line": (WARNING, "a non-empty .debug_line from the producer; ptxas discards it and makes its own"),
-    "producer-debug-frame": (ERROR, "a non-empty .debug_frame from the producer; ptxas fails ('overlapping non-identical data')"),
+    "producer-debug-line": (
+        WARNING,
+        "a non-empty .debug_line from the producer; ptxas discards it and makes its own",
+    ),
+    "producer-debug-frame": (
+        ERROR,
+        "a non-empty .debug_frame from the producer; ptxas fails ('overlapping non-identical data')",
+    ),
     "file-index": (
         WARNING,
         ".file indices are not 1..N (the line table then names the wrong files; a duplicate index is an error)",
@@ -94,7 +118,10 @@ RULES: dict[str, tuple[str, str]] = {
         ERROR,
         "a difference of two .debug_info labels inside .debug_info (ptxas: 'Attempted to truncate larger than current size')",
     ),
-    "address-size": (ERROR, "debug info in a module whose .address_size is not 64 (ptxas cannot compile it with -g)"),
+    "address-size": (
+        ERROR,
+        "debug info in a module whose .address_size is not 64 (ptxas cannot compile it with -g)",
+    ),
     "non-ascii": (ERROR, "a non-ASCII byte in the text; ptxas 13.0 rejects it anywhere, comments included"),
     "debug-target-without-info": (ERROR, ".target lists debug but the module has no debug section"),
     "orphan-depot-list": (

@@ -97,7 +97,11 @@ class FormChecks:
             return
         if form == FORM.strp:
             self.uses_strp = True
-        if form > _DWARF2_FORMS_MAX and unit.version in (2, 3, 4) and (die.abbrev_code, form) not in self._reported:
+        if (
+            form > _DWARF2_FORMS_MAX
+            and unit.version in (2, 3, 4)
+            and (die.abbrev_code, form) not in self._reported
+        ):
             self._reported.add((die.abbrev_code or 0, form))
             self.ctx.add_attr(
                 "dwarf4-form",

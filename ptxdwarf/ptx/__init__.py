@@ -9,5 +9,14 @@ from .reader import (
 )
 from .symbols import PtxSymbol, SymbolTable, needs_compile_only, symbol_table
 
-__all__ = ["PtxFunction", "PtxModule", "PtxVariable", "mask_comments", "parse_ptx",
-           "PtxSymbol", "SymbolTable", "needs_compile_only", "symbol_table"]
+__all__ = [
+    "PtxFunction",
+    "PtxModule",
+    "PtxVariable",
+    "mask_comments",
+    "parse_ptx",
+    "PtxSymbol",
+    "SymbolTable",
+    "needs_compile_only",
+    "symbol_table",
+]

@@ -79,7 +79,12 @@ class PtxVariable:
         if self.count is None:
             return name == self.name
         rest = name[len(self.name) :]
-        return name.startswith(self.name) and rest.isdigit() and int(rest) < self.count and (rest == "0" or rest[0] != "0")
+        return (
+            name.startswith(self.name)
+            and rest.isdigit()
+            and int(rest) < self.count
+            and (rest == "0" or rest[0] != "0")
+        )
 
     @property
     def byte_size(self) -> int | None:
@@ -95,12 +100,30 @@ class PtxVariable:
 
 
 _TYPE_SIZES = {
-    ".b8": 1, ".s8": 1, ".u8": 1, ".pred": 1,
-    ".b16": 2, ".s16": 2, ".u16": 2, ".f16": 2, ".bf16": 2,
-    ".b32": 4, ".s32": 4, ".u32": 4, ".f32": 4, ".f16x2": 4, ".bf16x2": 4, ".tf32": 4,
-    ".b64": 8, ".s64": 8, ".u64": 8, ".f64": 8,
+    ".b8": 1,
+    ".s8": 1,
+    ".u8": 1,
+    ".pred": 1,
+    ".b16": 2,
+    ".s16": 2,
+    ".u16": 2,
+    ".f16": 2,
+    ".bf16": 2,
+    ".b32": 4,
+    ".s32": 4,
+    ".u32": 4,
+    ".f32": 4,
+    ".f16x2": 4,
+    ".bf16x2": 4,
+    ".tf32": 4,
+    ".b64": 8,
+    ".s64": 8,
+    ".u64": 8,
+    ".f64": 8,
     ".b128": 16,
-    ".texref": 8, ".samplerref": 8, ".surfref": 8,
+    ".texref": 8,
+    ".samplerref": 8,
+    ".surfref": 8,
 }
 
 
@@ -214,7 +237,11 @@ class PtxModule:
         if self._pending is not None:
             full, self._pending = self._pending, None
             other = full()
-            self._functions, self._variables, self._prototypes = other._functions, other._variables, other._prototypes
+            self._functions, self._variables, self._prototypes = (
+                other._functions,
+                other._variables,
+                other._prototypes,
+            )
 
     @property
     def functions(self) -> list[PtxFunction]:
@@ -363,7 +390,9 @@ def mask_comments(text: str, filename: str = "<ptx>") -> str:
     masked = _COMMENT_OR_STRING.sub(blank, text)
     pos = masked.find("/*")
     if pos >= 0:
-        raise PtxSyntaxError("unterminated /* comment", filename=filename, line=masked.count("\n", 0, pos) + 1)
+        raise PtxSyntaxError(
+            "unterminated /* comment", filename=filename, line=masked.count("\n", 0, pos) + 1
+        )
     return masked
 
 
@@ -383,6 +412,8 @@ _ALIAS_WIDTH = {"byte": 1, "4byte": 4, "quad": 8}
 
 def _directive_width(m: re.Match[str]) -> int:
     return int(m.group(1)) // 8 if m.group(1) else _ALIAS_WIDTH[m.group(2)]
+
+
 _SIMPLE = re.compile(r"\.b(8|16|32|64)[ \t]+((?:0|[1-9][0-9]*)(?:[ \t]*,[ \t]*(?:0|[1-9][0-9]*))*)[ \t]*")
 
 _NUMLIST = r"(?:0|[1-9][0-9]*)(?:[ \t]*,[ \t]*(?:0|[1-9][0-9]*))*"
@@ -396,15 +427,23 @@ _RUN = re.compile(
 #: (any width), or one symbol (``.b32``/``.b64``); read with a few ``split`` and one
 #: ``struct.pack``.
 _RUN1 = re.compile(
-    r"(?:[ \t]*\.b(?:(?:8|16|32|64)[ \t]+" + _NUMLIST + r"|(?:32|64)[ \t]+(?!\.b(?:8|16|32|64)(?![\w$.]))"
-    + _SYM + r")[ \t\r]*(?:\n|\Z)){1,4096}"
+    r"(?:[ \t]*\.b(?:(?:8|16|32|64)[ \t]+"
+    + _NUMLIST
+    + r"|(?:32|64)[ \t]+(?!\.b(?:8|16|32|64)(?![\w$.]))"
+    + _SYM
+    + r")[ \t\r]*(?:\n|\Z)){1,4096}"
 )
 _PACK_DIR = {".b8": "B", ".b16": "H", ".b32": "I", ".b64": "Q"}
 _SIZE_DIR = {".b8": 1, ".b16": 2, ".b32": 4, ".b64": 8}
 _PACK_BITS = {"8": "B", "16": "H", "32": "I", "64": "Q"}
 _BYTES_BITS = {"8": 1, "16": 2, "32": 4, "64": 8}
 
-_RANGES = {1: (-0x80, 0xFF), 2: (-0x8000, 0xFFFF), 4: (-0x80000000, 0xFFFFFFFF), 8: (-(1 << 63), (1 << 64) - 1)}
+_RANGES = {
+    1: (-0x80, 0xFF),
+    2: (-0x8000, 0xFFFF),
+    4: (-0x80000000, 0xFFFFFFFF),
+    8: (-(1 << 63), (1 << 64) - 1),
+}
 _PACK = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
 
@@ -575,9 +614,7 @@ class _SectionParser:
             for i, d in enumerate(dirs):
                 if d == ".b64" and i not in symset:
                     k = 1 if counts is None else counts[i]
-                    wide.extend(
-                        offsets[i] + 8 * j for j in range(k) if int(items[first[i] + j]) >> 32
-                    )
+                    wide.extend(offsets[i] + 8 * j for j in range(k) if int(items[first[i] + j]) >> 32)
         self.last_width = _SIZE_DIR[dirs[-1]]
         self.line_offsets.extend(offsets)
         self.line_numbers.extend(range(lineno, lineno + len(dirs)))
@@ -802,6 +839,8 @@ def _symbol_of(text: str) -> Symbol:
         name, _, addend = text.partition("+")
         return Symbol(name, int(addend))
     return Symbol(text)
+
+
 _OCTAL = re.compile(r",0[0-9]")
 _B64_ITEM = re.compile("Q")
 _CHAR_SIZE = {"B": 1, "H": 2, "I": 4, "Q": 8}
@@ -871,7 +910,11 @@ def _line_section(
             mask = wide_kinds.translate(_SYMBOL_MASK)
             sizes = map(_WIDE_SIZE.__getitem__, wide_kinds.translate(None, b"HIQ"))
             relocs = list(
-                map(tuple.__new__, repeat(Reloc), zip(compress(offsets, mask), sizes, map(cache.__getitem__, texts), strict=False))
+                map(
+                    tuple.__new__,
+                    repeat(Reloc),
+                    zip(compress(offsets, mask), sizes, map(cache.__getitem__, texts), strict=False),
+                )
             )
             if plus and addends is not None:
                 addends.extend((t, r.offset) for t, r in zip(texts, relocs, strict=False) if "+" in t)
@@ -937,8 +980,18 @@ def _fast_section(
         unique = list(dict.fromkeys(texts))
         if _FAST_SYMBOLS.fullmatch("\n".join(unique) + "\n") is None:
             return None
-        cache = dict(zip(unique, map(_symbol_of, unique), strict=False)) if "+" in joined else dict(zip(unique, map(Symbol, unique), strict=False))
-        relocs = list(map(tuple.__new__, repeat(Reloc), zip(pick(offsets), widths, map(cache.__getitem__, texts), strict=False)))
+        cache = (
+            dict(zip(unique, map(_symbol_of, unique), strict=False))
+            if "+" in joined
+            else dict(zip(unique, map(Symbol, unique), strict=False))
+        )
+        relocs = list(
+            map(
+                tuple.__new__,
+                repeat(Reloc),
+                zip(pick(offsets), widths, map(cache.__getitem__, texts), strict=False),
+            )
+        )
         if "+" in joined and addends is not None:
             addends.extend((t, r.offset) for t, r in zip(texts, relocs, strict=False) if "+" in t)
         if counts is not None:
@@ -955,7 +1008,11 @@ def _fast_section(
     wide: list[int] = []
     if _WIDE_B64.search(body) is not None:
         # .b64 numbers of 2**32 or more (ptxas keeps their low 32 bits); at least 10 digits
-        big = [m.start() for m in _B64_ITEM.finditer(fmt) if len(items[m.start()]) >= 10 and int(items[m.start()]) >> 32]
+        big = [
+            m.start()
+            for m in _B64_ITEM.finditer(fmt)
+            if len(items[m.start()]) >= 10 and int(items[m.start()]) >> 32
+        ]
         if big:
             starts = list(accumulate(map(_CHAR_SIZE.__getitem__, fmt), initial=0))
             wide = [starts[k] for k in big]
@@ -1004,8 +1061,15 @@ _TOKEN = re.compile(
     r'|[{}]|"(?:[^"\\\n]|\\.)*"'
 )
 _TOKEN_KIND = {
-    ".section": "section", ".version": "version", ".target": "target", ".address_size": "address_size",
-    ".file": "file", ".entry": "func", ".func": "func", "{": "open", "}": "close",
+    ".section": "section",
+    ".version": "version",
+    ".target": "target",
+    ".address_size": "address_size",
+    ".file": "file",
+    ".entry": "func",
+    ".func": "func",
+    "{": "open",
+    "}": "close",
     **{"." + w: "decl" for w in _DECL_WORDS},
 }
 _IDENT_CHAR = re.compile(r"[\w$.%]")
@@ -1015,7 +1079,9 @@ _SECTION_HEAD = re.compile(r"\.section\s+(" + _SYM + r")\s*")
 _VERSION = re.compile(r"\.version\s+(\d+)\.(\d+)")
 _TARGET = re.compile(r"\.target\s+([^\n;]*)")
 _ADDRESS_SIZE = re.compile(r"\.address_size\s+(\d+)")
-_FILE = re.compile(r'\.file\s+(\d+)\s+("(?:[^"\\\n]|\\.)*")(?:\s+("(?:[^"\\\n]|\\.)*"))?(?:\s*,\s*(\d+)\s*,\s*(\d+))?')
+_FILE = re.compile(
+    r'\.file\s+(\d+)\s+("(?:[^"\\\n]|\\.)*")(?:\s+("(?:[^"\\\n]|\\.)*"))?(?:\s*,\s*(\d+)\s*,\s*(\d+))?'
+)
 _FUNC_NAME = re.compile(r"\.(entry|func)\s*(?:\([^)]*\)\s*)?(" + _SYM + r")")
 
 
@@ -1100,7 +1166,9 @@ def parse_declaration(text: str, line: int) -> list[PtxVariable]:
         dm = _DECLARATOR.match(d.strip())
         if dm is None:
             continue
-        dims = tuple(int(x) if x.strip() else -1 for x in re.findall(r"\[\s*(\d*)\s*\]", dm.group("dims") or ""))
+        dims = tuple(
+            int(x) if x.strip() else -1 for x in re.findall(r"\[\s*(\d*)\s*\]", dm.group("dims") or "")
+        )
         out.append(
             PtxVariable(
                 dm.group("name"),
@@ -1372,8 +1440,6 @@ def _directives_at(text: str, word: str) -> list[int]:
             found.append(pos)
         pos = text.find(word, pos + size)
     return found
-
-
 
 
 def _at_line_start(text: str, pos: int) -> bool:

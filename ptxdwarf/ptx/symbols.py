@@ -162,7 +162,12 @@ class SymbolTable:
     def declares(self, name: str) -> bool:
         """Whether ``name`` is a symbol ptxas resolves (see :data:`ADDRESSABLE`) that the
         code declares: data labels and sections are not asked about."""
-        if name in self.functions or name in self.prototypes or name in self.variables or name in self.code_labels:
+        if (
+            name in self.functions
+            or name in self.prototypes
+            or name in self.variables
+            or name in self.code_labels
+        ):
             return True
         return name in self._names
 

@@ -134,7 +134,7 @@ def _nvcc(image: SectionImage) -> list[str]:
             while pos < end:
                 width = _width_of(data, pos, fields.get(pos, 1))
                 if width > 1 and pos + width <= end:
-                    out.append(f".b{width * 8} {int.from_bytes(data[pos:pos + width], 'little')}")
+                    out.append(f".b{width * 8} {int.from_bytes(data[pos : pos + width], 'little')}")
                     pos += width
                 else:
                     out.append(f".b8 {data[pos]}")
@@ -349,7 +349,9 @@ def _clear(marks: list[int], i: int, end: int) -> bool:
     return True
 
 
-def _readable_plain(data: bytes, marks: list[int], labels: dict[int, list[str]], reloc_at: dict[int, Reloc]) -> list[str]:
+def _readable_plain(
+    data: bytes, marks: list[int], labels: dict[int, list[str]], reloc_at: dict[int, Reloc]
+) -> list[str]:
     """The readable lines of a section without record hints: plain bytes 30 to a line,
     labels and symbols on lines of their own."""
     n = len(data)

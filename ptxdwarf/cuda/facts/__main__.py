@@ -44,8 +44,12 @@ def main(argv: list[str] | None = None) -> int:
         help="a ptxas to measure; give it twice for a side-by-side table "
         "(default: $PTXAS, PATH, $CUDA_HOME, the nvidia-cuda-nvcc wheel)",
     )
-    parser.add_argument("--only", nargs="+", metavar="ID", help="cases whose id or fact starts with one of these")
-    parser.add_argument("--timing", action="store_true", help="also run the timing cases (slow; run nothing else meanwhile)")
+    parser.add_argument(
+        "--only", nargs="+", metavar="ID", help="cases whose id or fact starts with one of these"
+    )
+    parser.add_argument(
+        "--timing", action="store_true", help="also run the timing cases (slow; run nothing else meanwhile)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per case and ptxas")
     parser.add_argument("--list", action="store_true", help="list the cases without running ptxas")
     args = parser.parse_args(argv)
@@ -65,7 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         for tool, outcomes in zip(tools, results, strict=False):
             for o in outcomes:
-                row = {"case": o.case, "fact": o.fact, "expected": o.expected, "observed": o.observed, "holds": o.holds}
+                row = {
+                    "case": o.case,
+                    "fact": o.fact,
+                    "expected": o.expected,
+                    "observed": o.observed,
+                    "holds": o.holds,
+                }
                 print(json.dumps({**row, "ptxas": tool.version}))
         return 0
     for tool in tools:

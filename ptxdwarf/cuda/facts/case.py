@@ -71,7 +71,9 @@ def crashes() -> Check:
     return check
 
 
-def bytes_at(section: str, offset: int, expected: bytes | Callable[[bytes], bool], size: int | None = None) -> Check:
+def bytes_at(
+    section: str, offset: int, expected: bytes | Callable[[bytes], bool], size: int | None = None
+) -> Check:
     """ptxas succeeds and ``section`` holds ``expected`` at ``offset`` (or the bytes there satisfy it)."""
     width = size if size is not None else len(expected) if isinstance(expected, bytes) else 8
 
@@ -89,7 +91,13 @@ def bytes_at(section: str, offset: int, expected: bytes | Callable[[bytes], bool
 
 
 def relocated(
-    section: str, offset: int, rtype: int, symbol: str | None, addend: int | None, in_place: int | None, width: int = 8
+    section: str,
+    offset: int,
+    rtype: int,
+    symbol: str | None,
+    addend: int | None,
+    in_place: int | None,
+    width: int = 8,
 ) -> Check:
     """ptxas succeeds, relocates ``section+offset`` with this type (symbol, addend: None = any)
     and leaves ``in_place`` there (None: any value); ``rtype`` 0 means no relocation."""

@@ -326,7 +326,9 @@ class Run:
         return f"exit {self.returncode}: {first}" if first else f"exit {self.returncode}"
 
 
-def run_ptxas(ptxas: str, ptx: str | bytes, args: Sequence[str] = ("-g", "-arch=sm_75"), timeout: float = 600) -> Run:
+def run_ptxas(
+    ptxas: str, ptx: str | bytes, args: Sequence[str] = ("-g", "-arch=sm_75"), timeout: float = 600
+) -> Run:
     """Compile ``ptx`` with ``ptxas ARGS in.ptx -o out.cubin`` in a fresh directory."""
     with tempfile.TemporaryDirectory(prefix="ptxdwarf-facts-") as tmp:
         src = os.path.join(tmp, "in.ptx")
@@ -334,7 +336,9 @@ def run_ptxas(ptxas: str, ptx: str | bytes, args: Sequence[str] = ("-g", "-arch=
         with open(src, "wb") as fh:
             fh.write(ptx if isinstance(ptx, bytes) else ptx.encode("ascii"))
         start = time.monotonic()
-        proc = subprocess.run([ptxas, *args, src, "-o", out], check=False, capture_output=True, cwd=tmp, timeout=timeout)
+        proc = subprocess.run(
+            [ptxas, *args, src, "-o", out], check=False, capture_output=True, cwd=tmp, timeout=timeout
+        )
         seconds = time.monotonic() - start
         stderr = proc.stderr.decode("utf-8", "replace").replace(src, "in.ptx")
         cubin = None

@@ -8,14 +8,31 @@ from .. import harness as h
 from ..case import Case
 from ..harness import ABBREV, Run, b8, die, info, module, section, subprogram
 
-__all__ = ["CASES", "ZERO8", "case", "custom_abbrev", "depot_pair", "in_str", "info_case", "value_in_info", "with_info"]
+__all__ = [
+    "CASES",
+    "ZERO8",
+    "case",
+    "custom_abbrev",
+    "depot_pair",
+    "in_str",
+    "info_case",
+    "value_in_info",
+    "with_info",
+]
 
 CASES: list[Case] = []
 
 ZERO8 = bytes(8)
 
 
-def case(id: str, fact: str, expected: str, ptx: Callable[[], str | bytes], check: Callable[[Run], tuple[bool, str]], **kw: object) -> None:
+def case(
+    id: str,
+    fact: str,
+    expected: str,
+    ptx: Callable[[], str | bytes],
+    check: Callable[[Run], tuple[bool, str]],
+    **kw: object,
+) -> None:
     CASES.append(Case(id, fact, expected, ptx, check, **kw))  # type: ignore[arg-type]
 
 
@@ -35,14 +52,25 @@ def value_in_info(directive_text: str, code: int = h.VAR_DATA8, *extra: str, **k
     return module(ABBREV, text, *extra), marks["v"]
 
 
-def info_case(id: str, fact: str, expected: str, directive_text: str, make_check: Callable[[int], Callable[[Run], tuple[bool, str]]], code: int = h.VAR_DATA8, *extra: str) -> None:
+def info_case(
+    id: str,
+    fact: str,
+    expected: str,
+    directive_text: str,
+    make_check: Callable[[int], Callable[[Run], tuple[bool, str]]],
+    code: int = h.VAR_DATA8,
+    *extra: str,
+) -> None:
     ptx, offset = value_in_info(directive_text, code, *extra)
     case(id, fact, expected, lambda: ptx, make_check(offset))
 
 
-
-
-def custom_abbrev(rows: list[tuple[int, int, int, list[tuple[int, int]]]], *dies: h.Die, version: int = 2, address_size: int = 8) -> str:
+def custom_abbrev(
+    rows: list[tuple[int, int, int, list[tuple[int, int]]]],
+    *dies: h.Die,
+    version: int = 2,
+    address_size: int = 8,
+) -> str:
     """A module with the abbreviation table ``rows`` and one CU holding ``dies``."""
     text, _ = info(*dies, version=version, address_size=address_size)
     return module(h.abbrev_table(rows), text)
@@ -51,5 +79,7 @@ def custom_abbrev(rows: list[tuple[int, int, int, list[tuple[int, int]]]], *dies
 def depot_pair() -> tuple[str, int, int]:
     """A module whose kernel subprogram has DW_OP_addr __local_depot1 and __local_depot1+8
     variables, and the offsets of the two symbols."""
-    text, marks = info(subprogram(h.depot_var(), die(h.VAR_BLOCK, b8(11, 0x03), "d8:.b64 __local_depot1+8", b8(0x23, 0))))
+    text, marks = info(
+        subprogram(h.depot_var(), die(h.VAR_BLOCK, b8(11, 0x03), "d8:.b64 __local_depot1+8", b8(0x23, 0)))
+    )
     return module(ABBREV, text), marks["depot"], marks["d8"]

@@ -14,9 +14,15 @@ __all__: list[str] = []
 # --- abbreviations, forms, headers -------------------------------------------------------------
 
 
-def _typed_var(type_code: int, rows: list[tuple[int, int, int, list[tuple[int, int]]]], version: int = 2) -> str:
+def _typed_var(
+    type_code: int, rows: list[tuple[int, int, int, list[tuple[int, int]]]], version: int = 2
+) -> str:
     """A depot variable (code 9: location block1, type ref4) whose type is a base type DIE of code ``type_code``."""
-    rows = [*rows, (9, 0x34, 0, [(0x02, 0x0A), (0x49, 0x13)]), (type_code, 0x24, 0, [(0x03, 0x08), (0x3E, 0x0B), (0x0B, 0x0B)])]
+    rows = [
+        *rows,
+        (9, 0x34, 0, [(0x02, 0x0A), (0x49, 0x13)]),
+        (type_code, 0x24, 0, [(0x03, 0x08), (0x3E, 0x0B), (0x0B, 0x0B)]),
+    ]
 
     def tree(ref: int) -> list[h.Die]:
         var = die(9, b8(11, 0x03), ".b64 __local_depot1", b8(0x23, 0), f".b32 {ref}")
@@ -28,12 +34,20 @@ def _typed_var(type_code: int, rows: list[tuple[int, int, int, list[tuple[int, i
     return module(h.abbrev_table(rows), text)
 
 
-case("abbrev-code-order.gap", "abbrev-code-order",
-     "a type reference to a DIE of code 12 in a table of 10 codes -> fatal 'Attempted to Dereference Out of Bounds'",
-     lambda: _typed_var(12, list(h.ABBREV_BYTES)), rejects("Attempted to Dereference Out of Bounds"))
-case("abbrev-code-order.dense", "abbrev-code-order", "the same module with codes 1..10 -> accepted",
-     lambda: _typed_var(10, list(h.ABBREV_BYTES)), accepts())
-
+case(
+    "abbrev-code-order.gap",
+    "abbrev-code-order",
+    "a type reference to a DIE of code 12 in a table of 10 codes -> fatal 'Attempted to Dereference Out of Bounds'",
+    lambda: _typed_var(12, list(h.ABBREV_BYTES)),
+    rejects("Attempted to Dereference Out of Bounds"),
+)
+case(
+    "abbrev-code-order.dense",
+    "abbrev-code-order",
+    "the same module with codes 1..10 -> accepted",
+    lambda: _typed_var(10, list(h.ABBREV_BYTES)),
+    accepts(),
+)
 
 
 def _form_case(form: int, version: int) -> Callable[[], str]:
@@ -47,25 +61,65 @@ def _form_case(form: int, version: int) -> Callable[[], str]:
     return lambda: custom_abbrev(rows, sub, version=version)
 
 
-case("dwarf4-form.flag-present-v4", "dwarf4-form",
-     "DW_FORM_flag_present on a subprogram in a version 4 unit -> 'Error in get_form_value default', exit 1",
-     _form_case(0x19, 4), rejects("Error in get_form_value default", exit_code=1))
-case("dwarf4-form.flag-v4", "dwarf4-form", "the same with DW_FORM_flag -> accepted", _form_case(0x0C, 4), accepts())
-case("header.dwarf5", "header.dwarf5", "a version 5 unit (v5 header) with a __local_depot variable -> accepted, depot rewritten",
-     lambda: module(ABBREV, info(subprogram(h.depot_var()), version=5)[0]),
-     lambda run: (run.returncode == 0 and run.cubin is not None and b"\x91" in (run.cubin.get(".debug_info") or b""), run.summary()), holds_on=("13.0",))
+case(
+    "dwarf4-form.flag-present-v4",
+    "dwarf4-form",
+    "DW_FORM_flag_present on a subprogram in a version 4 unit -> 'Error in get_form_value default', exit 1",
+    _form_case(0x19, 4),
+    rejects("Error in get_form_value default", exit_code=1),
+)
+case(
+    "dwarf4-form.flag-v4",
+    "dwarf4-form",
+    "the same with DW_FORM_flag -> accepted",
+    _form_case(0x0C, 4),
+    accepts(),
+)
+case(
+    "header.dwarf5",
+    "header.dwarf5",
+    "a version 5 unit (v5 header) with a __local_depot variable -> accepted, depot rewritten",
+    lambda: module(ABBREV, info(subprogram(h.depot_var()), version=5)[0]),
+    lambda run: (
+        run.returncode == 0 and run.cubin is not None and b"\x91" in (run.cubin.get(".debug_info") or b""),
+        run.summary(),
+    ),
+    holds_on=("13.0",),
+)
 
 
-case("reloc-width.addr-b32", "reloc-width", "address_size 8 and a .b32 DW_FORM_addr value -> 'Attempted to Dereference Out of Bounds'",
-     lambda: module(ABBREV, info(subprogram(die(h.LABEL_ADDR, ".b32 $L__func_end1"), h.depot_var(), h.depot_var()))[0]),
-     rejects("Attempted to Dereference Out of Bounds"), holds_on=())
-case("header.cu-address-size-4", "header.cu-address-size-4", "CU address_size 4, .b32 $L__func_end0 as DW_FORM_addr -> R_CUDA_32",
-     lambda: module(ABBREV, info(die(h.LABEL_ADDR, ".b32 $L__func_end0"), address_size=4)[0]),
-     relocated(".debug_info", 15, 1, "_Z3addii", None, None, width=4))
-case("address-size.32-debug", "address-size", ".address_size 32 with -g -> fatal '.address_size of 32 bits for -g compilation'",
-     lambda: with_info(address_size=".address_size 32"), rejects("address_size of 32 bits for -g compilation"))
-case("header.address-size-missing", "header.address-size-missing", "no .address_size with -g -> the same fatal error",
-     lambda: with_info(address_size=None), rejects("address_size of 32 bits for -g compilation"), holds_on=())
+case(
+    "reloc-width.addr-b32",
+    "reloc-width",
+    "address_size 8 and a .b32 DW_FORM_addr value -> 'Attempted to Dereference Out of Bounds'",
+    lambda: module(
+        ABBREV, info(subprogram(die(h.LABEL_ADDR, ".b32 $L__func_end1"), h.depot_var(), h.depot_var()))[0]
+    ),
+    rejects("Attempted to Dereference Out of Bounds"),
+    holds_on=(),
+)
+case(
+    "header.cu-address-size-4",
+    "header.cu-address-size-4",
+    "CU address_size 4, .b32 $L__func_end0 as DW_FORM_addr -> R_CUDA_32",
+    lambda: module(ABBREV, info(die(h.LABEL_ADDR, ".b32 $L__func_end0"), address_size=4)[0]),
+    relocated(".debug_info", 15, 1, "_Z3addii", None, None, width=4),
+)
+case(
+    "address-size.32-debug",
+    "address-size",
+    ".address_size 32 with -g -> fatal '.address_size of 32 bits for -g compilation'",
+    lambda: with_info(address_size=".address_size 32"),
+    rejects("address_size of 32 bits for -g compilation"),
+)
+case(
+    "header.address-size-missing",
+    "header.address-size-missing",
+    "no .address_size with -g -> the same fatal error",
+    lambda: with_info(address_size=None),
+    rejects("address_size of 32 bits for -g compilation"),
+    holds_on=(),
+)
 
 # --- strings, location lists, subprograms ---------------------------------------------------------
 
@@ -88,12 +142,26 @@ def _strp_check(run: Run) -> tuple[bool, str]:
     return a == b"\x02\0\0\0" and b == bytes(4), f"first {show(a)}, second {show(b)}"
 
 
-case("strp-label-reused.second-zero", "strp-label-reused", "two .b32 $L__B (a .debug_str label at 2) in .debug_info -> 2, then 0",
-     lambda: _sp, _strp_check)
+case(
+    "strp-label-reused.second-zero",
+    "strp-label-reused",
+    "two .b32 $L__B (a .debug_str label at 2) in .debug_info -> 2, then 0",
+    lambda: _sp,
+    _strp_check,
+)
 
-_LOC = section(".debug_loc", ".b64 $L__func_begin1\n.b64 $L__func_end1\n.b16 11\n.b8 3\n.b64 __local_depot1\n.b8 35, 0\n.b64 0\n.b64 0")
-case("orphan-depot-list.fatal", "orphan-depot-list", "a .debug_loc list with a __local_depot address no DIE refers to -> 'Attempted to Dereference Out of Bounds'",
-     lambda: module(ABBREV, info(subprogram(h.depot_var()))[0], _LOC), rejects("Attempted to Dereference Out of Bounds"), holds_on=())
+_LOC = section(
+    ".debug_loc",
+    ".b64 $L__func_begin1\n.b64 $L__func_end1\n.b16 11\n.b8 3\n.b64 __local_depot1\n.b8 35, 0\n.b64 0\n.b64 0",
+)
+case(
+    "orphan-depot-list.fatal",
+    "orphan-depot-list",
+    "a .debug_loc list with a __local_depot address no DIE refers to -> 'Attempted to Dereference Out of Bounds'",
+    lambda: module(ABBREV, info(subprogram(h.depot_var()))[0], _LOC),
+    rejects("Attempted to Dereference Out of Bounds"),
+    holds_on=(),
+)
 
 
 def _piece(size: int) -> Callable[[], str]:
@@ -102,60 +170,113 @@ def _piece(size: int) -> Callable[[], str]:
     return lambda: module(ABBREV, info(subprogram(die(h.VAR_BLOCK, b8(len(expr), *expr))))[0])
 
 
-case("piece-size.three", "piece-size", "DW_OP_regx; DW_OP_piece 3 -> fatal ('Checked Data was Invalid' or 'Dereference Out of Bounds')",
-     _piece(3), rejects("Checked Data was Invalid|Dereference Out of Bounds"))
+case(
+    "piece-size.three",
+    "piece-size",
+    "DW_OP_regx; DW_OP_piece 3 -> fatal ('Checked Data was Invalid' or 'Dereference Out of Bounds')",
+    _piece(3),
+    rejects("Checked Data was Invalid|Dereference Out of Bounds"),
+)
 case("piece-size.four", "piece-size", "DW_OP_regx; DW_OP_piece 4 -> accepted", _piece(4), accepts())
-case("depot-in-pieces.fatal", "depot-in-pieces", "DW_OP_addr __local_depot1; DW_OP_piece 4 -> fatal 'Attempted to Dereference Out of Bounds'",
-     lambda: module(ABBREV, info(subprogram(die(h.VAR_BLOCK, b8(11, 0x03), ".b64 __local_depot1", b8(0x93, 4))))[0]),
-     rejects("Attempted to Dereference Out of Bounds"), holds_on=())
-
+case(
+    "depot-in-pieces.fatal",
+    "depot-in-pieces",
+    "DW_OP_addr __local_depot1; DW_OP_piece 4 -> fatal 'Attempted to Dereference Out of Bounds'",
+    lambda: module(
+        ABBREV, info(subprogram(die(h.VAR_BLOCK, b8(11, 0x03), ".b64 __local_depot1", b8(0x93, 4))))[0]
+    ),
+    rejects("Attempted to Dereference Out of Bounds"),
+    holds_on=(),
+)
 
 
 def _fault(rule: str) -> Callable[[], bytes]:
     return lambda: h.fixture(f"lint/faults/{rule}.ptx")
 
 
-case("loclist-symbol-with-strp.fixture", "loclist-symbol-with-strp",
-     "fixtures/lint/faults/loclist-symbol-with-strp.ptx (nvcc module, .b32 .debug_loc pointers and strp names) -> ptxas fails",
-     _fault("loclist-symbol-with-strp"), lambda run: (run.returncode != 0, run.summary()))
-case("ref-addr-size.fixture", "ref-addr-size",
-     "fixtures/lint/faults/ref-addr-size.ptx (DW_FORM_ref_addr as 4 bytes, version 3) -> 'Attempted to Dereference Out of Bounds'",
-     _fault("ref-addr-size"), rejects("Attempted to Dereference Out of Bounds"))
-case("name-before-low-pc.fixture", "name-before-low-pc",
-     "fixtures/lint/faults/name-before-low-pc.ptx (nvcc module, name moved before low_pc) -> killed by a signal",
-     _fault("name-before-low-pc"), crashes())
-case("orphan-depot-list.fixture", "orphan-depot-list",
-     "fixtures/lint/faults/orphan-depot-list.ptx -> fatal 'Attempted to Dereference Out of Bounds'",
-     _fault("orphan-depot-list"), rejects("Attempted to Dereference Out of Bounds"), holds_on=())
-case("depot-in-pieces.fixture", "depot-in-pieces",
-     "fixtures/lint/faults/depot-in-pieces.ptx -> fatal 'Attempted to Dereference Out of Bounds'",
-     _fault("depot-in-pieces"), rejects("Attempted to Dereference Out of Bounds"), holds_on=())
-case("label-at-line-zero.fixture", "label-at-line-zero",
-     "fixtures/lint/faults/label-at-line-zero.ptx ($L__tmp12: then .loc 1 0 5) -> $L__tmp12 is an undefined symbol of the cubin",
-     _fault("label-at-line-zero"),
-     lambda run: (run.cubin is not None and run.cubin.symbols.get("$L__tmp12", (0, 1))[1] == 0,
-                  run.summary() if run.cubin is None else f"$L__tmp12: {run.cubin.symbols.get('$L__tmp12')}"))
+case(
+    "loclist-symbol-with-strp.fixture",
+    "loclist-symbol-with-strp",
+    "fixtures/lint/faults/loclist-symbol-with-strp.ptx (nvcc module, .b32 .debug_loc pointers and strp names) -> ptxas fails",
+    _fault("loclist-symbol-with-strp"),
+    lambda run: (run.returncode != 0, run.summary()),
+)
+case(
+    "ref-addr-size.fixture",
+    "ref-addr-size",
+    "fixtures/lint/faults/ref-addr-size.ptx (DW_FORM_ref_addr as 4 bytes, version 3) -> 'Attempted to Dereference Out of Bounds'",
+    _fault("ref-addr-size"),
+    rejects("Attempted to Dereference Out of Bounds"),
+)
+case(
+    "name-before-low-pc.fixture",
+    "name-before-low-pc",
+    "fixtures/lint/faults/name-before-low-pc.ptx (nvcc module, name moved before low_pc) -> killed by a signal",
+    _fault("name-before-low-pc"),
+    crashes(),
+)
+case(
+    "orphan-depot-list.fixture",
+    "orphan-depot-list",
+    "fixtures/lint/faults/orphan-depot-list.ptx -> fatal 'Attempted to Dereference Out of Bounds'",
+    _fault("orphan-depot-list"),
+    rejects("Attempted to Dereference Out of Bounds"),
+    holds_on=(),
+)
+case(
+    "depot-in-pieces.fixture",
+    "depot-in-pieces",
+    "fixtures/lint/faults/depot-in-pieces.ptx -> fatal 'Attempted to Dereference Out of Bounds'",
+    _fault("depot-in-pieces"),
+    rejects("Attempted to Dereference Out of Bounds"),
+    holds_on=(),
+)
+case(
+    "label-at-line-zero.fixture",
+    "label-at-line-zero",
+    "fixtures/lint/faults/label-at-line-zero.ptx ($L__tmp12: then .loc 1 0 5) -> $L__tmp12 is an undefined symbol of the cubin",
+    _fault("label-at-line-zero"),
+    lambda run: (
+        run.cubin is not None and run.cubin.symbols.get("$L__tmp12", (0, 1))[1] == 0,
+        run.summary() if run.cubin is None else f"$L__tmp12: {run.cubin.symbols.get('$L__tmp12')}",
+    ),
+)
 
 # --- timing ----------------------------------------------------------------------------------------
 
 _N = 60000
-case("long-list.one-list", "long-list-quadratic",
-     f"one .b8 list of {_N} values takes over 1 s (the same bytes 64 per directive: well under 0.1 s)",
-     lambda: with_info(section(".debug_str", ".b8 " + ", ".join(["1"] * _N))),
-     lambda run: (run.returncode == 0 and run.seconds > 1.0, f"{run.summary()} in {run.seconds:.2f} s"), timing=True)
-case("long-list.short-lists", "long-list-quadratic", f"{_N} values 64 per directive take under 1 s",
-     lambda: with_info(section(".debug_str", "\n".join([".b8 " + ", ".join(["1"] * 64)] * (_N // 64)))),
-     lambda run: (run.returncode == 0 and run.seconds < 1.0, f"{run.summary()} in {run.seconds:.2f} s"), timing=True)
+case(
+    "long-list.one-list",
+    "long-list-quadratic",
+    f"one .b8 list of {_N} values takes over 1 s (the same bytes 64 per directive: well under 0.1 s)",
+    lambda: with_info(section(".debug_str", ".b8 " + ", ".join(["1"] * _N))),
+    lambda run: (run.returncode == 0 and run.seconds > 1.0, f"{run.summary()} in {run.seconds:.2f} s"),
+    timing=True,
+)
+case(
+    "long-list.short-lists",
+    "long-list-quadratic",
+    f"{_N} values 64 per directive take under 1 s",
+    lambda: with_info(section(".debug_str", "\n".join([".b8 " + ", ".join(["1"] * 64)] * (_N // 64)))),
+    lambda run: (run.returncode == 0 and run.seconds < 1.0, f"{run.summary()} in {run.seconds:.2f} s"),
+    timing=True,
+)
 
 
 def _nameless_subprogram() -> tuple[str, int]:
     rows = [r if r[0] != h.SUBPROGRAM else (h.SUBPROGRAM, 0x2E, 1, r[3][:3]) for r in h.ABBREV_BYTES]
-    sub = die(h.SUBPROGRAM, ".b64 $L__func_begin1", ".b64 $L__func_end1", b8(1, 0x9C), children=[h.depot_var()])
+    sub = die(
+        h.SUBPROGRAM, ".b64 $L__func_begin1", ".b64 $L__func_end1", b8(1, 0x9C), children=[h.depot_var()]
+    )
     text, marks = info(sub)
     return module(h.abbrev_table(rows), text), marks["depot"]
 
 
 _nameless, _nameless_depot = _nameless_subprogram()
-case("depot-needs-subprogram-name.nameless", "depot-needs-subprogram-name",
-     "a subprogram without DW_AT_name -> its DW_OP_addr __local_depot1 is left as is (0, not DW_OP_fbreg)",
-     lambda: _nameless, bytes_at(".debug_info", _nameless_depot - 1, b"\x03" + bytes(8)))
+case(
+    "depot-needs-subprogram-name.nameless",
+    "depot-needs-subprogram-name",
+    "a subprogram without DW_AT_name -> its DW_OP_addr __local_depot1 is left as is (0, not DW_OP_fbreg)",
+    lambda: _nameless,
+    bytes_at(".debug_info", _nameless_depot - 1, b"\x03" + bytes(8)),
+)

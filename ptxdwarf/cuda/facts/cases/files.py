@@ -13,24 +13,58 @@ __all__: list[str] = []
 
 # --- sections --------------------------------------------------------------------------------------
 
-case("duplicate-section.second-str-dropped", "duplicate-section", "a second .debug_str block -> silently dropped",
-     lambda: with_info(section(".debug_str", ".b8 1, 2"), section(".debug_str", ".b8 3, 4")),
-     bytes_at(".debug_str", 0, b"\x01\x02", size=4))
-case("duplicate-section.second-info", "duplicate-section", "a second .debug_info block -> a second ELF section named .debug_info",
-     lambda: module(ABBREV, info()[0], info()[0]),
-     lambda run: (run.cubin is not None and run.cubin.count(".debug_info") == 2,
-                  f"{run.cubin.count('.debug_info')} .debug_info sections" if run.cubin else run.summary()))
-case("producer-debug-line.discarded", "producer-debug-line", "a producer's .debug_line -> discarded, ptxas writes its own",
-     lambda: with_info(section(".debug_line", ".b8 1, 2, 3, 4")),
-     bytes_at(".debug_line", 0, lambda got: got[:4] != b"\x01\x02\x03\x04", size=4))
-case("producer-debug-frame.fatal", "producer-debug-frame", "a non-empty .debug_frame -> fatal 'overlapping non-identical data'",
-     lambda: with_info(section(".debug_frame", ".b8 1, 2, 3, 4")), rejects("overlapping non-identical data"))
-case("sections.debug-frame-empty", "producer-debug-frame", "an empty .debug_frame block -> accepted",
-     lambda: with_info(section(".debug_frame", "")), accepts())
-case("sections.unknown-name", "sections.any-name", ".section .debug_foo -> copied to the cubin as given",
-     lambda: with_info(section(".debug_foo", ".b8 7, 8")), bytes_at(".debug_foo", 0, b"\x07\x08"))
-case("sections.no-abbrev", "sections.no-abbrev", ".debug_info without .debug_abbrev -> the CU is skipped with a warning",
-     lambda: module(info()[0]), lambda run: (run.returncode == 0 and "debug_abbrev section not found" in run.stderr, run.summary()))
+case(
+    "duplicate-section.second-str-dropped",
+    "duplicate-section",
+    "a second .debug_str block -> silently dropped",
+    lambda: with_info(section(".debug_str", ".b8 1, 2"), section(".debug_str", ".b8 3, 4")),
+    bytes_at(".debug_str", 0, b"\x01\x02", size=4),
+)
+case(
+    "duplicate-section.second-info",
+    "duplicate-section",
+    "a second .debug_info block -> a second ELF section named .debug_info",
+    lambda: module(ABBREV, info()[0], info()[0]),
+    lambda run: (
+        run.cubin is not None and run.cubin.count(".debug_info") == 2,
+        f"{run.cubin.count('.debug_info')} .debug_info sections" if run.cubin else run.summary(),
+    ),
+)
+case(
+    "producer-debug-line.discarded",
+    "producer-debug-line",
+    "a producer's .debug_line -> discarded, ptxas writes its own",
+    lambda: with_info(section(".debug_line", ".b8 1, 2, 3, 4")),
+    bytes_at(".debug_line", 0, lambda got: got[:4] != b"\x01\x02\x03\x04", size=4),
+)
+case(
+    "producer-debug-frame.fatal",
+    "producer-debug-frame",
+    "a non-empty .debug_frame -> fatal 'overlapping non-identical data'",
+    lambda: with_info(section(".debug_frame", ".b8 1, 2, 3, 4")),
+    rejects("overlapping non-identical data"),
+)
+case(
+    "sections.debug-frame-empty",
+    "producer-debug-frame",
+    "an empty .debug_frame block -> accepted",
+    lambda: with_info(section(".debug_frame", "")),
+    accepts(),
+)
+case(
+    "sections.unknown-name",
+    "sections.any-name",
+    ".section .debug_foo -> copied to the cubin as given",
+    lambda: with_info(section(".debug_foo", ".b8 7, 8")),
+    bytes_at(".debug_foo", 0, b"\x07\x08"),
+)
+case(
+    "sections.no-abbrev",
+    "sections.no-abbrev",
+    ".debug_info without .debug_abbrev -> the CU is skipped with a warning",
+    lambda: module(info()[0]),
+    lambda run: (run.returncode == 0 and "debug_abbrev section not found" in run.stderr, run.summary()),
+)
 
 # --- .file, characters, header ---------------------------------------------------------------------
 
@@ -43,96 +77,277 @@ def _file_gaps(run: Run) -> tuple[bool, str]:
         return False, run.summary()
     _, files, used = h.line_files(data)
     names = [f[0].decode() for f in files]
-    return names == ["a.cu", "c.cu", "g.cu"] and 7 in used, f"file_names {names}; rows use files {sorted(used)}"
+    return names == [
+        "a.cu",
+        "c.cu",
+        "g.cu",
+    ] and 7 in used, f"file_names {names}; rows use files {sorted(used)}"
 
 
-case("file-index.gaps", "file-index", ".file 1, 3, 7 and .loc 7 -> file_names [a, c, g] numbered 1-3, rows still say 7",
-     lambda: with_info(files=_FILES, code=h.CODE.replace(".loc 1 5 0", ".loc 7 5 0")), _file_gaps)
-case("file-index.duplicate", "file-index", "two .file 1 -> 'Duplicate file index'",
-     lambda: with_info(files='.file 1 "a.cu"\n.file 1 "b.cu"'), rejects("Duplicate file index"))
-case("file-two-strings.llvm", "file-two-strings", '.file 1 "dir" "name" -> parse error',
-     lambda: with_info(files='.file 1 "/tmp" "t.cu"'), rejects("Parsing error"))
-case("non-ascii.comment", "non-ascii", "a non-ASCII byte in a comment -> fatal 'Unexpected non-ASCII character'",
-     lambda: with_info().encode("ascii") + "// caf\u00e9\n".encode("utf-8"), rejects("non-ASCII character"), holds_on=("13.0",))
-case("non-ascii.file-name", "non-ascii", "a non-ASCII .file name -> fatal 'Unexpected non-ASCII character'",
-     lambda: with_info(files='.file 1 "caf\u00e9.cu"').encode("utf-8"), rejects("non-ASCII character"))
-case("syntax.nul-in-comment", "syntax.nul", "a NUL byte in a comment -> fatal 'Unexpected EOF'",
-     lambda: with_info().encode("ascii") + b"// a\x00b\n", rejects("Unexpected EOF"))
-case("syntax.crlf", "syntax.crlf", "CRLF line ends -> accepted",
-     lambda: with_info(section(".debug_str", ".b8 1")).replace("\n", "\r\n"), accepts())
+case(
+    "file-index.gaps",
+    "file-index",
+    ".file 1, 3, 7 and .loc 7 -> file_names [a, c, g] numbered 1-3, rows still say 7",
+    lambda: with_info(files=_FILES, code=h.CODE.replace(".loc 1 5 0", ".loc 7 5 0")),
+    _file_gaps,
+)
+case(
+    "file-index.duplicate",
+    "file-index",
+    "two .file 1 -> 'Duplicate file index'",
+    lambda: with_info(files='.file 1 "a.cu"\n.file 1 "b.cu"'),
+    rejects("Duplicate file index"),
+)
+case(
+    "file-two-strings.llvm",
+    "file-two-strings",
+    '.file 1 "dir" "name" -> parse error',
+    lambda: with_info(files='.file 1 "/tmp" "t.cu"'),
+    rejects("Parsing error"),
+)
+case(
+    "non-ascii.comment",
+    "non-ascii",
+    "a non-ASCII byte in a comment -> fatal 'Unexpected non-ASCII character'",
+    lambda: with_info().encode("ascii") + "// caf\u00e9\n".encode("utf-8"),
+    rejects("non-ASCII character"),
+    holds_on=("13.0",),
+)
+case(
+    "non-ascii.file-name",
+    "non-ascii",
+    "a non-ASCII .file name -> fatal 'Unexpected non-ASCII character'",
+    lambda: with_info(files='.file 1 "caf\u00e9.cu"').encode("utf-8"),
+    rejects("non-ASCII character"),
+)
+case(
+    "syntax.nul-in-comment",
+    "syntax.nul",
+    "a NUL byte in a comment -> fatal 'Unexpected EOF'",
+    lambda: with_info().encode("ascii") + b"// a\x00b\n",
+    rejects("Unexpected EOF"),
+)
+case(
+    "syntax.crlf",
+    "syntax.crlf",
+    "CRLF line ends -> accepted",
+    lambda: with_info(section(".debug_str", ".b8 1")).replace("\n", "\r\n"),
+    accepts(),
+)
 
 _S = section(".debug_str", "$L__a: .b8 97, 0\n$L__b: .b8 98, 0\n.b32 $L__b-$L__a")
-case("version-too-low.labels-7.0", "version-too-low", "a label in a section at .version 6.5 -> 'requires PTX ISA .version 7.0'",
-     lambda: with_info(section(".debug_str", "$L__a: .b8 97, 0"), version="6.5"), rejects(r"Defining labels in \.section' requires PTX ISA \.version 7\.0"))
-case("version-too-low.difference-7.5", "version-too-low", "$L__b-$L__a at .version 7.4 -> 'requires PTX ISA .version 7.5'",
-     lambda: with_info(_S, version="7.4"), rejects(r"labels1 - labels2 expression in \.section' requires PTX ISA \.version 7\.5"))
-case("version-too-low.difference-at-7.5", "version-too-low", "$L__b-$L__a at .version 7.5 -> accepted",
-     lambda: with_info(_S, version="7.5"), accepts())
-case("header.max-version-9.0", "header.max-version", ".version 9.1 -> 'Unsupported .version 9.1' (13.0 reads up to 9.0)",
-     lambda: with_info(version="9.1"), rejects(r"Unsupported \.version 9\.1"), holds_on=("13.0",))
-case("target-not-debug.dropped", "target-not-debug", "no -g and .target without debug -> no .debug_info in the cubin",
-     lambda: with_info(), accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_info") is None), args=("-arch=sm_75",))
-case("target-not-debug.debug-target", "target-not-debug", "no -g, .target sm_75, debug -> .debug_info kept",
-     lambda: with_info(target="sm_75, debug"), accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_info") is not None), args=("-arch=sm_75",))
-case("debug-target-without-info.error", "debug-target-without-info", ".target sm_75, debug and no debug section -> 'Debug information not found'",
-     lambda: module(target="sm_75, debug"), rejects("Debug information not found in presence of .target debug"))
+case(
+    "version-too-low.labels-7.0",
+    "version-too-low",
+    "a label in a section at .version 6.5 -> 'requires PTX ISA .version 7.0'",
+    lambda: with_info(section(".debug_str", "$L__a: .b8 97, 0"), version="6.5"),
+    rejects(r"Defining labels in \.section' requires PTX ISA \.version 7\.0"),
+)
+case(
+    "version-too-low.difference-7.5",
+    "version-too-low",
+    "$L__b-$L__a at .version 7.4 -> 'requires PTX ISA .version 7.5'",
+    lambda: with_info(_S, version="7.4"),
+    rejects(r"labels1 - labels2 expression in \.section' requires PTX ISA \.version 7\.5"),
+)
+case(
+    "version-too-low.difference-at-7.5",
+    "version-too-low",
+    "$L__b-$L__a at .version 7.5 -> accepted",
+    lambda: with_info(_S, version="7.5"),
+    accepts(),
+)
+case(
+    "header.max-version-9.0",
+    "header.max-version",
+    ".version 9.1 -> 'Unsupported .version 9.1' (13.0 reads up to 9.0)",
+    lambda: with_info(version="9.1"),
+    rejects(r"Unsupported \.version 9\.1"),
+    holds_on=("13.0",),
+)
+case(
+    "target-not-debug.dropped",
+    "target-not-debug",
+    "no -g and .target without debug -> no .debug_info in the cubin",
+    lambda: with_info(),
+    accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_info") is None),
+    args=("-arch=sm_75",),
+)
+case(
+    "target-not-debug.debug-target",
+    "target-not-debug",
+    "no -g, .target sm_75, debug -> .debug_info kept",
+    lambda: with_info(target="sm_75, debug"),
+    accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_info") is not None),
+    args=("-arch=sm_75",),
+)
+case(
+    "debug-target-without-info.error",
+    "debug-target-without-info",
+    ".target sm_75, debug and no debug section -> 'Debug information not found'",
+    lambda: module(target="sm_75, debug"),
+    rejects("Debug information not found in presence of .target debug"),
+)
 
 
 # --- more .file ------------------------------------------------------------------------------------
 
 
-def _line_table(want: Callable[[list[bytes], list[tuple[bytes, int, int, int]]], bool]) -> Callable[[Run], tuple[bool, str]]:
+def _line_table(
+    want: Callable[[list[bytes], list[tuple[bytes, int, int, int]]], bool],
+) -> Callable[[Run], tuple[bool, str]]:
     def check(run: Run) -> tuple[bool, str]:
         data = run.cubin.get(".debug_line") if run.cubin else None
         if data is None:
             return False, run.summary()
         dirs, files, _ = h.line_files(data)
-        return want(dirs, files), f"dirs {[d.decode() for d in dirs]}, files {[(f[0].decode(), f[1], f[2], f[3]) for f in files]}"
+        return want(
+            dirs, files
+        ), f"dirs {[d.decode() for d in dirs]}, files {[(f[0].decode(), f[1], f[2], f[3]) for f in files]}"
 
     return check
 
 
-case("file.absolute-path", "file.split", '.file 1 "/a/b/t.cu" -> include directory /a/b, file t.cu in directory 1',
-     lambda: with_info(files='.file 1 "/a/b/t.cu"'), _line_table(lambda d, f: d == [b"/a/b"] and f[0][:2] == (b"t.cu", 1)))
-case("file.no-escapes", "file.split", '.file 1 "C:\\\\x\\\\t.cu" -> directory C:\\\\x\\ (no escape processing), file t.cu',
-     lambda: with_info(files='.file 1 "C:\\\\x\\\\t.cu"'), _line_table(lambda d, f: d == [b"C:\\\\x\\"] and f[0][0] == b"t.cu"))
-case("file.empty-name", "file.empty-name", '.file 1 "" -> no file entry at all',
-     lambda: with_info(files='.file 1 ""'), _line_table(lambda d, f: f == []))
-case("file.time-and-length", "file.time-and-length", '.file 1 "t.cu", 123, 456 -> mod_time 123, length 456',
-     lambda: with_info(files='.file 1 "t.cu", 123, 456'), _line_table(lambda d, f: f[0][2:] == (123, 456)))
-case("file.md5", "file.md5", '.file 1 "t.cu" md5 0x... (DWARF 5 style) -> Parsing error near \'md5\'',
-     lambda: with_info(files='.file 1 "t.cu" md5 0x0123456789abcdef0123456789abcdef'), rejects("Parsing error near 'md5'"))
-case("file.none", "file.none", "no .file at all -> the warning '.loc directive without .file directive'",
-     lambda: with_info(files=""), lambda run: (run.returncode == 0 and ".loc directive without .file directive" in run.stderr, run.summary()))
+case(
+    "file.absolute-path",
+    "file.split",
+    '.file 1 "/a/b/t.cu" -> include directory /a/b, file t.cu in directory 1',
+    lambda: with_info(files='.file 1 "/a/b/t.cu"'),
+    _line_table(lambda d, f: d == [b"/a/b"] and f[0][:2] == (b"t.cu", 1)),
+)
+case(
+    "file.no-escapes",
+    "file.split",
+    '.file 1 "C:\\\\x\\\\t.cu" -> directory C:\\\\x\\ (no escape processing), file t.cu',
+    lambda: with_info(files='.file 1 "C:\\\\x\\\\t.cu"'),
+    _line_table(lambda d, f: d == [b"C:\\\\x\\"] and f[0][0] == b"t.cu"),
+)
+case(
+    "file.empty-name",
+    "file.empty-name",
+    '.file 1 "" -> no file entry at all',
+    lambda: with_info(files='.file 1 ""'),
+    _line_table(lambda d, f: f == []),
+)
+case(
+    "file.time-and-length",
+    "file.time-and-length",
+    '.file 1 "t.cu", 123, 456 -> mod_time 123, length 456',
+    lambda: with_info(files='.file 1 "t.cu", 123, 456'),
+    _line_table(lambda d, f: f[0][2:] == (123, 456)),
+)
+case(
+    "file.md5",
+    "file.md5",
+    ".file 1 \"t.cu\" md5 0x... (DWARF 5 style) -> Parsing error near 'md5'",
+    lambda: with_info(files='.file 1 "t.cu" md5 0x0123456789abcdef0123456789abcdef'),
+    rejects("Parsing error near 'md5'"),
+)
+case(
+    "file.none",
+    "file.none",
+    "no .file at all -> the warning '.loc directive without .file directive'",
+    lambda: with_info(files=""),
+    lambda run: (
+        run.returncode == 0 and ".loc directive without .file directive" in run.stderr,
+        run.summary(),
+    ),
+)
 
 # --- characters --------------------------------------------------------------------------------------
 
-case("syntax.vertical-tab", "syntax.vertical-tab", "a vertical tab as whitespace -> Parsing error near ''",
-     in_str(".b8\v1"), rejects("Parsing error near '\v?'"))
-case("syntax.control-in-comment", "syntax.control-in-comment", "0x01 and 0x7f in a comment -> accepted",
-     lambda: with_info() + "// a\x01b\x7fc\n", accepts())
-case("syntax.no-final-newline", "syntax.no-final-newline", "no newline at the end of the file -> accepted",
-     lambda: with_info().rstrip("\n"), accepts())
+case(
+    "syntax.vertical-tab",
+    "syntax.vertical-tab",
+    "a vertical tab as whitespace -> Parsing error near ''",
+    in_str(".b8\v1"),
+    rejects("Parsing error near '\v?'"),
+)
+case(
+    "syntax.control-in-comment",
+    "syntax.control-in-comment",
+    "0x01 and 0x7f in a comment -> accepted",
+    lambda: with_info() + "// a\x01b\x7fc\n",
+    accepts(),
+)
+case(
+    "syntax.no-final-newline",
+    "syntax.no-final-newline",
+    "no newline at the end of the file -> accepted",
+    lambda: with_info().rstrip("\n"),
+    accepts(),
+)
 
 # --- .version, .target, -arch ----------------------------------------------------------------------------
 
-case("header.target-sm73", "header.target", ".target sm_73 -> 'Unsupported .target'",
-     lambda: with_info(target="sm_73"), rejects("Unsupported .target 'sm_73'"))
-case("header.version-6.2-sm75", "header.target", ".version 6.2 with .target sm_75 -> 'does not support .target sm_75'",
-     lambda: with_info(version="6.2"), rejects("PTX .version 6.2 does not support .target sm_75"))
-case("header.target-newer-than-arch", "header.target", ".target sm_80 compiled with -arch=sm_75 -> 'SM version specified by .target is higher'",
-     lambda: with_info(target="sm_80"), rejects("SM version specified by .target is higher"))
-case("header.old-target", "header.target", ".version 3.0, .target sm_30, debug, compiled with -arch=sm_75 -> accepted",
-     lambda: module(ABBREV, info()[0], version="3.0", target="sm_30, debug"), accepts())
-case("header.arch-sm52", "header.arch", "-arch=sm_52 -> \"Value 'sm_52' is not defined for option 'gpu-name'\"",
-     lambda: with_info(), rejects("Value 'sm_52' is not defined for option 'gpu-name'"), args=("-g", "-arch=sm_52"))
-case("target-not-debug.g-keeps-info", "target-not-debug", "-g with a .target without debug -> .debug_info kept",
-     lambda: with_info(), accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_info") is not None))
-case("sections.empty-info", "sections.empty-info", "an empty .debug_info block -> accepted, an empty section",
-     lambda: module(ABBREV, section(".debug_info", "")), accepts())
-case("sections.no-dot", "sections.no-dot", ".section debug_str -> Parsing error near 'debug_str'",
-     lambda: with_info(section("debug_str", ".b8 1")), rejects("Parsing error near 'debug_str'"))
-case("sections.dwo", "sections.dwo", ".section .debug_info.dwo -> Parsing error near '.dwo'",
-     lambda: with_info(section(".debug_info.dwo", ".b8 1")), rejects("Parsing error near '.dwo'"))
-case("sections.order", "sections.order", ".debug_info before .debug_abbrev -> accepted",
-     lambda: module(info(die(h.VAR_DATA4, ".b32 7"))[0], ABBREV), bytes_at(".debug_info", 15, bytes.fromhex("07000000")))
+case(
+    "header.target-sm73",
+    "header.target",
+    ".target sm_73 -> 'Unsupported .target'",
+    lambda: with_info(target="sm_73"),
+    rejects("Unsupported .target 'sm_73'"),
+)
+case(
+    "header.version-6.2-sm75",
+    "header.target",
+    ".version 6.2 with .target sm_75 -> 'does not support .target sm_75'",
+    lambda: with_info(version="6.2"),
+    rejects("PTX .version 6.2 does not support .target sm_75"),
+)
+case(
+    "header.target-newer-than-arch",
+    "header.target",
+    ".target sm_80 compiled with -arch=sm_75 -> 'SM version specified by .target is higher'",
+    lambda: with_info(target="sm_80"),
+    rejects("SM version specified by .target is higher"),
+)
+case(
+    "header.old-target",
+    "header.target",
+    ".version 3.0, .target sm_30, debug, compiled with -arch=sm_75 -> accepted",
+    lambda: module(ABBREV, info()[0], version="3.0", target="sm_30, debug"),
+    accepts(),
+)
+case(
+    "header.arch-sm52",
+    "header.arch",
+    "-arch=sm_52 -> \"Value 'sm_52' is not defined for option 'gpu-name'\"",
+    lambda: with_info(),
+    rejects("Value 'sm_52' is not defined for option 'gpu-name'"),
+    args=("-g", "-arch=sm_52"),
+)
+case(
+    "target-not-debug.g-keeps-info",
+    "target-not-debug",
+    "-g with a .target without debug -> .debug_info kept",
+    lambda: with_info(),
+    accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_info") is not None),
+)
+case(
+    "sections.empty-info",
+    "sections.empty-info",
+    "an empty .debug_info block -> accepted, an empty section",
+    lambda: module(ABBREV, section(".debug_info", "")),
+    accepts(),
+)
+case(
+    "sections.no-dot",
+    "sections.no-dot",
+    ".section debug_str -> Parsing error near 'debug_str'",
+    lambda: with_info(section("debug_str", ".b8 1")),
+    rejects("Parsing error near 'debug_str'"),
+)
+case(
+    "sections.dwo",
+    "sections.dwo",
+    ".section .debug_info.dwo -> Parsing error near '.dwo'",
+    lambda: with_info(section(".debug_info.dwo", ".b8 1")),
+    rejects("Parsing error near '.dwo'"),
+)
+case(
+    "sections.order",
+    "sections.order",
+    ".debug_info before .debug_abbrev -> accepted",
+    lambda: module(info(die(h.VAR_DATA4, ".b32 7"))[0], ABBREV),
+    bytes_at(".debug_info", 15, bytes.fromhex("07000000")),
+)

@@ -11,22 +11,69 @@ __all__: list[str] = []
 # --- wide literals -----------------------------------------------------------------------
 
 F = "wide-literal-truncated"
-case("wide.b64-hex", F, ".b64 0x123456789abcdef0 -> f0 de bc 9a 00 00 00 00", in_str(".b64 0x123456789abcdef0"),
-     bytes_at(".debug_str", 0, bytes.fromhex("f0debc9a00000000")))
-case("wide.b64-2pow32", F, ".b64 4294967296 -> 8 zero bytes", in_str(".b64 4294967296"), bytes_at(".debug_str", 0, ZERO8))
-case("wide.b64-max", F, ".b64 18446744073709551615 -> ff ff ff ff 00 00 00 00", in_str(".b64 18446744073709551615"),
-     bytes_at(".debug_str", 0, bytes.fromhex("ffffffff00000000")))
-case("wide.quad", F, ".quad 0x123456789abcdef0 -> f0 de bc 9a 00 00 00 00", in_str(".quad 0x123456789abcdef0"),
-     bytes_at(".debug_str", 0, bytes.fromhex("f0debc9a00000000")))
-info_case("wide.in-info-v70", F, ".b64 0x123456789abcdef0 in .debug_info at .version 7.0 -> low 32 bits",
-          ".b64 0x123456789abcdef0", lambda off: bytes_at(".debug_info", off, bytes.fromhex("f0debc9a00000000")))
-case("wide.b32-2pow32", F, ".b32 4294967296 -> 00 00 00 00, no error", in_str(".b32 4294967296"), bytes_at(".debug_str", 0, bytes(4)))
-case("wide.b8-mod", F, ".b8 4294967297 -> 01 (reduced mod 2^32 before the range check)", in_str(".b8 4294967297"),
-     bytes_at(".debug_str", 0, b"\x01"))
-case("syntax.negative-b64-exact", "syntax.negative", ".b64 -4294967296 -> 00 00 00 00 ff ff ff ff (exact)",
-     in_str(".b64 -4294967296"), bytes_at(".debug_str", 0, bytes.fromhex("00000000ffffffff")))
-case("syntax.b8-out-of-range", "syntax.range", ".b8 256 -> 'Value out of range for type .b8'", in_str(".b8 256"),
-     rejects(r"Value out of range for type \.b8 256"))
+case(
+    "wide.b64-hex",
+    F,
+    ".b64 0x123456789abcdef0 -> f0 de bc 9a 00 00 00 00",
+    in_str(".b64 0x123456789abcdef0"),
+    bytes_at(".debug_str", 0, bytes.fromhex("f0debc9a00000000")),
+)
+case(
+    "wide.b64-2pow32",
+    F,
+    ".b64 4294967296 -> 8 zero bytes",
+    in_str(".b64 4294967296"),
+    bytes_at(".debug_str", 0, ZERO8),
+)
+case(
+    "wide.b64-max",
+    F,
+    ".b64 18446744073709551615 -> ff ff ff ff 00 00 00 00",
+    in_str(".b64 18446744073709551615"),
+    bytes_at(".debug_str", 0, bytes.fromhex("ffffffff00000000")),
+)
+case(
+    "wide.quad",
+    F,
+    ".quad 0x123456789abcdef0 -> f0 de bc 9a 00 00 00 00",
+    in_str(".quad 0x123456789abcdef0"),
+    bytes_at(".debug_str", 0, bytes.fromhex("f0debc9a00000000")),
+)
+info_case(
+    "wide.in-info-v70",
+    F,
+    ".b64 0x123456789abcdef0 in .debug_info at .version 7.0 -> low 32 bits",
+    ".b64 0x123456789abcdef0",
+    lambda off: bytes_at(".debug_info", off, bytes.fromhex("f0debc9a00000000")),
+)
+case(
+    "wide.b32-2pow32",
+    F,
+    ".b32 4294967296 -> 00 00 00 00, no error",
+    in_str(".b32 4294967296"),
+    bytes_at(".debug_str", 0, bytes(4)),
+)
+case(
+    "wide.b8-mod",
+    F,
+    ".b8 4294967297 -> 01 (reduced mod 2^32 before the range check)",
+    in_str(".b8 4294967297"),
+    bytes_at(".debug_str", 0, b"\x01"),
+)
+case(
+    "syntax.negative-b64-exact",
+    "syntax.negative",
+    ".b64 -4294967296 -> 00 00 00 00 ff ff ff ff (exact)",
+    in_str(".b64 -4294967296"),
+    bytes_at(".debug_str", 0, bytes.fromhex("00000000ffffffff")),
+)
+case(
+    "syntax.b8-out-of-range",
+    "syntax.range",
+    ".b8 256 -> 'Value out of range for type .b8'",
+    in_str(".b8 256"),
+    rejects(r"Value out of range for type \.b8 256"),
+)
 
 # --- syntax ptxas takes in debug sections ----------------------------------------------------
 
@@ -48,16 +95,31 @@ for cid, body, near in (
     ("syntax.no-trailing-comma", ".b8 1, 2,", "}"),
     ("syntax.no-char-literal", ".b8 'a'", "'"),
 ):
-    case(cid, cid, f"{body!r} -> Parsing error near '{near}'", in_str(body), rejects(f"Parsing error near '{near}"))
-case("syntax.empty-section", "syntax.empty-section", "an empty .debug_str block -> no .debug_str in the cubin",
-     lambda: with_info(section(".debug_str", "")),
-     accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_str") is None))
+    case(
+        cid,
+        cid,
+        f"{body!r} -> Parsing error near '{near}'",
+        in_str(body),
+        rejects(f"Parsing error near '{near}"),
+    )
+case(
+    "syntax.empty-section",
+    "syntax.empty-section",
+    "an empty .debug_str block -> no .debug_str in the cubin",
+    lambda: with_info(section(".debug_str", "")),
+    accepts(lambda r: r.cubin is not None and r.cubin.get(".debug_str") is None),
+)
 
 
 # --- more syntax: braces, directives, literals ---------------------------------------------------
 
-case("syntax.one-line-block", "syntax.one-line-block", ".section .debug_str { .b8 1, 2 } on one line -> 01 02",
-     lambda: with_info(".section .debug_str { .b8 1, 2 }\n"), bytes_at(".debug_str", 0, b"\x01\x02"))
+case(
+    "syntax.one-line-block",
+    "syntax.one-line-block",
+    ".section .debug_str { .b8 1, 2 } on one line -> 01 02",
+    lambda: with_info(".section .debug_str { .b8 1, 2 }\n"),
+    bytes_at(".debug_str", 0, b"\x01\x02"),
+)
 for cid, body, want in (
     ("syntax.comments", "/* a\nb */ .b8 1, // c\n2", "0102"),
     ("syntax.tabs-and-form-feeds", ".b8\t1,\f2", "0102"),
@@ -84,7 +146,11 @@ _REJECTED: tuple[tuple[str, str | None, str], ...] = (
     ("syntax.no-string", '.b8 "ab"', "Parsing error near '\"ab\"'"),
     ("syntax.no-float", ".b32 1.0", "Parsing error near"),
     ("syntax.b16-out-of-range", ".b16 -32769", r"Value out of range for type \.b16 -32769"),
-    ("syntax.b8-2pow64-out-of-range", ".b8 18446744073709551615", r"Value out of range for type \.b8 4294967295"),
+    (
+        "syntax.b8-2pow64-out-of-range",
+        ".b8 18446744073709551615",
+        r"Value out of range for type \.b8 4294967295",
+    ),
     ("syntax.b64-min-unparsed", ".b64 -9223372036854775808", "Parsing error near '9223372036854775808'"),
     ("syntax.constant-overflow", ".b64 123456789012345678901234567890", "Constant overflow"),
 )
@@ -100,5 +166,7 @@ def _unclosed() -> str:
 
 for cid, text, pattern in _REJECTED:
     ptx = _no_braces if text is None else _unclosed if text == "" else in_str(text)
-    what = {None: "a block without braces", "": "a block left open at the end of the file"}.get(text, repr(text))
+    what = {None: "a block without braces", "": "a block left open at the end of the file"}.get(
+        text, repr(text)
+    )
     case(cid, cid, f"{what} -> {pattern}", ptx, rejects(pattern))
