@@ -281,9 +281,10 @@ class DebugInfoBuilder(TypeConstructors):
         cls = location.address_class
         if cls == AddressClass.LOCAL and self.address_size != 8 and location.symbols:
             raise BuilderError(f"{_what(scope, name)}: {_DEPOT_NEEDS_8}")
-        return (
-            int(cls) if builtins_type(cls) is AddressClass else int(address_class_of(cls, _what(scope, name)))
-        )  # type: ignore[arg-type]
+        if isinstance(cls, AddressClass):
+            return int(cls)
+        assert cls is not None
+        return int(address_class_of(cls, _what(scope, name)))
 
     def _set_location(
         self, var: Variable, location: Location | LocationListSpec, what: str, fresh: bool = False

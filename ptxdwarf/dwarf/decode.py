@@ -211,7 +211,7 @@ class _InfoDecoder:
         address_size = data[start + 10]
         if address_size not in (4, 8):
             raise _fail(image, start + 10, f"address size {address_size} is not supported (4 or 8)")
-        table = self.tables.get(table_offset)  # type: ignore[arg-type]
+        table = self.tables.get(table_offset)
         if table is None:
             raise _fail(image, start + 6, f"no abbreviation table at .debug_abbrev+0x{table_offset:x}")
         unit = Unit(version, address_size, abbrev_offset, None, start, length, table)

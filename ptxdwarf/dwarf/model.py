@@ -735,7 +735,7 @@ class BuiltDIE(DIE):
             specs.append(spec)
         return cls(tag, shape_of(tuple(specs)), tuple([item[1] for item in items]))
 
-    @property  # type: ignore[override]
+    @property
     def attributes(self) -> list[Attribute]:
         specs = self.specs
         if specs is not None:
