@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -518,6 +519,11 @@ def compare(
     return report
 
 
+# A ``.func``/``.entry`` header that ends in ``;`` before any ``{``: the likely sign of a
+# declaration without a body (the reader's prototypes decide, see needs_compile_only).
+_BODILESS = re.compile(r"^[ \t]*(?:\.(?:extern|visible|weak)\s+)*\.(?:func|entry)\b[^{;]*;", re.MULTILINE)
+
+
 def check(
     text: str,
     *,
@@ -534,19 +540,24 @@ def check(
     module = parse_ptx(text, filename)
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
     chosen, note = tool.choose_arch(module.target, arch)
-    relocatable = needs_compile_only(module)
-    # ptxas runs in a subprocess; the PTX side is read meanwhile (and a reader error stops ptxas).
+    # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)
+    # is read meanwhile, a reader error stops ptxas, and a wrong guess compiles again.
+    guess = _BODILESS.search(text) is not None
     cancel = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename, cancel=cancel)
+        job = pool.submit(tool.compile, text, arch=chosen, relocatable=guess, filename=filename, cancel=cancel)
         try:
             info = decode_module(module)
             info.load_all()
             symbols = symbol_table(module)
-            _ = symbols.data_labels  # the section labels, read while ptxas runs
+            _ = symbols.data_labels
+            relocatable = needs_compile_only(module)
         except BaseException:
             cancel.set()
             raise
+        if relocatable != guess:
+            cancel.set()
+            job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename)
         exc = job.exception()
     if exc is None:
         result = job.result()
