@@ -32,7 +32,7 @@ from .cuda.cubin import CubinImages, cubin_images
 from .dwarf.decode import decode_sections
 from .errors import DwarfError
 from .dwarf.expr import ExpressionError, Op, decode_expression
-from .dwarf.image import Symbol
+from .dwarf.image import Symbol, gc_paused
 from .dwarf.model import Attribute, DebugInfo, DIE, Unit
 from .ptx.reader import PtxModule, parse_ptx
 from .ptx.symbols import (
@@ -507,15 +507,16 @@ def compare(
     module: PtxModule, ptx: DebugInfo, cubin_bytes: bytes, report: CheckReport, *, symbols: SymbolTable | None = None
 ) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin."""
-    found = cubin_images(cubin_bytes)
-    try:
-        cubin = decode_sections(found.images, source="cubin", filename=report.filename + " (cubin)")
-    except DwarfError as exc:
-        report.differences.append(Difference("<cubin>", "DWARF", "readable", "unreadable", str(exc)))
-        return report
-    comparer = _Comparer(module, ptx, cubin, found, report, symbols)
-    comparer.compare_units()
-    comparer.compare_sections()
+    with gc_paused():
+        found = cubin_images(cubin_bytes)
+        try:
+            cubin = decode_sections(found.images, source="cubin", filename=report.filename + " (cubin)")
+        except DwarfError as exc:
+            report.differences.append(Difference("<cubin>", "DWARF", "readable", "unreadable", str(exc)))
+            return report
+        comparer = _Comparer(module, ptx, cubin, found, report, symbols)
+        comparer.compare_units()
+        comparer.compare_sections()
     return report
 
 
