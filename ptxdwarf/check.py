@@ -189,15 +189,18 @@ class _Comparer:
         self.params = kernel_param_offsets(found)
         self.cubin_syms = found.symbols
 
-    def differ(self, path: str | DIE, what: str, ptx: object, cubin: object, message: str = "") -> None:
-        """Record a difference; ``path`` may be the PTX-side DIE (its path is made only now)."""
+    def differ(self, path: str | DIE, what: str | Attribute, ptx: object, cubin: object, message: str = "") -> None:
+        """Record a difference; ``path`` may be the PTX-side DIE and ``what`` its attribute
+        (their names are made only now)."""
         if not isinstance(path, str):
             path = die_path(path)
+        if not isinstance(what, str):
+            what = _what(what)
         self.report.differences.append(Difference(path, what, _show(ptx), _show(cubin), message))
 
     # --- symbols -----------------------------------------------------------
 
-    def expect_symbol(self, path: str | DIE, what: str, sym: Symbol, got: Symbol | None, value: int) -> None:
+    def expect_symbol(self, path: str | DIE, what: str | Attribute, sym: Symbol, got: Symbol | None, value: int) -> None:
         """A scalar the PTX wrote as ``sym``; the cubin has relocation ``got`` and ``value``."""
         self.report.symbols += 1
         name = sym.name
@@ -242,7 +245,7 @@ class _Comparer:
         sym = self.cubin_syms.get(name)
         return sym is not None and sym.section is None
 
-    def expect_expression(self, path: str | DIE, what: str, ptx_block: Block, cubin_block: Block, asize: int) -> None:
+    def expect_expression(self, path: str | DIE, what: str | Attribute, ptx_block: Block, cubin_block: Block, asize: int) -> None:
         """Compare two location expressions op by op, following ptxas's rewrites."""
         if not ptx_block.relocs and not cubin_block.relocs and bytes.__eq__(ptx_block, cubin_block):
             return  # nothing symbolic for ptxas to rewrite, and nothing changed
@@ -281,7 +284,7 @@ class _Comparer:
     def expect_addr(
         self,
         path: str | DIE,
-        what: str,
+        what: str | Attribute,
         op: Op,
         rest: list[Op],
         other: Op | None,
@@ -373,36 +376,36 @@ class _Comparer:
             self.differ(path, "attributes", _attr_list(a), _attr_list(b))
             return
         for x, y in zip(a.attributes, b.attributes):
-            what = f"{at_name(x.name)} [{form_name(x.form or 0)}]"
+            outer = x
             while isinstance(x.value, Attribute) and isinstance(y.value, Attribute):
                 x, y = x.value, y.value
             if isinstance(x.value, Block):
                 if x.relocs or x.is_expression:
-                    self.expect_expression(path, what, x.value, y.value, asize)
+                    self.expect_expression(path, outer, x.value, y.value, asize)
                 elif bytes(x.value) != bytes(y.value):
-                    self.differ(path, what, list(x.value), list(y.value))
+                    self.differ(path, outer, list(x.value), list(y.value))
                 continue
             if x.form == FORM.strp or isinstance(x.value, str):
                 if x.relocs:
                     before = len(self.report.differences)
-                    self.expect_symbol(path, what, x.relocs[0].symbol, None, y.target if y.target is not None else -1)
+                    self.expect_symbol(path, outer, x.relocs[0].symbol, None, y.target if y.target is not None else -1)
                     if len(self.report.differences) > before:
                         wrong = self.report.differences.pop()
-                        self.differ(path, what, repr(x.value), repr(y.value), f"{wrong.ptx} became {wrong.cubin}: {wrong.message}")
+                        self.differ(path, outer, repr(x.value), repr(y.value), f"{wrong.ptx} became {wrong.cubin}: {wrong.message}")
                         continue
                 if x.value != y.value:
-                    self.differ(path, what, repr(x.value), repr(y.value))
+                    self.differ(path, outer, repr(x.value), repr(y.value))
                 continue
             if x.relocs and x.form in _SCALAR_RELOC_FORMS:
                 got = y.relocs[0].symbol if y.relocs else None
-                self.expect_symbol(path, what, x.relocs[0].symbol, got, y.value)
+                self.expect_symbol(path, outer, x.relocs[0].symbol, got, y.value)
                 continue
             if x.is_reference:
                 if x.target != y.target:
-                    self.differ(path, what, _hex(x.target), _hex(y.target))
+                    self.differ(path, outer, _hex(x.target), _hex(y.target))
                 continue
             if x.value != y.value:
-                self.differ(path, what, _show(x.value), _show(y.value))
+                self.differ(path, outer, _show(x.value), _show(y.value))
 
     # --- other sections ----------------------------------------------------
 
@@ -469,6 +472,11 @@ def _num(info: DebugInfo, value: Any) -> Any:
     if isinstance(value, Symbol):
         return value.value if value.value is not None else value.addend
     return value
+
+
+def _what(attr: Attribute) -> str:
+    """``DW_AT_name [DW_FORM_string]``: how a difference names the attribute."""
+    return f"{at_name(attr.name)} [{form_name(attr.form or 0)}]"
 
 
 def _hex(value: object) -> str:
