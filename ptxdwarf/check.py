@@ -24,7 +24,7 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .api import decode_module
 from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
@@ -357,6 +357,7 @@ class _Comparer:
                 self.compare_tree(a, b)
 
     def compare_tree(self, unit: Unit, other: Unit) -> None:
+        unchanged = self.unchanged_dies(unit, other)
         stack = [(unit.die, other.die)]
         while stack:
             a, b = stack.pop()
@@ -366,10 +367,44 @@ class _Comparer:
             if a.offset != b.offset or a.tag != b.tag:
                 self.differ(path, "DIE", f"{tag_name(a.tag)} at 0x{a.offset:x}", f"{tag_name(b.tag)} at 0x{b.offset:x}")
                 continue
-            self.compare_attributes(path, a, b, unit.address_size)
+            if unchanged is None or not unchanged(a, b):
+                self.compare_attributes(path, a, b, unit.address_size)
             if len(a.children) != len(b.children):
                 self.differ(path, "children", len(a.children), len(b.children))
             stack.extend(reversed(list(zip(a.children, b.children))))
+
+    def unchanged_dies(self, unit: Unit, other: Unit) -> Callable[[DIE, DIE], bool] | None:
+        """A test for a DIE pair whose attributes cannot differ: the same bytes, and no
+        relocation in them on either side. None when the two units do not decode their
+        bytes alike (header, abbreviations or strings differ)."""
+        mine, theirs = self.ptx.sections or {}, self.cubin.sections or {}
+        info_a, info_b = mine.get(".debug_info"), theirs.get(".debug_info")
+        if info_a is None or info_b is None:
+            return None
+        for name in (".debug_abbrev", ".debug_str"):
+            a, b = mine.get(name), theirs.get(name)
+            if (a.data if a is not None else b"") != (b.data if b is not None else b""):
+                return None
+        if (unit.offset, unit.version, unit.address_size, unit.abbrevs) != (
+            other.offset, other.version, other.address_size, other.abbrevs
+        ):
+            return None
+        data_a, data_b = info_a.data, info_b.data
+        sites_a = [r.offset for r in info_a.relocs]
+        sites_b = [r.offset for r in info_b.relocs]
+
+        def unchanged(a: DIE, b: DIE) -> bool:
+            start, end = a.offset, a.offset + a.size
+            if a.size <= 0 or b.size != a.size or data_a[start:end] != data_b[start:end]:
+                return False
+            # a relocation of up to 8 bytes that starts before the DIE may reach into it
+            for sites in (sites_a, sites_b):
+                i = bisect.bisect_left(sites, start - 7)
+                if i < len(sites) and sites[i] < end:
+                    return False
+            return True
+
+        return unchanged
 
     def compare_attributes(self, path: str | DIE, a: DIE, b: DIE, asize: int) -> None:
         if [(x.name, x.form) for x in a.attributes] != [(y.name, y.form) for y in b.attributes]:
