@@ -563,6 +563,16 @@ def compare(
     return report
 
 
+def _look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:
+    """Look up, once, the name of every symbolic value of the PTX's debug sections, so
+    that the comparison finds each in the table's cache (``check`` does this while ptxas runs)."""
+    images = info.sections or {}
+    lookup = symbols.lookup
+    for name in images:
+        for reloc in images[name].relocs:
+            lookup(reloc.symbol.name)
+
+
 # A ``.func``/``.entry`` header that ends in ``;`` before any ``{``: the likely sign of a
 # declaration without a body (the reader's prototypes decide, see needs_compile_only).
 _BODILESS = re.compile(r"^[ \t]*(?:\.(?:extern|visible|weak)\s+)*\.(?:func|entry)\b[^{;]*;", re.MULTILINE)
@@ -594,7 +604,7 @@ def check(
             info = decode_module(module)
             info.load_all()
             symbols = symbol_table(module)
-            _ = symbols.data_labels
+            _look_up_symbolic_values(info, symbols)
             relocatable = needs_compile_only(module)
         except BaseException:
             cancel.set()
