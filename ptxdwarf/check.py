@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .api import decode_module
 from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
@@ -31,7 +32,7 @@ from .cuda.cubin import CubinImages, cubin_images
 from .dwarf.decode import decode_sections
 from .errors import DwarfError
 from .dwarf.expr import ExpressionError, Op, decode_expression
-from .dwarf.image import Symbol
+from .dwarf.image import Symbol, gc_paused
 from .dwarf.model import Attribute, DebugInfo, DIE, Unit
 from .ptx.reader import PtxModule, parse_ptx
 from .ptx.symbols import (
@@ -188,15 +189,18 @@ class _Comparer:
         self.params = kernel_param_offsets(found)
         self.cubin_syms = found.symbols
 
-    def differ(self, path: str | DIE, what: str, ptx: object, cubin: object, message: str = "") -> None:
-        """Record a difference; ``path`` may be the PTX-side DIE (its path is made only now)."""
+    def differ(self, path: str | DIE, what: str | Attribute, ptx: object, cubin: object, message: str = "") -> None:
+        """Record a difference; ``path`` may be the PTX-side DIE and ``what`` its attribute
+        (their names are made only now)."""
         if not isinstance(path, str):
             path = die_path(path)
+        if not isinstance(what, str):
+            what = _what(what)
         self.report.differences.append(Difference(path, what, _show(ptx), _show(cubin), message))
 
     # --- symbols -----------------------------------------------------------
 
-    def expect_symbol(self, path: str | DIE, what: str, sym: Symbol, got: Symbol | None, value: int) -> None:
+    def expect_symbol(self, path: str | DIE, what: str | Attribute, sym: Symbol, got: Symbol | None, value: int) -> None:
         """A scalar the PTX wrote as ``sym``; the cubin has relocation ``got`` and ``value``."""
         self.report.symbols += 1
         name = sym.name
@@ -241,7 +245,7 @@ class _Comparer:
         sym = self.cubin_syms.get(name)
         return sym is not None and sym.section is None
 
-    def expect_expression(self, path: str | DIE, what: str, ptx_block: Block, cubin_block: Block, asize: int) -> None:
+    def expect_expression(self, path: str | DIE, what: str | Attribute, ptx_block: Block, cubin_block: Block, asize: int) -> None:
         """Compare two location expressions op by op, following ptxas's rewrites."""
         if not ptx_block.relocs and not cubin_block.relocs and bytes.__eq__(ptx_block, cubin_block):
             return  # nothing symbolic for ptxas to rewrite, and nothing changed
@@ -280,7 +284,7 @@ class _Comparer:
     def expect_addr(
         self,
         path: str | DIE,
-        what: str,
+        what: str | Attribute,
         op: Op,
         rest: list[Op],
         other: Op | None,
@@ -353,6 +357,7 @@ class _Comparer:
                 self.compare_tree(a, b)
 
     def compare_tree(self, unit: Unit, other: Unit) -> None:
+        unchanged = self.unchanged_dies(unit, other)
         stack = [(unit.die, other.die)]
         while stack:
             a, b = stack.pop()
@@ -362,46 +367,80 @@ class _Comparer:
             if a.offset != b.offset or a.tag != b.tag:
                 self.differ(path, "DIE", f"{tag_name(a.tag)} at 0x{a.offset:x}", f"{tag_name(b.tag)} at 0x{b.offset:x}")
                 continue
-            self.compare_attributes(path, a, b, unit.address_size)
+            if unchanged is None or not unchanged(a, b):
+                self.compare_attributes(path, a, b, unit.address_size)
             if len(a.children) != len(b.children):
                 self.differ(path, "children", len(a.children), len(b.children))
             stack.extend(reversed(list(zip(a.children, b.children))))
+
+    def unchanged_dies(self, unit: Unit, other: Unit) -> Callable[[DIE, DIE], bool] | None:
+        """A test for a DIE pair whose attributes cannot differ: the same bytes, and no
+        relocation in them on either side. None when the two units do not decode their
+        bytes alike (header, abbreviations or strings differ)."""
+        mine, theirs = self.ptx.sections or {}, self.cubin.sections or {}
+        info_a, info_b = mine.get(".debug_info"), theirs.get(".debug_info")
+        if info_a is None or info_b is None:
+            return None
+        for name in (".debug_abbrev", ".debug_str"):
+            a, b = mine.get(name), theirs.get(name)
+            if (a.data if a is not None else b"") != (b.data if b is not None else b""):
+                return None
+        if (unit.offset, unit.version, unit.address_size, unit.abbrevs) != (
+            other.offset, other.version, other.address_size, other.abbrevs
+        ):
+            return None
+        data_a, data_b = info_a.data, info_b.data
+        sites_a = [r.offset for r in info_a.relocs]
+        sites_b = [r.offset for r in info_b.relocs]
+
+        def unchanged(a: DIE, b: DIE) -> bool:
+            start, end = a.offset, a.offset + a.size
+            if a.size <= 0 or b.size != a.size or data_a[start:end] != data_b[start:end]:
+                return False
+            # a relocation of up to 8 bytes that starts before the DIE may reach into it
+            for sites in (sites_a, sites_b):
+                i = bisect.bisect_left(sites, start - 7)
+                if i < len(sites) and sites[i] < end:
+                    return False
+            return True
+
+        return unchanged
 
     def compare_attributes(self, path: str | DIE, a: DIE, b: DIE, asize: int) -> None:
         if [(x.name, x.form) for x in a.attributes] != [(y.name, y.form) for y in b.attributes]:
             self.differ(path, "attributes", _attr_list(a), _attr_list(b))
             return
         for x, y in zip(a.attributes, b.attributes):
-            what = f"{at_name(x.name)} [{form_name(x.form or 0)}]"
+            outer = x
             while isinstance(x.value, Attribute) and isinstance(y.value, Attribute):
                 x, y = x.value, y.value
             if isinstance(x.value, Block):
                 if x.relocs or x.is_expression:
-                    self.expect_expression(path, what, x.value, y.value, asize)
+                    self.expect_expression(path, outer, x.value, y.value, asize)
                 elif bytes(x.value) != bytes(y.value):
-                    self.differ(path, what, list(x.value), list(y.value))
+                    self.differ(path, outer, list(x.value), list(y.value))
                 continue
             if x.form == FORM.strp or isinstance(x.value, str):
                 if x.relocs:
                     before = len(self.report.differences)
-                    self.expect_symbol(path, what, x.relocs[0].symbol, None, y.target if y.target is not None else -1)
+                    self.expect_symbol(path, outer, x.relocs[0].symbol, None, y.target if y.target is not None else -1)
                     if len(self.report.differences) > before:
                         wrong = self.report.differences.pop()
-                        self.differ(path, what, repr(x.value), repr(y.value), f"{wrong.ptx} became {wrong.cubin}: {wrong.message}")
+                        self.differ(path, outer, repr(x.value), repr(y.value), f"{wrong.ptx} became {wrong.cubin}: {wrong.message}")
                         continue
                 if x.value != y.value:
-                    self.differ(path, what, repr(x.value), repr(y.value))
+                    self.differ(path, outer, repr(x.value), repr(y.value))
                 continue
             if x.relocs and x.form in _SCALAR_RELOC_FORMS:
                 got = y.relocs[0].symbol if y.relocs else None
-                self.expect_symbol(path, what, x.relocs[0].symbol, got, y.value)
+                self.expect_symbol(path, outer, x.relocs[0].symbol, got, y.value)
                 continue
             if x.is_reference:
                 if x.target != y.target:
-                    self.differ(path, what, _hex(x.target), _hex(y.target))
+                    self.differ(path, outer, _hex(x.target), _hex(y.target))
                 continue
             if x.value != y.value:
-                self.differ(path, what, _show(x.value), _show(y.value))
+                self.differ(path, outer, _show(x.value), _show(y.value))
 
     # --- other sections ----------------------------------------------------
 
@@ -470,6 +509,11 @@ def _num(info: DebugInfo, value: Any) -> Any:
     return value
 
 
+def _what(attr: Attribute) -> str:
+    """``DW_AT_name [DW_FORM_string]``: how a difference names the attribute."""
+    return f"{at_name(attr.name)} [{form_name(attr.form or 0)}]"
+
+
 def _hex(value: object) -> str:
     return f"0x{value:x}" if isinstance(value, int) else str(value)
 
@@ -506,16 +550,32 @@ def compare(
     module: PtxModule, ptx: DebugInfo, cubin_bytes: bytes, report: CheckReport, *, symbols: SymbolTable | None = None
 ) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin."""
-    found = cubin_images(cubin_bytes)
-    try:
-        cubin = decode_sections(found.images, source="cubin", filename=report.filename + " (cubin)")
-    except DwarfError as exc:
-        report.differences.append(Difference("<cubin>", "DWARF", "readable", "unreadable", str(exc)))
-        return report
-    comparer = _Comparer(module, ptx, cubin, found, report, symbols)
-    comparer.compare_units()
-    comparer.compare_sections()
+    with gc_paused():
+        found = cubin_images(cubin_bytes)
+        try:
+            cubin = decode_sections(found.images, source="cubin", filename=report.filename + " (cubin)")
+        except DwarfError as exc:
+            report.differences.append(Difference("<cubin>", "DWARF", "readable", "unreadable", str(exc)))
+            return report
+        comparer = _Comparer(module, ptx, cubin, found, report, symbols)
+        comparer.compare_units()
+        comparer.compare_sections()
     return report
+
+
+def _look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:
+    """Look up, once, the name of every symbolic value of the PTX's debug sections, so
+    that the comparison finds each in the table's cache (``check`` does this while ptxas runs)."""
+    images = info.sections or {}
+    lookup = symbols.lookup
+    for name in images:
+        for reloc in images[name].relocs:
+            lookup(reloc.symbol.name)
+
+
+# A ``.func``/``.entry`` header that ends in ``;`` before any ``{``: the likely sign of a
+# declaration without a body (the reader's prototypes decide, see needs_compile_only).
+_BODILESS = re.compile(r"^[ \t]*(?:\.(?:extern|visible|weak)\s+)*\.(?:func|entry)\b[^{;]*;", re.MULTILINE)
 
 
 def check(
@@ -534,19 +594,24 @@ def check(
     module = parse_ptx(text, filename)
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
     chosen, note = tool.choose_arch(module.target, arch)
-    relocatable = needs_compile_only(module)
-    # ptxas runs in a subprocess; the PTX side is read meanwhile (and a reader error stops ptxas).
+    # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)
+    # is read meanwhile, a reader error stops ptxas, and a wrong guess compiles again.
+    guess = _BODILESS.search(text) is not None
     cancel = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename, cancel=cancel)
+        job = pool.submit(tool.compile, text, arch=chosen, relocatable=guess, filename=filename, cancel=cancel)
         try:
             info = decode_module(module)
             info.load_all()
             symbols = symbol_table(module)
-            _ = symbols.data_labels  # the section labels, read while ptxas runs
+            _look_up_symbolic_values(info, symbols)
+            relocatable = needs_compile_only(module)
         except BaseException:
             cancel.set()
             raise
+        if relocatable != guess:
+            cancel.set()
+            job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename)
         exc = job.exception()
     if exc is None:
         result = job.result()

@@ -194,6 +194,30 @@ def test_reader_error_wins_over_ptxas(ptxas: Ptxas) -> None:
         check(bad, ptxas=ptxas)
 
 
+def test_ptxas_starts_before_the_code_is_read(ptxas: Ptxas, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full read of the module's code (functions, labels, declarations) runs while ptxas runs."""
+    from ptxdwarf.ptx.reader import PtxModule
+
+    events: list[str] = []
+
+    class Recording(Ptxas):
+        def compile(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            events.append("ptxas")
+            return super().compile(*args, **kwargs)
+
+    complete = PtxModule._complete
+
+    def recorded(self: PtxModule) -> None:
+        if self._pending is not None:
+            events.append("code")
+        complete(self)
+
+    monkeypatch.setattr(PtxModule, "_complete", recorded)
+    report = check(CALL, filename="call.ptx", ptxas=Recording(ptxas.path))
+    assert report.consistent and report.dies > 0
+    assert events == ["ptxas", "code"]
+
+
 def test_cli_check(tmp_path: Path) -> None:
     good = tmp_path / "good.ptx"
     good.write_text(EXAMPLE)

@@ -10,6 +10,7 @@ applied and kept as symbol + addend, then decoded like PTX text.
 from __future__ import annotations
 
 import io
+import operator
 import os
 import struct
 from collections.abc import Iterator
@@ -262,36 +263,61 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
         found = tables.get(link)
         if found is None:
             found = tables[link] = _symbol_table(elf, sections, sections[link]) if 0 < link < len(sections) else []
-        table = found
-        data = bytearray(image.data)
-        relocs = list(image.relocs)
-        counts = result.relocation_types
-        symbols: dict[tuple[int, int], Symbol] = {}
-        for offset, index, rtype, addend in _relocations(elf, section, name):
-            known = CUDA_RELOCATIONS.get(rtype)
-            if known is None:
-                if target not in _DECODED:
-                    continue  # .debug_frame and .debug_line also hold code relocations
-                raise CubinError(f"relocation type {rtype} at {target}+0x{offset:x} is not a CUDA data relocation", where=name)
-            rname, size = known
-            counts[rname] = counts.get(rname, 0) + 1
-            if offset + size > len(data):
-                raise CubinError(f"relocation at {target}+0x{offset:x} runs past the section", where=name)
-            if not 0 <= index < len(table):
-                raise CubinError(f"relocation at {target}+0x{offset:x} names symbol {index}, past the symbol table", where=name)
-            if addend is None:
-                addend = int.from_bytes(data[offset : offset + size], "little", signed=True)
-            sym = table[index]
-            value = (sym.value + addend) & ((1 << (8 * size)) - 1)
-            data[offset : offset + size] = value.to_bytes(size, "little")
-            key = (index, addend)
-            symbol = symbols.get(key)
-            if symbol is None or symbol.value != value:
-                symbol = symbols[key] = Symbol(sym.name or f"sym{index}", addend, value)
-            relocs.append(Reloc(offset, size, symbol))
-        relocs.sort(key=lambda r: r.offset)
-        result.images[target] = SectionImage(target, bytes(data), relocs, relocs_applied=True, filename=name)
+        data, relocs = _apply(found, section, image, result.relocation_types, elf, name)
+        result.images[target] = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
     return result
+
+
+def _apply(
+    table: list[_RawSymbol], section: _Section, image: SectionImage, counts: dict[str, int], elf: ELFFile, where: str
+) -> tuple[bytes, list[Reloc]]:
+    """``image``'s bytes with the relocations of ``section`` applied, and its relocations
+    (those it had and these, sorted by offset); ``counts`` gains each one's type."""
+    target = image.name
+    data = bytearray(image.data)
+    relocs = list(image.relocs)
+    append = relocs.append
+    by_type: dict[int, int] = {}
+    symbols: dict[tuple[int, int], Symbol] = {}
+    limit = len(data)
+    known_types = CUDA_RELOCATIONS
+    last = -1
+    in_order = not relocs
+    for offset, index, rtype, addend in _relocations(elf, section, where):
+        known = known_types.get(rtype)
+        if known is None:
+            if target not in _DECODED:
+                continue  # .debug_frame and .debug_line also hold code relocations
+            raise CubinError(f"relocation type {rtype} at {target}+0x{offset:x} is not a CUDA data relocation", where=where)
+        size = known[1]
+        by_type[rtype] = by_type.get(rtype, 0) + 1
+        end = offset + size
+        if end > limit:
+            raise CubinError(f"relocation at {target}+0x{offset:x} runs past the section", where=where)
+        if not 0 <= index < len(table):
+            raise CubinError(f"relocation at {target}+0x{offset:x} names symbol {index}, past the symbol table", where=where)
+        if addend is None:
+            addend = int.from_bytes(data[offset:end], "little", signed=True)
+        sym = table[index]
+        value = (sym.value + addend) & ((1 << (8 * size)) - 1)
+        data[offset:end] = value.to_bytes(size, "little")
+        key = (index, addend)
+        symbol = symbols.get(key)
+        if symbol is None or symbol.value != value:
+            symbol = symbols[key] = Symbol(sym.name or f"sym{index}", addend, value)
+        append(Reloc(offset, size, symbol))
+        if offset < last:
+            in_order = False
+        last = offset
+    for rtype, n in by_type.items():
+        rname = known_types[rtype][0]
+        counts[rname] = counts.get(rname, 0) + n
+    if not in_order:
+        relocs.sort(key=_offset_of)
+    return bytes(data), relocs
+
+
+_offset_of = operator.itemgetter(0)
 
 
 def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None) -> DebugInfo:
