@@ -31,7 +31,9 @@ from bench_parse import generated_ptx  # noqa: E402
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--functions", type=int, default=3000, help="device functions of the generated module")
+    parser.add_argument(
+        "--functions", type=int, default=3000, help="device functions of the generated module"
+    )
     parser.add_argument("--ptx", type=Path, help="use this PTX file instead of generating one")
     parser.add_argument("--arch", default="sm_75")
     parser.add_argument("--runs", type=int, default=2, help="timed runs of each; the best counts (default 2)")

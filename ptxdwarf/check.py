@@ -20,20 +20,22 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 import threading
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from .api import decode_module
-from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
 from .cuda.cubin import CubinImages, cubin_images
+from .cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
+from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
 from .dwarf.decode import decode_sections
-from .errors import DwarfError
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol, gc_paused
-from .dwarf.model import Attribute, DebugInfo, DIE, Unit
+from .dwarf.model import DIE, Attribute, DebugInfo, Unit
+from .dwarf.schemas import Block
+from .errors import DwarfError
 from .ptx.reader import PtxModule, parse_ptx
 from .ptx.symbols import (
     CODE_LABEL,
@@ -47,11 +49,10 @@ from .ptx.symbols import (
     VARIABLE,
     PtxSymbol,
     SymbolTable,
+    likely_needs_compile_only,
     needs_compile_only,
     symbol_table,
 )
-from .cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
-from .dwarf.schemas import Block
 
 __all__ = ["CheckReport", "Difference", "check", "compare", "kernel_param_offsets"]
 
@@ -59,7 +60,9 @@ _DW_OP_ADDR = 0x03
 _DW_OP_FBREG = 0x91
 _DW_OP_PLUS_UCONST = 0x23
 _DW_OP_NOP = 0x96
-_SCALAR_RELOC_FORMS = frozenset({FORM.addr, FORM.data4, FORM.data8, FORM.sec_offset, FORM.strp, FORM.ref_addr})
+_SCALAR_RELOC_FORMS = frozenset(
+    {FORM.addr, FORM.data4, FORM.data8, FORM.sec_offset, FORM.strp, FORM.ref_addr}
+)
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,9 @@ class CheckReport:
                 f"{self.filename}: consistent ({self.units} unit(s), {self.dies} DIEs, "
                 f"{self.symbols} symbolic values matched; ptxas {self.ptxas_version}, {self.arch})"
             )
-        return f"{self.filename}: {len(self.differences)} difference(s) between the PTX and the cubin ptxas made"
+        return (
+            f"{self.filename}: {len(self.differences)} difference(s) between the PTX and the cubin ptxas made"
+        )
 
     def to_json(self) -> str:
         data = {
@@ -147,7 +152,9 @@ def kernel_param_offsets(found: CubinImages) -> dict[str, dict[int, int]]:
                 break
             if attr == 0x0A and len(value) >= 6:  # EIATTR_PARAM_CBANK: symbol, offset u16, size u16
                 base = int.from_bytes(value[4:6], "little")
-            elif attr == 0x17 and len(value) >= 8:  # EIATTR_KPARAM_INFO: index, ordinal u16, offset u16, flags
+            elif (
+                attr == 0x17 and len(value) >= 8
+            ):  # EIATTR_KPARAM_INFO: index, ordinal u16, offset u16, flags
                 ordinal = int.from_bytes(value[4:6], "little")
                 params[ordinal] = int.from_bytes(value[6:8], "little")
         if base is not None:
@@ -189,7 +196,9 @@ class _Comparer:
         self.params = kernel_param_offsets(found)
         self.cubin_syms = found.symbols
 
-    def differ(self, path: str | DIE, what: str | Attribute, ptx: object, cubin: object, message: str = "") -> None:
+    def differ(
+        self, path: str | DIE, what: str | Attribute, ptx: object, cubin: object, message: str = ""
+    ) -> None:
         """Record a difference; ``path`` may be the PTX-side DIE and ``what`` its attribute
         (their names are made only now)."""
         if not isinstance(path, str):
@@ -200,52 +209,80 @@ class _Comparer:
 
     # --- symbols -----------------------------------------------------------
 
-    def expect_symbol(self, path: str | DIE, what: str | Attribute, sym: Symbol, got: Symbol | None, value: int) -> None:
+    def expect_symbol(
+        self, path: str | DIE, what: str | Attribute, sym: Symbol, got: Symbol | None, value: int
+    ) -> None:
         """A scalar the PTX wrote as ``sym``; the cubin has relocation ``got`` and ``value``."""
         self.report.symbols += 1
         name = sym.name
         if sym.is_section:
             if value != sym.addend:
-                self.differ(path, what, str(sym), hex(value), f"ptxas did not resolve {sym} to offset {sym.addend}")
+                self.differ(
+                    path, what, str(sym), hex(value), f"ptxas did not resolve {sym} to offset {sym.addend}"
+                )
             return
         found = self.symbols.lookup(name)
         if found.kind == DATA_LABEL:
             section, offset = found.section, found.offset or 0
             want = offset + sym.addend
             if value != want:
-                self.differ(path, what, str(sym), hex(value), f"{name} is {section}+0x{offset:x}, so 0x{want:x} was expected")
+                self.differ(
+                    path,
+                    what,
+                    str(sym),
+                    hex(value),
+                    f"{name} is {section}+0x{offset:x}, so 0x{want:x} was expected",
+                )
             return
         function = _function_of(found)
         if function is not None:
             if got is not None and got.name == name and self.undefined_in_cubin(name):
                 self.differ(
-                    path, what, str(sym), f"{got} (= 0x{value:x})",
+                    path,
+                    what,
+                    str(sym),
+                    f"{got} (= 0x{value:x})",
                     f"ptxas dropped label {name} of {function}: the cubin relocates against it as an undefined "
                     "symbol, which reads 0 (ptxas drops a label whose instruction is at line 0; "
                     "`ptxdwarf lint` warns of it as label-at-line-zero)",
                 )
             elif got is None or got.name != function:
                 self.differ(
-                    path, what, str(sym), _show(got) if got else hex(value),
+                    path,
+                    what,
+                    str(sym),
+                    _show(got) if got else hex(value),
                     f"{name} is code of {function}: a relocation against {function} was expected",
                 )
             return
         if found.kind == VARIABLE:
             if got is None or got.name != name:
-                self.differ(path, what, str(sym), _show(got) if got else hex(value), f"a relocation against variable {name} was expected")
+                self.differ(
+                    path,
+                    what,
+                    str(sym),
+                    _show(got) if got else hex(value),
+                    f"a relocation against variable {name} was expected",
+                )
             return
         if found.kind in (KERNEL_PARAM, DEVICE_PARAM) or (
-            found.kind in (LOCAL, DEPOT) and found.variable is not None and found.variable.space in ("local", "shared")
+            found.kind in (LOCAL, DEPOT)
+            and found.variable is not None
+            and found.variable.space in ("local", "shared")
         ):
             return  # only meaningful inside an expression
-        self.differ(path, what, str(sym), _show(got) if got else hex(value), f"{name} is not defined in the module")
+        self.differ(
+            path, what, str(sym), _show(got) if got else hex(value), f"{name} is not defined in the module"
+        )
 
     def undefined_in_cubin(self, name: str) -> bool:
         """Whether the cubin's symbol ``name`` is undefined (no section)."""
         sym = self.cubin_syms.get(name)
         return sym is not None and sym.section is None
 
-    def expect_expression(self, path: str | DIE, what: str | Attribute, ptx_block: Block, cubin_block: Block, asize: int) -> None:
+    def expect_expression(
+        self, path: str | DIE, what: str | Attribute, ptx_block: Block, cubin_block: Block, asize: int
+    ) -> None:
         """Compare two location expressions op by op, following ptxas's rewrites."""
         if not ptx_block.relocs and not cubin_block.relocs and bytes.__eq__(ptx_block, cubin_block):
             return  # nothing symbolic for ptxas to rewrite, and nothing changed
@@ -309,11 +346,23 @@ class _Comparer:
                 self.differ(path, what, show, str(other), "a constant-bank address was expected")
                 return None
             if expected is not None and other.args[0] != expected + sym.addend:
-                self.differ(path, what, show, str(other), f"parameter {ordinal} of {kernel} is at 0x{expected:x} in the constant bank")
+                self.differ(
+                    path,
+                    what,
+                    show,
+                    str(other),
+                    f"parameter {ordinal} of {kernel} is at 0x{expected:x} in the constant bank",
+                )
             return (0, 0)
         if space == "local":
             if other.code != _DW_OP_FBREG:
-                self.differ(path, what, show, str(other), "ptxas did not rewrite the local-depot address into DW_OP_fbreg")
+                self.differ(
+                    path,
+                    what,
+                    show,
+                    str(other),
+                    "ptxas did not rewrite the local-depot address into DW_OP_fbreg",
+                )
                 return None
             # ptxas writes DW_OP_fbreg -framesize over the address and pads with nops;
             # what follows (the slot's DW_OP_plus_uconst) stays.
@@ -321,14 +370,19 @@ class _Comparer:
             while skipped < len(other_rest) and other_rest[skipped].code == _DW_OP_NOP:
                 skipped += 1
             return (0, skipped)
-        if space == "shared" or (found.kind == VARIABLE and found.variable is not None and found.variable.space == "shared"):
+        if space == "shared" or (
+            found.kind == VARIABLE and found.variable is not None and found.variable.space == "shared"
+        ):
             if other.code != _DW_OP_ADDR:
                 self.differ(path, what, show, str(other), "a shared-window offset was expected")
                 return None
             return (0, 0)
         if found.kind == DEVICE_PARAM:
             self.differ(
-                path, what, show, str(other),
+                path,
+                what,
+                show,
+                str(other),
                 f"{name} is a parameter of a device function: ptxas cannot place it and writes {other.args[0] if other.args else 0!r}",
             )
             return (0, 0)
@@ -338,7 +392,13 @@ class _Comparer:
             return (0, 0)
         got = relocs.get(other.offset + 1)
         if other.code != _DW_OP_ADDR or got is None or got.name != target:
-            self.differ(path, what, show, f"{other}" + (f" <{got}>" if got else ""), f"a relocation against {target} was expected")
+            self.differ(
+                path,
+                what,
+                show,
+                f"{other}" + (f" <{got}>" if got else ""),
+                f"a relocation against {target} was expected",
+            )
         return (0, 0)
 
     # --- DIEs --------------------------------------------------------------
@@ -347,7 +407,7 @@ class _Comparer:
         mine, theirs = self.ptx.units, self.cubin.units
         if len(mine) != len(theirs):
             self.differ("<module>", ".debug_info", f"{len(mine)} unit(s)", f"{len(theirs)} unit(s)")
-        for a, b in zip(mine, theirs):
+        for a, b in zip(mine, theirs, strict=False):
             self.report.units += 1
             where = f"<unit at 0x{a.offset:x}>"
             for field_name in ("offset", "length", "version", "address_size"):
@@ -365,13 +425,18 @@ class _Comparer:
             self.report.dies += 1
             path = a
             if a.offset != b.offset or a.tag != b.tag:
-                self.differ(path, "DIE", f"{tag_name(a.tag)} at 0x{a.offset:x}", f"{tag_name(b.tag)} at 0x{b.offset:x}")
+                self.differ(
+                    path,
+                    "DIE",
+                    f"{tag_name(a.tag)} at 0x{a.offset:x}",
+                    f"{tag_name(b.tag)} at 0x{b.offset:x}",
+                )
                 continue
             if unchanged is None or not unchanged(a, b):
                 self.compare_attributes(path, a, b, unit.address_size)
             if len(a.children) != len(b.children):
                 self.differ(path, "children", len(a.children), len(b.children))
-            stack.extend(reversed(list(zip(a.children, b.children))))
+            stack.extend(reversed(list(zip(a.children, b.children, strict=False))))
 
     def unchanged_dies(self, unit: Unit, other: Unit) -> Callable[[DIE, DIE], bool] | None:
         """A test for a DIE pair whose attributes cannot differ: the same bytes, and no
@@ -386,7 +451,10 @@ class _Comparer:
             if (a.data if a is not None else b"") != (b.data if b is not None else b""):
                 return None
         if (unit.offset, unit.version, unit.address_size, unit.abbrevs) != (
-            other.offset, other.version, other.address_size, other.abbrevs
+            other.offset,
+            other.version,
+            other.address_size,
+            other.abbrevs,
         ):
             return None
         data_a, data_b = info_a.data, info_b.data
@@ -410,7 +478,7 @@ class _Comparer:
         if [(x.name, x.form) for x in a.attributes] != [(y.name, y.form) for y in b.attributes]:
             self.differ(path, "attributes", _attr_list(a), _attr_list(b))
             return
-        for x, y in zip(a.attributes, b.attributes):
+        for x, y in zip(a.attributes, b.attributes, strict=False):
             outer = x
             while isinstance(x.value, Attribute) and isinstance(y.value, Attribute):
                 x, y = x.value, y.value
@@ -423,10 +491,18 @@ class _Comparer:
             if x.form == FORM.strp or isinstance(x.value, str):
                 if x.relocs:
                     before = len(self.report.differences)
-                    self.expect_symbol(path, outer, x.relocs[0].symbol, None, y.target if y.target is not None else -1)
+                    self.expect_symbol(
+                        path, outer, x.relocs[0].symbol, None, y.target if y.target is not None else -1
+                    )
                     if len(self.report.differences) > before:
                         wrong = self.report.differences.pop()
-                        self.differ(path, outer, repr(x.value), repr(y.value), f"{wrong.ptx} became {wrong.cubin}: {wrong.message}")
+                        self.differ(
+                            path,
+                            outer,
+                            repr(x.value),
+                            repr(y.value),
+                            f"{wrong.ptx} became {wrong.cubin}: {wrong.message}",
+                        )
                         continue
                 if x.value != y.value:
                     self.differ(path, outer, repr(x.value), repr(y.value))
@@ -454,18 +530,33 @@ class _Comparer:
             if b is None:
                 self.differ(name, "section", f"{len(a.data)} bytes", "missing")
             elif a.data != b.data:
-                at = next((i for i, (p, q) in enumerate(zip(a.data, b.data)) if p != q), min(len(a.data), len(b.data)))
-                self.differ(f"{name}+0x{at:x}", "bytes", f"{len(a.data)} bytes", f"{len(b.data)} bytes", "the section changed")
+                at = next(
+                    (i for i, (p, q) in enumerate(zip(a.data, b.data, strict=False)) if p != q),
+                    min(len(a.data), len(b.data)),
+                )
+                self.differ(
+                    f"{name}+0x{at:x}",
+                    "bytes",
+                    f"{len(a.data)} bytes",
+                    f"{len(b.data)} bytes",
+                    "the section changed",
+                )
         for key in ("pubnames", "pubtypes"):
             sets_a = getattr(self.ptx, key) or []
             sets_b = getattr(self.cubin, key) or []
             if len(sets_a) != len(sets_b):
                 self.differ(f".debug_{key}", "sets", len(sets_a), len(sets_b))
                 continue
-            for i, (x, y) in enumerate(zip(sets_a, sets_b)):
+            for i, (x, y) in enumerate(zip(sets_a, sets_b, strict=False)):
                 where = f".debug_{key}[{i}]"
                 if isinstance(x.unit_offset, Symbol):
-                    self.expect_symbol(where, "unit offset", x.unit_offset, y.unit_offset if isinstance(y.unit_offset, Symbol) else None, _num(self.cubin, y.unit_offset))
+                    self.expect_symbol(
+                        where,
+                        "unit offset",
+                        x.unit_offset,
+                        y.unit_offset if isinstance(y.unit_offset, Symbol) else None,
+                        _num(self.cubin, y.unit_offset),
+                    )
                 elif x.unit_offset != _num(self.cubin, y.unit_offset):
                     self.differ(where, "unit offset", x.unit_offset, y.unit_offset)
                 if x.entries != y.entries or x.unit_length != y.unit_length:
@@ -478,25 +569,44 @@ class _Comparer:
                     self.differ(where, "set", "present", "missing")
                     continue
                 y = b_sets[i]
-                for j, ((b0, l0), (b1, l1)) in enumerate(zip(x.tuples, y.tuples)):
+                for j, ((b0, l0), (b1, l1)) in enumerate(zip(x.tuples, y.tuples, strict=False)):
                     for label, p, q in (("begin", b0, b1), ("length", l0, l1)):
                         if isinstance(p, Symbol):
-                            self.expect_symbol(f"{where}[{j}]", label, p, q if isinstance(q, Symbol) else None, _num(self.cubin, q))
+                            self.expect_symbol(
+                                f"{where}[{j}]",
+                                label,
+                                p,
+                                q if isinstance(q, Symbol) else None,
+                                _num(self.cubin, q),
+                            )
                         elif p != _num(self.cubin, q):
                             self.differ(f"{where}[{j}]", label, p, q)
         if self.ptx.locations:
-            lists_b = {l.offset: l for l in self.cubin.locations or []}
+            lists_b = {lst.offset: lst for lst in self.cubin.locations or []}
             asize = self.ptx.units[0].address_size if self.ptx.units else 8
             for loc in self.ptx.locations:
                 where = f".debug_loc+0x{loc.offset:x}"
                 other = lists_b.get(loc.offset)
                 if other is None or len(other.entries) != len(loc.entries):
-                    self.differ(where, "list", f"{len(loc.entries)} entries", "missing" if other is None else f"{len(other.entries)} entries")
+                    self.differ(
+                        where,
+                        "list",
+                        f"{len(loc.entries)} entries",
+                        "missing" if other is None else f"{len(other.entries)} entries",
+                    )
                     continue
-                for k, ((b0, e0, x0), (b1, e1, x1)) in enumerate(zip(loc.entries, other.entries)):
+                for k, ((b0, e0, x0), (b1, e1, x1)) in enumerate(
+                    zip(loc.entries, other.entries, strict=False)
+                ):
                     for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
                         if isinstance(p, Symbol):
-                            self.expect_symbol(f"{where}[{k}]", label, p, q if isinstance(q, Symbol) else None, _num(self.cubin, q))
+                            self.expect_symbol(
+                                f"{where}[{k}]",
+                                label,
+                                p,
+                                q if isinstance(q, Symbol) else None,
+                                _num(self.cubin, q),
+                            )
                         elif p != _num(self.cubin, q):
                             self.differ(f"{where}[{k}]", label, p, q)
                     if x0 is not None and x1 is not None:
@@ -547,7 +657,12 @@ def die_path(die: DIE) -> str:
 
 
 def compare(
-    module: PtxModule, ptx: DebugInfo, cubin_bytes: bytes, report: CheckReport, *, symbols: SymbolTable | None = None
+    module: PtxModule,
+    ptx: DebugInfo,
+    cubin_bytes: bytes,
+    report: CheckReport,
+    *,
+    symbols: SymbolTable | None = None,
 ) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin."""
     with gc_paused():
@@ -573,11 +688,6 @@ def _look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:
             lookup(reloc.symbol.name)
 
 
-# A ``.func``/``.entry`` header that ends in ``;`` before any ``{``: the likely sign of a
-# declaration without a body (the reader's prototypes decide, see needs_compile_only).
-_BODILESS = re.compile(r"^[ \t]*(?:\.(?:extern|visible|weak)\s+)*\.(?:func|entry)\b[^{;]*;", re.MULTILINE)
-
-
 def check(
     text: str,
     *,
@@ -596,10 +706,12 @@ def check(
     chosen, note = tool.choose_arch(module.target, arch)
     # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)
     # is read meanwhile, a reader error stops ptxas, and a wrong guess compiles again.
-    guess = _BODILESS.search(text) is not None
+    guess = likely_needs_compile_only(text)
     cancel = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        job = pool.submit(tool.compile, text, arch=chosen, relocatable=guess, filename=filename, cancel=cancel)
+        job = pool.submit(
+            tool.compile, text, arch=chosen, relocatable=guess, filename=filename, cancel=cancel
+        )
         try:
             info = decode_module(module)
             info.load_all()

@@ -56,14 +56,18 @@ def test_repeated_string_label_is_found(ptxas: Ptxas) -> None:
             if a.form == ptxdwarf.FORM.string:
                 a.form = ptxdwarf.FORM.strp
     images = ptxdwarf.encode_sections(info, ptxdwarf.EncodeOptions(keep_abbrevs=False, string_labels=True))
-    text = ptxdwarf.replace_debug_sections(ptxdwarf.parse_ptx(EXAMPLE.replace(".version 4.2", ".version 7.0")), images)
+    text = ptxdwarf.replace_debug_sections(
+        ptxdwarf.parse_ptx(EXAMPLE.replace(".version 4.2", ".version 7.0")), images
+    )
     # foo's linkage name and name are the same string: point both at one label.
     labels = re.findall(r"^\.b32 (\$L__str\d+)$", text, re.M)
     first, second = labels[3], labels[4]  # producer, name, comp_dir, then foo's two names
     strings = ptxdwarf.read_ptx(text).strings
     assert strings is not None
     text = _replace_once(text, f".b32 {second}\n", f".b32 {first}\n")
-    assert [d.name for d in ptxdwarf.read_ptx(text).iter_dies()][1] == "_Z3fooii"  # the PTX still says the same
+    assert [d.name for d in ptxdwarf.read_ptx(text).iter_dies()][
+        1
+    ] == "_Z3fooii"  # the PTX still says the same
     report = check(text, filename="strp.ptx", ptxas=ptxas)
     assert [(d.path, d.what) for d in report.differences] == [("_Z3fooii", "DW_AT_name [DW_FORM_strp]")]
     assert report.differences[0].ptx == "'_Z3fooii'" and report.differences[0].cubin == "'lgenfe: EDG 4.9'"
@@ -74,11 +78,15 @@ def test_device_parameter_address_is_found(ptxas: Ptxas) -> None:
     """DW_OP_addr of a device function's parameter: ptxas cannot place it and writes 0."""
     info = ptxdwarf.read_ptx(CALL)
     i = next(d for d in info.iter_dies() if d.name == "i")
-    i.attr("DW_AT_location").value = ptxdwarf.encode_expression([ptxdwarf.Op.make("addr", ptxdwarf.Symbol("_Z3fooii_param_0"))], 8)  # type: ignore[union-attr]
+    i.attr("DW_AT_location").value = ptxdwarf.encode_expression(
+        [ptxdwarf.Op.make("addr", ptxdwarf.Symbol("_Z3fooii_param_0"))], 8
+    )  # type: ignore[union-attr]
     i.attr("DW_AT_address_class").value = 7  # type: ignore[union-attr]
     text = ptxdwarf.replace_debug_sections(ptxdwarf.parse_ptx(CALL), ptxdwarf.encode_sections(info))
     report = check(text, filename="devparam.ptx", ptxas=ptxas)
-    assert [(d.path, d.what) for d in report.differences] == [("_Z3fooii/i", "DW_AT_location [DW_FORM_block1]")]
+    assert [(d.path, d.what) for d in report.differences] == [
+        ("_Z3fooii/i", "DW_AT_location [DW_FORM_block1]")
+    ]
     assert "device function" in report.differences[0].message
 
 
@@ -136,7 +144,9 @@ def test_label_at_line_zero_is_dropped_by_ptxas(ptxas: Ptxas) -> None:
     text = (FIXTURES / "lint" / "faults" / "label-at-line-zero.ptx").read_text()
     assert [f.rule for f in ptxdwarf.lint(text)] == ["label-at-line-zero"]
     report = check(text, filename="line0.ptx", ptxas=ptxas)
-    assert [(d.path, d.what, d.ptx) for d in report.differences] == [(".debug_loc+0x0[0]", "begin", "$L__tmp12")]
+    assert [(d.path, d.what, d.ptx) for d in report.differences] == [
+        (".debug_loc+0x0[0]", "begin", "$L__tmp12")
+    ]
     assert "ptxas dropped label $L__tmp12" in report.differences[0].message
     symbols = ptxdwarf.cubin_images(compile_ptx(text, ptxas=ptxas).data).symbols
     assert symbols["$L__tmp12"].section is None  # an undefined symbol in the cubin
@@ -162,7 +172,9 @@ def test_lint_warns_of_every_label_ptxas_drops(ptxas: Ptxas) -> None:
 
 def test_ptxas_error_names_the_die_and_attribute(ptxas: Ptxas) -> None:
     """A label inside .debug_info with .version 4.2: ptxas rejects the line; the error says which DIE."""
-    text = _replace_once(EXAMPLE, ".b8 7, 0, 5, 118, 111, 105, 100, 0, 6", "$L__x:\n.b8 7, 0, 5, 118, 111, 105, 100, 0, 6")
+    text = _replace_once(
+        EXAMPLE, ".b8 7, 0, 5, 118, 111, 105, 100, 0, 6", "$L__x:\n.b8 7, 0, 5, 118, 111, 105, 100, 0, 6"
+    )
     with pytest.raises(PtxasFailed) as err:
         check(text, filename="label.ptx", ptxas=ptxas)
     message = str(err.value)
@@ -267,8 +279,20 @@ def test_testing_helpers(ptxas: Ptxas) -> None:
     foo = dbg.function("foo", linkage_name="_Z3fooii", type=int_t)
     foo.parameter("i", int_t, location=loc.register("%r1"))
     test = dbg.function("test", linkage_name="_Z4testPi")
-    test.parameter("p", dbg.pointer_type(int_t, address_class=AddressClass.GENERIC), location=loc.param("_Z4testPi_param_0"))
-    text = ptxdwarf.attach(EXAMPLE[: EXAMPLE.index(".section")].replace(".target sm_20, debug", ".target sm_20").replace("func_begin0:", "").replace("func_begin1:", "").replace("func_end0:", "").replace("func_end1:", ""), dbg)
+    test.parameter(
+        "p",
+        dbg.pointer_type(int_t, address_class=AddressClass.GENERIC),
+        location=loc.param("_Z4testPi_param_0"),
+    )
+    text = ptxdwarf.attach(
+        EXAMPLE[: EXAMPLE.index(".section")]
+        .replace(".target sm_20, debug", ".target sm_20")
+        .replace("func_begin0:", "")
+        .replace("func_begin1:", "")
+        .replace("func_end0:", "")
+        .replace("func_end1:", ""),
+        dbg,
+    )
     cubin = compile_ptx(text, ptxas=ptxas)
     info = cubin.debug_info()
     i = info.function("foo").parameter("i")
@@ -276,12 +300,18 @@ def test_testing_helpers(ptxas: Ptxas) -> None:
     assert i.location.register == "%r1"
     assert i.type is not None and i.type.name == "int"
     p = info.function("_Z4testPi").parameter("p")
-    assert p.address_class is AddressClass.PARAM and p.location.address is not None and p.location.address >= 0x100
+    assert (
+        p.address_class is AddressClass.PARAM
+        and p.location.address is not None
+        and p.location.address >= 0x100
+    )
     assert p.type is not None and p.type.tag == "DW_TAG_pointer_type"
     with pytest.raises(LookupError, match="no parameter 'q'"):
         info.function("foo").parameter("q")
     # the PTX and the cubin trees are equal but for what ptxas resolved
-    assert_dies_equal(cubin.ptx_debug_info().info.units[0].die.children[0], info.info.units[0].die.children[0])  # type: ignore[union-attr]
+    assert_dies_equal(
+        cubin.ptx_debug_info().info.units[0].die.children[0], info.info.units[0].die.children[0]
+    )  # type: ignore[union-attr]
     with pytest.raises(AssertionError, match=r"foo/i: - DW_AT_name"):
         other = ptxdwarf.read_ptx(text)
         other.units[0].die.children[1].children[0].attr("DW_AT_name").value = "k"  # type: ignore[union-attr]
@@ -290,7 +320,7 @@ def test_testing_helpers(ptxas: Ptxas) -> None:
 
 def test_pytest_plugin(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
-        test_plugin=f'''
+        test_plugin=f"""
 from ptxdwarf import AddressClass
 EXAMPLE = {EXAMPLE!r}
 
@@ -299,7 +329,7 @@ def test_compile(compile_ptx, ptxas):
     assert cubin.arch.startswith("sm_")
     p = cubin.debug_info().function("_Z4testPi").parameter("p")
     assert p.address_class is AddressClass.PARAM
-'''
+"""
     )
     result = pytester.runpytest("-q")
     result.assert_outcomes(passed=1)

@@ -21,6 +21,7 @@ from ptxdwarf.ptx.symbols import (
     SECTION,
     UNDEFINED,
     VARIABLE,
+    likely_needs_compile_only,
 )
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -164,6 +165,23 @@ def test_commented_declaration_needs_no_compile_only() -> None:
     text = HEAD + "/*\n.extern .func ghost(.param .b32 a);\n*/\n// .extern .func g2();\n" + BODY
     assert not needs_compile_only(parse_ptx(text))
     assert needs_compile_only(parse_ptx(HEAD + ".extern .func ghost(.param .b32 a);\n" + BODY))
+
+
+def test_the_guess_from_the_text_agrees_with_the_module_on_every_fixture() -> None:
+    fixtures = sorted((Path(__file__).resolve().parent.parent / "fixtures").rglob("*.ptx"))
+    answers = set()
+    for path in fixtures:
+        text = path.read_text(errors="surrogateescape")
+        try:
+            module = parse_ptx(text)
+        except ptxdwarf.PtxDwarfError:
+            continue
+        answers.add(needs_compile_only(module))
+        assert likely_needs_compile_only(text) == needs_compile_only(module), path
+    assert answers == {True, False}
+    # a commented declaration fools the guess; the module's answer decides (check compiles again)
+    text = HEAD + "/*\n.extern .func g2();\n*/\n" + BODY
+    assert likely_needs_compile_only(text) and not needs_compile_only(parse_ptx(text))
 
 
 def test_lint_calls_a_register_used_as_an_address_undefined() -> None:

@@ -21,9 +21,9 @@ from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
 from ..dwarf.decode import decode_sections
-from ..errors import CubinError
 from ..dwarf.image import Reloc, SectionImage, Symbol
 from ..dwarf.model import DebugInfo
+from ..errors import CubinError
 
 __all__ = ["CUDA_RELOCATIONS", "CubinSymbol", "CubinImages", "read_cubin", "cubin_images"]
 
@@ -87,7 +87,9 @@ def _open(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = 
     return source, name or str(getattr(source, "name", "<cubin>"))
 
 
-def cubin_images(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None) -> CubinImages:
+def cubin_images(
+    source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None
+) -> CubinImages:
     """The debug sections of a cubin, relocations applied and recorded; ``name`` names it in errors."""
     stream, name = _open(source, name)
     try:
@@ -107,7 +109,14 @@ def cubin_images(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str
 _SHN_UNDEF = 0
 _SHN_LORESERVE = 0xFF00
 _STT_SECTION = 3
-_STT_NAMES = {0: "STT_NOTYPE", 1: "STT_OBJECT", 2: "STT_FUNC", 3: "STT_SECTION", 4: "STT_FILE", 10: "STT_LOOS"}
+_STT_NAMES = {
+    0: "STT_NOTYPE",
+    1: "STT_OBJECT",
+    2: "STT_FUNC",
+    3: "STT_SECTION",
+    4: "STT_FILE",
+    10: "STT_LOOS",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +184,9 @@ def _sections(elf: ELFFile, raw: bytes, where: str) -> list[_Section]:
             data = b""
         else:
             if offset + size > len(raw):
-                raise CubinError(f"section {index} ({_c_string(names, name)}) runs past the end of the file", where=where)
+                raise CubinError(
+                    f"section {index} ({_c_string(names, name)}) runs past the end of the file", where=where
+                )
             data = raw[offset : offset + size]
         out.append(_Section(_c_string(names, name), kind, offset, size, link, info, data))
     return out
@@ -188,10 +199,16 @@ def _symbol_table(elf: ELFFile, sections: list[_Section], section: _Section) -> 
     e = "<" if elf.little_endian else ">"
     if elf.elfclass == 64:
         fmt, width = e + "IBBHQQ", 24
-        rows = ((n, info, shndx, value, size) for n, info, _o, shndx, value, size in struct.iter_unpack(fmt, data[: len(data) // width * width]))
+        rows = (
+            (n, info, shndx, value, size)
+            for n, info, _o, shndx, value, size in struct.iter_unpack(fmt, data[: len(data) // width * width])
+        )
     else:
         fmt, width = e + "IIIBBH", 16
-        rows = ((n, info, shndx, value, size) for n, value, size, info, _o, shndx in struct.iter_unpack(fmt, data[: len(data) // width * width]))
+        rows = (
+            (n, info, shndx, value, size)
+            for n, value, size, info, _o, shndx in struct.iter_unpack(fmt, data[: len(data) // width * width])
+        )
     last = min(len(sections), _SHN_LORESERVE)
 
     def name_of(n: int, kind: int, shndx: int) -> str:
@@ -201,7 +218,8 @@ def _symbol_table(elf: ELFFile, sections: list[_Section], section: _Section) -> 
         return name
 
     return [
-        _RawSymbol(name_of(n, info & 0xF, shndx), value, size, info & 0xF, shndx) for n, info, shndx, value, size in rows
+        _RawSymbol(name_of(n, info & 0xF, shndx), value, size, info & 0xF, shndx)
+        for n, info, shndx, value, size in rows
     ]
 
 
@@ -216,7 +234,9 @@ def _relocations(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[
         fmt, shift, mask = e + ("IIi" if rela else "II"), 8, 0xFF
     width = struct.calcsize(fmt)
     if len(data) % width:
-        raise CubinError(f"{section.name} is {len(data)} bytes, not a whole number of {width}-byte entries", where=where)
+        raise CubinError(
+            f"{section.name} is {len(data)} bytes, not a whole number of {width}-byte entries", where=where
+        )
     if rela:
         for offset, info, addend in struct.iter_unpack(fmt, data):
             yield offset, info >> shift, info & mask, addend
@@ -226,7 +246,9 @@ def _relocations(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[
 
 
 def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
-    result = CubinImages({}, machine=elf["e_machine"] if isinstance(elf["e_machine"], int) else 190, elf_class=elf.elfclass)
+    result = CubinImages(
+        {}, machine=elf["e_machine"] if isinstance(elf["e_machine"], int) else 190, elf_class=elf.elfclass
+    )
     sections = _sections(elf, raw, name)
     names = [s.name for s in sections]
     result.sections = names
@@ -244,12 +266,16 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
         for sym in table:
             if sym.name and sym.name not in result.symbols:
                 kind = _STT_NAMES.get(sym.kind, str(sym.kind))
-                result.symbols[sym.name] = CubinSymbol(sym.name, sym.value, sym.size, kind, section_name(sym.shndx))
+                result.symbols[sym.name] = CubinSymbol(
+                    sym.name, sym.value, sym.size, kind, section_name(sym.shndx)
+                )
     for section in sections:
         if section.name.startswith(".nv.info."):
             result.nv_info[section.name[len(".nv.info.") :]] = section.data
         elif section.name.startswith(".debug_"):
-            result.images[section.name] = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
+            result.images[section.name] = SectionImage(
+                section.name, section.data, relocs_applied=True, filename=name
+            )
     for section in sections:
         if section.type not in (_SHT_REL, _SHT_RELA):
             continue
@@ -262,14 +288,21 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
         link = section.link
         found = tables.get(link)
         if found is None:
-            found = tables[link] = _symbol_table(elf, sections, sections[link]) if 0 < link < len(sections) else []
+            found = tables[link] = (
+                _symbol_table(elf, sections, sections[link]) if 0 < link < len(sections) else []
+            )
         data, relocs = _apply(found, section, image, result.relocation_types, elf, name)
         result.images[target] = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
     return result
 
 
 def _apply(
-    table: list[_RawSymbol], section: _Section, image: SectionImage, counts: dict[str, int], elf: ELFFile, where: str
+    table: list[_RawSymbol],
+    section: _Section,
+    image: SectionImage,
+    counts: dict[str, int],
+    elf: ELFFile,
+    where: str,
 ) -> tuple[bytes, list[Reloc]]:
     """``image``'s bytes with the relocations of ``section`` applied, and its relocations
     (those it had and these, sorted by offset); ``counts`` gains each one's type."""
@@ -288,14 +321,19 @@ def _apply(
         if known is None:
             if target not in _DECODED:
                 continue  # .debug_frame and .debug_line also hold code relocations
-            raise CubinError(f"relocation type {rtype} at {target}+0x{offset:x} is not a CUDA data relocation", where=where)
+            raise CubinError(
+                f"relocation type {rtype} at {target}+0x{offset:x} is not a CUDA data relocation", where=where
+            )
         size = known[1]
         by_type[rtype] = by_type.get(rtype, 0) + 1
         end = offset + size
         if end > limit:
             raise CubinError(f"relocation at {target}+0x{offset:x} runs past the section", where=where)
         if not 0 <= index < len(table):
-            raise CubinError(f"relocation at {target}+0x{offset:x} names symbol {index}, past the symbol table", where=where)
+            raise CubinError(
+                f"relocation at {target}+0x{offset:x} names symbol {index}, past the symbol table",
+                where=where,
+            )
         if addend is None:
             addend = int.from_bytes(data[offset:end], "little", signed=True)
         sym = table[index]
@@ -325,6 +363,8 @@ def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str |
     found = cubin_images(source, name=name)
     if name is None:
         name = str(source) if isinstance(source, (str, os.PathLike)) else "<cubin>"
-    info = decode_sections(found.images, source="cubin", filename=name, address_size=8 if found.elf_class == 64 else 4)
+    info = decode_sections(
+        found.images, source="cubin", filename=name, address_size=8 if found.elf_class == 64 else 4
+    )
     info.module = found
     return info

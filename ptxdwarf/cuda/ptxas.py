@@ -17,9 +17,9 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import ToolError
 
@@ -71,7 +71,7 @@ def candidate_paths(explicit: str | None = None) -> list[tuple[str, str]]:
     return out
 
 
-def find_ptxas(explicit: str | None = None) -> "Ptxas":
+def find_ptxas(explicit: str | None = None) -> Ptxas:
     """The first ptxas found (see the module docstring); :class:`ToolError` if none."""
     for where, path in candidate_paths(explicit):
         if os.path.isfile(path) and os.access(path, os.X_OK):
@@ -239,7 +239,9 @@ def _run(args: list[str], timeout: float, cancel: threading.Event | None) -> tup
     with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as child:
         # stderr is read on a thread of its own so that a chatty ptxas cannot block on a full pipe.
         chunks: list[str] = []
-        reader = threading.Thread(target=lambda: chunks.append(child.stderr.read() if child.stderr else ""), daemon=True)
+        reader = threading.Thread(
+            target=lambda: chunks.append(child.stderr.read() if child.stderr else ""), daemon=True
+        )
         reader.start()
         deadline = time.monotonic() + timeout
         while not cancel.is_set() and child.poll() is None and time.monotonic() < deadline:
@@ -269,7 +271,9 @@ class PtxasFailed(ToolError):
         self.filename = filename
         self.messages = messages
         self.ptxas = ptxas
-        first = next((m for m in messages if m.severity in ("error", "fatal")), messages[0] if messages else None)
+        first = next(
+            (m for m in messages if m.severity in ("error", "fatal")), messages[0] if messages else None
+        )
         if first is None:
             text = "ptxas failed without a message"
         elif first.line:

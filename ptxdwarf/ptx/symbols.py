@@ -11,6 +11,7 @@ ptxas must compile the module with ``-c``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -33,6 +34,7 @@ __all__ = [
     "VARIABLE",
     "PtxSymbol",
     "SymbolTable",
+    "likely_needs_compile_only",
     "needs_compile_only",
     "symbol_table",
 ]
@@ -247,3 +249,13 @@ def needs_compile_only(module: PtxModule) -> bool:
     """Whether ptxas must compile ``module`` with ``-c`` (relocatable): it declares a
     function without defining it, which only links in a relocatable compile."""
     return bool(module.prototypes)
+
+
+# A ``.func``/``.entry`` header that ends in ``;`` before any ``{``.
+_BODILESS = re.compile(r"^[ \t]*(?:\.(?:extern|visible|weak)\s+)*\.(?:func|entry)\b[^{;]*;", re.MULTILINE)
+
+
+def likely_needs_compile_only(text: str) -> bool:
+    """:func:`needs_compile_only` guessed from the text alone, before its code is read (for
+    starting ptxas early); the module's answer decides when the two differ."""
+    return _BODILESS.search(text) is not None
