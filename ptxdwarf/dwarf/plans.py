@@ -93,6 +93,101 @@ class _Writer:
         self.emit(f"a.offset = {offset}")
 
 
+def _emit_fixed_run(w: _Writer, run: list[tuple[int, int, int]], run_fmt: str) -> None:
+    """Code reading a run of fixed-size attributes (``(name, form, offset in the run)``) with one
+    ``struct`` unpack."""
+    unpack = struct.Struct("<" + run_fmt)
+    targets = ", ".join(f"v{i}" for i in range(len(run)))
+    w.emit(f"{targets}, = {w.const(unpack.unpack_from)}(data, pos)")
+    for i, (name, form, rel) in enumerate(run):
+        at = f"pos + {rel}" if rel else "pos"
+        w.attribute(name, form, f"v{i}", at)
+        if form in RELOCATABLE_FORMS:
+            w.emit("if rmap is not None:")
+            w.emit(f"    r = rmap.get({at})")
+            w.emit("    if r is not None:")
+            w.emit("        a.relocs = (Reloc(0, r.size, r.symbol),)")
+            w.emit("        if not applied:")
+            w.emit(f"            a.value = v{i} = resolve(r.symbol)")
+        if form in REFERENCE_FORMS:
+            w.emit(f"a.target = unit_offset + v{i}")
+        elif form == FORM.ref_addr:
+            w.emit(f"a.target = v{i}")
+        elif form == FORM.strp:
+            w.emit(f"a.target = v{i}")
+            w.emit(f"a.value = string_at(v{i}, {at})")
+        w.emit("app(a)")
+    w.emit(f"pos += {unpack.size}")
+    w.emit("if pos > end: raise IndexError")
+
+
+def _emit_block(w: _Writer, name: int, form: int, version: int, address_size: int) -> None:
+    """Code reading a block or exprloc attribute, with the relocations inside it."""
+    if form in (FORM.exprloc, FORM.block1, FORM.block):
+        # the length (one byte, or a ULEB128 of one byte), inline
+        w.emit("first = data[pos]")
+        if form == FORM.block1:
+            w.emit("newpos = pos + 1 + first")
+            w.emit("first = pos + 1")
+        else:
+            w.emit("if first < 0x80:")
+            w.emit("    newpos = pos + 1 + first")
+            w.emit("    first = pos + 1")
+            w.emit("else:")
+            w.emit(f"    first, newpos = {w.const(read_uleb)}(data, pos)")
+            w.emit("    first, newpos = newpos, newpos + first")
+        w.emit("if newpos > len(data): raise IndexError")
+        w.emit("raw = data[first:newpos]")
+    else:
+        w.emit(f"raw, newpos = {w.const(reader_for(form, version, address_size))}(data, pos)")
+        w.emit("first = newpos - len(raw)")
+    w.emit("inner = ()")
+    w.emit("if rmap is not None:")
+    w.emit("    lo = bisect_left(reloc_offsets, first)")
+    w.emit("    if lo < len(reloc_offsets) and reloc_offsets[lo] < newpos:")
+    w.emit("        hi = bisect_left(reloc_offsets, newpos, lo)")
+    w.emit("        inner = tuple([r.moved(-first) for r in relocs[lo:hi]])")
+    w.emit("block = new_bytes(Block, raw)")
+    w.emit("block.relocs = inner")
+    w.attribute(name, form, "block", "pos")
+    w.emit("a.relocs = inner")
+    w.emit("app(a)")
+    w.emit("pos = newpos")
+
+
+def _emit_variable(w: _Writer, name: int, form: int, version: int, address_size: int) -> None:
+    """Code reading an attribute of a variable-size form other than a block."""
+    if form == FORM.string:
+        w.emit("stop = data.index(b'\\0', pos, end)")
+        w.attribute(name, form, "data[pos:stop].decode('utf-8', 'surrogateescape')", "pos")
+        w.emit("app(a)")
+        w.emit("pos = stop + 1")
+    elif form in _BLOCK_FORMS:
+        _emit_block(w, name, form, version, address_size)
+    elif form == FORM.indirect:
+        w.emit(f"pos = indirect({w.const(name)}, data, pos, attrs)")
+    elif form in (FORM.udata, FORM.ref_udata):
+        w.emit("value = data[pos]")
+        w.emit("if value < 0x80:")
+        w.emit("    newpos = pos + 1")
+        w.emit("else:")
+        w.emit(f"    value, newpos = {w.const(reader_for(form, version, address_size))}(data, pos)")
+        w.attribute(name, form, "value", "pos")
+        if form == FORM.ref_udata:
+            w.emit("a.target = unit_offset + value")
+        w.emit("app(a)")
+        w.emit("pos = newpos")
+    else:
+        reader = reader_for(form, version, address_size)
+        if reader is None:
+            raise KeyError(form)
+        w.emit(f"value, newpos = {w.const(reader)}(data, pos)")
+        w.attribute(name, form, "value", "pos")
+        w.emit("app(a)")
+        w.emit("pos = newpos")
+    w.emit("if pos > end: raise IndexError")
+
+
 def compile_plan(
     specs: tuple[tuple[int, int], ...], version: int, address_size: int
 ) -> Callable[..., AttributeReader]:
@@ -102,102 +197,18 @@ def compile_plan(
     w = _Writer()
     run: list[tuple[int, int, int]] = []  # (name, form, offset in the run) of fixed-size forms
     run_fmt = ""
-
-    def flush() -> None:
-        nonlocal run, run_fmt
-        if not run:
-            return
-        unpack = struct.Struct("<" + run_fmt)
-        targets = ", ".join(f"v{i}" for i in range(len(run)))
-        w.emit(f"{targets}, = {w.const(unpack.unpack_from)}(data, pos)")
-        for i, (name, form, rel) in enumerate(run):
-            at = f"pos + {rel}" if rel else "pos"
-            w.attribute(name, form, f"v{i}", at)
-            if form in RELOCATABLE_FORMS:
-                w.emit("if rmap is not None:")
-                w.emit(f"    r = rmap.get({at})")
-                w.emit("    if r is not None:")
-                w.emit("        a.relocs = (Reloc(0, r.size, r.symbol),)")
-                w.emit("        if not applied:")
-                w.emit(f"            a.value = v{i} = resolve(r.symbol)")
-            if form in REFERENCE_FORMS:
-                w.emit(f"a.target = unit_offset + v{i}")
-            elif form == FORM.ref_addr:
-                w.emit(f"a.target = v{i}")
-            elif form == FORM.strp:
-                w.emit(f"a.target = v{i}")
-                w.emit(f"a.value = string_at(v{i}, {at})")
-            w.emit("app(a)")
-        w.emit(f"pos += {unpack.size}")
-        w.emit("if pos > end: raise IndexError")
-        run, run_fmt = [], ""
-
     for name, form in specs:
         fmt = formats.get(form)
         if fmt is not None:
             run.append((name, form, struct.calcsize("<" + run_fmt)))
             run_fmt += fmt
             continue
-        flush()
-        if form == FORM.string:
-            w.emit("stop = data.index(b'\\0', pos, end)")
-            w.attribute(name, form, "data[pos:stop].decode('utf-8', 'surrogateescape')", "pos")
-            w.emit("app(a)")
-            w.emit("pos = stop + 1")
-        elif form in _BLOCK_FORMS:
-            if form in (FORM.exprloc, FORM.block1, FORM.block):
-                # the length (one byte, or a ULEB128 of one byte), inline
-                w.emit("first = data[pos]")
-                if form == FORM.block1:
-                    w.emit("newpos = pos + 1 + first")
-                    w.emit("first = pos + 1")
-                else:
-                    w.emit("if first < 0x80:")
-                    w.emit("    newpos = pos + 1 + first")
-                    w.emit("    first = pos + 1")
-                    w.emit("else:")
-                    w.emit(f"    first, newpos = {w.const(read_uleb)}(data, pos)")
-                    w.emit("    first, newpos = newpos, newpos + first")
-                w.emit("if newpos > len(data): raise IndexError")
-                w.emit("raw = data[first:newpos]")
-            else:
-                w.emit(f"raw, newpos = {w.const(reader_for(form, version, address_size))}(data, pos)")
-                w.emit("first = newpos - len(raw)")
-            w.emit("inner = ()")
-            w.emit("if rmap is not None:")
-            w.emit("    lo = bisect_left(reloc_offsets, first)")
-            w.emit("    if lo < len(reloc_offsets) and reloc_offsets[lo] < newpos:")
-            w.emit("        hi = bisect_left(reloc_offsets, newpos, lo)")
-            w.emit("        inner = tuple([r.moved(-first) for r in relocs[lo:hi]])")
-            w.emit("block = new_bytes(Block, raw)")
-            w.emit("block.relocs = inner")
-            w.attribute(name, form, "block", "pos")
-            w.emit("a.relocs = inner")
-            w.emit("app(a)")
-            w.emit("pos = newpos")
-        elif form == FORM.indirect:
-            w.emit(f"pos = indirect({w.const(name)}, data, pos, attrs)")
-        elif form in (FORM.udata, FORM.ref_udata):
-            w.emit("value = data[pos]")
-            w.emit("if value < 0x80:")
-            w.emit("    newpos = pos + 1")
-            w.emit("else:")
-            w.emit(f"    value, newpos = {w.const(reader_for(form, version, address_size))}(data, pos)")
-            w.attribute(name, form, "value", "pos")
-            if form == FORM.ref_udata:
-                w.emit("a.target = unit_offset + value")
-            w.emit("app(a)")
-            w.emit("pos = newpos")
-        else:
-            reader = reader_for(form, version, address_size)
-            if reader is None:
-                raise KeyError(form)
-            w.emit(f"value, newpos = {w.const(reader)}(data, pos)")
-            w.attribute(name, form, "value", "pos")
-            w.emit("app(a)")
-            w.emit("pos = newpos")
-        w.emit("if pos > end: raise IndexError")
-    flush()
+        if run:
+            _emit_fixed_run(w, run, run_fmt)
+            run, run_fmt = [], ""
+        _emit_variable(w, name, form, version, address_size)
+    if run:
+        _emit_fixed_run(w, run, run_fmt)
     source = "\n".join(
         [
             "def factory(unit_offset, rmap, applied, resolve, string_at, reloc_offsets, relocs, indirect):",
