@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -24,6 +25,9 @@ __all__ = [
     "replace_debug_sections",
     "edit_debug_sections",
     "load_text",
+    "load_ptx",
+    "save_text",
+    "binary_kind",
 ]
 
 ELF_MAGIC = b"\x7fELF"
@@ -56,6 +60,47 @@ def load_text(path: str | os.PathLike[str]) -> str:
     """The text of a PTX file; non-ASCII bytes are kept as surrogate escapes."""
     raw = Path(path).read_bytes()
     return raw.decode("utf-8", "surrogateescape")
+
+
+def save_text(text: str, path: str | os.PathLike[str]) -> None:
+    """Write ``text`` to ``path`` as :func:`load_text` read it: the input's bytes come back."""
+    Path(path).write_bytes(text.encode("utf-8", "surrogateescape"))
+
+
+_VERSION = re.compile(r"^[ \t]*\.version\b", re.M)
+
+
+def load_ptx(path: str | os.PathLike[str]) -> str:
+    """:func:`load_text` of a file that must be PTX text.
+
+    A cubin, fatbin or host object, or text without a ``.version`` directive (CUDA C++
+    source, say), is a :class:`PtxDwarfError` naming the file and what it is instead.
+    """
+    name = str(path)
+    raw = Path(path).read_bytes()
+    kind = binary_kind(raw)
+    if kind is not None:
+        raise PtxDwarfError(f"this is {kind}, not PTX text: use ptxdwarf dump", where=name)
+    text = raw.decode("utf-8", "surrogateescape")
+    _require_ptx(text, name)
+    return text
+
+
+def binary_kind(raw: bytes) -> str | None:
+    """What a file that is not text is ("a cubin", "a fatbin", "a host object"), or None."""
+    from .cuda.fatbin import is_fatbin
+
+    if raw[:4] == ELF_MAGIC:
+        return "a cubin" if _is_cuda_elf(raw) else "a host object"
+    if is_fatbin(raw):
+        return "a fatbin"
+    return None
+
+
+def _require_ptx(text: str, name: str) -> None:
+    """Text without a ``.version`` directive is not PTX: say so rather than read it as such."""
+    if _VERSION.search(text) is None:
+        raise PtxDwarfError("not PTX (no .version directive)", where=name)
 
 
 def read_ptx_file(path: str | os.PathLike[str]) -> DebugInfo:
@@ -109,7 +154,9 @@ def read_all(path: str | os.PathLike[str]) -> list[tuple[str, DebugInfo]]:
         if not out:
             raise PtxDwarfError("the fatbin holds no cubin or PTX", where=name)
         return out
-    return [(name, read_ptx(raw.decode("utf-8", "surrogateescape"), filename=name))]
+    text = raw.decode("utf-8", "surrogateescape")
+    _require_ptx(text, name)
+    return [(name, read_ptx(text, filename=name))]
 
 
 def _is_cuda_elf(raw: bytes) -> bool:

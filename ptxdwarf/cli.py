@@ -26,10 +26,30 @@ __all__ = ["main", "main_attach", "main_lint"]
 
 
 def _write_output(text: str, output: str | None) -> None:
-    if output is None or output == "-":
-        sys.stdout.write(text)
-    else:
-        Path(output).write_text(text, encoding="ascii", errors="surrogateescape", newline="")
+    """Write PTX text to ``output`` or standard output with the bytes it was read from."""
+    from .api import save_text
+
+    if output is not None and output != "-":
+        save_text(text, output)
+        return
+    data = text.encode("utf-8", "surrogateescape")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8", "backslashreplace"))
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
+def _escape_stdout() -> None:
+    """Characters standard output cannot encode (undecodable bytes of names) come out escaped."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
+            pass
 
 
 def _error(exc: BaseException) -> int:
@@ -137,10 +157,10 @@ def _cmd_dump(args: argparse.Namespace) -> int:
 
 
 def _cmd_rewrite(args: argparse.Namespace) -> int:
-    from .api import load_text, rewrite_ptx
+    from .api import load_ptx, rewrite_ptx
 
     def one(path: str) -> int:
-        result = rewrite_ptx(load_text(path), style=args.style, filename=path)
+        result = rewrite_ptx(load_ptx(path), style=args.style, filename=path)
         _write_output(result, args.output)
         return 0
 
@@ -148,13 +168,13 @@ def _cmd_rewrite(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .api import load_text
+    from .api import load_ptx
     from .check import CheckReport, check
 
     codes: list[int] = []
 
     def report_of(path: str) -> CheckReport:
-        report = check(load_text(path), filename=path, arch=args.arch, ptxas=args.ptxas)
+        report = check(load_ptx(path), filename=path, arch=args.arch, ptxas=args.ptxas)
         codes.append(0 if report.consistent else 1)
         return report
 
@@ -189,10 +209,10 @@ def main_lint(path: str, json_output: bool) -> int:
 
 
 def _lint_one(path: str) -> list[Finding]:
-    from .api import load_text
+    from .api import load_ptx
     from .lint import lint
 
-    return lint(load_text(path), filename=path)
+    return lint(load_ptx(path), filename=path)
 
 
 def _write_findings(findings: list[Finding]) -> None:
@@ -244,12 +264,12 @@ def main_attach(args: Any) -> int:
 
 
 def _attach_one(path: str, args: Any) -> int:
-    from .api import load_text
+    from .api import load_ptx
     from .autodebug import attach_ptx, default_output_name
 
     output: str | None = getattr(args, "output", None)
     output_name = os.path.abspath(default_output_name(path) if output is None or output == "-" else output)
-    text = load_text(path)
+    text = load_ptx(path)
     result = attach_ptx(
         text,
         output_name=output_name,
@@ -337,6 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
+    _escape_stdout()
     try:
         return int(args.func(args))
     except BrokenPipeError:

@@ -173,10 +173,7 @@ class Ptxas:
         supported = [a for a in self.architectures if not a.endswith(("a", "f"))] or self.architectures
         if arch is not None:
             if self.architectures and arch not in self.architectures:
-                oldest = supported[0] if supported else "?"
-                raise ToolError(
-                    f"ptxas {self.version} does not support {arch}; the oldest it supports is {oldest}"
-                )
+                raise ToolError(self._unsupported(arch, supported))
             return arch, None
         wanted = next((t for t in target if _SM.match(t)), None)
         if wanted is None:
@@ -192,6 +189,21 @@ class Ptxas:
             f".target {wanted} is not supported by ptxas {self.version} (oldest: {supported[0]}); "
             f"compiled for {newer[0]}"
         )
+
+    def _unsupported(self, arch: str, supported: Sequence[str]) -> str:
+        """Why ``--arch arch`` cannot be used, with what to use instead."""
+        if not supported:
+            return f"ptxas {self.version} does not support {arch}"
+        if arch.isdigit() and f"sm_{arch}" in self.architectures:
+            return f"--arch {arch}: did you mean sm_{arch}?"
+        oldest, newest = supported[0], supported[-1]
+        if not _SM.match(arch):
+            return f"{arch} is not a GPU architecture; ptxas {self.version} supports {oldest} to {newest}"
+        if _arch_key(arch) > _arch_key(newest):
+            return f"ptxas {self.version} does not support {arch}; the newest it supports is {newest}"
+        if _arch_key(arch) < _arch_key(oldest):
+            return f"ptxas {self.version} does not support {arch}; the oldest it supports is {oldest}"
+        return f"ptxas {self.version} does not support {arch}; it supports {', '.join(supported)}"
 
     def compile(
         self,
