@@ -13,13 +13,13 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import PtxDwarfError
 
 if TYPE_CHECKING:
+    from .dwarf.model import DebugInfo
     from .lint import Finding
 
 __all__ = ["main", "main_attach", "main_lint"]
@@ -112,14 +112,14 @@ def _json_items(files: Sequence[str], one: Callable[[str], str]) -> int:
 
 def _dump_one(path: str, as_json: bool) -> str:
     from .api import read_all
-    from .dump import DUMP_FORMAT, iter_json, iter_text
+    from .dump import DUMP_FORMAT, iter_json
 
     found = read_all(path)
     if len(found) == 1:
         info = found[0][1]
         if as_json:
             return "".join(iter_json(info))
-        return "".join(line + "\n" for line in iter_text(info))
+        return "".join(line + "\n" for line in _text_lines(info))
     # A fatbin or host object: every device image, one after the other.
     if as_json:
         parts = [f'{{"format": "{DUMP_FORMAT}", "source": "fatbin", "file": {json.dumps(path)}, "images": [']
@@ -134,8 +134,35 @@ def _dump_one(path: str, as_json: bool) -> str:
     parts = [f"{path}: {len(found)} device images\n"]
     for label, info in found:
         parts.append(f"\n=== {label} ===\n")
-        parts.extend(line + "\n" for line in iter_text(info))
+        parts.extend(line + "\n" for line in _text_lines(info))
     return "".join(parts)
+
+
+def _text_lines(info: DebugInfo) -> list[str]:
+    """The text dump of ``info``, with one line saying so when it holds no DWARF to show."""
+    from .dump import iter_text
+
+    lines = list(iter_text(info))
+    note = _sparse_note(info)
+    if note is not None:
+        if lines[1:] == ["(no debug sections)"]:
+            lines[1] = note
+        else:
+            lines.insert(1, note)
+    return lines
+
+
+def _sparse_note(info: DebugInfo) -> str | None:
+    """A note for a module whose debug sections are all empty, or are line info only."""
+    if info.units or not info.sections:
+        return None
+    names = sorted(info.sections)
+    if all(len(image.data) == 0 for image in info.sections.values()):
+        which = "an empty section" if len(names) == 1 else "empty sections"
+        return f"(only {which}: {', '.join(names)}; no DWARF to show)"
+    if ".debug_info" not in names:
+        return f"(no .debug_info: line info only, with {', '.join(names)})"
+    return None
 
 
 def _cmd_dump(args: argparse.Namespace) -> int:
@@ -285,46 +312,67 @@ def _attach_one(path: str, args: Any) -> int:
     return 0
 
 
+_EXIT_CODES = (
+    "exit codes: 0 ok, 1 findings or differences (lint, check), 2 bad input or tool error"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptxdwarf",
         description="Write, read and check the DWARF debug sections inside NVIDIA PTX.",
+        epilog=_EXIT_CODES,
     )
     parser.add_argument("--version", action="version", version=f"ptxdwarf {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("dump", help="show the debug info of a PTX file or cubin")
+    p = sub.add_parser(
+        "dump",
+        help="show the debug info of PTX text, a cubin, a fatbin or a host object",
+        description="Show the debug info of PTX text, a cubin, a fatbin or a host object "
+        "(every device image the fatbin or the host object's .nv_fatbin holds).",
+        epilog=_EXIT_CODES,
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="PTX text, a cubin, a fatbin or a host object")
     p.add_argument("--json", action="store_true", help="JSON (format ptxdwarf-dump/1)")
     p.set_defaults(func=_cmd_dump)
 
-    p = sub.add_parser("rewrite", help="decode and re-encode every debug section of a PTX file")
+    p = sub.add_parser(
+        "rewrite", help="decode and re-encode every debug section of a PTX file", epilog=_EXIT_CODES
+    )
     p.add_argument("file", metavar="FILE", help="PTX text")
     p.add_argument("-o", "--output", metavar="OUT.ptx", help="output file (default: standard output)")
     p.add_argument(
-        "--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections"
+        "--style",
+        choices=("nvcc", "readable", "compact"),
+        default="readable",
+        help="layout of the sections (default: readable)",
     )
     p.set_defaults(func=_cmd_rewrite)
 
     p = sub.add_parser(
-        "check", help="compile with ptxas -g and compare the cubin's debug info with the PTX's"
+        "check", help="compile with ptxas -g and compare the cubin's debug info with the PTX's", epilog=_EXIT_CODES
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
-    p.add_argument("--arch", help="GPU architecture for ptxas (default: from .target)")
+    p.add_argument("--arch", help="GPU architecture for ptxas, such as sm_75 (default: from .target)")
     p.add_argument(
         "--ptxas", help="the ptxas to run (default: $PTXAS, PATH, $CUDA_HOME, the nvidia-cuda-nvcc wheel)"
     )
     p.add_argument("--json", action="store_true", help="JSON report (format ptxdwarf-check/1)")
     p.set_defaults(func=_cmd_check)
 
-    p = sub.add_parser("lint", help="static checks of the debug sections against the PTX around them")
+    p = sub.add_parser(
+        "lint", help="static checks of the debug sections against the PTX around them", epilog=_EXIT_CODES
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
     p.add_argument("--json", action="store_true", help="findings as JSON (one array for all files)")
     p.set_defaults(func=_cmd_lint)
 
     p = sub.add_parser(
-        "attach", help="give PTX without debug info a line table and DWARF that point at the PTX itself"
+        "attach",
+        help="give PTX without debug info a line table and DWARF that point at the PTX itself",
+        epilog=_EXIT_CODES,
     )
     p.add_argument("file", metavar="FILE", help="PTX text without debug info")
     p.add_argument(
@@ -346,7 +394,10 @@ def _parser() -> argparse.ArgumentParser:
         help="leave .target as it is (ptxas compiles '.target ..., debug' as with -g)",
     )
     p.add_argument(
-        "--style", choices=("nvcc", "readable", "compact"), default="readable", help="layout of the sections"
+        "--style",
+        choices=("nvcc", "readable", "compact"),
+        default="readable",
+        help="layout of the sections (default: readable)",
     )
     p.set_defaults(func=_cmd_attach)
 
