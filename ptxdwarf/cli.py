@@ -312,9 +312,7 @@ def _attach_one(path: str, args: Any) -> int:
     return 0
 
 
-_EXIT_CODES = (
-    "exit codes: 0 ok, 1 findings or differences (lint, check), 2 bad input or tool error"
-)
+_EXIT_CODES = "exit codes: 0 ok, 1 findings or differences (lint, check), 2 bad input or tool error"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -352,7 +350,9 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_rewrite)
 
     p = sub.add_parser(
-        "check", help="compile with ptxas -g and compare the cubin's debug info with the PTX's", epilog=_EXIT_CODES
+        "check",
+        help="compile with ptxas -g and compare the cubin's debug info with the PTX's",
+        epilog=_EXIT_CODES,
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
     p.add_argument("--arch", help="GPU architecture for ptxas, such as sm_75 (default: from .target)")
