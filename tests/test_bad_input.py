@@ -1646,3 +1646,29 @@ def test_cli_reader_that_goes_away() -> None:
     child.stdout.close()  # far more than a pipe buffer is still to come
     errors = child.stderr.read().decode()
     assert child.wait(timeout=60) == 0 and errors == ""
+
+
+# =============================================================================
+# Regression inputs found by fuzzing (fixtures/regressions)
+# =============================================================================
+
+REGRESSIONS = {
+    "cubin-shnum0-shoff-past-end.cubin": "section header 0 at 0xf4240 lies past the end",
+    "host-huge-fatbin-size.o": ".nv_fatbin runs past the end",
+    "host-max-shoff.o": "not a readable ELF file",
+    "zstd-raw-size-max.fatbin": "claims 18446744073709551615 bytes uncompressed",
+    "bare-target.badptx": ":2: bad .target directive",
+    "bare-target-semi.badptx": ":2: bad .target directive",
+    "bare-target-eof.badptx": ":2: bad .target directive",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSIONS))
+def test_regression_input_refused(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each input once crashed with struct.error, OverflowError or AssertionError."""
+    path = FIXTURES / "regressions" / name
+    code, _, err = run_cli(["dump", str(path)], capsys)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("ptxdwarf: error: "), err
+    assert "internal error" not in err and REGRESSIONS[name] in err, err
+    with time_limit(30), pytest.raises(PtxDwarfError):
+        ptxdwarf.read_all(path)

@@ -98,7 +98,7 @@ def cubin_images(
         return _images(elf, stream.read(), name)
     except CubinError:
         raise
-    except (ELFError, ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+    except (ELFError, ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError) as exc:
         raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
     except Exception as exc:  # construct errors from pyelftools' own parser
         if type(exc).__module__.startswith("elftools"):
@@ -167,6 +167,8 @@ def _sections(elf: ELFFile, raw: bytes, where: str) -> list[_Section]:
     if header["e_shentsize"] != width:
         raise CubinError(f"section headers are {header['e_shentsize']} bytes, not {width}", where=where)
     if count == 0 or strndx == _SHN_XINDEX:  # extended numbering: the real values are in section 0
+        if start + width > len(raw):
+            raise CubinError(f"section header 0 at 0x{start:x} lies past the end of the file", where=where)
         first = struct.unpack_from(fmt, raw, start)
         count = count or first[5]
         strndx = first[6] if strndx == _SHN_XINDEX else strndx

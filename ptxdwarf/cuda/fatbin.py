@@ -24,6 +24,7 @@ _HEADER = struct.Struct("<IHHQ")
 _ENTRY = struct.Struct("<HHIIIIIII")  # kind, ?, header size, padded size, ?, compressed size, ?, minor, arch
 _COMPRESSED = 0x8000
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_MAX_RAW_SIZE = 1 << 32
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ def _decompress(payload: bytes, size: int, where: str) -> bytes:
             f"fatbin entry at {where} is zstd-compressed: pip install 'ptxdwarf[fatbin]' "
             "(the zstandard package), or build it with nvcc --no-compress"
         ) from None
+    if size > _MAX_RAW_SIZE:
+        raise CubinError(f"fatbin entry at {where} claims {size} bytes uncompressed (more than 4 GiB)")
     try:
         return bytes(
             zstandard.ZstdDecompressor().decompress(
@@ -118,8 +121,11 @@ def fatbin_of_host_elf(data: bytes, *, name: str = "<elf>") -> bytes | None:
         elf = ELFFile(io.BytesIO(data))
         for section_name in (".nv_fatbin", "__nv_relfatbin"):
             section = elf.get_section_by_name(section_name)
-            if section is not None:
-                return bytes(section.data())
-    except (ELFError, ValueError, KeyError, IndexError, AttributeError) as exc:
+            if section is None:
+                continue
+            if section["sh_offset"] + section["sh_size"] > len(data):
+                raise CubinError(f"{section_name} runs past the end of the file", where=name)
+            return bytes(section.data())
+    except (ELFError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
         raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
     return None

@@ -1077,7 +1077,7 @@ _IDENT_CHAR = re.compile(r"[\w$.%]")
 _LABEL_BEFORE = re.compile(r"(?<![\w$.%])(" + _SYM + r")\Z")
 _SECTION_HEAD = re.compile(r"\.section\s+(" + _SYM + r")\s*")
 _VERSION = re.compile(r"\.version\s+(\d+)\.(\d+)")
-_TARGET = re.compile(r"\.target\s+([^\n;]*)")
+_TARGET = re.compile(r"\.target[ \t]*([^\n;]*)")
 _ADDRESS_SIZE = re.compile(r"\.address_size\s+(\d+)")
 _FILE = re.compile(
     r'\.file\s+(\d+)\s+("(?:[^"\\\n]|\\.)*")(?:\s+("(?:[^"\\\n]|\\.)*"))?(?:\s*,\s*(\d+)\s*,\s*(\d+))?'
@@ -1312,8 +1312,10 @@ class _ModuleParser:
             return vm.end()
         if kind == "target":
             tm = _TARGET.match(masked, start)
-            assert tm is not None
-            module.target = [t.strip() for t in tm.group(1).split(",") if t.strip()]
+            targets = [t.strip() for t in tm.group(1).split(",") if t.strip()] if tm else []
+            if tm is None or not targets:
+                raise self.error("bad .target directive (no target named)", start)
+            module.target = targets
             module.target_span = (start, tm.end())
             module.target_line = self.line_at(start)
             return tm.end()
