@@ -941,7 +941,7 @@ def test_strp_label_reused() -> None:
     b.set("name", Sym("$L__str0", 4), "strp")
     m = assemble(cu, extra=strs)
     (f,) = only(run(m), "strp-label-reused")
-    assert names(f, b) and at(f, m, b.attr_lines["name"]) and f.severity == "warning"
+    assert names(f, b) and at(f, m, b.attr_lines["name"]) and f.severity == "error"
 
 
 def test_symbol_outside_info() -> None:

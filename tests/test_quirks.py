@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -158,3 +159,20 @@ def test_command_line_bad_ptxas() -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+def test_command_line_relative_ptxas(tmp_path: Path) -> None:
+    """A ptxas named relative to the current directory still runs: the cases compile elsewhere."""
+    link = tmp_path / "bin" / "ptxas"
+    link.parent.mkdir()
+    link.symlink_to(find_ptxas().path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--ptxas", "bin/ptxas", "--only", "wide.b64-hex"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"ptxas \d+\.\d+: 1 of 1 hold$", proc.stdout.rstrip())

@@ -75,7 +75,7 @@ def find_ptxas(explicit: str | None = None) -> Ptxas:
     """The first ptxas found (see the module docstring); :class:`ToolError` if none."""
     for where, path in candidate_paths(explicit):
         if os.path.isfile(path) and os.access(path, os.X_OK):
-            return Ptxas(path)
+            return Ptxas(os.path.abspath(path))
         if where in ("--ptxas", "$PTXAS"):
             raise ToolError(f"ptxas given by {where} is not an executable file: {path}")
     raise ToolError(f"ptxas not found; {INSTALL_HINT}")

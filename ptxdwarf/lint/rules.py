@@ -82,8 +82,9 @@ RULES: dict[str, tuple[str, str]] = {
     "bad-loclist-offset": (ERROR, "a location-list pointer is not the start of a .debug_loc list"),
     "wide-value": (WARNING, "a .b64 number of 2**32 or more; ptxas keeps only its low 32 bits"),
     "strp-label-reused": (
-        WARNING,
-        "the same .debug_str label is referenced twice from .debug_info; ptxas resolves the second to 0",
+        ERROR,
+        "the same .debug_str label is referenced twice from .debug_info; ptxas resolves the second to 0, "
+        "or now and then fails ('label ... invalid')",
     ),
     "symbol-outside-info": (
         WARNING,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from .. import harness as h
@@ -135,6 +136,10 @@ _sp, _s1, _s2 = _strp_twice()
 
 
 def _strp_check(run: Run) -> tuple[bool, str]:
+    # ptxas reads freed memory here: in a few runs in a hundred it fails instead, naming a
+    # label of garbage bytes. Both outcomes are the fact.
+    if run.returncode > 0 and re.search(r"label '[^']*' invalid", run.stderr):
+        return True, run.summary()
     data = run.cubin.get(".debug_info") if run.cubin else None
     if data is None:
         return False, run.summary()
@@ -145,7 +150,8 @@ def _strp_check(run: Run) -> tuple[bool, str]:
 case(
     "strp-label-reused.second-zero",
     "strp-label-reused",
-    "two .b32 $L__B (a .debug_str label at 2) in .debug_info -> 2, then 0",
+    "two .b32 $L__B (a .debug_str label at 2) in .debug_info -> 2, then 0; or, in a few runs in a hundred, "
+    "'label '<garbage>' invalid'",
     lambda: _sp,
     _strp_check,
 )
