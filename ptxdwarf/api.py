@@ -14,7 +14,7 @@ from .dwarf.model import DebugInfo
 from .errors import PtxDwarfError, PtxSyntaxError
 from .ptx.edits import TextEdits
 from .ptx.reader import PtxModule, parse_ptx
-from .ptx.writer import Style, format_section
+from .ptx.writer import Style, format_dwarf_lines, format_section
 
 __all__ = [
     "read_ptx",
@@ -198,6 +198,12 @@ def edit_debug_sections(
     text = module.text
     pos = 0
     placed: set[str] = set()
+    # Below PTX ISA 2.0 ptxas takes debug sections only as @@DWARF lines (quirk dwarf-lines).
+    dwarf_lines = module.version is not None and module.version < (2, 0)
+
+    def form(image: SectionImage) -> str:
+        return format_dwarf_lines(image) if dwarf_lines else format_section(image, style)
+
     for block in module.sections:
         if not block.name.startswith(".debug_"):
             continue
@@ -207,7 +213,7 @@ def edit_debug_sections(
             start = line_start
         pos = block.end
         if block.name in images and block.name not in placed:
-            edits.replace(start, pos, format_section(images[block.name], style).rstrip("\n"))
+            edits.replace(start, pos, form(images[block.name]).rstrip("\n"))
             placed.add(block.name)
         else:
             if text[pos : pos + 1] == "\n":
@@ -217,7 +223,7 @@ def edit_debug_sections(
     if rest:
         last = edits.last_char_after(pos)
         lead = "\n" if last and last != "\n" else ""
-        edits.insert(len(text), lead + "".join(format_section(img, style) for img in rest))
+        edits.insert(len(text), lead + "".join(form(img) for img in rest))
 
 
 def rewrite_ptx(

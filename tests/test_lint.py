@@ -821,9 +821,28 @@ def test_unit_length_with_junk() -> None:
     lines = list(m.lines)
     lines[m.unit_line - 1] = f".b32 {n + 2}"
     end = max(i for i, l in enumerate(lines) if l == "}")
-    lines[end:end] = [".b8 0, 0"]
+    lines[end:end] = [".b8 0, 1"]
     (f,) = only(lint("\n".join(lines), filename="t.ptx"), "unit-length")
-    assert f.where == f"t.ptx:{m.unit_line}" and "2 byte(s)" in f.message
+    assert f.where == f"t.ptx:{m.unit_line}" and "2 byte(s)" in f.message and f.severity == "warning"
+
+
+def test_unit_length_zero_padding_is_fine() -> None:
+    """nvopencc pads its unit with a zero byte after the DIE tree; ptxas -g keeps it."""
+    cu = base_tree()
+    m = assemble(cu)
+    n = int(m.lines[m.unit_line - 1].split()[1])
+    lines = list(m.lines)
+    lines[m.unit_line - 1] = f".b32 {n + 2}"
+    end = max(i for i, l in enumerate(lines) if l == "}")
+    lines[end:end] = [".b8 0, 0"]
+    assert lint("\n".join(lines), filename="t.ptx") == []
+
+
+def test_address_size_missing_is_fine() -> None:
+    """Without .address_size ptxas -g compiles the debug info (harness case header.address-size-missing)."""
+    m = assemble(base_tree(), header=HEADER.replace(".address_size 64\n", ""))
+    assert ".address_size" not in m.text
+    assert run(m) == []
 
 
 @pytest.mark.parametrize("delta", [-3, 40])

@@ -210,6 +210,8 @@ def _section_bodies() -> list[tuple[str, str, str]]:
         except PtxSyntaxError:
             continue
         for block in module.sections:
+            if block.dwarf_lines:
+                continue
             body = text[text.index("{", block.start) + 1 : block.end - 1]
             found.append((f"{path.relative_to(FIXTURES)}:{block.name}", block.name, body))
     return found

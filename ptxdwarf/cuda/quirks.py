@@ -350,6 +350,16 @@ QUIRKS: tuple[Quirk, ...] = (
         "attach adds ', debug' only together with the debug sections",
         "debug-target-without-info",
     ),
+    _q(
+        "dwarf-lines",
+        "Below PTX ISA 2.0 debug sections are @@DWARF lines (.section NAME, .byte, .4byte, .quad), and a "
+        ".section block is refused ('requires PTX ISA .version 2.0'); from 2.0 on @@DWARF lines are refused "
+        "('Deprecated feature'). Both forms give the same bytes.",
+        ("dwarf-lines.isa-1", "dwarf-lines.isa-2", "dwarf-lines.section-isa-1", "dwarf-lines.section-isa-2"),
+        ("ptxdwarf.api.edit_debug_sections", "ptxdwarf.ptx.writer.format_dwarf_lines"),
+        "the reader reads both forms; a rewrite writes @@DWARF lines in a module below .version 2.0",
+        "dwarf-lines-isa",
+    ),
 )
 
 _BY_ID: Mapping[str, Quirk] = MappingProxyType({q.id: q for q in QUIRKS})

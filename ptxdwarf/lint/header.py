@@ -10,7 +10,14 @@ from ..ptx.reader import SectionBlock
 from .context import LintContext
 from .rules import ERROR, WARNING
 
-__all__ = ["check_files", "check_header", "check_sections", "check_syntax", "check_text"]
+__all__ = [
+    "check_files",
+    "check_header",
+    "check_section_form",
+    "check_sections",
+    "check_syntax",
+    "check_text",
+]
 
 _ADDRESS_SIZE = re.compile(r"^[ \t]*\.address_size\b", re.MULTILINE)
 
@@ -54,15 +61,38 @@ def check_header(ctx: LintContext) -> None:
             "presence of .target debug')",
             line=module.target_line or None,
         )
-    if debug_blocks and has_info and module.address_size != 64:
+    # Without .address_size ptxas -g compiles the debug info (measured); only 32 is refused.
+    if debug_blocks and has_info and module.address_size == 32:
         m = _ADDRESS_SIZE.search(module.text)
         line = module.text.count("\n", 0, m.start()) + 1 if m else None
-        said = f".address_size {module.address_size}" if module.address_size else "no .address_size (32)"
         ctx.add(
             "address-size",
-            f"{said} with debug info: ptxas -g needs .address_size 64",
+            ".address_size 32 with debug info: ptxas -g needs .address_size 64",
             line=line or module.version_line or None,
         )
+
+
+def check_section_form(ctx: LintContext) -> None:
+    """dwarf-lines-isa: ptxas takes ``@@DWARF`` lines only below PTX ISA 2.0, ``.section`` only from 2.0."""
+    version = ctx.module.version
+    if version is None:
+        return
+    old_isa = version < (2, 0)
+    wrong = next((b for b in ctx.module.sections if b.dwarf_lines != old_isa), None)
+    if wrong is None:
+        return
+    shown = f"{version[0]}.{version[1]}"
+    if old_isa:
+        message = (
+            f'section {wrong.name} is a .section block in a .version {shown} module; ptxas: "Feature '
+            "'.section directive' requires PTX ISA .version 2.0 or later\" (write @@DWARF lines, or raise .version)"
+        )
+    else:
+        message = (
+            f'section {wrong.name} is written as @@DWARF lines in a .version {shown} module; ptxas: "Deprecated '
+            "feature: '@@DWARF directive' not supported as of PTX version 2.0\" (write a .section block)"
+        )
+    ctx.add("dwarf-lines-isa", message, line=wrong.line)
 
 
 def check_files(ctx: LintContext) -> None:

@@ -59,7 +59,11 @@ RULES: dict[str, tuple[str, str]] = {
         "a .debug_pubnames/.debug_pubtypes entry is not a DIE of its unit (warning: names a DIE of another name)",
     ),
     "aranges-unit-offset": (ERROR, "a .debug_aranges set's unit offset is not the start of a unit"),
-    "unit-length": (ERROR, "a unit's length does not end where its DIE tree ends"),
+    "unit-length": (
+        WARNING,
+        "a unit's length does not end where its DIE tree ends (child lists left open, or bytes after the tree "
+        "that are not zero padding)",
+    ),
     "structure": (
         ERROR,
         "DWARF that cannot be decoded (bad unit length, unknown abbreviation code, bad expression ...)",
@@ -122,6 +126,11 @@ RULES: dict[str, tuple[str, str]] = {
     "address-size": (
         ERROR,
         "debug info in a module whose .address_size is not 64 (ptxas cannot compile it with -g)",
+    ),
+    "dwarf-lines-isa": (
+        ERROR,
+        "debug sections in the form the .version does not take: @@DWARF lines need .version below 2.0, "
+        ".section blocks 2.0 or later",
     ),
     "non-ascii": (ERROR, "a non-ASCII byte in the text; ptxas 13.0 rejects it anywhere, comments included"),
     "debug-target-without-info": (ERROR, ".target lists debug but the module has no debug section"),

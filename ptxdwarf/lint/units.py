@@ -61,19 +61,23 @@ def check_abbrevs(ctx: LintContext, info: DebugInfo) -> None:
 
 
 def check_unit_length(ctx: LintContext, unit: Unit) -> None:
-    """unit-length: the unit's length ends where its DIE tree ends."""
-    if not (unit.open_scopes or unit.tail):
+    """unit-length: the unit's length ends where its DIE tree ends (zero padding after it is fine)."""
+    if unit.open_scopes:
+        what = (
+            f"{unit.open_scopes} child list(s) still open at its end; ptxas keeps the unit as it is and a "
+            "reader closes the lists there"
+        )
+    elif unit.tail.strip(b"\0"):
+        what = (
+            f"{len(unit.tail)} byte(s) after its DIE tree that are not zero padding; ptxas keeps them and a "
+            "reader decodes them as more DIEs"
+        )
+    else:
         return
     image = ctx.images.get(".debug_info")
-    what = (
-        f"{unit.open_scopes} child list(s) still open at its end"
-        if unit.open_scopes
-        else f"{len(unit.tail)} byte(s) after its DIE tree"
-    )
     ctx.add(
         "unit-length",
-        f"unit at .debug_info+{unit.offset:#x} has length {unit.length} but {what}; ptxas reads the length "
-        "and fails ('Attempted to Dereference Out of Bounds')",
+        f"unit at .debug_info+{unit.offset:#x} has length {unit.length} but {what}",
         where=image.source(unit.offset) if image is not None else None,
         section=".debug_info",
         offset=unit.offset,

@@ -196,6 +196,8 @@ class SectionBlock:
     labels_possible: bool = True
     _image: SectionImage | None = field(default=None, repr=False)
     _text: SectionText | None = field(default=None, repr=False)
+    dwarf_lines: bool = False
+    """Written as ``@@DWARF`` lines (PTX ISA before 2.0), not as a ``.section`` block."""
 
     @property
     def image(self) -> SectionImage:
@@ -1197,6 +1199,9 @@ class _ModuleParser:
         self.module = PtxModule(text, filename)
         self._line_pos = 0
         self._line = 1
+        self.dwarf_blocks: list[SectionBlock] = []
+        if "@@DWARF" in self.masked:
+            self.masked, self.dwarf_blocks = _dwarf_line_blocks(self.masked, filename)
 
     def line_at(self, pos: int) -> int:
         # Positions are visited in increasing order, so count newlines incrementally.
@@ -1297,6 +1302,7 @@ class _ModuleParser:
                 colon = find(":", pos)
         if depth != 0:
             raise self.error("unclosed { at the end of the file", len(masked))
+        _add_blocks(module, self.dwarf_blocks)
         return module
 
     def directive(self, kind: str, start: int) -> int:
@@ -1417,6 +1423,74 @@ class _ModuleParser:
         return close + 1
 
 
+#: A line of the ``@@DWARF`` form of debug sections (PTX ISA 1.x): the marker, then one
+#: ``.section``, ``.byte``, ``.4byte`` or ``.quad`` directive.
+_DWARF_LINE = re.compile(r"(?m)^([ \t]*@@DWARF\b)([^\n]*)")
+_DWARF_SECTION = re.compile(r"\s*\.section\s+(" + _SYM + r")\s*(?:,[^\n]*)?$")
+
+
+def _dwarf_line_blocks(masked: str, filename: str) -> tuple[str, list[SectionBlock]]:
+    """The sections written as ``@@DWARF`` lines in ``masked`` (comment-masked text), and
+    that text with those lines blanked (so the module scan does not see their ``.section``).
+
+    Each ``@@DWARF .section NAME, ...`` line starts a block; the ``@@DWARF`` lines after it,
+    up to the next such line, are its directives, read like a ``.section`` body.
+    """
+    groups: list[tuple[str, int, int, list[re.Match[str]]]] = []
+    line, pos = 1, 0
+    for m in _DWARF_LINE.finditer(masked):
+        line += masked.count("\n", pos, m.start())
+        pos = m.start()
+        head = _DWARF_SECTION.match(m.group(2))
+        if head is not None:
+            groups.append((head.group(1), m.start(), line, []))
+        elif not groups:
+            raise PtxSyntaxError("@@DWARF data before any @@DWARF .section", filename=filename, line=line)
+        else:
+            groups[-1][3].append(m)
+    blocks = []
+    for name, start, first_line, lines in groups:
+        head_end = masked.find("\n", start)
+        head_end = len(masked) if head_end < 0 else head_end
+        end = lines[-1].end() if lines else head_end
+        body = masked[head_end:end]
+        # The body keeps its lines (for line numbers): markers become spaces, other lines blanks.
+        kept = {m.start() - head_end: m for m in lines}
+        parts = []
+        offset = 0
+        for raw in body.split("\n"):
+            line_match = kept.get(offset)
+            parts.append(
+                " " * len(line_match.group(1)) + line_match.group(2) if line_match is not None else ""
+            )
+            offset += len(raw) + 1
+        blocks.append(_line_block(name, start, end, first_line, masked, "\n".join(parts), filename))
+    blanked = _DWARF_LINE.sub(lambda m: " " * (m.end() - m.start()), masked)
+    return blanked, blocks
+
+
+def _line_block(
+    name: str, start: int, end: int, line: int, masked: str, body: str, filename: str
+) -> SectionBlock:
+    end_line = line + masked.count("\n", start, end)
+    block = SectionBlock(name, start, end, line, end_line, None, False, dwarf_lines=True)
+
+    def load() -> SectionImage:
+        parser = _SectionParser(name, filename)
+        image = parser.parse_lines(body, line)
+        block._text = parser.text
+        return image
+
+    block.loader = load
+    return block
+
+
+def _add_blocks(module: PtxModule, blocks: list[SectionBlock]) -> None:
+    """Add ``blocks`` to the module's sections, in text order."""
+    if blocks:
+        module.sections = sorted(module.sections + blocks, key=lambda b: b.start)
+
+
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])
 #: Everything but the characters :func:`_marks` keeps.
@@ -1471,6 +1545,9 @@ def _quick(text: str, filename: str, marks: bytes | None = None) -> PtxModule | 
         parser.masked = text[:tail] + mask_comments(text[tail:], filename)
     else:
         parser.masked = text
+    dwarf_blocks: list[SectionBlock] = []
+    if "@@DWARF" in text:
+        parser.masked, dwarf_blocks = _dwarf_line_blocks(mask_comments(text, filename), filename)
     head_end = text.find("{")
     head = text if head_end < 0 else text[:head_end]
     for name, _pattern in (("version", _VERSION), ("target", _TARGET), ("address_size", _ADDRESS_SIZE)):
@@ -1484,6 +1561,7 @@ def _quick(text: str, filename: str, marks: bytes | None = None) -> PtxModule | 
     for start in starts:
         if start >= pos:
             pos = parser.section(start)
+    _add_blocks(module, dwarf_blocks)
     module._pending = lambda: _parse_paused(text, filename)
     return module
 

@@ -9,7 +9,8 @@
   widths whose numbers are shortest.
 
 All styles give the same bytes and relocations once ptxas reads them. The
-output is ASCII. ptxas (CUDA 13.0) keeps only the low 32 bits of a ``.b64``
+output is ASCII. Modules below PTX ISA 2.0 take no ``.section`` blocks: their debug
+sections are ``@@DWARF`` lines (:func:`format_dwarf_lines`), in every style. ptxas (CUDA 13.0) keeps only the low 32 bits of a ``.b64``
 number of 2**32 or more, so such values are written as two ``.b32``.
 """
 
@@ -21,7 +22,7 @@ from enum import Enum
 from ..dwarf.image import Reloc, SectionImage
 from ..errors import EncodeError
 
-__all__ = ["Style", "format_section", "format_sections"]
+__all__ = ["Style", "format_dwarf_lines", "format_section", "format_sections"]
 
 
 class Style(str, Enum):
@@ -115,6 +116,32 @@ def format_section(image: SectionImage, style: Style | str = Style.READABLE) -> 
 def format_sections(images: Iterable[SectionImage], style: Style | str = Style.READABLE) -> str:
     """Several section blocks, one after the other."""
     return "".join(format_section(img, style) for img in images)
+
+
+def format_dwarf_lines(image: SectionImage) -> str:
+    """One section as ``@@DWARF`` lines (PTX ISA 1.x; ending with a newline): ``.byte``
+    lists of 16 values, ``.4byte``/``.quad`` for symbolic values. These lines have no
+    label definitions: an image with labels is an :class:`EncodeError`."""
+    out = [f'\t@@DWARF .section {image.name}, "",@progbits']
+    data = image.data
+    for kind, start, end, extra in _segments(image):
+        if kind == "label":
+            raise EncodeError(
+                f"label {extra} in {image.name}: @@DWARF lines (PTX ISA 1.x) cannot define labels"
+            )
+        if kind == "reloc":
+            directive = {4: ".4byte", 8: ".quad"}.get(end)
+            if directive is None:
+                raise EncodeError(
+                    f"a {end}-byte symbolic value at {image.name}+0x{start:x}: @@DWARF lines have only "
+                    ".4byte and .quad for symbols"
+                )
+            out.append(f"\t@@DWARF {directive}\t{_symbol_text(extra)}")  # type: ignore[arg-type]
+            continue
+        for pos in range(start, end, 16):
+            values = ", ".join(f"0x{b:02x}" for b in data[pos : min(pos + 16, end)])
+            out.append(f"\t@@DWARF .byte\t{values}")
+    return "\n".join(out) + "\n"
 
 
 # --- nvcc -----------------------------------------------------------------

@@ -116,10 +116,135 @@ case(
 case(
     "header.address-size-missing",
     "header.address-size-missing",
-    "no .address_size with -g -> the same fatal error",
+    "no .address_size with -g -> compiled, .debug_info kept",
     lambda: with_info(address_size=None),
-    rejects("address_size of 32 bits for -g compilation"),
-    holds_on=(),
+    accepts(lambda run: run.cubin is not None and run.cubin.get(".debug_info") is not None),
+)
+
+# --- unit lengths -----------------------------------------------------------------------------------
+
+
+def _unit(tail: str, extra: int, drop_close: bool = False) -> Callable[[], str]:
+    """The one-subprogram unit with ``tail`` after its DIE tree and its length grown by ``extra``
+    (``drop_close``: without the compile unit's closing null, so a child list stays open)."""
+
+    def make() -> str:
+        text, _ = info(subprogram(h.depot_var()))
+        size = int(text.split(".b32 ", 1)[1].split("\n", 1)[0])
+        body = text.rstrip().removesuffix("}").rstrip()
+        if drop_close:
+            body = body.removesuffix(".b8 0").rstrip()
+        body = body.replace(f".b32 {size}", f".b32 {size + extra}", 1)
+        return module(ABBREV, body + ("\n" + tail if tail else "") + "\n}\n")
+
+    return make
+
+
+def _info_size(size: int) -> Callable[[Run], bool]:
+    return lambda run: run.cubin is not None and len(run.cubin.get(".debug_info") or b"") == size
+
+
+case(
+    "unit-length.zero-tail",
+    "unit-length",
+    "unit length 3 past the DIE tree, '.b8 0, 0, 0' there -> compiled, the 3 bytes kept",
+    _unit(".b8 0, 0, 0", 3),
+    accepts(_info_size(53)),
+)
+case(
+    "unit-length.junk-tail",
+    "unit-length",
+    "unit length 1 past the DIE tree, '.b8 5' there -> compiled, the byte kept",
+    _unit(".b8 5", 1),
+    accepts(_info_size(51)),
+)
+case(
+    "unit-length.open-scope",
+    "unit-length",
+    "the compile unit's closing null left out (length 1 shorter) -> compiled",
+    _unit("", -1, drop_close=True),
+    accepts(_info_size(49)),
+)
+case(
+    "unit-length.past-data",
+    "unit-length",
+    "unit length 1 past the section's end -> fatal 'Attempted to truncate larger than current size'",
+    _unit("", 1),
+    rejects("Attempted to truncate larger than current size"),
+)
+
+# --- @@DWARF lines (PTX ISA 1.x) ------------------------------------------------------------------
+
+_LEGACY_CODE = """\
+.file 1 "t.cu"
+
+.entry k
+{
+$LDWbegin_k:
+.loc 1 5 0
+exit;
+$LDWend_k:
+}
+"""
+#: A compile unit "t" holding a subprogram "k" (low_pc, high_pc), as (directive, operands) rows.
+_LEGACY_ABBREV = [
+    (".byte", "1, 0x11, 1, 0x03, 0x08, 0, 0, 2, 0x2e, 0, 0x11, 0x01, 0x12, 0x01, 0x03, 0x08, 0, 0, 0")
+]
+_LEGACY_INFO = [
+    (".byte", "30, 0, 0, 0, 2, 0"),
+    (".4byte", ".debug_abbrev"),
+    (".byte", "8, 1, 0x74, 0, 2"),
+    (".quad", "$LDWbegin_k"),
+    (".quad", "$LDWend_k"),
+    (".byte", "0x6b, 0, 0"),
+]
+_LEGACY_BYTES = (
+    bytes.fromhex("1e0000000200000000000801740002") + bytes(8) + bytes.fromhex("8000000000000000") + b"k\0\0"
+)
+
+
+def _legacy(version: str, dwarf_lines: bool) -> Callable[[], str]:
+    def make() -> str:
+        out = []
+        for name, rows in ((".debug_abbrev", _LEGACY_ABBREV), (".debug_info", _LEGACY_INFO)):
+            if dwarf_lines:
+                out.append(f'@@DWARF .section {name}, "",@progbits')
+                out.extend(f"@@DWARF {d} {v}" for d, v in rows)
+            else:
+                out.append(section(name, "\n".join(f"{d} {v}" for d, v in rows)))
+        return f".version {version}\n.target sm_10\n\n{_LEGACY_CODE}\n" + "\n".join(out) + "\n"
+
+    return make
+
+
+case(
+    "dwarf-lines.isa-1",
+    "dwarf-lines",
+    "debug sections as @@DWARF lines (.section NAME, .byte, .4byte, .quad) in .version 1.4 -> compiled, "
+    "the bytes the same .section blocks give at 2.0",
+    _legacy("1.4", True),
+    bytes_at(".debug_info", 0, _LEGACY_BYTES),
+)
+case(
+    "dwarf-lines.isa-2",
+    "dwarf-lines",
+    "the same at .version 2.0 -> \"Deprecated feature: '@@DWARF directive' not supported as of PTX version 2.0\"",
+    _legacy("2.0", True),
+    rejects("@@DWARF directive' not supported"),
+)
+case(
+    "dwarf-lines.section-isa-1",
+    "dwarf-lines",
+    ".section blocks at .version 1.4 -> \"Feature '.section directive' requires PTX ISA .version 2.0\"",
+    _legacy("1.4", False),
+    rejects("'.section directive' requires PTX ISA .version 2.0"),
+)
+case(
+    "dwarf-lines.section-isa-2",
+    "dwarf-lines",
+    "the same .section blocks at .version 2.0 -> compiled, the same bytes",
+    _legacy("2.0", False),
+    bytes_at(".debug_info", 0, _LEGACY_BYTES),
 )
 
 # --- strings, location lists, subprograms ---------------------------------------------------------
