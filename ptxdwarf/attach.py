@@ -22,7 +22,19 @@ from .ptx.writer import Style
 if TYPE_CHECKING:
     from .builder import DebugInfoBuilder
 
-__all__ = ["attach", "check_symbols"]
+__all__ = ["attach", "check_debuggable", "check_symbols"]
+
+
+def check_debuggable(module: PtxModule, filename: str) -> None:
+    """:class:`AttachError` for code ptxas cannot compile with debug info whatever the
+    sections say (quirk scoped-initializer: a ``.global``/``.const`` with an initializer
+    inside a function body makes ptxas -g die with SIGSEGV)."""
+    for f, v in module.symbols.scoped_initialized():
+        raise AttachError(
+            f".{v.space} {v.name} has an initializer inside {f.name}: ptxas -g crashes on it (SIGSEGV); "
+            "declare it at module scope",
+            where=f"{filename}:{v.line}",
+        )
 
 
 def check_symbols(
@@ -84,6 +96,7 @@ def attach(
             "use string_labels=False (strings as .debug_str+offset)",
             where=filename,
         )
+    check_debuggable(module, filename)
     try:
         check_symbols(module, dbg)
     except AttachError as exc:

@@ -159,3 +159,23 @@ def test_check_symbols_refuses_a_function_without_body() -> None:
         attach_module.check_symbols(module, dbg)
     with pytest.raises(AttachError, match=r"two\.ptx: function b \(b\) has no body"):
         attach_module.attach(module.text, dbg, filename="two.ptx")
+
+
+_SCOPED = _TWO.replace("\t.reg .b32 %r<2>;\n", "\t.reg .b32 %r<2>;\n\t.global .b32 g[2] = {1, 2};\n")
+
+
+def test_both_attach_paths_refuse_an_initialized_global_in_a_body(compile_ptx) -> None:
+    """ptxas -g dies on it (quirk scoped-initializer): attach never writes such a module."""
+    import ptxdwarf
+
+    with pytest.raises(
+        AttachError, match=r"two\.ptx:8: \.global g has an initializer inside a: ptxas -g crashes"
+    ):
+        attach_ptx(_SCOPED, output_name="two.ptx", filename="two.ptx")
+    dbg = DebugInfoBuilder("two.ptx", producer="test")
+    dbg.kernel("a", line=5)
+    with pytest.raises(AttachError, match=r"two\.ptx:8: \.global g has an initializer inside a"):
+        ptxdwarf.attach(_SCOPED, dbg, filename="two.ptx")
+    # without the initializer both attach, and ptxas -g compiles the result
+    plain = _SCOPED.replace(" = {1, 2}", "")
+    compile_ptx(attach_ptx(plain, output_name="two.ptx", filename="two.ptx").text, "two.ptx")

@@ -1273,3 +1273,16 @@ def test_fault_fixtures_are_current() -> None:
 
     done = subprocess.run([sys.executable, str(LINT / "make.py"), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_scoped_initializer() -> None:
+    cu = base_tree()
+    m = assemble(cu)
+    assert run(m) == []
+    lines = list(m.lines)
+    first_reg = next(i for i, line in enumerate(lines) if line.strip().startswith(".reg"))
+    lines.insert(first_reg + 1, ".const .u32 k = 3;")
+    text = "\n".join(lines)
+    (f,) = only(lint(text, filename="t.ptx"), "scoped-initializer")
+    assert f.where == f"t.ptx:{first_reg + 2}" and f.severity == "error" and ".const k" in f.message
+    assert lint(text.replace(".const .u32 k = 3;", ".const .u32 k;"), filename="t.ptx") == []

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from ..api import edit_debug_sections
-from ..attach import check_symbols
+from ..attach import check_debuggable, check_symbols
 from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
 from ..errors import AttachError
@@ -142,6 +142,7 @@ def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str]
             )
     if not module.functions:
         raise AttachError("the module defines no function (.entry or .func with a body)", where=filename)
+    check_debuggable(module, filename)
     return text, module, masked
 
 

@@ -360,6 +360,22 @@ QUIRKS: tuple[Quirk, ...] = (
         "the reader reads both forms; a rewrite writes @@DWARF lines in a module below .version 2.0",
         "dwarf-lines-isa",
     ),
+    _q(
+        "scoped-initializer",
+        "A .global or .const variable declared with an initializer inside a function body makes ptxas -g (or a "
+        "'.target ..., debug' module) die with SIGSEGV, debug sections or not; without the initializer, at "
+        "module scope, or without -g it compiles.",
+        (
+            "scoped-initializer.global",
+            "scoped-initializer.const-scalar",
+            "scoped-initializer.with-info",
+            "scoped-initializer.no-initializer",
+            "scoped-initializer.without-g",
+        ),
+        ("ptxdwarf.attach.check_debuggable",),
+        "attach (both paths) refuses such a module, naming the variable",
+        "scoped-initializer",
+    ),
 )
 
 _BY_ID: Mapping[str, Quirk] = MappingProxyType({q.id: q for q in QUIRKS})

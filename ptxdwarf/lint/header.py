@@ -12,6 +12,7 @@ from .rules import ERROR, WARNING
 
 __all__ = [
     "check_files",
+    "check_scoped_initializers",
     "check_header",
     "check_section_form",
     "check_sections",
@@ -69,6 +70,20 @@ def check_header(ctx: LintContext) -> None:
             "address-size",
             ".address_size 32 with debug info: ptxas -g needs .address_size 64",
             line=line or module.version_line or None,
+        )
+
+
+def check_scoped_initializers(ctx: LintContext) -> None:
+    """scoped-initializer: ptxas -g crashes on an initialized .global/.const inside a function."""
+    module = ctx.module
+    if not (module.has_debug_target or any(b.name.startswith(".debug_") for b in module.sections)):
+        return
+    for f, v in module.symbols.scoped_initialized():
+        ctx.add(
+            "scoped-initializer",
+            f".{v.space} {v.name} has an initializer inside {f.name}: ptxas -g dies with SIGSEGV on it "
+            "(declare it at module scope)",
+            line=v.line,
         )
 
 

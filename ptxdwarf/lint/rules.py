@@ -132,6 +132,11 @@ RULES: dict[str, tuple[str, str]] = {
         "debug sections in the form the .version does not take: @@DWARF lines need .version below 2.0, "
         ".section blocks 2.0 or later",
     ),
+    "scoped-initializer": (
+        ERROR,
+        "a .global or .const variable with an initializer declared inside a function body; ptxas -g dies with "
+        "SIGSEGV",
+    ),
     "non-ascii": (ERROR, "a non-ASCII byte in the text; ptxas 13.0 rejects it anywhere, comments included"),
     "debug-target-without-info": (ERROR, ".target lists debug but the module has no debug section"),
     "orphan-depot-list": (

@@ -68,6 +68,8 @@ class PtxVariable:
     count: int | None = None
     pointer_space: str | None = None
     text: str = ""
+    initialized: bool = False
+    """Declared with an initializer (``= 1``, ``= {1, 2}``)."""
 
     def names(self) -> list[str]:
         """Every name declared (each register of a range)."""
@@ -1102,7 +1104,9 @@ _SIMPLE_DECLARATION = re.compile(
 def parse_declaration(text: str, line: int) -> list[PtxVariable]:
     """The names a declaration statement (``.reg .b32 %r<4>``, ``.param .align 8 .b8 p[24]``,
     ``.global .u32 g = 1``) declares; no ``;``."""
-    text = text.split("=", 1)[0].strip()
+    text, equals, _ = text.partition("=")
+    text = text.strip()
+    initialized = bool(equals)
     simple = _SIMPLE_DECLARATION.fullmatch(text)
     if simple is not None and simple.group(3) in _TYPE_SIZES:
         groups: tuple[str, str | None, str, str, str | None, str | None] = simple.groups()  # type: ignore[assignment]
@@ -1118,6 +1122,7 @@ def parse_declaration(text: str, line: int) -> list[PtxVariable]:
                 int(count) if count else None,
                 None,
                 text,
+                initialized,
             )
         ]
     m = re.match(r"\.(\w+)", text)
@@ -1182,6 +1187,7 @@ def parse_declaration(text: str, line: int) -> list[PtxVariable]:
                 int(dm.group("count")) if dm.group("count") else None,
                 pointer_space,
                 text,
+                initialized,
             )
         )
     return out

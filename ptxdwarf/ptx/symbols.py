@@ -177,6 +177,16 @@ class SymbolTable:
         """The function ``name`` names, or whose body defines code label ``name``."""
         return self.functions.get(name) or self.code_labels.get(name)
 
+    def scoped_initialized(self) -> list[tuple[PtxFunction, PtxVariable]]:
+        """``.global``/``.const`` variables declared inside a function body with an
+        initializer, with their function, in text order."""
+        return [
+            (f, v)
+            for f in self.module.functions
+            for v in f.declarations
+            if v.initialized and v.space in ("global", "const")
+        ]
+
     # --- registers ----------------------------------------------------------
 
     def register(self, function: PtxFunction, name: str) -> PtxVariable | None:

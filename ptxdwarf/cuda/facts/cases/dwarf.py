@@ -411,3 +411,59 @@ case(
     lambda: _nameless,
     bytes_at(".debug_info", _nameless_depot - 1, b"\x03" + bytes(8)),
 )
+
+# --- code ptxas -g cannot compile -------------------------------------------------------------------
+
+
+def _scoped(declaration: str, use: str, *, debug: bool = False) -> Callable[[], str]:
+    """A kernel declaring ``declaration`` in its body (no debug section unless ``debug``)."""
+    code = f""".visible .entry k(.param .u64 out)
+{{
+\t{declaration}
+\t.reg .u64 %rd<3>;
+\t.reg .b32 %r<2>;
+\tld.param.u64 %rd1, [out];
+\t{use}
+\tst.global.u32 [%rd1], %r1;
+\tret;
+}}
+"""
+    return lambda: module(*((ABBREV, info()[0]) if debug else ()), version="7.0", code=code)
+
+
+case(
+    "scoped-initializer.global",
+    "scoped-initializer",
+    "'.global .b32 g[1] = {7};' inside a kernel, no debug section, -g -> killed by SIGSEGV",
+    _scoped(".global .b32 g[1] = {7};", "ld.global.u32 %r1, [g];"),
+    crashes(),
+)
+case(
+    "scoped-initializer.const-scalar",
+    "scoped-initializer",
+    "'.const .b32 g = 7;' inside a kernel, -g -> killed by SIGSEGV",
+    _scoped(".const .b32 g = 7;", "ld.const.u32 %r1, [g];"),
+    crashes(),
+)
+case(
+    "scoped-initializer.with-info",
+    "scoped-initializer",
+    "the .global one with debug sections -> killed by SIGSEGV",
+    _scoped(".global .b32 g[1] = {7};", "ld.global.u32 %r1, [g];", debug=True),
+    crashes(),
+)
+case(
+    "scoped-initializer.no-initializer",
+    "scoped-initializer",
+    "'.global .b32 g[1];' (no initializer) inside a kernel, -g -> compiled",
+    _scoped(".global .b32 g[1];", "ld.global.u32 %r1, [g];"),
+    accepts(),
+)
+case(
+    "scoped-initializer.without-g",
+    "scoped-initializer",
+    "the .global one without -g -> compiled",
+    _scoped(".global .b32 g[1] = {7};", "ld.global.u32 %r1, [g];"),
+    accepts(),
+    args=("-arch=sm_75",),
+)
