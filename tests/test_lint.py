@@ -1145,13 +1145,16 @@ def test_loclist_symbol_with_strp() -> None:
     assert run(assemble(cu, extra=extra)) == []
 
 
-def test_name_before_low_pc() -> None:
+def test_name_before_linkage_name() -> None:
     cu = base_tree()
     test = find(cu, "test")
-    name = test.attr("name")
-    test.attrs = [name] + [a for a in test.attrs if a is not name]
+    name, linkage = test.attr("name"), test.attr("MIPS_linkage_name")
+    # nvcc 11.0's order: linkage name, name, ..., low_pc (ptxas -g compiles it)
+    test.attrs = [linkage, name] + [a for a in test.attrs if a is not name and a is not linkage]
+    assert run(assemble(cu)) == []
+    test.attrs = [name, linkage] + [a for a in test.attrs if a is not name and a is not linkage]
     m = assemble(cu)
-    (f,) = only(run(m), "name-before-low-pc")
+    (f,) = only(run(m), "name-before-linkage-name")
     assert names(f, test)
     # Without a depot variable the order does not matter.
     find(cu, "test", "v").set("location", regx("%r1"))

@@ -162,8 +162,9 @@ class DebugInfoBuilder(TypeConstructors):
         # declarations would land after a kernel's prologue.
         begin = low_pc or symbol
         end = high_pc or f"$L__ptxdwarf_end{index}"
-        # low_pc comes first, as nvcc writes it: ptxas 13.0 crashes rewriting a
-        # __local_depot location in a subprogram whose DW_AT_name precedes low_pc.
+        # nvcc's order; the linkage name must come before the name: ptxas crashes rewriting
+        # a __local_depot location in a subprogram whose DW_AT_name precedes its
+        # DW_AT_MIPS_linkage_name (quirk name-before-linkage-name).
         items: list[tuple[int, Any, str | None]] = [
             (_LOW_PC, Symbol(begin), "addr"),
             (_HIGH_PC, Symbol(end), "addr"),

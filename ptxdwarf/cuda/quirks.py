@@ -287,12 +287,22 @@ QUIRKS: tuple[Quirk, ...] = (
         holds_on=(),
     ),
     _q(
-        "name-before-low-pc",
-        "A subprogram with __local_depot locations whose DW_AT_name precedes DW_AT_low_pc kills ptxas (SIGSEGV).",
-        ("name-before-low-pc.fixture",),
+        "name-before-linkage-name",
+        "A subprogram with a __local_depot location in its subtree whose DW_AT_name precedes its "
+        "DW_AT_MIPS_linkage_name kills ptxas (SIGSEGV). Where DW_AT_low_pc sits does not matter; "
+        "DW_AT_linkage_name (0x6e), no linkage name, or no __local_depot location: no crash.",
+        (
+            "name-before-linkage-name.fixture",
+            "name-before-linkage-name.mips",
+            "name-before-linkage-name.after-low-pc",
+            "name-before-linkage-name.nvcc11",
+            "name-before-linkage-name.no-linkage",
+            "name-before-linkage-name.dwarf4-linkage",
+            "name-before-linkage-name.no-depot",
+        ),
         ("ptxdwarf.builder.DebugInfoBuilder.function",),
-        "the builder writes low_pc, high_pc, frame_base before the name, as nvcc does",
-        "name-before-low-pc",
+        "the builder writes the linkage name before the name, as nvcc does",
+        "name-before-linkage-name",
     ),
     _q(
         "depot-needs-subprogram-name",

@@ -226,9 +226,11 @@ class LocationChecks:
 
 
 def check_name_order(ctx: LintContext, sp: DIE) -> None:
-    """name-before-low-pc: a subprogram with __local_depot locations names itself before its low_pc."""
+    """name-before-linkage-name: a subprogram with __local_depot locations has its name before
+    its DW_AT_MIPS_linkage_name."""
     codes = [a.name for a in sp.attributes]
-    if AT.name not in codes or AT.low_pc not in codes or codes.index(AT.name) > codes.index(AT.low_pc):
+    linkage = AT.MIPS_linkage_name
+    if AT.name not in codes or linkage not in codes or codes.index(AT.name) > codes.index(linkage):
         return
     for die in sp.iter_subtree():
         loc = die.attr(AT.location)
@@ -237,9 +239,9 @@ def check_name_order(ctx: LintContext, sp: DIE) -> None:
         relocs = loc.relocs or ()
         if any(r.symbol.name.startswith("__local_depot") for r in relocs):
             ctx.add_attr(
-                "name-before-low-pc",
-                f"subprogram has DW_AT_name before DW_AT_low_pc and {die.describe()} lives on the local stack: "
-                "ptxas dies with SIGSEGV; write low_pc, high_pc, frame_base before the name (nvcc's order)",
+                "name-before-linkage-name",
+                f"subprogram has DW_AT_name before DW_AT_MIPS_linkage_name and {die.describe()} lives on the "
+                "local stack: ptxas dies with SIGSEGV; write the linkage name before the name (nvcc's order)",
                 sp,
                 sp.attr(AT.name) or sp.attributes[0],
             )

@@ -151,9 +151,9 @@ RULES: dict[str, tuple[str, str]] = {
         ERROR,
         "a location expression with DW_OP_piece around DW_OP_addr __local_depot (ptxas: 'Dereference Out of Bounds')",
     ),
-    "name-before-low-pc": (
+    "name-before-linkage-name": (
         ERROR,
-        "a subprogram with __local_depot locations has DW_AT_name before DW_AT_low_pc (ptxas crashes)",
+        "a subprogram with __local_depot locations has DW_AT_name before DW_AT_MIPS_linkage_name (ptxas crashes)",
     ),
     "label-at-line-zero": (
         WARNING,

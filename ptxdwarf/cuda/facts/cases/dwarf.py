@@ -340,11 +340,89 @@ case(
     rejects("Attempted to Dereference Out of Bounds"),
 )
 case(
-    "name-before-low-pc.fixture",
-    "name-before-low-pc",
-    "fixtures/lint/faults/name-before-low-pc.ptx (nvcc module, name moved before low_pc) -> killed by a signal",
-    _fault("name-before-low-pc"),
+    "name-before-linkage-name.fixture",
+    "name-before-linkage-name",
+    "fixtures/lint/faults/name-before-linkage-name.ptx (nvcc module, the name of a subprogram with "
+    "__local_depot variables moved first) -> killed by a signal",
+    _fault("name-before-linkage-name"),
     crashes(),
+)
+
+_LOW = (0x11, 0x01, ".b64 $L__func_begin1")
+_HIGH = (0x12, 0x01, ".b64 $L__func_end1")
+_FRAME = (0x40, 0x0A, "b8:1, 0x9c")
+_NAME = (0x03, 0x08, "b8:0x66, 0")
+_MIPS = (0x2007, 0x08, "b8:0x6b, 0")
+_LINKAGE = (0x6E, 0x08, "b8:0x6b, 0")
+_CONST = [(0x1C, 0x0B)]
+
+
+def _ordered(*attrs: tuple[int, int, str], depot: bool = True) -> Callable[[], str]:
+    """The kernel's subprogram with ``attrs`` in this order (attribute, form, value), holding a
+    variable at ``DW_OP_addr __local_depot1`` (``depot``) or one with a constant value."""
+
+    def uleb(n: int) -> list[int]:
+        out = []
+        while True:
+            byte, n = n & 0x7F, n >> 7
+            out.append(byte | (0x80 if n else 0))
+            if not n:
+                return out
+
+    def make() -> str:
+        spec = [v for a, f, _ in attrs for v in (*uleb(a), f)]
+        var = [0x02, 0x0A] if depot else [0x1C, 0x0B]
+        rows = [[1, 0x11, 1, 0x03, 0x08, 0, 0], [2, 0x2E, 1, *spec, 0, 0], [3, 0x34, 0, *var, 0, 0], [0]]
+        abbrev = section(".debug_abbrev", "\n".join(".b8 " + ", ".join(map(str, r)) for r in rows))
+        values = [v if v.startswith(".") else ".b8 " + v.removeprefix("b8:") for _, _, v in attrs]
+        child = h.depot_var(code=3) if depot else die(3, b8(5))
+        return module(abbrev, info(die(2, *values, children=[child]))[0])
+
+    return make
+
+
+case(
+    "name-before-linkage-name.mips",
+    "name-before-linkage-name",
+    "subprogram name, DW_AT_MIPS_linkage_name, low_pc, high_pc, frame_base; a __local_depot variable -> "
+    "killed by a signal",
+    _ordered(_NAME, _MIPS, _LOW, _HIGH, _FRAME),
+    crashes(),
+)
+case(
+    "name-before-linkage-name.after-low-pc",
+    "name-before-linkage-name",
+    "low_pc, high_pc, frame_base, name, DW_AT_MIPS_linkage_name -> killed by a signal (low_pc first does not help)",
+    _ordered(_LOW, _HIGH, _FRAME, _NAME, _MIPS),
+    crashes(),
+)
+case(
+    "name-before-linkage-name.nvcc11",
+    "name-before-linkage-name",
+    "DW_AT_MIPS_linkage_name, name, low_pc, high_pc, frame_base (nvcc 11.0's order) -> compiled",
+    _ordered(_MIPS, _NAME, _LOW, _HIGH, _FRAME),
+    accepts(),
+)
+case(
+    "name-before-linkage-name.no-linkage",
+    "name-before-linkage-name",
+    "name, low_pc, high_pc, frame_base (no linkage name) -> compiled",
+    _ordered(_NAME, _LOW, _HIGH, _FRAME),
+    accepts(),
+)
+case(
+    "name-before-linkage-name.dwarf4-linkage",
+    "name-before-linkage-name",
+    "name, DW_AT_linkage_name (0x6e), low_pc, high_pc, frame_base -> compiled",
+    _ordered(_NAME, _LINKAGE, _LOW, _HIGH, _FRAME),
+    accepts(),
+)
+case(
+    "name-before-linkage-name.no-depot",
+    "name-before-linkage-name",
+    "name, DW_AT_MIPS_linkage_name, ... with a constant-valued variable instead -> compiled",
+    _ordered(_NAME, _MIPS, _LOW, _HIGH, _FRAME, depot=False),
+    accepts(),
 )
 case(
     "orphan-depot-list.fixture",
