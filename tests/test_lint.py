@@ -1289,3 +1289,17 @@ def test_scoped_initializer() -> None:
     (f,) = only(lint(text, filename="t.ptx"), "scoped-initializer")
     assert f.where == f"t.ptx:{first_reg + 2}" and f.severity == "error" and ".const k" in f.message
     assert lint(text.replace(".const .u32 k = 3;", ".const .u32 k;"), filename="t.ptx") == []
+
+
+def test_dotted_symbol_in_info() -> None:
+    """LLVM 14 writes ``.b64 __PRETTY_FUNCTION__._Z3foov``: ptxas cannot parse it; the reader
+    keeps the name (dump and rewrite show it), lint names the syntax error and nothing else."""
+    cu = base_tree()
+    find(cu, "test", "p").set("location", [b"\x03", Sym("__PRETTY_FUNCTION__._Z3foov")])
+    m = assemble(cu)
+    (f,) = only(run(m), "ptxas-syntax")
+    assert "Parsing error near '.'" in f.message
+    block = ptxdwarf.parse_ptx(m.text).sections
+    info_block = next(b for b in block if b.name == ".debug_info")
+    assert any(r.symbol.name == "__PRETTY_FUNCTION__._Z3foov" for r in info_block.image.relocs)
+    assert ".b64 __PRETTY_FUNCTION__._Z3foov" in ptxdwarf.rewrite_ptx(m.text)

@@ -108,12 +108,14 @@ QUIRKS: tuple[Quirk, ...] = (
     _q(
         "ptxas-syntax",
         "A symbolic value must be the only value of its .b32/.b64 directive (a label in a comma list is a "
-        "syntax error); .b8/.b16 with a symbol is 'Illegal type for dwarf data'.",
+        "syntax error); .b8/.b16 with a symbol is 'Illegal type for dwarf data'; a name with a '.' inside "
+        "(not a section name) is \"Parsing error near '.'\".",
         (
             "ptxas-syntax.label-in-list",
             "ptxas-syntax.section-in-list",
             "ptxas-syntax.b8-label",
             "ptxas-syntax.label-minus-n",
+            "ptxas-syntax.dotted-symbol",
         ),
         ("ptxdwarf.ptx.writer._Lines.segment", "ptxdwarf.ptx.writer._readable"),
         "every writer style puts a symbol alone on its directive",

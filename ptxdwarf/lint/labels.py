@@ -9,7 +9,7 @@ from typing import Any
 from ..dwarf.constants import AT, TAG, at_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo
-from ..ptx.reader import PtxFunction
+from ..ptx.reader import PtxFunction, is_dotted_name
 from ..ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,
@@ -46,6 +46,8 @@ def check_relocations(ctx: LintContext) -> None:
                 if sym.name not in code_labels:
                     code_labels[sym.name] = (name, reloc.offset)
                 continue  # the common case: nothing to say
+            if kind == UNDEFINED and is_dotted_name(sym.name):
+                continue  # ptxas cannot parse it at all: a ptxas-syntax finding says so
             if kind in (UNDEFINED, REGISTER) or (
                 kind == SECTION and sym.name not in ctx.symbols.sections and sym.name not in _PTXAS_SECTIONS
             ):

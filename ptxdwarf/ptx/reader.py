@@ -751,6 +751,13 @@ class _SectionParser:
 
     def add_value(self, item: str, width: int) -> None:
         m = _ITEM.fullmatch(item)
+        if m is None and width in (4, 8) and _DOTTED.fullmatch(item):
+            if self.first_symbol is None:
+                self.first_symbol = (item, self.lineno)
+            self.pending.append((f"{item!r} (a '.' inside a name: \"Parsing error near '.'\")", self.lineno))
+            self.relocs.append(Reloc(len(self.data), width, Symbol(item)))
+            self.data += bytes(width)
+            return
         if m is None:
             raise self.error(f"bad value {_shorten(item)!r} for .b{width * 8}")
         data = self.data
@@ -834,7 +841,18 @@ class _SectionParser:
 _DIRECTIVE_CHAR = {".b8": "B", ".b16": "H", ".b32": "I", ".b64": "Q"}
 _DIRECTIVE_SIZE = {".b8": 1, ".b16": 2, ".b32": 4, ".b64": 8}
 _NOT_DIGIT_CHAR = frozenset(chr(c) for c in range(128) if not chr(c).isdigit()).__contains__
-_FAST_SYMBOLS = re.compile(r"(?:[A-Za-z_$%.][\w$.]*(?:\+(?:[1-9][0-9]{0,9}|0))?\n)*")
+_FAST_SYMBOLS = re.compile(r"(?:(?:\.[A-Za-z_][\w$.]*|[A-Za-z_$%][\w$]*)(?:\+(?:[1-9][0-9]{0,9}|0))?\n)*")
+#: A name with a '.' inside that is not a section name (``__PRETTY_FUNCTION__._Z3foov``):
+#: ptxas cannot parse it, but it is read as one symbol.
+_DOTTED = re.compile(r"[A-Za-z_$%][\w$]*(?:\.[\w$]+)+")
+
+
+def is_dotted_name(name: str) -> bool:
+    """A symbol name with a '.' inside that is not a section name: ptxas cannot parse it
+    in a debug section (the reader keeps it, with a syntax note)."""
+    return _DOTTED.fullmatch(name) is not None
+
+
 _WIDE_B64 = re.compile(r"\.b64[ \t]+[0-9]{10}")
 
 

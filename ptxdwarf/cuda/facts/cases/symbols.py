@@ -267,6 +267,13 @@ case(
     bytes_at(".debug_info", 15, bytes.fromhex("02000000")),
 )
 case(
+    "ptxas-syntax.dotted-symbol",
+    "ptxas-syntax",
+    ".b64 __PRETTY_FUNCTION__._Z3foov in .debug_info (LLVM 14 writes such names) -> \"Parsing error near '.'\"",
+    lambda: value_in_info(".b64 __PRETTY_FUNCTION__._Z3foov")[0],
+    rejects("Parsing error near '.'"),
+)
+case(
     "ptxas-syntax.label-minus-n",
     "ptxas-syntax",
     "$L__b-8 -> syntax error",
