@@ -347,9 +347,14 @@ QUIRKS: tuple[Quirk, ...] = (
     ),
     _q(
         "target-not-debug",
-        "Without -g and without ', debug' in .target, ptxas drops the debug sections; '.target ..., debug' "
-        "keeps them and compiles as with -g.",
-        ("target-not-debug.dropped", "target-not-debug.debug-target", "target-not-debug.g-keeps-info"),
+        "Without -g and without ', debug' in .target, ptxas drops .debug_info (the line table it makes from "
+        ".loc stays: what line-tables-only producers want); '.target ..., debug' keeps it and compiles as with -g.",
+        (
+            "target-not-debug.dropped",
+            "target-not-debug.line-table-kept",
+            "target-not-debug.debug-target",
+            "target-not-debug.g-keeps-info",
+        ),
         ("ptxdwarf.attach.attach", "ptxdwarf.autodebug.attach_ptx"),
         "attach adds ', debug' to .target (attach_ptx unless debug_target=False)",
         "target-not-debug",

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 
+from ..dwarf.constants import AT, TAG
+from ..dwarf.model import DebugInfo
 from ..ptx.reader import SectionBlock
 from .context import LintContext
 from .rules import ERROR, WARNING
 
 __all__ = [
+    "check_debug_target",
     "check_files",
     "check_scoped_initializers",
     "check_header",
@@ -44,17 +47,10 @@ def _has_info(ctx: LintContext) -> bool:
 
 
 def check_header(ctx: LintContext) -> None:
-    """target-not-debug, debug-target-without-info, address-size."""
+    """debug-target-without-info, address-size."""
     module = ctx.module
     has_info = _has_info(ctx)
     debug_blocks = [b for b in module.sections if b.name.startswith(".debug_")]
-    if has_info and not module.has_debug_target:
-        ctx.add(
-            "target-not-debug",
-            f".target {', '.join(module.target) or '(none)'} does not list debug, but the module has .debug_info "
-            "(write .target ..., debug)",
-            line=module.target_line or None,
-        )
     if module.has_debug_target and not debug_blocks:
         ctx.add(
             "debug-target-without-info",
@@ -71,6 +67,39 @@ def check_header(ctx: LintContext) -> None:
             ".address_size 32 with debug info: ptxas -g needs .address_size 64",
             line=line or module.version_line or None,
         )
+
+
+_DATA_TAGS = frozenset({TAG.variable, TAG.formal_parameter})
+
+
+def check_debug_target(ctx: LintContext, info: DebugInfo | None) -> None:
+    """target-not-debug: DWARF that describes variables, in a module whose .target does not list
+    debug: ptxas keeps .debug_info only under -g. Line-tables-only DWARF (no variables: Triton,
+    -lineinfo producers) leaves debug out on purpose and gets no finding."""
+    module = ctx.module
+    if module.has_debug_target or info is None:
+        return
+    described = next(
+        (
+            d
+            for d in info.iter_dies()
+            if d.tag in _DATA_TAGS and (d.attr(AT.location) or d.attr(AT.const_value))
+        ),
+        None,
+    )
+    if described is None:
+        return
+    fix = (
+        "compile with -g, or write .target ..., debug"
+        if (module.version or (0, 0)) >= (3, 0)
+        else ("compile with -g (.target cannot list debug below .version 3.0)")
+    )
+    ctx.add(
+        "target-not-debug",
+        f".target {', '.join(module.target) or '(none)'} does not list debug, but .debug_info describes variables "
+        f"({described.describe()}): without -g ptxas drops .debug_info and keeps only the line table; {fix}",
+        line=module.target_line or None,
+    )
 
 
 def check_scoped_initializers(ctx: LintContext) -> None:

@@ -38,7 +38,11 @@ RULES: dict[str, tuple[str, str]] = {
         "a code label used by a subprogram, lexical block, inlined subroutine or location/range list is "
         "defined in another PTX function",
     ),
-    "target-not-debug": (ERROR, "the module has .debug_info but .target does not list debug"),
+    "target-not-debug": (
+        WARNING,
+        ".debug_info describes variables but .target does not list debug: kept only when ptxas runs with -g "
+        "(line-tables-only DWARF is not reported)",
+    ),
     "file-two-strings": (ERROR, '.file INDEX "dir" "name" (LLVM 14); ptxas accepts only .file INDEX "path"'),
     "version-too-low": (
         ERROR,

@@ -32,6 +32,7 @@ def _run(module: PtxModule) -> list[Finding]:
     header.check_syntax(ctx)
     info = _decode(ctx)
     ctx.set_info(info)
+    header.check_debug_target(ctx, info)
     labels.check_relocations(ctx)
     if info is not None:
         _check_dwarf(ctx, info)

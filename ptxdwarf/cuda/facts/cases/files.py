@@ -174,6 +174,20 @@ case(
     args=("-arch=sm_75",),
 )
 case(
+    "target-not-debug.line-table-kept",
+    "target-not-debug",
+    "no -g and .target without debug -> the cubin still has the .debug_line ptxas makes from .loc",
+    lambda: with_info(),
+    accepts(
+        lambda r: (
+            r.cubin is not None
+            and r.cubin.get(".debug_info") is None
+            and r.cubin.get(".debug_line") is not None
+        )
+    ),
+    args=("-arch=sm_75",),
+)
+case(
     "target-not-debug.debug-target",
     "target-not-debug",
     "no -g, .target sm_75, debug -> .debug_info kept",
