@@ -295,11 +295,11 @@ def _quote(s: str) -> str:
     return '"' + s.encode("unicode_escape", "backslashreplace").decode("ascii").replace('"', '\\"') + '"'
 
 
-def _target_label(info: DebugInfo, name: int, target: DIE) -> str:
+def _target_label(info: DebugInfo, unit: Unit, name: int, target: DIE) -> str:
     """What follows a reference: the type's spelling after DW_AT_type (as llvm-dwarfdump
     shows it), else the DIE's name."""
     if name in (AT.type, AT.containing_type):
-        return f" {_quote(type_name(info, target))}"
+        return f" {_quote(type_name(info, target, unit.die))}"
     return f" {_quote(target.name)}" if target.name else ""
 
 
@@ -311,10 +311,10 @@ def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:
     if isinstance(value, str):
         return _quote(value)
     if isinstance(value, DIE):
-        return f"0x{value.offset:08x}{_target_label(info, name, value)}"
+        return f"0x{value.offset:08x}{_target_label(info, unit, name, value)}"
     if attr.is_reference and isinstance(attr.target, int):
         target = info.die_at(attr.target)
-        label = _target_label(info, name, target) if target is not None else " <no DIE there>"
+        label = _target_label(info, unit, name, target) if target is not None else " <no DIE there>"
         return f"0x{attr.target:08x}{label}"
     if isinstance(value, Block):
         if attr.is_expression:

@@ -15,7 +15,7 @@ from ptxdwarf import AT, TAG, read_cubin
 from ptxdwarf.dump import dump_json, dump_text
 from ptxdwarf.dwarf.constants import at_name, enumerated_value_name
 from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo
-from ptxdwarf.dwarf.typenames import type_name
+from ptxdwarf.dwarf.typenames import MAX_STEPS, type_name
 from ptxdwarf.ptxas import Ptxas
 
 _LINE = re.compile(
@@ -100,3 +100,19 @@ def test_json_meaning_of_inline_and_accessibility(ptxas: Ptxas, tmp_path: Path) 
     text = dump_json(read_cubin(cubin))
     assert '"name": "DW_AT_inline", "form": "DW_FORM_data1", "value": 1, "meaning": "DW_INL_inlined"' in text
     assert '"meaning": "DW_ACCESS_private"' in text
+
+
+def test_naming_a_deep_chain_of_types_is_linear() -> None:
+    """20,000 array types, each of the next: every name stops after MAX_STEPS steps."""
+    info = DebugInfo()
+    cu = DIE(TAG.compile_unit)
+    parent, chain = cu, []
+    for _ in range(20_000):
+        array = parent.add_child(DIE(TAG.array_type))
+        array.add_child(DIE(TAG.subrange_type, [Attribute(AT.count, None, 2)]))
+        chain.append(array)
+        parent = array
+    for a, b in zip(chain, chain[1:], strict=False):
+        a.add(AT.type, b)
+    names = [type_name(info, d, cu) for d in chain]
+    assert all("..." in n and len(n) < 8 * MAX_STEPS for n in names)

@@ -6,8 +6,9 @@
 before the declarator (qualifiers, the pointee, ``*``/``&``), then the part after it
 (array bounds, parameter lists), scopes from the enclosing namespaces and types.
 Template parameters are not added to a name (LLVM 14's producers spell them in
-``DW_AT_name``). A chain of types deeper than :data:`MAX_DEPTH`, or a cycle, ends in
-``...`` instead of going on.
+``DW_AT_name``). A name that takes more than :data:`MAX_STEPS` steps (a cycle of
+types, a chain deeper than any source declares) ends in ``...`` instead of going on, so
+that naming a type costs at most that many steps.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from __future__ import annotations
 from .constants import AT, TAG, tag_name
 from .model import DIE, Attribute, DebugInfo
 
-__all__ = ["MAX_DEPTH", "type_name"]
+__all__ = ["MAX_DEPTH", "MAX_STEPS", "type_name"]
 
 #: How many types deep a name is followed.
 MAX_DEPTH = 64
+
+#: How many types and scopes one name visits at most.
+MAX_STEPS = 256
 
 #: Languages whose arrays start at 1 (DW_LANG_* codes: Ada, Cobol, Fortran, Pascal, Modula, PL/I, Julia).
 _ONE_BASED = frozenset({0x3, 0x5, 0x6, 0x7, 0x8, 0x9, 0xA, 0xD, 0xE, 0xF, 0x17, 0x1F, 0x22, 0x23})
@@ -31,19 +35,32 @@ _QUALIFIERS = (TAG.const_type, TAG.volatile_type)
 _NO_SCOPE = frozenset({TAG.compile_unit, TAG.type_unit, TAG.subprogram, TAG.lexical_block})
 
 
-def type_name(info: DebugInfo, die: DIE) -> str:
-    """How llvm-dwarfdump names the type ``die`` (the DIE a ``DW_AT_type`` points to)."""
-    printer = _Printer(info)
+def type_name(info: DebugInfo, die: DIE, unit_die: DIE | None = None) -> str:
+    """How llvm-dwarfdump names the type ``die`` (the DIE a ``DW_AT_type`` points to).
+
+    ``unit_die`` is the compile unit DIE whose ``DW_AT_language`` sets the lower bound of
+    arrays (found from ``die`` when not given).
+    """
+    printer = _Printer(info, unit_die)
     printer.qualified(die, 0)
     return "".join(printer.out)
 
 
 class _Printer:
-    def __init__(self, info: DebugInfo) -> None:
+    def __init__(self, info: DebugInfo, unit_die: DIE | None) -> None:
         self.info = info
+        self.unit_die = unit_die
         self.out: list[str] = []
         self.word = True
         self.ended_with_template = False
+        self.steps = 0
+
+    def spend(self) -> bool:
+        """Count a step; False (after writing ``...`` once) when the budget is spent."""
+        self.steps += 1
+        if self.steps == MAX_STEPS + 1:
+            self.out.append("...")
+        return self.steps <= MAX_STEPS
 
     def inner(self, die: DIE | None, at: int = AT.type) -> DIE | None:
         if die is None:
@@ -61,12 +78,14 @@ class _Printer:
         return self.before(die, depth)
 
     def scopes(self, die: DIE, depth: int) -> None:
-        if die.tag in _NO_SCOPE or depth > MAX_DEPTH:
+        if die.tag in _NO_SCOPE or depth > MAX_DEPTH or not self.spend():
             return
         if die.parent is not None:
             self.scopes(die.parent, depth + 1)
-        self.after(die, self.before(die, depth + 1), depth + 1)
-        self.out.append("::")
+        inner = self.before(die, depth + 1)
+        if self.steps <= MAX_STEPS:
+            self.after(die, inner, depth + 1)
+            self.out.append("::")
 
     def needs_parens(self, die: DIE | None) -> bool:
         for _ in range(MAX_DEPTH):
@@ -82,7 +101,8 @@ class _Printer:
             self.out.append("void")
             return None
         if depth > MAX_DEPTH:
-            self.out.append("...")
+            self.steps = max(self.steps, MAX_STEPS)
+        if not self.spend():
             return None
         tag = die.tag
         inner = self.inner(die)
@@ -134,7 +154,7 @@ class _Printer:
 
     def after(self, die: DIE | None, inner: DIE | None, depth: int) -> None:
         """The part after the declarator (array bounds, parameters)."""
-        if die is None or depth > MAX_DEPTH:
+        if die is None or depth > MAX_DEPTH or self.steps > MAX_STEPS:
             return
         tag = die.tag
         if tag == TAG.subroutine_type:
@@ -243,9 +263,12 @@ class _Printer:
         self.ended_with_template = False
 
     def default_lower_bound(self, die: DIE) -> int | None:
-        root = die
-        while root.parent is not None:
-            root = root.parent
+        root = self.unit_die
+        if root is None:
+            root = die
+            while root.parent is not None:
+                root = root.parent
+            self.unit_die = root
         language = _constant(root.attr(AT.language))
         if language is None:
             return None
