@@ -94,12 +94,30 @@ class CheckReport:
     symbols: int = 0
     """Symbolic values (relocations in the PTX) that were matched."""
     notes: list[str] = field(default_factory=list)
+    debug: str = "dwarf"
+    """What the PTX carries: ``dwarf`` (a ``.debug_info``), ``line-info`` (``.file``/``.loc``
+    only: the cubin's line table is all ptxas makes of it) or ``none``."""
 
     @property
     def consistent(self) -> bool:
         return not self.differences
 
+    @property
+    def status(self) -> str:
+        """``differences``, else ``consistent`` for DWARF, else ``line-info-only`` or ``no-debug-info``."""
+        if self.differences:
+            return "differences"
+        return {"line-info": "line-info-only", "none": "no-debug-info"}.get(self.debug, "consistent")
+
     def summary(self) -> str:
+        tool = f"ptxas {self.ptxas_version}, {self.arch}"
+        if self.status == "line-info-only":
+            return (
+                f"{self.filename}: line information only (.file/.loc, no .debug_info): ptxas -g wrote its "
+                f"line table; no DWARF to compare ({tool})"
+            )
+        if self.status == "no-debug-info":
+            return f"{self.filename}: no debug information (no debug section, no .file): nothing to compare ({tool})"
         if self.consistent:
             return (
                 f"{self.filename}: consistent ({self.units} unit(s), {self.dies} DIEs, "
@@ -117,6 +135,7 @@ class CheckReport:
             "ptxas": self.ptxas,
             "ptxas_version": self.ptxas_version,
             "consistent": self.consistent,
+            "status": self.status,
             "units": self.units,
             "dies": self.dies,
             "symbols": self.symbols,
@@ -672,6 +691,10 @@ def compare(
         except DwarfError as exc:
             report.differences.append(Difference("<cubin>", "DWARF", "readable", "unreadable", str(exc)))
             return report
+        if report.debug == "line-info" and ".debug_line" not in found.images:
+            report.differences.append(
+                Difference("<cubin>", ".debug_line", "line information (.file/.loc)", "no .debug_line")
+            )
         comparer = _Comparer(module, ptx, cubin, found, report, symbols)
         comparer.compare_units()
         comparer.compare_sections()
@@ -731,11 +754,18 @@ def check(
         if isinstance(exc, PtxasFailed):
             raise explain_failure(exc, module, info) from None
         raise exc
-    report = CheckReport(filename, chosen, tool.path, tool.version)
+    report = CheckReport(filename, chosen, tool.path, tool.version, debug=_debug_content(module))
     if note:
         report.notes.append(note)
     report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
     return compare(module, info, result.cubin, report, symbols=symbols)
+
+
+def _debug_content(module: PtxModule) -> str:
+    """:attr:`CheckReport.debug` of ``module``."""
+    if any(b.name == ".debug_info" for b in module.sections):
+        return "dwarf"
+    return "line-info" if module.files else "none"
 
 
 def explain_failure(exc: PtxasFailed, module: PtxModule, info: DebugInfo) -> PtxasFailed:

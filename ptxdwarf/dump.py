@@ -14,11 +14,22 @@ import json
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from .dwarf.constants import AT, FORM, address_class_name, at_name, ate_name, form_name, lang_name, tag_name
+from .dwarf.constants import (
+    AT,
+    FORM,
+    address_class_name,
+    at_name,
+    ate_name,
+    enumerated_value_name,
+    form_name,
+    lang_name,
+    tag_name,
+)
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
+from .dwarf.typenames import type_name
 
 __all__ = ["DUMP_FORMAT", "iter_json", "dump_json", "write_json", "iter_text", "dump_text", "attribute_json"]
 
@@ -101,6 +112,8 @@ def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = 
         out["meaning"] = ate_name(value)
     elif attr.name == AT.language and isinstance(value, int):
         out["meaning"] = lang_name(value)
+    elif isinstance(value, int) and (named := enumerated_value_name(attr.name, value)) is not None:
+        out["meaning"] = named
     if isinstance(value, Block) and attr.is_expression:
         ops, error = _expression(attr, address_size)
         if ops is not None:
@@ -282,6 +295,14 @@ def _quote(s: str) -> str:
     return '"' + s.encode("unicode_escape", "backslashreplace").decode("ascii").replace('"', '\\"') + '"'
 
 
+def _target_label(info: DebugInfo, unit: Unit, name: int, target: DIE) -> str:
+    """What follows a reference: the type's spelling after DW_AT_type (as llvm-dwarfdump
+    shows it), else the DIE's name."""
+    if name in (AT.type, AT.containing_type):
+        return f" {_quote(type_name(info, target, unit.die))}"
+    return f" {_quote(target.name)}" if target.name else ""
+
+
 def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:
     value = attr.value
     name = attr.name
@@ -290,13 +311,10 @@ def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:
     if isinstance(value, str):
         return _quote(value)
     if isinstance(value, DIE):
-        target_name = value.name
-        return f"0x{value.offset:08x}" + (f" {_quote(target_name)}" if target_name else "")
+        return f"0x{value.offset:08x}{_target_label(info, unit, name, value)}"
     if attr.is_reference and isinstance(attr.target, int):
         target = info.die_at(attr.target)
-        label = f" {_quote(target.name)}" if target is not None and target.name else ""
-        if target is None:
-            label = " <no DIE there>"
+        label = _target_label(info, unit, name, target) if target is not None else " <no DIE there>"
         return f"0x{attr.target:08x}{label}"
     if isinstance(value, Block):
         if attr.is_expression:
@@ -315,6 +333,9 @@ def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:
             return ate_name(value)
         if name == AT.language:
             return lang_name(value)
+        named = enumerated_value_name(name, value)
+        if named is not None:
+            return named
         text = f"0x{value:x}" if attr.form != FORM.sdata else str(value)
         if sym is not None:
             text += f" <{sym}>"

@@ -20,14 +20,19 @@ TARGET = Path(__file__).resolve().parent.parent / "ptxdwarf" / "dwarf" / "codes.
 # pyelftools shortens two tag names the DWARF standard (and llvm-dwarfdump) spell out; the
 # standard names come first so they are the ones shown, the short ones still parse.
 EXTRA_TAGS = {"template_type_parameter": 0x2F, "template_value_parameter": 0x30}
+# pyelftools calls 0x3e02 LLVM_isysroot; LLVM (llvm-dwarfdump) calls it LLVM_sysroot, which is
+# shown, while the pyelftools name still parses.
+EXTRA_ATS = {"LLVM_sysroot": 0x3E02}
 
 TABLES: list[tuple[str, str, Mapping[str, object], dict[str, int], str]] = [
     ("TAG", "DW_TAG_", enums.ENUM_DW_TAG, EXTRA_TAGS, "Tags (``TAG.subprogram``)."),
-    ("AT", "DW_AT_", enums.ENUM_DW_AT, {}, "Attributes (``AT.name``)."),
+    ("AT", "DW_AT_", enums.ENUM_DW_AT, EXTRA_ATS, "Attributes (``AT.name``)."),
     ("FORM", "DW_FORM_", enums.ENUM_DW_FORM, {}, "Forms (``FORM.data4``)."),
     ("OP", "DW_OP_", DW_OP_name2opcode, {}, "Expression operations (``OP.regx``, ``OP['and']``)."),
     ("ATE", "DW_ATE_", enums.ENUM_DW_ATE, {}, "Base type encodings (``ATE.signed``)."),
     ("LANG", "DW_LANG_", enums.ENUM_DW_LANG, {}, "Source languages (``LANG.C_plus_plus``)."),
+    ("INL", "DW_INL_", enums.ENUM_DW_INL, {}, "Values of DW_AT_inline (``INL.declared_inlined``)."),
+    ("ACCESS", "DW_ACCESS_", enums.ENUM_DW_ACCESS, {}, "Values of DW_AT_accessibility (``ACCESS.public``)."),
 ]
 
 
@@ -48,7 +53,7 @@ def render() -> str:
         "",
         "import enum",
         "",
-        '__all__ = ["AT", "ATE", "FORM", "LANG", "OP", "TAG"]',
+        '__all__ = ["ACCESS", "AT", "ATE", "FORM", "INL", "LANG", "OP", "TAG"]',
     ]
     for name, prefix, source, extra, doc in TABLES:
         out += ["", f"#: {doc}", f"{name} = enum.IntEnum(", f'    "{name}",', "    {"]

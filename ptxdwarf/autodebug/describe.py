@@ -20,6 +20,11 @@ from .typemap import HANDLE_CLASS, SPACE_CLASS, TypeMap
 
 PRODUCER = "ptxdwarf attach"
 
+#: The most ``.pred`` registers attach describes in one function: ptxas 13 ``-g`` dies
+#: (SIGSEGV) on a function whose debug info describes 52 or more predicates it keeps
+#: (quirk ``predicate-count``).
+MAX_PREDICATES = 51
+
 _EXTERNAL = re.compile(r"\.(?:visible|extern|weak|common)\b")
 
 
@@ -32,6 +37,8 @@ class _Description:
     plan: Plan
     warnings: list[str] = field(default_factory=list)
     skipped_long: list[str] = field(default_factory=list)
+    skipped_predicates: list[tuple[str, list[str], int]] = field(default_factory=list)
+    """(function, predicates not described, predicates declared) of each function over the limit."""
     untyped: list[str] = field(default_factory=list)
 
 
@@ -58,6 +65,8 @@ def describe(
             f"{len(d.skipped_long)} register(s) not described: names longer than {MAX_REGISTER_NAME} "
             f"characters cannot be named by DW_OP_regx ({shown}); --rename-registers renames them"
         )
+    if d.skipped_predicates:
+        d.warnings.append(_predicate_warning(d.skipped_predicates))
     if d.untyped:
         shown = ", ".join(d.untyped[:3]) + (", ..." if len(d.untyped) > 3 else "")
         d.warnings.append(
@@ -149,7 +158,22 @@ def _objects(d: _Description, f: PtxFunction, sub: Function) -> set[str]:
     return seen
 
 
+def _predicate_warning(skipped: list[tuple[str, list[str], int]]) -> str:
+    """The warning naming the predicate registers left out, by function."""
+    parts = []
+    for name, left, total in skipped:
+        shown = ", ".join(left[:3]) + (", ..." if len(left) > 3 else "")
+        parts.append(f"{name}: {len(left)} of {total}, {shown}")
+    count = sum(len(left) for _, left, _ in skipped)
+    return (
+        f"{count} predicate register(s) not described ({'; '.join(parts)}): ptxas -g crashes on a "
+        f"function whose debug info describes more than {MAX_PREDICATES} predicates"
+    )
+
+
 def _registers(d: _Description, fn: Func, sub: Function, seen: set[str]) -> None:
+    """A variable per register of ``fn``, at most :data:`MAX_PREDICATES` of them ``.pred``."""
+    predicates: list[str] = []
     for v in fn.func.declarations:
         if v.space != "reg":
             continue
@@ -166,4 +190,10 @@ def _registers(d: _Description, fn: Func, sub: Function, seen: set[str]) -> None
             if not fits(reg):
                 d.skipped_long.append(reg)
                 continue
+            if v.type == ".pred":
+                predicates.append(reg)
+                if len(predicates) > MAX_PREDICATES:
+                    continue
             sub.variable(reg, t, line=line, location=register(reg))
+    if len(predicates) > MAX_PREDICATES:
+        d.skipped_predicates.append((fn.func.name, predicates[MAX_PREDICATES:], len(predicates)))

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -105,7 +106,7 @@ class PtxasResult:
 
 
 _MESSAGE = re.compile(r"^ptxas\s+(?P<file>.*?)(?:, line (?P<line>\d+))?;\s*(?P<sev>\w+)\s*:\s*(?P<text>.*)$")
-_FATAL = re.compile(r"^ptxas fatal\s*:\s*(?P<text>.*)$")
+_PLAIN = re.compile(r"^ptxas\s+(?P<sev>fatal|error|warning|info)\s*:\s*(?P<text>.*)$", re.I)
 
 
 def parse_messages(stderr: str) -> list[PtxasMessage]:
@@ -120,9 +121,9 @@ def parse_messages(stderr: str) -> list[PtxasMessage]:
             line = int(m.group("line")) if m.group("line") else None
             out.append(PtxasMessage(m.group("sev").lower(), m.group("text").strip(), line))
             continue
-        m = _FATAL.match(raw)
+        m = _PLAIN.match(raw)  # no file and line: "ptxas warning :  .debug_abbrev section not found"
         if m is not None:
-            out.append(PtxasMessage("fatal", m.group("text").strip()))
+            out.append(PtxasMessage(m.group("sev").lower(), m.group("text").strip()))
         else:
             out.append(PtxasMessage("info", raw))
     return out
@@ -239,7 +240,7 @@ class Ptxas:
                 raise ToolError(f"ptxas did not finish {filename} in {timeout:.0f} s") from None
             messages = parse_messages(stderr.replace(str(src), filename))
             if returncode != 0 or not out.exists():
-                raise PtxasFailed(filename, messages, self)
+                raise PtxasFailed(filename, messages, self, returncode)
             return PtxasResult(out.read_bytes(), arch, messages)
 
 
@@ -277,23 +278,43 @@ class PtxasCancelled(ToolError):
 
 
 class PtxasFailed(ToolError):
-    """ptxas rejected a module; ``messages`` holds its diagnostics."""
+    """ptxas rejected a module, or died on it (:attr:`crashed`); ``messages`` holds its diagnostics."""
 
-    def __init__(self, filename: str, messages: list[PtxasMessage], ptxas: Ptxas) -> None:
+    def __init__(
+        self, filename: str, messages: list[PtxasMessage], ptxas: Ptxas, returncode: int = 1
+    ) -> None:
         self.filename = filename
         self.messages = messages
         self.ptxas = ptxas
-        first = next(
-            (m for m in messages if m.severity in ("error", "fatal")), messages[0] if messages else None
-        )
-        if first is None:
-            text = "ptxas failed without a message"
+        self.returncode = returncode
+        first = next((m for m in messages if m.severity in ("error", "fatal")), None)
+        if first is None and not self.crashed:  # an unprefixed line ("Error in get_form_value default")
+            first = next((m for m in messages if m.severity == "info"), None)
+        if self.crashed:
+            text = f"ptxas {ptxas.version} crashed ({_signal_name(-returncode)})"
+            if first is not None:
+                text += f" after: {first.text}"
+        elif first is None:
+            text = f"ptxas failed (exit code {returncode}) without an error message"
         elif first.line:
             text = f"ptxas: {first.severity}: {first.text}"
         else:
             text = f"ptxas: {first.text}"
         where = f"{filename}:{first.line}" if first is not None and first.line else filename
         super().__init__(text, where=where)
+
+    @property
+    def crashed(self) -> bool:
+        """ptxas was killed by a signal (SIGSEGV ...)."""
+        return self.returncode < 0
+
+
+def _signal_name(number: int) -> str:
+    """``SIGSEGV, signal 11``."""
+    try:
+        return f"{signal.Signals(number).name}, signal {number}"
+    except ValueError:
+        return f"signal {number}"
 
 
 def _arch_key(name: str) -> tuple[int, str]:

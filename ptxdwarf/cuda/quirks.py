@@ -393,6 +393,18 @@ QUIRKS: tuple[Quirk, ...] = (
         "attach (both paths) refuses such a module, naming the variable",
         "scoped-initializer",
     ),
+    _q(
+        "predicate-count",
+        "With -g, a function whose subprogram (named after it) describes 52 or more .pred registers by "
+        "DW_OP_regx kills ptxas (SIGSEGV) when those predicates guard branches; 51 never did. Only predicates "
+        "count (300 .u16/.u32/.u64/.f32 registers compile), and only those ptxas keeps: 13.5 sometimes survives "
+        "52 to 60 (by layout), and 13.5 crashes on 200 predicates guarding instructions where 13.0 does not.",
+        ("predicate-count.52", "predicate-count.51", "predicate-count.51-of-60"),
+        ("ptxdwarf.autodebug.describe.MAX_PREDICATES", "ptxdwarf.autodebug.describe._registers"),
+        "attach describes at most 51 predicate registers per function (the first declared) and warns about the "
+        "rest",
+        "predicate-count",
+    ),
 )
 
 _BY_ID: Mapping[str, Quirk] = MappingProxyType({q.id: q for q in QUIRKS})

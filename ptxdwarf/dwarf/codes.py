@@ -5,7 +5,7 @@ Members are named without their ``DW_XX_`` prefix. Do not edit: regenerate.
 
 import enum
 
-__all__ = ["AT", "ATE", "FORM", "LANG", "OP", "TAG"]
+__all__ = ["ACCESS", "AT", "ATE", "FORM", "INL", "LANG", "OP", "TAG"]
 
 #: Tags (``TAG.subprogram``).
 TAG = enum.IntEnum(
@@ -103,6 +103,7 @@ TAG = enum.IntEnum(
 AT = enum.IntEnum(
     "AT",
     {
+        "LLVM_sysroot": 0x3E02,
         "null": 0x0,
         "sibling": 0x1,
         "location": 0x2,
@@ -664,5 +665,26 @@ LANG = enum.IntEnum(
         "HP_IMacro": 0x8006,
         "HP_Assembler": 0x8007,
         "Rust_old": 0x9000,
+    },
+)
+
+#: Values of DW_AT_inline (``INL.declared_inlined``).
+INL = enum.IntEnum(
+    "INL",
+    {
+        "not_inlined": 0x0,
+        "inlined": 0x1,
+        "declared_not_inlined": 0x2,
+        "declared_inlined": 0x3,
+    },
+)
+
+#: Values of DW_AT_accessibility (``ACCESS.public``).
+ACCESS = enum.IntEnum(
+    "ACCESS",
+    {
+        "public": 0x1,
+        "protected": 0x2,
+        "private": 0x3,
     },
 )

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import enum
 
-from .codes import AT, ATE, FORM, LANG, OP, TAG
+from .codes import ACCESS, AT, ATE, FORM, INL, LANG, OP, TAG
 
 __all__ = [
+    "ACCESS",
     "AT",
     "ATE",
     "AddressClass",
     "FORM",
+    "INL",
     "LANG",
     "OP",
     "TAG",
@@ -27,6 +29,7 @@ __all__ = [
     "op_name",
     "tag_name",
     "address_class_name",
+    "enumerated_value_name",
 ]
 
 
@@ -56,6 +59,11 @@ _FORM_NAMES = _reverse(_FORMS, "DW_FORM_")
 _OP_NAMES = _reverse(_OPS, "DW_OP_")
 _ATE_NAMES = _reverse(_ATES, "DW_ATE_")
 _LANG_NAMES = _reverse(_LANGS, "DW_LANG_")
+#: Attribute -> the names of its enumerated values.
+_VALUE_NAMES: dict[int, dict[int, str]] = {
+    AT.inline: _reverse(_table(INL), "DW_INL_"),
+    AT.accessibility: _reverse(_table(ACCESS), "DW_ACCESS_"),
+}
 
 #: Full names (``DW_TAG_subprogram``) to codes, for every table.
 TAG_CODES: dict[str, int] = {"DW_TAG_" + k: v for k, v in _TAGS.items()}
@@ -92,6 +100,13 @@ def ate_name(code: int) -> str:
 def lang_name(code: int) -> str:
     """``DW_LANG_C_plus_plus`` for 4."""
     return _LANG_NAMES.get(code) or f"DW_LANG_0x{code:x}"
+
+
+def enumerated_value_name(attribute: int, value: int) -> str | None:
+    """The name of ``value`` of ``attribute`` for DW_AT_inline (``DW_INL_inlined``) and
+    DW_AT_accessibility (``DW_ACCESS_public``); None for other attributes and unknown values."""
+    names = _VALUE_NAMES.get(attribute)
+    return names.get(value) if names is not None else None
 
 
 def _code(table: dict[str, int], prefix: str, what: str, name: str | int) -> int:

@@ -164,6 +164,11 @@ RULES: dict[str, tuple[str, str]] = {
         "a code label the debug sections use whose first instruction is at line 0 (.loc F 0 C); ptxas "
         "usually drops the label and references to it read 0",
     ),
+    "predicate-count": (
+        WARNING,
+        "a subprogram describes 52 or more predicate (.pred) registers by DW_OP_regx; ptxas 13 -g crashes "
+        "(SIGSEGV) on such a function when they guard branches",
+    ),
 }
 
 SEVERITY_RANK = {ERROR: 0, WARNING: 1}

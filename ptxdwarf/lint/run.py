@@ -8,7 +8,7 @@ from ..dwarf.image import gc_paused
 from ..dwarf.model import DebugInfo, Unit
 from ..errors import DwarfError
 from ..ptx.reader import PtxModule, parse_ptx
-from . import header, labels, locations, units
+from . import header, labels, locations, predicates, units
 from .context import LintContext, enclosing_subprogram
 from .finding import Finding, sort_key
 
@@ -86,6 +86,7 @@ def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int
     units.check_unit_length(ctx, unit)
     forms = units.FormChecks(ctx, info, unit)
     places = locations.LocationChecks(ctx, info, unit, loc_refs)
+    predicate_count = predicates.PredicateCount(ctx, unit)
     address_class = places.check_address_class
     check_attribute = forms.check_attribute
     innermost = units.innermost
@@ -98,7 +99,9 @@ def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int
             if attr.name == AT.address_class:
                 address_class(die, attr, inner)
         places.check_location(die, sp)
+        predicate_count.see(die, sp)
         labels.check_die_labels(ctx, info, die, sp)
         if die.tag == TAG.subprogram:
             locations.check_name_order(ctx, die)
     places.finish(forms.uses_strp)
+    predicate_count.finish()

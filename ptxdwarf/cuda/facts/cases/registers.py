@@ -1,0 +1,93 @@
+"""Cases on the registers a function's debug info describes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ....dwarf.expr import register_number
+from ....dwarf.forms import uleb_bytes
+from .. import harness as h
+from ..case import accepts, crashes
+from ..harness import ABBREV, b8, cstring, die, info, module
+from ._base import case
+
+__all__: list[str] = []
+
+
+def _branching_kernel(predicates: int) -> str:
+    """A kernel ``_Z4testPi`` setting ``predicates`` predicates, each guarding a branch."""
+    body = []
+    for i in range(predicates):
+        body += [
+            f"\tsetp.gt.u32 %p{i}, %r1, {i};",
+            f"\t@%p{i} bra $L__BB{i};",
+            f"\tadd.u32 %r2, %r2, {i + 1};",
+            f"$L__BB{i}:",
+        ]
+    return "\n".join(
+        [
+            ".visible .entry _Z4testPi(.param .u64 _Z4testPi_param_0)",
+            "{",
+            "\t.reg .b32 %r<4>;",
+            "\t.reg .b64 %rd<3>;",
+            f"\t.reg .pred %p<{predicates}>;",
+            "$L__func_begin1:",
+            "\t.loc 1 5 0",
+            "\tld.param.u64 %rd1, [_Z4testPi_param_0];",
+            "\tcvta.to.global.u64 %rd2, %rd1;",
+            "\tld.global.u32 %r1, [%rd2];",
+            "\tmov.u32 %r2, 0;",
+            *body,
+            "\tst.global.u32 [%rd2], %r2;",
+            "\tret;",
+            "$L__func_end1:",
+            "}",
+            "",
+        ]
+    )
+
+
+def _regx(name: str) -> h.Die:
+    """A variable at ``DW_OP_regx name``."""
+    expr = [0x90, *uleb_bytes(register_number(name))]
+    return die(h.VAR_BLOCK, b8(len(expr), *expr))
+
+
+def predicates(count: int, described: int) -> Callable[[], str]:
+    """The branching kernel with ``count`` predicates, the first ``described`` of them
+    described by variables of its subprogram."""
+    # The subprogram is named after the kernel: ptxas ties a subprogram's registers to the
+    # function of that name (under another name the kernel compiles at any count).
+    sub = die(
+        h.SUBPROGRAM,
+        ".b64 $L__func_begin1",
+        ".b64 $L__func_end1",
+        b8(1, 0x9C),
+        cstring("_Z4testPi"),
+        children=[_regx(f"%p{i}") for i in range(described)] or [[]],
+    )
+    return lambda: module(ABBREV, info(sub)[0], code=_branching_kernel(count))
+
+
+F = "predicate-count"
+case(
+    "predicate-count.52",
+    F,
+    "52 predicates each guarding a branch, all 52 described by DW_OP_regx -> killed by a signal",
+    predicates(52, 52),
+    crashes(),
+)
+case(
+    "predicate-count.51",
+    F,
+    "51 predicates each guarding a branch, all described -> compiles",
+    predicates(51, 51),
+    accepts(),
+)
+case(
+    "predicate-count.51-of-60",
+    F,
+    "60 predicates each guarding a branch, 51 of them described -> compiles",
+    predicates(60, 51),
+    accepts(),
+)

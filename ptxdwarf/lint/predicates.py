@@ -1,0 +1,63 @@
+"""predicate-count: a subprogram that describes more predicate registers than ptxas ``-g`` survives."""
+
+from __future__ import annotations
+
+from ..dwarf.constants import AT, OP
+from ..dwarf.expr import decode_expression, register_name
+from ..dwarf.model import DIE, Unit
+from ..errors import PtxDwarfError
+from .context import LintContext
+from .units import BLOCK_FORMS, innermost
+
+__all__ = ["PREDICATE_LIMIT", "PredicateCount"]
+
+#: ptxas 13 ``-g`` was seen to crash from this many described predicates of one function
+#: on (quirk ``predicate-count``).
+PREDICATE_LIMIT = 52
+
+
+class PredicateCount:
+    """Counts, per subprogram, the ``.pred`` registers its location expressions name."""
+
+    def __init__(self, ctx: LintContext, unit: Unit) -> None:
+        self.ctx = ctx
+        self.unit = unit
+        self._named: dict[int, tuple[DIE, set[str]]] = {}
+
+    def see(self, die: DIE, sp: DIE | None) -> None:
+        """Note the register ``die``'s single-expression location names, if a predicate of ``sp``'s function."""
+        if sp is None or die is sp:
+            return
+        location = die.attr(AT.location)
+        if location is None:
+            return
+        inner = innermost(location)
+        if inner.form not in BLOCK_FORMS or not isinstance(inner.value, bytes):
+            return
+        try:
+            ops = decode_expression(inner.value, self.unit.address_size)
+        except PtxDwarfError:
+            return  # reported by the location checks
+        for op in ops:
+            if op.code != OP.regx or not op.args or not isinstance(op.args[0], int):
+                continue
+            name = register_name(op.args[0])
+            f = self.ctx.subprogram_function(sp) if name is not None else None
+            declared = self.ctx.symbols.register(f, name) if f is not None and name is not None else None
+            if declared is not None and name is not None and declared.type == ".pred":
+                self._named.setdefault(id(sp), (sp, set()))[1].add(name)
+
+    def finish(self) -> None:
+        """One warning per subprogram at or over :data:`PREDICATE_LIMIT`."""
+        for sp, names in self._named.values():
+            if len(names) < PREDICATE_LIMIT:
+                continue
+            f = self.ctx.subprogram_function(sp)
+            what = f"{f.kind} {f.name}" if f is not None else "its function"
+            self.ctx.add(
+                "predicate-count",
+                f"the subprogram describes {len(names)} predicate registers of {what} by "
+                f"DW_OP_regx: ptxas 13 -g crashes (SIGSEGV) on {PREDICATE_LIMIT} or more when they guard "
+                f"branches; describe at most {PREDICATE_LIMIT - 1}",
+                die=sp,
+            )

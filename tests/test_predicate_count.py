@@ -1,0 +1,84 @@
+"""ptxas 13 ``-g`` dies on a function whose debug info describes 52 or more predicates
+(quirk ``predicate-count``): attach stays under the limit, lint warns about modules
+over it, and the harness measures it."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptxdwarf import TAG, read_ptx
+from ptxdwarf.autodebug import attach_ptx
+from ptxdwarf.cuda.facts.cases.registers import predicates
+from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas, wheel_ptxas
+from ptxdwarf.lint import lint
+
+
+def _kernel(count: int) -> str:
+    """A kernel whose ``count`` predicates each guard a branch (ptxas keeps them all)."""
+    body = []
+    for i in range(count):
+        body += [
+            f"\tsetp.gt.u32 %p{i}, %r1, {i};",
+            f"\t@%p{i} bra $L{i};",
+            f"\tadd.u32 %r2, %r2, {i};",
+            f"$L{i}:",
+        ]
+    return "\n".join(
+        [
+            ".version 8.0",
+            ".target sm_75",
+            ".address_size 64",
+            ".visible .entry k(.param .u64 p)",
+            "{",
+            "\t.reg .b32 %r<4>;",
+            "\t.reg .b64 %rd<3>;",
+            f"\t.reg .pred %p<{count}>;",
+            "\tld.param.u64 %rd1, [p];",
+            "\tcvta.to.global.u64 %rd2, %rd1;",
+            "\tld.global.u32 %r1, [%rd2];",
+            "\tmov.u32 %r2, 0;",
+            *body,
+            "\tst.global.u32 [%rd2], %r2;",
+            "\tret;",
+            "}",
+            "",
+        ]
+    )
+
+
+def _ptxases() -> list[Ptxas]:
+    wheel = wheel_ptxas()
+    assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
+    return [find_ptxas(), Ptxas(wheel[0])]
+
+
+def _described_predicates(text: str) -> list[str]:
+    info = read_ptx(text)
+    return [
+        d.name or "" for d in info.iter_dies() if d.tag == TAG.variable and (d.name or "").startswith("%p")
+    ]
+
+
+@pytest.mark.parametrize("count", [52, 60])
+def test_attach_output_compiles_with_many_predicates(count: int) -> None:
+    result = attach_ptx(_kernel(count), output_name="k.debug.ptx")
+    names = _described_predicates(result.text)
+    assert names == [f"%p{i}" for i in range(51)]
+    (warning,) = [w for w in result.warnings if "predicate" in w]
+    assert f"{count - 51} predicate register(s) not described (k: {count - 51} of {count}, %p51" in warning
+    for ptxas in _ptxases():
+        ptxas.compile(result.text, arch="sm_75", filename="k.debug.ptx")  # PtxasFailed if it crashes
+    assert lint(result.text, filename="k.debug.ptx") == []
+
+
+def test_attach_describes_51_predicates_without_a_warning() -> None:
+    result = attach_ptx(_kernel(51), output_name="k.debug.ptx")
+    assert len(_described_predicates(result.text)) == 51
+    assert not [w for w in result.warnings if "predicate" in w]
+
+
+def test_lint_warns_from_52_described_predicates() -> None:
+    over = [f for f in lint(predicates(52, 52)(), filename="t.ptx") if f.rule == "predicate-count"]
+    assert len(over) == 1 and over[0].severity == "warning"
+    assert "52 predicate registers of entry _Z4testPi" in over[0].message
+    assert not [f for f in lint(predicates(60, 51)(), filename="t.ptx") if f.rule == "predicate-count"]
