@@ -1313,3 +1313,16 @@ def test_dotted_symbol_in_info() -> None:
     info_block = next(b for b in block if b.name == ".debug_info")
     assert any(r.symbol.name == "__PRETTY_FUNCTION__._Z3foov" for r in info_block.image.relocs)
     assert ".b64 __PRETTY_FUNCTION__._Z3foov" in ptxdwarf.rewrite_ptx(m.text)
+
+
+@pytest.mark.parametrize("name", ["acc", "__t", "%acc"])
+def test_regx_names_without_percent_and_in_nested_scopes(name: str) -> None:
+    """ptxas maps a register of any PTX name, declared in any { } scope of the function
+    (harness case regx.name-without-percent); lint finds nothing to say."""
+    header = HEADER.replace("\t.reg .b32 \t%r<4>;", f"\t.reg .b32 \t%r<4>;\n\t{{\n\t.reg .b32 {name};\n\t}}")
+    cu = base_tree()
+    a = find(cu, "add", "a")
+    a.set("location", regx(name))
+    m = assemble(cu, header=header)
+    assert run(m) == []
+    assert f"DW_OP_regx {name})" in ptxdwarf.dump_text(ptxdwarf.read_ptx(m.text))

@@ -8,6 +8,7 @@ a global variable); they are carried as :class:`~ptxdwarf.image.Symbol`.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -122,14 +123,19 @@ def register_number(name: str) -> int:
     return int.from_bytes(raw, "big")
 
 
+#: A PTX identifier of two characters or more (``%r1``, ``temp``, ``__x``): ptxas maps such a
+#: ``DW_OP_regx`` name to a machine register whether or not it starts with ``%`` (case
+#: ``regx.name-without-percent``). One character is left out: small numbers are more likely
+#: register numbers than names.
+_REGISTER_NAME = re.compile(rb"%[!-~]+|[A-Za-z][A-Za-z0-9_$]+|[_$][A-Za-z0-9_$]+")
+
+
 def register_name(number: int) -> str | None:
     """The PTX register name a ``DW_OP_regx`` operand spells, or None if it spells none."""
     if number <= 0:
         return None
     raw = number.to_bytes((number.bit_length() + 7) // 8, "big")
-    if raw[0] != 0x25 or len(raw) < 2:  # '%'
-        return None
-    if not all(0x21 <= b < 0x7F for b in raw):
+    if _REGISTER_NAME.fullmatch(raw) is None:
         return None
     return raw.decode("ascii")
 

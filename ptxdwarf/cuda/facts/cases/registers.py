@@ -91,3 +91,62 @@ case(
     predicates(60, 51),
     accepts(),
 )
+
+
+def _named_register_kernel(name: str) -> str:
+    """The kernel ``_Z4testPi`` keeping a sum in a register called ``name``."""
+    return "\n".join(
+        [
+            ".visible .entry _Z4testPi(.param .u64 _Z4testPi_param_0)",
+            "{",
+            f"\t.reg .b32 {name};",
+            "\t.reg .b64 %rd<3>;",
+            "$L__func_begin1:",
+            "\t.loc 1 5 0",
+            "\tld.param.u64 %rd1, [_Z4testPi_param_0];",
+            "\tcvta.to.global.u64 %rd2, %rd1;",
+            f"\tld.global.u32 {name}, [%rd2];",
+            f"\tadd.u32 {name}, {name}, 7;",
+            f"\tst.global.u32 [%rd2], {name};",
+            "\tret;",
+            "$L__func_end1:",
+            "}",
+            "",
+        ]
+    )
+
+
+def _named_register(name: str) -> Callable[[], str]:
+    sub = die(
+        h.SUBPROGRAM,
+        ".b64 $L__func_begin1",
+        ".b64 $L__func_end1",
+        b8(1, 0x9C),
+        cstring("_Z4testPi"),
+        children=[_regx(name)],
+    )
+    return lambda: module(ABBREV, info(sub)[0], code=_named_register_kernel(name))
+
+
+def _maps(name: str) -> Callable[[h.Run], bool]:
+    """ptxas's register map (.nv_debug_info_reg_sass) names the register."""
+    return lambda run: (
+        run.cubin is not None and name.encode() + b"\0" in (run.cubin.get(".nv_debug_info_reg_sass") or b"")
+    )
+
+
+case(
+    "regx.name-without-percent",
+    "regx.name-without-percent",
+    "a register declared '.reg .b32 acc' described by DW_OP_regx \"acc\" -> compiled, 'acc' in "
+    ".nv_debug_info_reg_sass",
+    _named_register("acc"),
+    accepts(_maps("acc")),
+)
+case(
+    "regx.name-with-percent",
+    "regx.name-without-percent",
+    "the same with '%acc' -> compiled, '%acc' in .nv_debug_info_reg_sass",
+    _named_register("%acc"),
+    accepts(_maps("%acc")),
+)
