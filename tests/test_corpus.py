@@ -1,0 +1,408 @@
+"""The outside corpus (``fixtures/corpus``): ptxdwarf against real tools on other producers' PTX.
+
+Every file was written by a producer other than ptxdwarf (nvcc 13.0 and 13.5, numba-cuda,
+Triton, clang 14, ...; recipes in ``fixtures/corpus/README.md``). Each check runs the CLI
+and the real ptxas and llvm-dwarfdump:
+
+``dump``
+    ``ptxdwarf dump --json`` of the PTX against ``llvm-dwarfdump --debug-info`` of the cubin
+    ``ptxas -g`` makes of it (ptxas keeps ``.debug_info`` byte for byte, so DIE offsets line
+    up). Compared: every DIE's offset, depth and tag, the names of its attributes in order,
+    and the values both tools print comparably. Normalisation: strings are compared as
+    text (llvm-dwarfdump's C escapes undone); references by the offset of the DIE they name
+    (ptxdwarf's ``ref``); constants and flags as integers, or by the ``DW_*`` name
+    llvm-dwarfdump prints for enumerated values (ptxdwarf's ``meaning``); expressions by
+    their sequence of ``DW_OP`` names (``DW_OP_nop`` dropped, and ``DW_OP_fbreg`` in
+    the cubin taken for the ``DW_OP_addr __local_depotN`` ptxas turns into it). Not compared, because the two tools print them
+    differently by design: addresses (``DW_AT_low_pc``/``high_pc`` are symbols in PTX and
+    relocated values in the cubin), section offsets (``DW_AT_stmt_list``, location-list
+    offsets) and file numbers (llvm-dwarfdump prints the file's path).
+``rewrite-STYLE``
+    ``ptxdwarf rewrite --style STYLE`` -> ``ptxas -g`` gives the same bytes in every debug
+    section (``.debug_*``, ``.nv_debug_*``) and in the relocation sections that apply to them
+    as the input compiled. Normalisation: ``.nv_debug_ptx_txt.HASH`` is the PTX text itself
+    and is left out; ``.nv_debug_line_sass`` names it, HASH being a hash of the text, so the
+    name reads ``.nv_debug_ptx_txt.N`` there, the length fields its length changes are
+    blanked and the relocation offsets after it move by the change; ``.nv_debug.shared`` (in
+    ``-c`` cubins: section headers, string table sizes included) is compared only when both
+    names have as many digits.
+``lint``
+    no error-severity finding on a file ``ptxas -g`` compiles.
+``check``
+    ``ptxdwarf check`` says consistent (exit 0); on the files of :data:`PTXAS_FAULTS`, where
+    ptxas drops labels the debug info uses, it reports exactly those labels.
+``attach``, ``attach-rename``, ``attach-nodebugtarget``
+    on files without any debug info: ``ptxdwarf attach`` (default, ``--rename-registers``,
+    ``--no-debug-target``) -> ``ptxas -g`` accepts the output, ``lint`` gives no error
+    finding and ``check`` says consistent.
+
+PTX whose ``.version`` is above what the ptxas on PATH reads (9.0 for CUDA 13.0) is compiled
+with the newest ptxas of the ``nvidia-cuda-nvcc`` wheel.
+
+What fails today is listed in :data:`KNOWN` and runs as a strict xfail: fixing the library
+turns it into an unexpected pass, and the entry must then go.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from contextlib import redirect_stdout
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT, run_dwarfdump
+from elftools.elf.elffile import ELFFile
+
+from ptxdwarf.cli import main
+from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas, wheel_ptxas
+from ptxdwarf.ptx import needs_compile_only, parse_ptx
+
+CORPUS = ROOT / "fixtures" / "corpus"
+FILES = sorted(CORPUS.glob("*/*.ptx"))
+STYLES = ("nvcc", "readable", "compact")
+
+#: (file relative to fixtures/corpus, check) -> why it fails today. Strict xfail.
+KNOWN: dict[tuple[str, str], str] = {
+    ("numba-cuda/loops.debugopt.ptx", "check"): (
+        "check exits 2 ('truncated location list' at the cubin's .debug_loc+0x342): ptxas dropped "
+        "$L__tmp34 and $L__tmp38 (line-0 labels), the entry reads 0, 0 = end of list and the rest "
+        "is decoded as another list; the dropped labels should be reported as differences"
+    ),
+}
+
+#: Files on which ptxas gets the debug info wrong, and the labels it drops or leaves at 0:
+#: ``check`` must report exactly these (lint warns: label-at-line-zero).
+PTXAS_FAULTS: dict[str, set[str]] = {
+    "numba-cuda/loops.debug.ptx": {"$L__tmp27"},
+    "numba-cuda/shared_local.debugopt.ptx": {"$L__tmp7"},
+}
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(CORPUS).as_posix()
+
+
+def _has_sections(path: Path) -> bool:
+    return re.search(r"^\s*\.section\s+\.debug_", path.read_text(), re.M) is not None
+
+
+def _has_debug(path: Path) -> bool:
+    text = path.read_text()
+    return _has_sections(path) or re.search(r"^\s*\.loc\s", text, re.M) is not None
+
+
+WITH_SECTIONS = [p for p in FILES if _has_sections(p)]
+WITHOUT_DEBUG = [p for p in FILES if not _has_debug(p)]
+
+
+def _params(paths: list[Path], check: str) -> list[Any]:
+    out = []
+    for path in paths:
+        reason = KNOWN.get((_rel(path), check))
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(path, id=_rel(path), marks=marks))
+    return out
+
+
+# --- tools -----------------------------------------------------------------------------
+
+
+@cache
+def _ptxas_for_version(major: int, minor: int) -> Ptxas:
+    default = find_ptxas()
+    if (major, minor) <= (9, 0):
+        return default
+    wheels = wheel_ptxas()
+    assert wheels, "PTX .version above 9.0 needs the nvidia-cuda-nvcc wheel's ptxas"
+    return Ptxas(wheels[0])
+
+
+def ptxas_for(text: str) -> Ptxas:
+    """The ptxas that reads this PTX's ``.version``."""
+    m = re.search(r"^\s*\.version\s+(\d+)\.(\d+)", text, re.M)
+    assert m is not None
+    return _ptxas_for_version(int(m.group(1)), int(m.group(2)))
+
+
+def compile_text(text: str, out: Path) -> Path:
+    """The cubin ``ptxas -g`` makes of the text (the arch from ``.target``), written to ``out``."""
+    ptxas = ptxas_for(text)
+    module = parse_ptx(text)
+    arch, _note = ptxas.choose_arch(module.target, None)
+    out.write_bytes(ptxas.compile(text, arch=arch, relocatable=needs_compile_only(module)).cubin)
+    return out
+
+
+def cli(*args: str) -> tuple[int, str]:
+    """Exit code and standard output of ``ptxdwarf ARGS``."""
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        code = main(list(args))
+    return code, buf.getvalue()
+
+
+_HASHED_NAME = re.compile(rb"\.nv_debug_ptx_txt\.\d+")
+
+
+def _line_sass(data: bytes) -> tuple[bytes, list[tuple[int, int]]]:
+    """``.nv_debug_line_sass`` with the hashed name and the unit and header lengths blanked.
+
+    Also the (offset, change in length) of each name, to move relocation offsets alike.
+    """
+    raw = bytearray(data)
+    pos = 0
+    while pos + 10 <= len(raw):  # DWARF 2 line programs: unit_length, version, header_length
+        length = int.from_bytes(raw[pos : pos + 4], "little")
+        raw[pos : pos + 4] = raw[pos + 6 : pos + 10] = bytes(4)
+        pos += 4 + length
+    shifts = [(m.start(), len(b".nv_debug_ptx_txt.N") - len(m.group())) for m in _HASHED_NAME.finditer(raw)]
+    return _HASHED_NAME.sub(b".nv_debug_ptx_txt.N", bytes(raw)), shifts
+
+
+def _moved_relocations(data: bytes, shifts: list[tuple[int, int]]) -> bytes:
+    """Elf64_Rel entries with each offset moved past the renamed names before it."""
+    out = bytearray(data)
+    for at in range(0, len(data) - 15, 16):
+        offset = int.from_bytes(data[at : at + 8], "little")
+        offset += sum(delta for where, delta in shifts if where < offset)
+        out[at : at + 8] = offset.to_bytes(8, "little")
+    return bytes(out)
+
+
+def debug_sections(cubin: Path) -> dict[str, bytes]:
+    """Bytes of the debug sections of a cubin and of the relocation sections that apply to them.
+
+    ``.nv_debug_ptx_txt.HASH`` (the PTX text itself, which a rewrite changes) is not compared:
+    the key ``.nv_debug_ptx_txt`` holds its name. The name, which ``.nv_debug_line_sass``
+    quotes, is blanked there (see :func:`_line_sass`).
+    """
+    out: dict[str, bytes] = {}
+    elf = ELFFile(io.BytesIO(cubin.read_bytes()))
+    for section in elf.iter_sections():
+        name = section.name
+        base = re.sub(r"^\.rela?(?=\.)", "", name)
+        if base.startswith(".nv_debug_ptx_txt"):
+            out[".nv_debug_ptx_txt"] = name.encode()
+        elif base.startswith((".debug_", ".nv_debug")):
+            out[name] = section.data()
+    if ".nv_debug_line_sass" in out:
+        out[".nv_debug_line_sass"], shifts = _line_sass(out[".nv_debug_line_sass"])
+        if ".rel.nv_debug_line_sass" in out:
+            out[".rel.nv_debug_line_sass"] = _moved_relocations(out[".rel.nv_debug_line_sass"], shifts)
+    return out
+
+
+# --- llvm-dwarfdump's text -------------------------------------------------------------
+
+_DIE = re.compile(r"^0x([0-9a-f]{8}):( *)(DW_TAG_\w+|NULL)")
+_ATTR = re.compile(r"^\s+(DW_AT_\w+)\s+\((.*)$")
+Die = tuple[int, int, str, list[tuple[str, Any]]]
+
+
+def parse_llvm_dwarfdump(text: str) -> list[Die]:
+    """(offset, depth, tag, [(attribute, raw value or None if on several lines)]) of every DIE."""
+    dies: list[Die] = []
+    current: list[tuple[str, Any]] | None = None
+    for line in text.splitlines():
+        m = _DIE.match(line)
+        if m is not None:
+            current = None
+            if m.group(3) != "NULL":
+                current = []
+                dies.append((int(m.group(1), 16), len(m.group(2)) // 2, m.group(3), current))
+            continue
+        m = _ATTR.match(line)
+        if m is not None and current is not None:
+            rest = m.group(2)
+            current.append((m.group(1), rest[:-1] if rest.endswith(")") else None))
+    return dies
+
+
+def _walk(die: dict[str, Any]) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    stack = [(die, 0)]
+    while stack:
+        node, depth = stack.pop()
+        yield node["offset"], depth, node
+        stack.extend((child, depth + 1) for child in reversed(node["children"]))
+
+
+_NOT_COMPARED = {"DW_AT_low_pc", "DW_AT_high_pc", "DW_AT_stmt_list", "DW_AT_decl_file", "DW_AT_call_file"}
+
+
+def _unescape(text: str) -> str:
+    return text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+
+
+def comparable(ours: dict[str, Any], theirs: str | None) -> tuple[Any, Any] | None:
+    """(ptxdwarf's value, llvm-dwarfdump's value) normalised alike, or None if not comparable."""
+    name, value = ours["name"], ours.get("value")
+    if theirs is None or name in _NOT_COMPARED or "symbol" in ours and "expr" not in ours:
+        return None
+    if "expr" in ours:
+        # ptxas turns DW_OP_addr __local_depotN into DW_OP_fbreg padded with DW_OP_nop.
+        depot = {
+            i
+            for i, op in enumerate(ours["expr"])
+            if op["op"] == "DW_OP_addr" and str(op.get("symbol", "")).startswith("__local_depot")
+        }
+        ops = [op for op in re.findall(r"\bDW_OP_\w+", theirs) if op != "DW_OP_nop"]
+        ops = ["DW_OP_addr" if i in depot and op == "DW_OP_fbreg" else op for i, op in enumerate(ops)]
+        return [op["op"] for op in ours["expr"]], ops
+    if "ref" in ours:
+        m = re.match(r"0x([0-9a-f]+)", theirs)
+        return ours["ref"], int(m.group(1), 16) if m else theirs
+    if isinstance(value, str):
+        m = re.match(r'^"(.*)"$', theirs, re.S)
+        return value, _unescape(m.group(1)) if m else theirs
+    if isinstance(value, bool | int):
+        if theirs in ("true", "false"):
+            return bool(value), theirs == "true"
+        if theirs.startswith("DW_") and "meaning" in ours:
+            return ours["meaning"], theirs
+        m = re.fullmatch(r"(0x[0-9a-f]+|-?\d+)", theirs)
+        if m:
+            number = int(m.group(1), 0)
+            if number != int(value) and number >> 63:
+                number -= 1 << 64
+            return int(value), number
+    return None
+
+
+def dump_differences(ptx_doc: dict[str, Any], llvm_text: str) -> list[str]:
+    """What differs between ptxdwarf's reading of the PTX and llvm-dwarfdump's of the cubin."""
+    ours = [entry for unit in ptx_doc["units"] if unit.get("die") for entry in _walk(unit["die"])]
+    theirs = parse_llvm_dwarfdump(llvm_text)
+    problems: list[str] = []
+    if len(ours) != len(theirs):
+        problems.append(f"{len(ours)} DIEs in the PTX, {len(theirs)} in the cubin")
+    for (offset, depth, node), (t_offset, t_depth, t_tag, t_attrs) in zip(ours, theirs, strict=False):
+        where = f"DIE 0x{offset:x}"
+        if (offset, depth, node["tag"]) != (t_offset, t_depth, t_tag):
+            problems.append(
+                f"{where}: {node['tag']} at depth {depth}, llvm: {t_tag} 0x{t_offset:x} depth {t_depth}"
+            )
+            break
+        names = [a["name"] for a in node["attributes"]]
+        if names != [n for n, _v in t_attrs]:
+            problems.append(f"{where}: attributes {names}, llvm: {[n for n, _v in t_attrs]}")
+            continue
+        for attr, (_n, raw) in zip(node["attributes"], t_attrs, strict=True):
+            pair = comparable(attr, raw)
+            if pair is not None and pair[0] != pair[1]:
+                problems.append(f"{where} {attr['name']}: {pair[0]!r}, llvm: {pair[1]!r}")
+    return problems
+
+
+# --- the checks ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", _params(FILES, "dump"))
+def test_dump_equals_llvm_dwarfdump(path: Path, tmp_path: Path, llvm_dwarfdump: str) -> None:
+    code, out = cli("dump", "--json", str(path))
+    assert code == 0
+    cubin = compile_text(path.read_text(), tmp_path / "in.cubin")
+    problems = dump_differences(json.loads(out), run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info"))
+    assert not problems, "\n".join(problems[:20])
+
+
+def _style_params() -> list[Any]:
+    out = []
+    for style in STYLES:
+        for param in _params(WITH_SECTIONS, f"rewrite-{style}"):
+            out.append(pytest.param(param.values[0], style, id=f"{param.id}-{style}", marks=param.marks))
+    return out
+
+
+@pytest.mark.parametrize(("path", "style"), _style_params())
+def test_rewrite_compiles_to_the_same_debug_sections(path: Path, style: str, tmp_path: Path) -> None:
+    out = tmp_path / "rewritten.ptx"
+    assert cli("rewrite", str(path), "-o", str(out), "--style", style)[0] == 0
+    before = debug_sections(compile_text(path.read_text(), tmp_path / "in.cubin"))
+    after = debug_sections(compile_text(out.read_text(), tmp_path / "out.cubin"))
+    if len(before.pop(".nv_debug_ptx_txt", b"")) != len(after.pop(".nv_debug_ptx_txt", b"")):
+        # section headers whose string table sizes count the hashed name's digits
+        before.pop(".nv_debug.shared", None)
+        after.pop(".nv_debug.shared", None)
+    assert sorted(before) == sorted(after)
+    differ = [name for name in before if before[name] != after[name]]
+    assert not differ, f"differ after rewrite --style {style}: {differ}"
+
+
+def _errors(path: Path) -> list[dict[str, Any]]:
+    code, out = cli("lint", "--json", str(path))
+    assert code in (0, 1)
+    return [f for f in json.loads(out) if f["severity"] == "error"]
+
+
+@pytest.mark.parametrize("path", _params(FILES, "lint"))
+def test_lint_finds_no_error_in_what_ptxas_compiles(path: Path, tmp_path: Path) -> None:
+    compile_text(path.read_text(), tmp_path / "in.cubin")
+    errors = _errors(path)
+    assert not errors, json.dumps(errors[:5], indent=1)
+
+
+def _check(path: Path) -> dict[str, Any]:
+    ptxas = ptxas_for(path.read_text())
+    code, out = cli("check", "--json", "--ptxas", ptxas.path, str(path))
+    doc: dict[str, Any] = json.loads(out)
+    assert code == 0, json.dumps({k: doc[k] for k in ("status", "notes", "differences")}, indent=1)[:3000]
+    return doc
+
+
+@pytest.mark.parametrize("path", _params([p for p in FILES if _rel(p) not in PTXAS_FAULTS], "check"))
+def test_check_says_consistent(path: Path) -> None:
+    assert _check(path)["consistent"]
+
+
+@pytest.mark.parametrize("rel", sorted(PTXAS_FAULTS))
+def test_check_reports_what_ptxas_gets_wrong(rel: str) -> None:
+    path = CORPUS / rel
+    ptxas = ptxas_for(path.read_text())
+    code, out = cli("check", "--json", "--ptxas", ptxas.path, str(path))
+    doc = json.loads(out)
+    assert (code, doc["status"]) == (1, "differences")
+    assert {d["ptx"] for d in doc["differences"]} == PTXAS_FAULTS[rel]
+
+
+_ATTACH = {
+    "attach": (),
+    "attach-rename": ("--rename-registers",),
+    "attach-nodebugtarget": ("--no-debug-target",),
+}
+
+
+def _attach_params() -> list[Any]:
+    out = []
+    for check in _ATTACH:
+        for param in _params(WITHOUT_DEBUG, check):
+            out.append(pytest.param(param.values[0], check, id=f"{param.id}-{check}", marks=param.marks))
+    return out
+
+
+@pytest.mark.parametrize(("path", "check"), _attach_params())
+def test_attach_gives_what_ptxas_lint_and_check_accept(path: Path, check: str, tmp_path: Path) -> None:
+    out = tmp_path / f"{path.stem}.debug.ptx"
+    assert cli("attach", str(path), "-o", str(out), *_ATTACH[check])[0] == 0
+    try:
+        compile_text(out.read_text(), tmp_path / "out.cubin")
+    except PtxasFailed as exc:
+        pytest.fail(f"ptxas -g rejects the attach output: {exc}")
+    errors = _errors(out)
+    assert not errors, json.dumps(errors[:5], indent=1)
+    assert _check(out)["consistent"]
+
+
+def test_corpus_size() -> None:
+    """The corpus holds at least 80 files from at least 6 producers, and stays small."""
+    producers = {p.parent.name for p in FILES}
+    assert len(FILES) >= 80 and len(producers) >= 6, (len(FILES), sorted(producers))
+    sizes = {_rel(p): p.stat().st_size for p in FILES}
+    assert max(sizes.values()) < 512 * 1024
+    assert sum(sizes.values()) < 8 * 1024 * 1024
+    for producer in producers:
+        assert (CORPUS / producer / "README.md").is_file(), producer
