@@ -141,8 +141,14 @@ QUIRKS: tuple[Quirk, ...] = (
     _q(
         "dwarf4-form",
         "Forms 0x17 and up (flag_present, exprloc, sec_offset ...) in a DWARF 2-4 unit: 'Error in "
-        "get_form_value default', exit code 1.",
-        ("dwarf4-form.flag-present-v4", "dwarf4-form.flag-v4"),
+        "get_form_value default', exit code 1. A DW_FORM_indirect whose value is DW_FORM_indirect again: exit "
+        "code 1 and no message (one DW_FORM_indirect is fine).",
+        (
+            "dwarf4-form.flag-present-v4",
+            "dwarf4-form.flag-v4",
+            "dwarf4-form.indirect",
+            "dwarf4-form.indirect-nested",
+        ),
         (
             "ptxdwarf.dwarf.encode.choose_form",
             "ptxdwarf.dwarf.encode.EncodeOptions",

@@ -545,3 +545,29 @@ case(
     accepts(),
     args=("-arch=sm_75",),
 )
+
+# --- DW_FORM_indirect ---------------------------------------------------------------------------------
+
+
+def _indirect(levels: int) -> Callable[[], str]:
+    """A CU-level variable whose name has form DW_FORM_indirect in the abbreviation, with
+    ``levels - 1`` more DW_FORM_indirect codes in the data before DW_FORM_string "v"."""
+    rows = [(1, 0x11, 1, [(0x03, 0x08)]), (2, 0x34, 0, [(0x03, 0x16)])]
+    var = die(2, b8(*([0x16] * (levels - 1)), 0x08, 0x76, 0))
+    return lambda: custom_abbrev(rows, var)
+
+
+case(
+    "dwarf4-form.indirect",
+    "dwarf4-form",
+    "DW_AT_name as DW_FORM_indirect -> DW_FORM_string in a version 2 unit -> accepted, the name kept",
+    _indirect(1),
+    bytes_at(".debug_info", 15, bytes([0x08, 0x76, 0])),
+)
+case(
+    "dwarf4-form.indirect-nested",
+    "dwarf4-form",
+    "DW_FORM_indirect -> DW_FORM_indirect -> DW_FORM_string -> exit 1, no message",
+    _indirect(2),
+    lambda run: (run.returncode == 1 and run.cubin is None, run.summary()),
+)
