@@ -1315,7 +1315,7 @@ def test_dotted_symbol_in_info() -> None:
     assert ".b64 __PRETTY_FUNCTION__._Z3foov" in ptxdwarf.rewrite_ptx(m.text)
 
 
-@pytest.mark.parametrize("name", ["acc", "__t", "%acc"])
+@pytest.mark.parametrize("name", ["acc", "__t", "%acc", "p"])
 def test_regx_names_without_percent_and_in_nested_scopes(name: str) -> None:
     """ptxas maps a register of any PTX name, declared in any { } scope of the function
     (harness case regx.name-without-percent); lint finds nothing to say."""
