@@ -397,7 +397,17 @@ QUIRKS: tuple[Quirk, ...] = (
         ),
         ("ptxdwarf.attach.check_debuggable",),
         "attach (both paths) refuses such a module, naming the variable",
-        "scoped-initializer",
+        "not-debuggable",
+    ),
+    _q(
+        "multiple-returns",
+        "A .func returning more than one value compiles without -g (ptxas disables the ABI for it, with a "
+        "warning) but not with -g or a debug target: 'Function with multiple return values is not allowed "
+        "with ABI'.",
+        ("multiple-returns.g", "multiple-returns.without-g"),
+        ("ptxdwarf.attach.check_debuggable",),
+        "attach (both paths) refuses such a module, naming the function",
+        "not-debuggable",
     ),
     _q(
         "predicate-count",

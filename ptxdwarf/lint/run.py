@@ -26,7 +26,7 @@ def _run(module: PtxModule) -> list[Finding]:
     header.check_text(ctx)
     header.check_header(ctx)
     header.check_section_form(ctx)
-    header.check_scoped_initializers(ctx)
+    header.check_not_debuggable(ctx)
     header.check_files(ctx)
     header.check_sections(ctx)
     header.check_syntax(ctx)

@@ -571,3 +571,39 @@ case(
     _indirect(2),
     lambda run: (run.returncode == 1 and run.cubin is None, run.summary()),
 )
+
+_TWO_RETURNS = """.func (.reg .u32 a, .reg .pred b) two(.reg .u32 x)
+{
+\tadd.u32 a, x, 1;
+\tsetp.eq.u32 b, x, 0;
+\tret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+\t.reg .u64 %rd<2>;
+\t.reg .u32 %r<3>;
+\t.reg .pred %p<2>;
+\tld.param.u64 %rd1, [out];
+\tmov.u32 %r1, 5;
+\tcall (%r2, %p1), two, (%r1);
+\tst.global.u32 [%rd1], %r2;
+\tret;
+}
+"""
+
+case(
+    "multiple-returns.g",
+    "multiple-returns",
+    "a .func returning two values, -g -> 'Function with multiple return values is not allowed with ABI'",
+    lambda: module(version="7.0", code=_TWO_RETURNS),
+    rejects("multiple return values is not allowed with ABI"),
+)
+case(
+    "multiple-returns.without-g",
+    "multiple-returns",
+    "the same without -g -> compiled (warning: 'disabling ABI')",
+    lambda: module(version="7.0", code=_TWO_RETURNS),
+    accepts(),
+    args=("-arch=sm_75",),
+)
