@@ -68,7 +68,13 @@ def test_repeated_string_label_is_found(ptxas: Ptxas) -> None:
     assert [d.name for d in ptxdwarf.read_ptx(text).iter_dies()][
         1
     ] == "_Z3fooii"  # the PTX still says the same
-    report = check(text, filename="strp.ptx", ptxas=ptxas)
+    # ptxas reads freed memory here: a few runs in a hundred fail with "label '<garbage>' invalid"
+    # instead (case strp-label-reused.second-zero); both are what ptxas does with this module.
+    try:
+        report = check(text, filename="strp.ptx", ptxas=ptxas)
+    except PtxasFailed as exc:
+        assert re.search(r"label '[^']*' invalid", str(exc)), str(exc)
+        return
     assert [(d.path, d.what) for d in report.differences] == [("_Z3fooii", "DW_AT_name [DW_FORM_strp]")]
     assert report.differences[0].ptx == "'_Z3fooii'" and report.differences[0].cubin == "'lgenfe: EDG 4.9'"
     assert f"{first} became 0x0" in report.differences[0].message
