@@ -34,3 +34,17 @@ def test_huge_register_range_is_described_by_the_names_used() -> None:
     result = attach_ptx(text, output_name="big.ptx", filename="big.ptx")
     names = {d.name for d in read_ptx(result.text).iter_dies() if d.name and d.name.startswith("%r")}
     assert names == {"%r7", "%r12", "%rd0", "%rd1", "%rd2"}
+
+
+def test_huge_device_parameter_is_left_without_a_location() -> None:
+    """``.param .b8 p[2147483648]`` (found by the fuzzer: 33 million empty pieces) gets no
+    location and a warning, at once."""
+    from ptxdwarf.autodebug import attach_ptx
+
+    text = (FIXTURES / "nodebug" / "handwritten.ptx").read_text()
+    big = text.replace(".param .align 4 .b8 mix_param_1[8],", ".param .align 4 .b8 mix_param_1[2147483648],")
+    assert big != text
+    result = attach_ptx(big, output_name="h.ptx", filename="h.ptx")
+    assert any(
+        "mix_param_1 (2147483648 bytes: too large to describe piece by piece)" in w for w in result.warnings
+    )

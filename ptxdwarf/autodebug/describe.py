@@ -173,7 +173,7 @@ def _predicate_warning(skipped: list[tuple[str, list[str], int]]) -> str:
 
 #: A register range declaring more names than this (``%r<100000000>``) is described by the
 #: names its function's body uses, not name by name (ptxas takes such ranges, at a cost in memory).
-RANGE_LIMIT = 65536
+RANGE_LIMIT = 10000
 
 
 def _range_names(v: PtxVariable, body: str) -> list[str]:
