@@ -149,6 +149,12 @@ class Ptxas:
         return m.group(1) if m else "unknown"
 
     @functools.cached_property
+    def max_version(self) -> tuple[int, int]:
+        """The newest PTX ISA ``.version`` this ptxas takes (``ptxas --list-version``)."""
+        found = re.findall(r"^(\d+)\.(\d+)\s*$", self._run_plain(["--list-version"]), re.M)
+        return max((int(a), int(b)) for a, b in found) if found else (0, 0)
+
+    @functools.cached_property
     def architectures(self) -> list[str]:
         """The ``sm_XX`` names ptxas accepts for ``-arch``, oldest first."""
         out = self._run_plain(["--help"])
