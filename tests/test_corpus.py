@@ -74,8 +74,8 @@ PLAIN = [p for p in CORPUS if ".loc" not in p.read_text()]
 
 def test_corpus_is_there() -> None:
     producers = {p.parent.name for p in CORPUS}
-    assert {"nvcc-13.0", "nvcc-13.5", "numba", "clang-14"} <= producers
-    assert len(CORPUS) >= 68 and DEBUG and PLAIN
+    assert {"nvcc-13.0", "nvcc-13.5", "numba", "clang-14", "triton"} <= producers
+    assert len(CORPUS) >= 80 and DEBUG and PLAIN
 
 
 @pytest.mark.parametrize("path", DEBUG, ids=corpus_id)
