@@ -249,21 +249,25 @@ def worker(index: int, args: argparse.Namespace, counter: object) -> None:
                 payload = mutate_text(rng, rng.choice(texts))
                 attach = args.attach_every > 0 and done % args.attach_every == 0
                 task = lambda p=payload, a=attach: run_text(p, rng, a)  # noqa: E731
-            signal.setitimer(signal.ITIMER_REAL, args.timeout)
+            report = None
             try:
-                task()
+                signal.setitimer(signal.ITIMER_REAL, args.timeout)
+                try:
+                    task()
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
             except Hang:
-                _save(out, payload, "hang (over the time limit)\n")
-            except RecursionError:
-                _save(out, payload, traceback.format_exc())
+                report = "hang (over the time limit)\n"
             except Exception:  # noqa: BLE001 - every other exception is what the fuzzer looks for
-                _save(out, payload, traceback.format_exc())
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                report = traceback.format_exc()
+            if report is not None:
+                _save(out, payload, report)
             done += 1
             if done % 500 == 0:
                 with counter.get_lock():  # type: ignore[attr-defined]
                     counter.value += 500  # type: ignore[attr-defined]
+                if args.progress:
+                    (out.parent / f"{out.name}.progress-{index}").write_text(f"{done}\n")
     with counter.get_lock():  # type: ignore[attr-defined]
         counter.value += done % 500  # type: ignore[attr-defined]
 
@@ -291,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attach-every", type=int, default=20, help="attach every Nth PTX input (0: never)")
     parser.add_argument("--nice", type=int, default=0, help="lower the workers' priority by this much")
     parser.add_argument("--out", default="fuzz-findings", help="where findings go (default ./fuzz-findings)")
+    parser.add_argument(
+        "--progress", action="store_true", help="write each worker's count beside --out every 500 inputs"
+    )
     args = parser.parse_args(argv)
     if args.budget is None and args.seconds is None:
         args.seconds = 60.0
@@ -301,13 +308,18 @@ def main(argv: list[str] | None = None) -> int:
         p.start()
     for p in procs:
         p.join()
+    died = [i for i, p in enumerate(procs) if p.exitcode != 0]
+    if died:
+        print(
+            f"worker(s) {died} stopped with an error; their last counts are not in the total", file=sys.stderr
+        )
     wall = time.monotonic() - start
     found = sorted(Path(args.out).glob("*.txt")) if Path(args.out).exists() else []
     print(
         f"{counter.value} inputs in {wall:.0f} s ({counter.value / max(wall, 1e-9):.0f}/s, {args.jobs} jobs, "
         f"seed {args.seed}, load {os.getloadavg()[0]:.2f}): {len(found)} finding(s) in {args.out}"
     )
-    return 1 if found else 0
+    return 1 if found or died else 0
 
 
 if __name__ == "__main__":
