@@ -339,3 +339,16 @@ def test_compile(compile_ptx, ptxas):
     )
     result = pytester.runpytest("-q")
     result.assert_outcomes(passed=1)
+
+
+def test_check_picks_a_ptxas_that_takes_the_version() -> None:
+    """nvcc 13.5 writes .version 9.5, which ptxas 13.0 refuses: with several ptxas found (PATH,
+    the wheel), check uses one that takes it."""
+    path = FIXTURES / "corpus" / "nvcc-13.5" / "tiny.G.sm_75.ptx"
+    text = path.read_text()
+    assert ptxdwarf.parse_ptx(text).version == (9, 5)
+    report = check(text, filename=path.name)
+    assert not report.differences
+    from ptxdwarf.cuda.ptxas import Ptxas as _Ptxas
+
+    assert _Ptxas(report.ptxas).max_version >= (9, 5)
