@@ -22,19 +22,37 @@ from .ptx.writer import Style
 if TYPE_CHECKING:
     from .builder import DebugInfoBuilder
 
-__all__ = ["attach", "check_debuggable", "check_symbols"]
+__all__ = ["attach", "check_debuggable", "check_symbols", "not_debuggable"]
+
+
+def not_debuggable(module: PtxModule) -> list[tuple[int, str]]:
+    """(line, what) of each piece of code ptxas cannot compile with debug info, whatever the
+    sections say: quirk scoped-initializer (a ``.global``/``.const`` with an initializer inside a
+    function body: SIGSEGV) and quirk multiple-returns (a ``.func`` returning several values)."""
+    found = [
+        (
+            v.line,
+            f".{v.space} {v.name} has an initializer inside {f.name}: ptxas -g crashes on it (SIGSEGV); "
+            "declare it at module scope",
+        )
+        for f, v in module.symbols.scoped_initialized()
+    ]
+    found += [
+        (
+            f.line,
+            f".func {f.name} returns {len(f.returns)} values: ptxas -g refuses it ('Function with multiple "
+            "return values is not allowed with ABI')",
+        )
+        for f in module.functions
+        if len(f.returns) > 1
+    ]
+    return sorted(found)
 
 
 def check_debuggable(module: PtxModule, filename: str) -> None:
-    """:class:`AttachError` for code ptxas cannot compile with debug info whatever the
-    sections say (quirk scoped-initializer: a ``.global``/``.const`` with an initializer
-    inside a function body makes ptxas -g die with SIGSEGV)."""
-    for f, v in module.symbols.scoped_initialized():
-        raise AttachError(
-            f".{v.space} {v.name} has an initializer inside {f.name}: ptxas -g crashes on it (SIGSEGV); "
-            "declare it at module scope",
-            where=f"{filename}:{v.line}",
-        )
+    """:class:`AttachError` for the first piece of code :func:`not_debuggable` finds."""
+    for line, what in not_debuggable(module):
+        raise AttachError(what, where=f"{filename}:{line}")
 
 
 def check_symbols(

@@ -725,7 +725,7 @@ def check(
     reader's errors for bad PTX.
     """
     module = parse_ptx(text, filename)
-    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
+    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
     chosen, note = tool.choose_arch(module.target, arch)
     # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)
     # is read meanwhile, a reader error stops ptxas, and a wrong guess compiles again.

@@ -30,6 +30,10 @@ GOOD_FIXTURES = sorted(
 )
 
 
+#: The outside corpus (fixtures/corpus): other producers' output, tested differentially.
+CORPUS = sorted(FIXTURES.glob("corpus/*/*.ptx"))
+
+
 def fixture_id(path: Path) -> str:
     return f"{path.parent.name}/{path.name}"
 

@@ -179,3 +179,12 @@ def test_both_attach_paths_refuse_an_initialized_global_in_a_body(compile_ptx) -
     # without the initializer both attach, and ptxas -g compiles the result
     plain = _SCOPED.replace(" = {1, 2}", "")
     compile_ptx(attach_ptx(plain, output_name="two.ptx", filename="two.ptx").text, "two.ptx")
+
+
+def test_attach_refuses_a_func_returning_two_values() -> None:
+    """ptxas -g: 'Function with multiple return values is not allowed with ABI' (quirk multiple-returns)."""
+    text = _TWO.replace(
+        ".visible .func b(.param .b32 b_p)", ".func (.reg .u32 r, .reg .pred q) b(.param .b32 b_p)"
+    )
+    with pytest.raises(AttachError, match=r"two\.ptx:12: \.func b returns 2 values: ptxas -g refuses it"):
+        attach_ptx(text, output_name="two.ptx", filename="two.ptx")

@@ -68,7 +68,13 @@ def test_repeated_string_label_is_found(ptxas: Ptxas) -> None:
     assert [d.name for d in ptxdwarf.read_ptx(text).iter_dies()][
         1
     ] == "_Z3fooii"  # the PTX still says the same
-    report = check(text, filename="strp.ptx", ptxas=ptxas)
+    # ptxas reads freed memory here: a few runs in a hundred fail with "label '<garbage>' invalid"
+    # instead (case strp-label-reused.second-zero); both are what ptxas does with this module.
+    try:
+        report = check(text, filename="strp.ptx", ptxas=ptxas)
+    except PtxasFailed as exc:
+        assert re.search(r"label '[^']*' invalid", str(exc)), str(exc)
+        return
     assert [(d.path, d.what) for d in report.differences] == [("_Z3fooii", "DW_AT_name [DW_FORM_strp]")]
     assert report.differences[0].ptx == "'_Z3fooii'" and report.differences[0].cubin == "'lgenfe: EDG 4.9'"
     assert f"{first} became 0x0" in report.differences[0].message
@@ -333,3 +339,16 @@ def test_compile(compile_ptx, ptxas):
     )
     result = pytester.runpytest("-q")
     result.assert_outcomes(passed=1)
+
+
+def test_check_picks_a_ptxas_that_takes_the_version() -> None:
+    """nvcc 13.5 writes .version 9.5, which ptxas 13.0 refuses: with several ptxas found (PATH,
+    the wheel), check uses one that takes it."""
+    path = FIXTURES / "corpus" / "nvcc-13.5" / "tiny.G.sm_75.ptx"
+    text = path.read_text()
+    assert ptxdwarf.parse_ptx(text).version == (9, 5)
+    report = check(text, filename=path.name)
+    assert not report.differences
+    from ptxdwarf.cuda.ptxas import Ptxas as _Ptxas
+
+    assert _Ptxas(report.ptxas).max_version >= (9, 5)

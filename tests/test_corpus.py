@@ -31,16 +31,15 @@ and the real ptxas and llvm-dwarfdump:
 ``check``
     ``ptxdwarf check`` says consistent (exit 0); on the files of :data:`PTXAS_FAULTS`, where
     ptxas drops labels the debug info uses, it reports exactly those labels.
-``lint-rejected``
-    on what the producer wrote and ptxas rejects (``NAME.rejected.ptx``): ptxas really
-    rejects it, and lint gives at least one error finding.
 ``attach``, ``attach-rename``, ``attach-nodebugtarget``
     on files without any debug info: ``ptxdwarf attach`` (default, ``--rename-registers``,
-    ``--no-debug-target``) -> ``ptxas -g`` accepts the output, ``lint`` gives no error
-    finding and ``check`` says consistent.
+    ``--no-debug-target``) -> ``ptxas -g`` accepts the output, ``lint`` gives no finding at
+    all and ``check`` says consistent.
 
-PTX whose ``.version`` is above what the ptxas on PATH reads (9.0 for CUDA 13.0) is compiled
-with the newest ptxas of the ``nvidia-cuda-nvcc`` wheel.
+Every check first compiles the file with the first ptxas found that takes its ``.version``
+(nvcc 13.5 and NVVM 13.5 write 9.5, which ptxas 13.0 refuses). Where ptxas refuses the file
+(LLVM 14's two-string ``.file``; such files are named ``NAME.rejected.ptx`` where the producer's
+output is kept next to a repaired copy), lint must report an error, and the check ends there.
 
 What fails today is listed in :data:`KNOWN` and runs as a strict xfail: fixing the library
 turns it into an unexpected pass, and the entry must then go.
@@ -58,43 +57,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import CORPUS as FILES
 from conftest import ROOT, run_dwarfdump
 from elftools.elf.elffile import ELFFile
 
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas, wheel_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.ptx import needs_compile_only, parse_ptx
 
 CORPUS = ROOT / "fixtures" / "corpus"
-ALL_FILES = sorted(CORPUS.glob("*/*.ptx"))
-#: Producer output ptxas rejects (kept as made, named NAME.rejected.ptx), and the rest.
-REJECTED = [p for p in ALL_FILES if p.name.endswith(".rejected.ptx")]
-FILES = [p for p in ALL_FILES if p not in REJECTED]
 STYLES = ("nvcc", "readable", "compact")
-
-#: (file relative to fixtures/corpus, check) -> why it fails today. Strict xfail.
-KNOWN: dict[tuple[str, str], str] = {
-    **{
-        (f"llvm-tests/debug-loc-offset.{opt}.fixed.ptx", f"rewrite-{style}"): (
-            "a DW_FORM_ref_addr written '.b64 .debug_info+322' (LLVM, two compile units) is "
-            "rewritten '.b64 322': symbol and relocation lost (.debug_info, .rela.debug_info differ)"
-        )
-        for opt in ("O0", "O2")
-        for style in STYLES
-    },
-    ("numba-cuda/loops.debugopt.ptx", "check"): (
-        "check exits 2 ('truncated location list' at the cubin's .debug_loc+0x342): ptxas dropped "
-        "$L__tmp34 and $L__tmp38 (line-0 labels), the entry reads 0, 0 = end of list and the rest "
-        "is decoded as another list; the dropped labels should be reported as differences"
-    ),
-}
-
-#: Files on which ptxas gets the debug info wrong, and the labels it drops or leaves at 0:
-#: ``check`` must report exactly these (lint warns: label-at-line-zero).
-PTXAS_FAULTS: dict[str, set[str]] = {
-    "numba-cuda/loops.debug.ptx": {"$L__tmp27"},
-    "numba-cuda/shared_local.debugopt.ptx": {"$L__tmp7"},
-}
 
 
 def _rel(path: Path) -> str:
@@ -114,6 +86,39 @@ WITH_SECTIONS = [p for p in FILES if _has_sections(p)]
 WITHOUT_DEBUG = [p for p in FILES if not _has_debug(p)]
 
 
+#: (file relative to fixtures/corpus, check) -> why it fails today. Strict xfail.
+KNOWN: dict[tuple[str, str], str] = {
+    **{
+        (f"llvm-tests/debug-loc-offset.{opt}.fixed.ptx", f"rewrite-{style}"): (
+            "a DW_FORM_ref_addr written '.b64 .debug_info+322' (LLVM, two compile units) is "
+            "rewritten '.b64 322': symbol and relocation lost (.debug_info, .rela.debug_info differ)"
+        )
+        for opt in ("O0", "O2")
+        for style in STYLES
+    },
+    **{
+        (_rel(path), "attach-nodebugtarget"): (
+            "lint warns target-not-debug on attach --no-debug-target output (.target without "
+            "debug, DWARF describing registers), which ptxas -g compiles and check finds "
+            "consistent; issue 11 point 8 counts it a false finding"
+        )
+        for path in WITHOUT_DEBUG
+    },
+    ("numba-nvvm-13.5/loops.debugopt.ptx", "check"): (
+        "check exits 2 ('truncated location list' at the cubin's .debug_loc+0x342): ptxas dropped "
+        "$L__tmp34 and $L__tmp38 (line-0 labels), the entry reads 0, 0 = end of list and the rest "
+        "is decoded as another list; the dropped labels should be reported as differences"
+    ),
+}
+
+#: Files on which ptxas gets the debug info wrong, and the labels it drops or leaves at 0:
+#: ``check`` must report exactly these (lint warns: label-at-line-zero).
+PTXAS_FAULTS: dict[str, set[str]] = {
+    "numba-nvvm-13.5/loops.debug.ptx": {"$L__tmp27"},
+    "numba-nvvm-13.5/shared_local.debugopt.ptx": {"$L__tmp7"},
+}
+
+
 def _params(paths: list[Path], check: str) -> list[Any]:
     out = []
     for path in paths:
@@ -127,20 +132,13 @@ def _params(paths: list[Path], check: str) -> list[Any]:
 
 
 @cache
-def _ptxas_for_version(major: int, minor: int) -> Ptxas:
-    default = find_ptxas()
-    if (major, minor) <= (9, 0):
-        return default
-    wheels = wheel_ptxas()
-    assert wheels, "PTX .version above 9.0 needs the nvidia-cuda-nvcc wheel's ptxas"
-    return Ptxas(wheels[0])
+def _ptxas_for_version(version: tuple[int, int] | None) -> Ptxas:
+    return find_ptxas(version=version)
 
 
 def ptxas_for(text: str) -> Ptxas:
-    """The ptxas that reads this PTX's ``.version``."""
-    m = re.search(r"^\s*\.version\s+(\d+)\.(\d+)", text, re.M)
-    assert m is not None
-    return _ptxas_for_version(int(m.group(1)), int(m.group(2)))
+    """The first ptxas found that takes this PTX's ``.version``."""
+    return _ptxas_for_version(parse_ptx(text).version)
 
 
 def compile_text(text: str, out: Path) -> Path:
@@ -150,6 +148,18 @@ def compile_text(text: str, out: Path) -> Path:
     arch, _note = ptxas.choose_arch(module.target, None)
     out.write_bytes(ptxas.compile(text, arch=arch, relocatable=needs_compile_only(module)).cubin)
     return out
+
+
+def compiled_or_refused(path: Path, out: Path) -> Path | None:
+    """The cubin ``ptxas -g`` makes of the file; None when ptxas refuses it, after checking
+    that lint reports an error for it (a refusal lint does not see is a missed trap)."""
+    try:
+        cubin: Path | None = compile_text(path.read_text(), out)
+    except PtxasFailed as exc:
+        assert _errors(path), f"ptxas refuses {path.name} ({exc}) but lint finds no error"
+        cubin = None
+    assert (cubin is None) == (".rejected." in path.name), "NAME.rejected.ptx: ptxas refuses it"
+    return cubin
 
 
 def cli(*args: str) -> tuple[int, str]:
@@ -319,7 +329,9 @@ def dump_differences(ptx_doc: dict[str, Any], llvm_text: str) -> list[str]:
 def test_dump_equals_llvm_dwarfdump(path: Path, tmp_path: Path, llvm_dwarfdump: str) -> None:
     code, out = cli("dump", "--json", str(path))
     assert code == 0
-    cubin = compile_text(path.read_text(), tmp_path / "in.cubin")
+    cubin = compiled_or_refused(path, tmp_path / "in.cubin")
+    if cubin is None:
+        return
     problems = dump_differences(json.loads(out), run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info"))
     assert not problems, "\n".join(problems[:20])
 
@@ -336,7 +348,10 @@ def _style_params() -> list[Any]:
 def test_rewrite_compiles_to_the_same_debug_sections(path: Path, style: str, tmp_path: Path) -> None:
     out = tmp_path / "rewritten.ptx"
     assert cli("rewrite", str(path), "-o", str(out), "--style", style)[0] == 0
-    before = debug_sections(compile_text(path.read_text(), tmp_path / "in.cubin"))
+    cubin = compiled_or_refused(path, tmp_path / "in.cubin")
+    if cubin is None:
+        return
+    before = debug_sections(cubin)
     after = debug_sections(compile_text(out.read_text(), tmp_path / "out.cubin"))
     if len(before.pop(".nv_debug_ptx_txt", b"")) != len(after.pop(".nv_debug_ptx_txt", b"")):
         # section headers whose string table sizes count the hashed name's digits
@@ -355,7 +370,8 @@ def _errors(path: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("path", _params(FILES, "lint"))
 def test_lint_finds_no_error_in_what_ptxas_compiles(path: Path, tmp_path: Path) -> None:
-    compile_text(path.read_text(), tmp_path / "in.cubin")
+    if compiled_or_refused(path, tmp_path / "in.cubin") is None:
+        return
     errors = _errors(path)
     assert not errors, json.dumps(errors[:5], indent=1)
 
@@ -369,7 +385,9 @@ def _check(path: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("path", _params([p for p in FILES if _rel(p) not in PTXAS_FAULTS], "check"))
-def test_check_says_consistent(path: Path) -> None:
+def test_check_says_consistent(path: Path, tmp_path: Path) -> None:
+    if compiled_or_refused(path, tmp_path / "in.cubin") is None:
+        return
     assert _check(path)["consistent"]
 
 
@@ -406,24 +424,19 @@ def test_attach_gives_what_ptxas_lint_and_check_accept(path: Path, check: str, t
         compile_text(out.read_text(), tmp_path / "out.cubin")
     except PtxasFailed as exc:
         pytest.fail(f"ptxas -g rejects the attach output: {exc}")
-    errors = _errors(out)
-    assert not errors, json.dumps(errors[:5], indent=1)
+    code, findings = cli("lint", "--json", str(out))
+    assert (code, findings.strip()) == (0, "[]"), findings[:3000]
     assert _check(out)["consistent"]
-
-
-@pytest.mark.parametrize("path", _params(REJECTED, "lint-rejected"))
-def test_lint_errs_on_what_ptxas_rejects(path: Path, tmp_path: Path) -> None:
-    with pytest.raises(PtxasFailed):
-        compile_text(path.read_text(), tmp_path / "in.cubin")
-    assert _errors(path), "ptxas rejects this file and lint finds no error"
 
 
 def test_corpus_size() -> None:
     """The corpus holds at least 80 files from at least 6 producers, and stays small."""
-    producers = {p.parent.name for p in ALL_FILES}
-    assert len(ALL_FILES) >= 80 and len(producers) >= 6, (len(ALL_FILES), sorted(producers))
-    sizes = {_rel(p): p.stat().st_size for p in ALL_FILES}
+    producers = {p.parent.name for p in FILES}
+    assert len(FILES) >= 80 and len(producers) >= 6, (len(FILES), sorted(producers))
+    assert WITHOUT_DEBUG and any(".rejected." in p.name for p in FILES)
+    sizes = {_rel(p): p.stat().st_size for p in FILES}
     assert max(sizes.values()) < 512 * 1024
     assert sum(sizes.values()) < 8 * 1024 * 1024
+    readme = (CORPUS / "README.md").read_text()
     for producer in producers:
-        assert (CORPUS / producer / "README.md").is_file(), producer
+        assert f"`{producer}/`" in readme, f"{producer}: no recipe in fixtures/corpus/README.md"

@@ -1288,7 +1288,7 @@ def test_fault_fixtures_are_current() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_scoped_initializer() -> None:
+def test_not_debuggable_scoped_initializer() -> None:
     cu = base_tree()
     m = assemble(cu)
     assert run(m) == []
@@ -1296,7 +1296,7 @@ def test_scoped_initializer() -> None:
     first_reg = next(i for i, line in enumerate(lines) if line.strip().startswith(".reg"))
     lines.insert(first_reg + 1, ".const .u32 k = 3;")
     text = "\n".join(lines)
-    (f,) = only(lint(text, filename="t.ptx"), "scoped-initializer")
+    (f,) = only(lint(text, filename="t.ptx"), "not-debuggable")
     assert f.where == f"t.ptx:{first_reg + 2}" and f.severity == "error" and ".const k" in f.message
     assert lint(text.replace(".const .u32 k = 3;", ".const .u32 k;"), filename="t.ptx") == []
 
@@ -1315,7 +1315,7 @@ def test_dotted_symbol_in_info() -> None:
     assert ".b64 __PRETTY_FUNCTION__._Z3foov" in ptxdwarf.rewrite_ptx(m.text)
 
 
-@pytest.mark.parametrize("name", ["acc", "__t", "%acc"])
+@pytest.mark.parametrize("name", ["acc", "__t", "%acc", "p"])
 def test_regx_names_without_percent_and_in_nested_scopes(name: str) -> None:
     """ptxas maps a register of any PTX name, declared in any { } scope of the function
     (harness case regx.name-without-percent); lint finds nothing to say."""
@@ -1326,3 +1326,10 @@ def test_regx_names_without_percent_and_in_nested_scopes(name: str) -> None:
     m = assemble(cu, header=header)
     assert run(m) == []
     assert f"DW_OP_regx {name})" in ptxdwarf.dump_text(ptxdwarf.read_ptx(m.text))
+
+
+def test_not_debuggable_multiple_returns() -> None:
+    header = HEADER + ".func (.reg .u32 a, .reg .pred b) two(.reg .u32 x)\n{\nret;\n}\n"
+    m = assemble(base_tree(), header=header)
+    (f,) = only(run(m), "not-debuggable")
+    assert "returns 2 values" in f.message and f.severity == "error"

@@ -11,7 +11,7 @@ from ..demangle import demangle
 from ..dwarf.constants import AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME
 from ..loc import address, local, param, register
-from ..ptx.reader import PtxFunction, PtxModule
+from ..ptx.reader import PtxFunction, PtxModule, PtxVariable
 from .params import device_param_location, param_loads
 from .plan import Plan
 from .registers import fits
@@ -57,7 +57,7 @@ def describe(
         sub = _subprogram(d, fn, masked, prefix)
         _parameters(d, fn, sub, masked[f.header_start : f.body_start])
         seen = _objects(d, f, sub)
-        _registers(d, fn, sub, seen)
+        _registers(d, fn, sub, seen, masked[f.body_start : f.body_end])
     if d.skipped_long:
         names = list(dict.fromkeys(d.skipped_long))
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
@@ -171,7 +171,20 @@ def _predicate_warning(skipped: list[tuple[str, list[str], int]]) -> str:
     )
 
 
-def _registers(d: _Description, fn: Func, sub: Function, seen: set[str]) -> None:
+#: A register range declaring more names than this (``%r<100000000>``) is described by the
+#: names its function's body uses, not name by name (ptxas takes such ranges, at a cost in memory).
+RANGE_LIMIT = 10000
+
+
+def _range_names(v: PtxVariable, body: str) -> list[str]:
+    """The names of register range ``v`` to describe: all of them, or those ``body`` uses."""
+    if v.count is None or v.count <= RANGE_LIMIT:
+        return v.names()
+    used = {m.group() for m in re.finditer(re.escape(v.name) + r"(?:0|[1-9][0-9]*)(?![\w$])", body)}
+    return sorted((n for n in used if v.declares(n)), key=lambda n: int(n[len(v.name) :]))
+
+
+def _registers(d: _Description, fn: Func, sub: Function, seen: set[str], body: str) -> None:
     """A variable per register of ``fn``, at most :data:`MAX_PREDICATES` of them ``.pred``."""
     predicates: list[str] = []
     for v in fn.func.declarations:
@@ -182,7 +195,7 @@ def _registers(d: _Description, fn: Func, sub: Function, seen: set[str]) -> None
             d.untyped.append(v.name)
             continue
         line = d.plan.out_line_of_input_line(v.line)
-        for old in v.names():
+        for old in _range_names(v, body):
             reg = fn.renamed.get(old, old)
             if reg in seen:
                 continue

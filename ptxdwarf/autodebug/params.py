@@ -94,10 +94,19 @@ def _empty_pieces(size: int) -> list[Op]:
     return ops
 
 
+#: A parameter larger than this is not described piece by piece (``.b8 p[2147483648]`` would
+#: take 33 million empty pieces).
+MAX_PIECED_SIZE = 65536
+
+
 def device_param_location(size: int | None, loads: list[list[Load]]) -> tuple[Location | None, str | None]:
     """The location of a device-function parameter from its ``ld.param`` loads, or (None, why)."""
     if not loads:
         return None, "never loaded by ld.param"
+    if size is not None and size > MAX_PIECED_SIZE:
+        return None, f"{size} bytes: too large to describe piece by piece"
+    if any(x.offset + x.width > MAX_PIECED_SIZE for group in loads for x in group):
+        return None, f"loads past byte {MAX_PIECED_SIZE}: too far to describe piece by piece"
     flat = [x for group in loads for x in group]
     whole = [x for x in flat if x.offset == 0 and x.register is not None]
     chosen: str | None

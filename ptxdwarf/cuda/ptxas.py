@@ -2,7 +2,8 @@
 
 Where ptxas is looked for, in order: an explicit path, ``$PTXAS``, ``PATH``,
 ``$CUDA_HOME/bin`` and ``$CUDA_PATH/bin``, and the ``nvidia-cuda-nvcc`` wheel
-(``nvidia/cu*/bin/ptxas``; ``pip install 'ptxdwarf[ptxas]'``).
+(``nvidia/cu*/bin/ptxas``; ``pip install 'ptxdwarf[ptxas]'``). Given a module's
+``.version``, :func:`find_ptxas` skips ptxas releases too old for it unless one was named.
 """
 
 from __future__ import annotations
@@ -72,13 +73,25 @@ def candidate_paths(explicit: str | None = None) -> list[tuple[str, str]]:
     return out
 
 
-def find_ptxas(explicit: str | None = None) -> Ptxas:
-    """The first ptxas found (see the module docstring); :class:`ToolError` if none."""
+def find_ptxas(explicit: str | None = None, *, version: tuple[int, int] | None = None) -> Ptxas:
+    """The first ptxas found (see the module docstring); :class:`ToolError` if none.
+
+    With ``version`` (a module's ``.version``), the first one found that takes it, when the
+    first one found does not and ptxas was not named (``explicit``, ``$PTXAS``): nvcc 13.5
+    writes ``.version 9.5``, which ptxas 13.0 refuses.
+    """
+    first: Ptxas | None = None
     for where, path in candidate_paths(explicit):
         if os.path.isfile(path) and os.access(path, os.X_OK):
-            return Ptxas(os.path.abspath(path))
+            tool = Ptxas(os.path.abspath(path))
+            if where in ("--ptxas", "$PTXAS") or version is None or tool.max_version >= version:
+                return tool
+            first = first or tool
+            continue
         if where in ("--ptxas", "$PTXAS"):
             raise ToolError(f"ptxas given by {where} is not an executable file: {path}")
+    if first is not None:
+        return first
     raise ToolError(f"ptxas not found; {INSTALL_HINT}")
 
 
@@ -147,6 +160,12 @@ class Ptxas:
         out = self._run_plain(["--version"])
         m = re.search(r"release (\d+\.\d+)", out)
         return m.group(1) if m else "unknown"
+
+    @functools.cached_property
+    def max_version(self) -> tuple[int, int]:
+        """The newest PTX ISA ``.version`` this ptxas takes (``ptxas --list-version``)."""
+        found = re.findall(r"^(\d+)\.(\d+)\s*$", self._run_plain(["--list-version"]), re.M)
+        return max((int(a), int(b)) for a, b in found) if found else (0, 0)
 
     @functools.cached_property
     def architectures(self) -> list[str]:

@@ -141,8 +141,14 @@ QUIRKS: tuple[Quirk, ...] = (
     _q(
         "dwarf4-form",
         "Forms 0x17 and up (flag_present, exprloc, sec_offset ...) in a DWARF 2-4 unit: 'Error in "
-        "get_form_value default', exit code 1.",
-        ("dwarf4-form.flag-present-v4", "dwarf4-form.flag-v4"),
+        "get_form_value default', exit code 1. A DW_FORM_indirect whose value is DW_FORM_indirect again: exit "
+        "code 1 and no message (one DW_FORM_indirect is fine).",
+        (
+            "dwarf4-form.flag-present-v4",
+            "dwarf4-form.flag-v4",
+            "dwarf4-form.indirect",
+            "dwarf4-form.indirect-nested",
+        ),
         (
             "ptxdwarf.dwarf.encode.choose_form",
             "ptxdwarf.dwarf.encode.EncodeOptions",
@@ -391,7 +397,17 @@ QUIRKS: tuple[Quirk, ...] = (
         ),
         ("ptxdwarf.attach.check_debuggable",),
         "attach (both paths) refuses such a module, naming the variable",
-        "scoped-initializer",
+        "not-debuggable",
+    ),
+    _q(
+        "multiple-returns",
+        "A .func returning more than one value compiles without -g (ptxas disables the ABI for it, with a "
+        "warning) but not with -g or a debug target: 'Function with multiple return values is not allowed "
+        "with ABI'.",
+        ("multiple-returns.g", "multiple-returns.without-g"),
+        ("ptxdwarf.attach.check_debuggable",),
+        "attach (both paths) refuses such a module, naming the function",
+        "not-debuggable",
     ),
     _q(
         "predicate-count",

@@ -44,6 +44,10 @@ __all__ = ["decode_sections", "make_resolver"]
 
 _ABBREV_TABLE = ABBREV_TABLE.compile()
 
+#: How deep ``DW_FORM_indirect`` may nest inside itself (ptxas refuses any nesting: exit 1,
+#: case ``dwarf4-form.indirect-nested``); deeper is a :class:`DwarfError`, not a deep model.
+MAX_INDIRECT = 64
+
 
 def make_resolver(images: Mapping[str, SectionImage]) -> Callable[[Symbol], int]:
     """Numbers for symbols of PTX text: a debug-section label is its offset there,
@@ -332,6 +336,12 @@ class _InfoDecoder:
         first = pos
         form, pos = read_uleb(data, pos)
         while form == FORM.indirect:
+            if len(wrappers) == MAX_INDIRECT:
+                raise _fail(
+                    self.image,
+                    pos,
+                    f"DW_FORM_indirect nested more than {MAX_INDIRECT} deep ({at_name(name)})",
+                )
             wrappers.append(Attribute(name, FORM.indirect, None, offset=pos))
             form, pos = read_uleb(data, pos)
         reader = reader_for(form, unit.version, unit.address_size)

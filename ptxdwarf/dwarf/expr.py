@@ -123,11 +123,9 @@ def register_number(name: str) -> int:
     return int.from_bytes(raw, "big")
 
 
-#: A PTX identifier of two characters or more (``%r1``, ``temp``, ``__x``): ptxas maps such a
-#: ``DW_OP_regx`` name to a machine register whether or not it starts with ``%`` (case
-#: ``regx.name-without-percent``). One character is left out: small numbers are more likely
-#: register numbers than names.
-_REGISTER_NAME = re.compile(rb"%[!-~]+|[A-Za-z][A-Za-z0-9_$]+|[_$][A-Za-z0-9_$]+")
+#: A PTX identifier (``%r1``, ``temp``, ``p``, ``__x``): ptxas maps such a ``DW_OP_regx`` name to
+#: a machine register whether or not it starts with ``%`` (cases ``regx.*``).
+_REGISTER_NAME = re.compile(rb"%[!-~]+|[A-Za-z][A-Za-z0-9_$]*|[_$][A-Za-z0-9_$]+")
 
 
 def register_name(number: int) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ..attach import not_debuggable
 from ..dwarf.constants import AT, TAG
 from ..dwarf.model import DebugInfo
 from ..ptx.reader import SectionBlock
@@ -15,7 +16,7 @@ from .rules import ERROR, WARNING
 __all__ = [
     "check_debug_target",
     "check_files",
-    "check_scoped_initializers",
+    "check_not_debuggable",
     "check_header",
     "check_section_form",
     "check_sections",
@@ -102,18 +103,13 @@ def check_debug_target(ctx: LintContext, info: DebugInfo | None) -> None:
     )
 
 
-def check_scoped_initializers(ctx: LintContext) -> None:
-    """scoped-initializer: ptxas -g crashes on an initialized .global/.const inside a function."""
+def check_not_debuggable(ctx: LintContext) -> None:
+    """not-debuggable: code ptxas cannot compile with -g, in a module with debug info."""
     module = ctx.module
     if not (module.has_debug_target or any(b.name.startswith(".debug_") for b in module.sections)):
         return
-    for f, v in module.symbols.scoped_initialized():
-        ctx.add(
-            "scoped-initializer",
-            f".{v.space} {v.name} has an initializer inside {f.name}: ptxas -g dies with SIGSEGV on it "
-            "(declare it at module scope)",
-            line=v.line,
-        )
+    for line, what in not_debuggable(module):
+        ctx.add("not-debuggable", what, line=line)
 
 
 def check_section_form(ctx: LintContext) -> None:

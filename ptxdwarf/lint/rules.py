@@ -136,10 +136,10 @@ RULES: dict[str, tuple[str, str]] = {
         "debug sections in the form the .version does not take: @@DWARF lines need .version below 2.0, "
         ".section blocks 2.0 or later",
     ),
-    "scoped-initializer": (
+    "not-debuggable": (
         ERROR,
-        "a .global or .const variable with an initializer declared inside a function body; ptxas -g dies with "
-        "SIGSEGV",
+        "code ptxas cannot compile with -g: a .global/.const with an initializer inside a function body "
+        "(SIGSEGV), a .func returning several values ('not allowed with ABI')",
     ),
     "non-ascii": (ERROR, "a non-ASCII byte in the text; ptxas 13.0 rejects it anywhere, comments included"),
     "debug-target-without-info": (ERROR, ".target lists debug but the module has no debug section"),

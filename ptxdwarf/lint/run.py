@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..dwarf.constants import AT, FORM, TAG
 from ..dwarf.decode import decode_sections
 from ..dwarf.image import gc_paused
-from ..dwarf.model import DebugInfo, Unit
+from ..dwarf.model import DIE, DebugInfo, Unit
 from ..errors import DwarfError
 from ..ptx.reader import PtxModule, parse_ptx
 from . import header, labels, locations, predicates, units
@@ -26,7 +26,7 @@ def _run(module: PtxModule) -> list[Finding]:
     header.check_text(ctx)
     header.check_header(ctx)
     header.check_section_form(ctx)
-    header.check_scoped_initializers(ctx)
+    header.check_not_debuggable(ctx)
     header.check_files(ctx)
     header.check_sections(ctx)
     header.check_syntax(ctx)
@@ -91,8 +91,17 @@ def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int
     check_attribute = forms.check_attribute
     innermost = units.innermost
     indirect = FORM.indirect
+    # The enclosing subprogram of each DIE, from its parent's (pre-order walk): linear in depth.
+    enclosing: dict[int, DIE | None] = {}
     for die in unit.iter_dies():
-        sp = enclosing_subprogram(die)
+        parent = die.parent
+        if die.tag == TAG.subprogram:
+            sp: DIE | None = die
+        elif parent is not None and id(parent) in enclosing:
+            sp = enclosing[id(parent)]
+        else:
+            sp = enclosing_subprogram(die)
+        enclosing[id(die)] = sp
         for attr in die.attributes:
             inner = attr if attr.form != indirect else innermost(attr)
             check_attribute(die, attr, inner)

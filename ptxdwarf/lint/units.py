@@ -97,6 +97,18 @@ class FormChecks:
     def check_attribute(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
         unit = self.unit
         form = inner.form or 0
+        if (
+            attr.form == FORM.indirect
+            and isinstance(attr.value, Attribute)
+            and attr.value.form == FORM.indirect
+        ):
+            self.ctx.add_attr(
+                "dwarf4-form",
+                f"{at_name(attr.name)} is DW_FORM_indirect whose value is DW_FORM_indirect again: ptxas exits "
+                "with code 1 and no message (one DW_FORM_indirect is fine)",
+                die,
+                attr,
+            )
         if form not in _CHECKED_FORMS and (form <= _DWARF2_FORMS_MAX or unit.version not in (2, 3, 4)):
             return
         if form == FORM.strp:

@@ -545,3 +545,65 @@ case(
     accepts(),
     args=("-arch=sm_75",),
 )
+
+# --- DW_FORM_indirect ---------------------------------------------------------------------------------
+
+
+def _indirect(levels: int) -> Callable[[], str]:
+    """A CU-level variable whose name has form DW_FORM_indirect in the abbreviation, with
+    ``levels - 1`` more DW_FORM_indirect codes in the data before DW_FORM_string "v"."""
+    rows = [(1, 0x11, 1, [(0x03, 0x08)]), (2, 0x34, 0, [(0x03, 0x16)])]
+    var = die(2, b8(*([0x16] * (levels - 1)), 0x08, 0x76, 0))
+    return lambda: custom_abbrev(rows, var)
+
+
+case(
+    "dwarf4-form.indirect",
+    "dwarf4-form",
+    "DW_AT_name as DW_FORM_indirect -> DW_FORM_string in a version 2 unit -> accepted, the name kept",
+    _indirect(1),
+    bytes_at(".debug_info", 15, bytes([0x08, 0x76, 0])),
+)
+case(
+    "dwarf4-form.indirect-nested",
+    "dwarf4-form",
+    "DW_FORM_indirect -> DW_FORM_indirect -> DW_FORM_string -> exit 1, no message",
+    _indirect(2),
+    lambda run: (run.returncode == 1 and run.cubin is None, run.summary()),
+)
+
+_TWO_RETURNS = """.func (.reg .u32 a, .reg .pred b) two(.reg .u32 x)
+{
+\tadd.u32 a, x, 1;
+\tsetp.eq.u32 b, x, 0;
+\tret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+\t.reg .u64 %rd<2>;
+\t.reg .u32 %r<3>;
+\t.reg .pred %p<2>;
+\tld.param.u64 %rd1, [out];
+\tmov.u32 %r1, 5;
+\tcall (%r2, %p1), two, (%r1);
+\tst.global.u32 [%rd1], %r2;
+\tret;
+}
+"""
+
+case(
+    "multiple-returns.g",
+    "multiple-returns",
+    "a .func returning two values, -g -> 'Function with multiple return values is not allowed with ABI'",
+    lambda: module(version="7.0", code=_TWO_RETURNS),
+    rejects("multiple return values is not allowed with ABI"),
+)
+case(
+    "multiple-returns.without-g",
+    "multiple-returns",
+    "the same without -g -> compiled (warning: 'disabling ABI')",
+    lambda: module(version="7.0", code=_TWO_RETURNS),
+    accepts(),
+    args=("-arch=sm_75",),
+)

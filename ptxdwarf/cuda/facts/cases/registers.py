@@ -150,3 +150,10 @@ case(
     _named_register("%acc"),
     accepts(_maps("%acc")),
 )
+case(
+    "regx.one-letter-name",
+    "regx.name-without-percent",
+    "the same with a register called 'a' -> compiled, 'a' in .nv_debug_info_reg_sass",
+    _named_register("a"),
+    accepts(_maps("a")),
+)
