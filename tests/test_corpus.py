@@ -27,7 +27,8 @@ and the real ptxas and llvm-dwarfdump:
     ``-c`` cubins: section headers, string table sizes included) is compared only when both
     names have as many digits.
 ``lint``
-    no error-severity finding on a file ``ptxas -g`` compiles.
+    no error-severity finding on a file ``ptxas -g`` compiles; on the files of
+    :data:`LINT_MUST_FIND` (a fault a debugger gets wrong), an error finding that names it.
 ``check``
     ``ptxdwarf check`` says consistent (exit 0); on the files of :data:`PTXAS_FAULTS`, where
     ptxas drops labels the debug info uses, it reports exactly those labels.
@@ -104,11 +105,22 @@ KNOWN: dict[tuple[str, str], str] = {
         )
         for path in WITHOUT_DEBUG
     },
+    ("llvm-tests/debug-addr-space.O0.ptx75.fixed.ptx", "lint-finds"): (
+        "lint misses DW_AT_address_class 5 (global) on the .shared variable g, the LLVM 14 bug "
+        "debug-addr-space.ll was written for (issue 11 point 10); ptxas -g compiles it and check "
+        "says consistent"
+    ),
     ("numba-nvvm-13.5/loops.debugopt.ptx", "check"): (
         "check exits 2 ('truncated location list' at the cubin's .debug_loc+0x342): ptxas dropped "
         "$L__tmp34 and $L__tmp38 (line-0 labels), the entry reads 0, 0 = end of list and the rest "
         "is decoded as another list; the dropped labels should be reported as differences"
     ),
+}
+
+#: Files with a fault a debugger gets wrong and ptxas does not refuse: lint must report an
+#: error finding whose message names the DIE (here: the variable).
+LINT_MUST_FIND: dict[str, str] = {
+    "llvm-tests/debug-addr-space.O0.ptx75.fixed.ptx": "'g'",
 }
 
 #: Files on which ptxas gets the debug info wrong, and the labels it drops or leaves at 0:
@@ -368,7 +380,7 @@ def _errors(path: Path) -> list[dict[str, Any]]:
     return [f for f in json.loads(out) if f["severity"] == "error"]
 
 
-@pytest.mark.parametrize("path", _params(FILES, "lint"))
+@pytest.mark.parametrize("path", _params([p for p in FILES if _rel(p) not in LINT_MUST_FIND], "lint"))
 def test_lint_finds_no_error_in_what_ptxas_compiles(path: Path, tmp_path: Path) -> None:
     if compiled_or_refused(path, tmp_path / "in.cubin") is None:
         return
@@ -382,6 +394,13 @@ def _check(path: Path) -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(out)
     assert code == 0, json.dumps({k: doc[k] for k in ("status", "notes", "differences")}, indent=1)[:3000]
     return doc
+
+
+@pytest.mark.parametrize("path", _params([CORPUS / rel for rel in sorted(LINT_MUST_FIND)], "lint-finds"))
+def test_lint_reports_what_a_debugger_gets_wrong(path: Path, tmp_path: Path) -> None:
+    assert compiled_or_refused(path, tmp_path / "in.cubin") is not None
+    wanted = LINT_MUST_FIND[_rel(path)]
+    assert any(wanted in f["message"] for f in _errors(path)), f"no error finding names {wanted}"
 
 
 @pytest.mark.parametrize("path", _params([p for p in FILES if _rel(p) not in PTXAS_FAULTS], "check"))
