@@ -698,7 +698,34 @@ def compare(
         comparer = _Comparer(module, ptx, cubin, found, report, symbols)
         comparer.compare_units()
         comparer.compare_sections()
+        _truncated_numbers(module, ptx, report)
     return report
+
+
+def _truncated_numbers(module: PtxModule, info: DebugInfo, report: CheckReport) -> None:
+    """A difference for each ``.b64`` number of 2**32 or more: the PTX image holds what ptxas
+    keeps (its low 32 bits, quirk wide-literal-truncated), the text said more."""
+    for block in module.sections:
+        image = block.image
+        for offset, written in sorted(image.wide_values.items()):
+            path, what = block.name, f"{block.name}+0x{offset:x}"
+            if block.name == ".debug_info":
+                die, attr = die_and_attribute_at(info, offset)
+                if die is not None:
+                    path = die_path(die)
+                if attr is not None and die is not None:
+                    found = next((a for a in die.attributes if a.name == attr), None)
+                    what = _what(found) if found is not None else at_name(attr)
+            report.differences.append(
+                Difference(
+                    path,
+                    what,
+                    _show(written),
+                    _show(written & 0xFFFFFFFF),
+                    f"{image.source(offset) or block.name}: "
+                    "ptxas keeps only the low 32 bits of a .b64 number (lint: wide-value)",
+                )
+            )
 
 
 def _look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:

@@ -579,6 +579,25 @@ def test_address_class_range(value: int, severity: str) -> None:
 def test_address_class_in_range(value: int) -> None:
     cu = base_tree()
     find(cu, "test", "p").set("address_class", value)
+    assert [f for f in run(assemble(cu)) if f.rule == "address-class-range"] == []
+
+
+@pytest.mark.parametrize("value", [1, 2, 4, 5, 6, 8, 12])
+def test_address_class_contradicting_the_state_space(value: int) -> None:
+    """test/p sits at DW_OP_addr of its .param: any class but param (7) sends a debugger elsewhere."""
+    cu = base_tree()
+    p = find(cu, "test", "p")
+    p.set("address_class", value)
+    m = assemble(cu)
+    (f,) = run(m)
+    assert f.rule == "address-class-space" and f.severity == "error"
+    assert names(f, p) and at(f, m, p.attr_lines["address_class"])
+    assert ".param" in f.message and "ADDR_param_space" in f.message
+
+
+def test_address_class_of_the_state_space_is_no_finding() -> None:
+    cu = base_tree()
+    find(cu, "test", "p").set("address_class", 7)
     assert run(assemble(cu)) == []
 
 

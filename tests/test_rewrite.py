@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import GOOD_FIXTURES, ROOT, fixture_id
@@ -152,3 +153,47 @@ def test_rewrite_keeps_debug_ranges(with_loc: bool) -> None:
     assert got == [(r.offset, r.entries) for r in original.ranges]
     assert [len(r.entries) for r in rewritten.ranges] == [2, 1]
     assert str(rewritten.ranges[0].entries[1][0]) == "func_begin1"
+
+
+def _same_debug_bytes(original: str, compile_ptx: Any, name: str) -> None:
+    """Every style's rewrite of ``original`` compiles to the debug bytes (relocations included)
+    that ``original`` compiles to."""
+    before = debug_contents(compile_ptx(original, name))
+    for style in STYLES:
+        rewritten = ptxdwarf.rewrite_ptx(original, style=style)
+        after = debug_contents(compile_ptx(rewritten, f"{style}.{name}"))
+        assert before == after, f"rewrite --style {style} of {name} compiles to other debug bytes"
+
+
+def test_rewrite_keeps_what_ptxas_makes_of_a_wide_b64() -> None:
+    """ptxas keeps the low 32 bits of ``.b64 4294967301``; the rewrite compiles to the same
+    bytes (not to the two ``.b32`` the number as written would need), and lint names it."""
+    text = (
+        (ROOT / "fixtures" / "spec" / "example.ptx").read_text().replace(".b64 0\n", ".b64 4294967301\n", 1)
+    )
+    info = ptxdwarf.read_ptx(text)
+    assert info.units[0].die.get(ptxdwarf.AT.low_pc) == 5
+    assert [f.rule for f in ptxdwarf.lint(text) if f.rule == "wide-value"] == ["wide-value"]
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (".b64 0\n", ".b64 4294967301\n"),  # the CU's low_pc
+        (".b64 0\n", ".b64 0x123456789abcdef0\n"),
+    ],
+)
+def test_rewrite_of_a_wide_b64_compiles_to_the_same_bytes(old: str, new: str, compile_ptx: Any) -> None:
+    text = (ROOT / "fixtures" / "spec" / "example.ptx").read_text().replace(old, new, 1)
+    _same_debug_bytes(text, compile_ptx, "wide.ptx")
+
+
+def test_rewrite_keeps_a_ref_addr_written_as_a_section_symbol(compile_ptx: Any) -> None:
+    """LLVM writes a DW_FORM_ref_addr as ``.b64 .debug_info+322``; ptxas relocates it, and the
+    rewrite keeps the symbol and its relocation."""
+    path = ROOT / "fixtures" / "corpus" / "llvm-tests" / "debug-loc-offset.O0.fixed.ptx"
+    text = path.read_text()
+    assert ".b64 .debug_info+322" in text
+    for style in STYLES:
+        assert ".debug_info+322" in ptxdwarf.rewrite_ptx(text, style=style)
+    _same_debug_bytes(text, compile_ptx, path.name)

@@ -7,7 +7,7 @@ through the library's entry points; anything but success or a ``PtxDwarfError`` 
 Each input runs through reading, ``dump_text``, ``dump_json``, ``lint`` and ``rewrite_ptx``
 (PTX) or ``read_all`` and the dumps (binaries); one in ``--attach-every`` PTX inputs also
 through ``attach_ptx``. A finding is an exception that is not a ``PtxDwarfError`` subclass, an
-input that takes longer than ``--timeout`` seconds (a hang or a blow-up), or an error message
+input that takes more than ``--timeout`` CPU seconds (a hang or a blow-up), or an error message
 of more than one line. Each finding's input is written to ``--out`` with its traceback; keep
 the minimised input under ``fixtures/regressions/`` once the bug is fixed. The seeds are the
 repository's fixtures (PTX files under 64 KB, cubins, fatbins, host objects).
@@ -90,7 +90,8 @@ SNIPPETS = [
 
 
 class Hang(Exception):
-    """The per-input time limit passed."""
+    """The per-input time limit passed: CPU seconds of the worker (``ITIMER_PROF``), so that a
+    worker starved by a busy machine is not taken for one stuck in a loop."""
 
 
 def _alarm(_signum: int, _frame: object) -> None:
@@ -231,7 +232,7 @@ def worker(index: int, args: argparse.Namespace, counter: object) -> None:
     rng = random.Random(args.seed * 1000 + index)
     texts, binaries = seeds()
     out = Path(args.out)
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     deadline = time.monotonic() + args.seconds if args.seconds else None
     done = 0
     with tempfile.TemporaryDirectory(prefix="ptxdwarf-fuzz-") as tmpdir:
@@ -251,13 +252,13 @@ def worker(index: int, args: argparse.Namespace, counter: object) -> None:
                 task = lambda p=payload, a=attach: run_text(p, rng, a)  # noqa: E731
             report = None
             try:
-                signal.setitimer(signal.ITIMER_REAL, args.timeout)
+                signal.setitimer(signal.ITIMER_PROF, args.timeout)
                 try:
                     task()
                 finally:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.setitimer(signal.ITIMER_PROF, 0)
             except Hang:
-                report = "hang (over the time limit)\n"
+                report = f"hang (over {args.timeout:g} CPU seconds)\n"
             except Exception:  # noqa: BLE001 - every other exception is what the fuzzer looks for
                 report = traceback.format_exc()
             if report is not None:
@@ -288,7 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds one input may take (default 10)")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="CPU seconds one input may take (default 10)"
+    )
     parser.add_argument(
         "--binary-share", type=float, default=0.25, help="share of binary inputs (default 0.25)"
     )

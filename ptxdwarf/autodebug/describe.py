@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..builder import DebugInfoBuilder, Function
 from ..demangle import demangle
-from ..dwarf.constants import AddressClass
+from ..dwarf.constants import HANDLE_CLASS, SPACE_CLASS, AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME
 from ..loc import address, local, param, register
 from ..ptx.reader import PtxFunction, PtxModule, PtxVariable
@@ -16,7 +16,7 @@ from .params import device_param_location, param_loads
 from .plan import Plan
 from .registers import fits
 from .scan import Func, find_name
-from .typemap import HANDLE_CLASS, SPACE_CLASS, TypeMap
+from .typemap import TypeMap
 
 PRODUCER = "ptxdwarf attach"
 

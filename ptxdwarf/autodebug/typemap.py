@@ -7,22 +7,8 @@ import re
 from typing import Any
 
 from ..builder import PTX_TYPES, DebugInfoBuilder, Type
-from ..dwarf.constants import AddressClass
+from ..dwarf.constants import HANDLE_CLASS, SPACE_CLASS, AddressClass
 from ..ptx.reader import PtxVariable
-
-SPACE_CLASS = {
-    "global": AddressClass.GLOBAL,
-    "const": AddressClass.CONST,
-    "shared": AddressClass.SHARED,
-    "local": AddressClass.LOCAL,
-    "param": AddressClass.PARAM,
-    "tex": AddressClass.TEX,
-}
-HANDLE_CLASS = {
-    ".texref": AddressClass.TEX,
-    ".samplerref": AddressClass.TEX_SAMPLER,
-    ".surfref": AddressClass.SURF,
-}
 
 #: PTX types the builder's table lacks: name -> (byte size, encoding).
 _EXTRA_TYPES = {".bf16": (2, "float"), ".tf32": (4, "float"), ".b128": (16, "unsigned")}

@@ -75,8 +75,13 @@ QUIRKS: tuple[Quirk, ...] = (
             "wide.b32-2pow32",
             "wide.b8-mod",
         ),
-        ("ptxdwarf.ptx.writer.B64_LIMIT", "ptxdwarf.ptx.writer._width_of"),
-        "the writer emits a value of 2**32 or more as two .b32 (low word first)",
+        (
+            "ptxdwarf.ptx.writer.B64_LIMIT",
+            "ptxdwarf.ptx.writer._width_of",
+            "ptxdwarf.ptx.reader._as_ptxas_keeps",
+        ),
+        "the writer emits a value of 2**32 or more as two .b32 (low word first); the reader keeps what ptxas "
+        "keeps (the low 32 bits), so dump and rewrite show what the cubin gets, and check reports each",
         "wide-value",
     ),
     _q(

@@ -17,6 +17,8 @@ __all__ = [
     "AT",
     "ATE",
     "AddressClass",
+    "HANDLE_CLASS",
+    "SPACE_CLASS",
     "FORM",
     "INL",
     "LANG",
@@ -179,6 +181,23 @@ class AddressClass(enum.IntEnum):
     def spec_name(self) -> str:
         """The name the PTX Interoperability guide gives this code."""
         return f"ADDR_{self.name.lower()}_space"
+
+
+#: The address class of storage in each PTX state space (``.shared`` -> ``ADDR_shared_space``).
+SPACE_CLASS: dict[str, AddressClass] = {
+    "global": AddressClass.GLOBAL,
+    "const": AddressClass.CONST,
+    "shared": AddressClass.SHARED,
+    "local": AddressClass.LOCAL,
+    "param": AddressClass.PARAM,
+    "tex": AddressClass.TEX,
+}
+#: The address class of a texture, sampler or surface handle, by its PTX type.
+HANDLE_CLASS: dict[str, AddressClass] = {
+    ".texref": AddressClass.TEX,
+    ".samplerref": AddressClass.TEX_SAMPLER,
+    ".surfref": AddressClass.SURF,
+}
 
 
 #: Codes cuda-gdb knows beyond the spec's twelve; valid to cuda-gdb, not to the spec.

@@ -272,6 +272,14 @@ class _InfoEncoder:
                     f"{at_name(attr.name)} refers to {target.describe()}, which is in no unit being encoded"
                 )
             value = new - base
+            symbolic = attr.relocs[0].symbol if attr.form == FORM.ref_addr and attr.relocs else None
+            if symbolic is not None:
+                # Written as a symbol (``.debug_info+322``, LLVM): ptxas relocates it, so it stays
+                # one, on the target's new offset when the symbol is the section itself.
+                if symbolic.name == ".debug_info":
+                    symbolic = Symbol(symbolic.name, value)
+                self.relocs.append(Reloc(pos, size, symbolic))
+                continue
             try:
                 self.out[pos : pos + size] = value.to_bytes(size, "little")
             except OverflowError:

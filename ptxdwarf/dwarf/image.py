@@ -106,9 +106,9 @@ class SectionImage:
     breaks: list[int] = field(default_factory=list)
     line_offsets: list[int] = field(default_factory=list)
     line_numbers: list[int] = field(default_factory=list)
-    wide_values: list[int] = field(default_factory=list)
-    """Offsets of ``.b64``/``.quad`` numbers of 2**32 or more in the text: ptxas 13.0
-    keeps only their low 32 bits (the image holds the full value the text says)."""
+    wide_values: dict[int, int] = field(default_factory=dict)
+    """Offset -> number as written, of each ``.b64``/``.quad`` number of 2**32 or more in the
+    text: ptxas keeps only its low 32 bits, and so does the image (quirk wide-literal-truncated)."""
     filename: str | None = None
     relocs_applied: bool = False
     line_loader: Callable[[], tuple[list[int], list[int]]] | None = field(

@@ -202,8 +202,7 @@ def check_sections(ctx: LintContext) -> None:
             )
     for block in ctx.module.sections:
         image = block.image
-        for off in image.wide_values:
-            value = int.from_bytes(image.data[off : off + 8], "little")
+        for off, value in image.wide_values.items():
             ctx.add(
                 "wide-value",
                 f".b64 {value:#x} in {block.name}: ptxas 13.0 keeps only the low 32 bits ({value & 0xFFFFFFFF:#x}); "

@@ -9,7 +9,9 @@ from ..dwarf.constants import (
     AT,
     CUDA_GDB_ADDRESS_CLASSES,
     FORM,
+    HANDLE_CLASS,
     OP,
+    SPACE_CLASS,
     TAG,
     address_class_name,
     at_name,
@@ -107,6 +109,8 @@ class LocationChecks:
             self.ctx.add_attr("structure", f"DW_AT_location: {exc.message}", die, attr)
             return
         self.check_registers(ops, sp, die, attr, "DW_AT_location")
+        if ops and ops[0].code == OP.addr and ops[0].symbol is not None:
+            self.check_space(die, ops[0].symbol)
         pieces = [op for op in ops if op.code in (OP.piece, OP.bit_piece)]
         depot = next(
             (
@@ -124,6 +128,28 @@ class LocationChecks:
                 die,
                 attr,
             )
+
+    def check_space(self, die: DIE, symbol: Symbol) -> None:
+        """address-class-space: the class of a DIE located at a PTX variable's address is its state space's."""
+        attr = die.attr(AT.address_class)
+        if attr is None:
+            return
+        value = innermost(attr).value
+        variable = self.ctx.symbols.lookup(symbol.name).variable
+        if variable is None or not isinstance(value, int) or not 1 <= value <= 12:
+            return  # (a code outside the guide's is address-class-range)
+        expected = HANDLE_CLASS.get(variable.type or "") or SPACE_CLASS.get(variable.space)
+        if expected is None or value == expected:
+            return
+        self.ctx.add_attr(
+            "address-class-space",
+            f"{die.describe()} is at DW_OP_addr {symbol.name}, a .{variable.space} variable (line "
+            f"{variable.line}), but DW_AT_address_class is {value} ({address_class_name(value)}): a debugger "
+            f"reads {address_class_name(value)} memory there; the class of .{variable.space} is "
+            f"{int(expected)} ({expected.spec_name})",
+            die,
+            attr,
+        )
 
     def check_list_pointer(self, die: DIE, attr: Attribute, inner: Attribute, sp: DIE | None) -> None:
         offset = inner.value

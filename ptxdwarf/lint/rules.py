@@ -20,6 +20,11 @@ RULES: dict[str, tuple[str, str]] = {
         ERROR,
         "DW_AT_address_class is not one of the guide's codes 1-12 (13-16, cuda-gdb's own codes: warning)",
     ),
+    "address-class-space": (
+        ERROR,
+        "DW_AT_address_class contradicts the state space of the variable its DW_OP_addr names (a .shared "
+        "variable described as global: a debugger reads another memory)",
+    ),
     "regx-undeclared": (
         ERROR,
         "DW_OP_regx/bregx names no register declared (.reg) in the PTX function of the enclosing subprogram",

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter, mul
+from typing import Any
 
 from ..dwarf.image import Reloc, SectionImage, Symbol, gc_paused
 from ..errors import PtxSyntaxError
@@ -368,7 +369,7 @@ def _join(a: SectionImage, b: SectionImage) -> SectionImage:
         breaks=a.breaks + [o + shift for o in b.breaks],
         line_offsets=a.line_offsets + [o + shift for o in b.line_offsets],
         line_numbers=a.line_numbers + b.line_numbers,
-        wide_values=a.wide_values + [o + shift for o in b.wide_values],
+        wide_values={**a.wide_values, **{o + shift: v for o, v in b.wide_values.items()}},
         filename=a.filename,
     )
 
@@ -449,6 +450,23 @@ _RANGES = {
     8: (-(1 << 63), (1 << 64) - 1),
 }
 _PACK = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+_WIDE = 1 << 32
+
+
+def _as_ptxas_keeps(name: str, data: bytes, wide: list[int], **rest: Any) -> SectionImage:
+    """The image of ``data`` as ptxas compiles it: each ``.b64`` number at an offset in ``wide``
+    (2**32 or more) keeps only its low 32 bits (quirk wide-literal-truncated); the numbers as
+    written go to :attr:`SectionImage.wide_values` (lint rule wide-value, check)."""
+    written: dict[int, int] = {}
+    if wide:
+        out = bytearray(data)
+        for offset in wide:
+            written[offset] = int.from_bytes(out[offset : offset + 8], "little")
+            out[offset + 4 : offset + 8] = bytes(4)
+        data = bytes(out)
+    return SectionImage(name, data, wide_values=written, **rest)
 
 
 def _int_literal(text: str) -> int:
@@ -556,14 +574,14 @@ class _SectionParser:
             raise self.error("list ends with a comma")
         self.end_directive(0)
         self.resolve_differences()
-        return SectionImage(
+        return _as_ptxas_keeps(
             self.name,
             bytes(self.data),
-            self.relocs,
-            self.labels,
+            self.wide_values,
+            relocs=self.relocs,
+            labels=self.labels,
             line_offsets=self.line_offsets,
             line_numbers=self.line_numbers,
-            wide_values=self.wide_values,
             filename=self.filename,
         )
 
@@ -618,7 +636,7 @@ class _SectionParser:
             for i, d in enumerate(dirs):
                 if d == ".b64" and i not in symset:
                     k = 1 if counts is None else counts[i]
-                    wide.extend(offsets[i] + 8 * j for j in range(k) if int(items[first[i] + j]) >> 32)
+                    wide.extend(offsets[i] + 8 * j for j in range(k) if int(items[first[i] + j]) >= _WIDE)
         self.last_width = _SIZE_DIR[dirs[-1]]
         self.line_offsets.extend(offsets)
         self.line_numbers.extend(range(lineno, lineno + len(dirs)))
@@ -642,7 +660,7 @@ class _SectionParser:
             return -1
         width = _BYTES_BITS[bits]
         if bits == "64":
-            self.wide_values.extend(start + 8 * i for i, v in enumerate(items) if int(v) >> 32)
+            self.wide_values.extend(start + 8 * i for i, v in enumerate(items) if int(v) >= _WIDE)
         self.last_width = width
         if "," not in run:
             self.line_offsets.extend(range(start, len(data), width))
@@ -690,7 +708,7 @@ class _SectionParser:
                         values = [int(v) for v in m.group(2).split(",")]
                         if bits == "64":
                             start = len(data)
-                            self.wide_values.extend(start + 8 * i for i, v in enumerate(values) if v >> 32)
+                            self.wide_values.extend(start + 8 * i for i, v in enumerate(values) if v >= _WIDE)
                         data += struct.pack("<%d%s" % (len(values), _PACK[int(bits) // 8]), *values)
                     self.last_width = int(bits) // 8
                     return
@@ -946,9 +964,9 @@ def _line_section(
             wide = [
                 offsets[k]
                 for k, kind in enumerate(wide_kinds)
-                if kind == 81 and values[index[k] + k] >> 32  # 81: "Q"
+                if kind == 81 and values[index[k] + k] >= _WIDE  # 81: "Q"
             ]
-    return SectionImage(name, data, relocs, {}, wide_values=wide, filename=filename)
+    return _as_ptxas_keeps(name, data, wide, relocs=relocs, labels={}, filename=filename)
 
 
 def _fast_section(
@@ -1033,12 +1051,12 @@ def _fast_section(
         big = [
             m.start()
             for m in _B64_ITEM.finditer(fmt)
-            if len(items[m.start()]) >= 10 and int(items[m.start()]) >> 32
+            if len(items[m.start()]) >= 10 and int(items[m.start()]) >= _WIDE
         ]
         if big:
             starts = list(accumulate(map(_CHAR_SIZE.__getitem__, fmt), initial=0))
             wide = [starts[k] for k in big]
-    return SectionImage(name, data, relocs, {}, wide_values=wide, filename=filename)
+    return _as_ptxas_keeps(name, data, wide, relocs=relocs, labels={}, filename=filename)
 
 
 #: A line that is blank or does not start with a directive.
