@@ -124,9 +124,14 @@ def read_file(path: str | os.PathLike[str]) -> DebugInfo:
     return found[0][1]
 
 
-def read_all(path: str | os.PathLike[str]) -> list[tuple[str, DebugInfo]]:
+def read_all(
+    path: str | os.PathLike[str], *, errors: list[PtxDwarfError] | None = None
+) -> list[tuple[str, DebugInfo]]:
     """(label, debug info) of every device image a file holds: one for PTX text or a
-    cubin; each cubin and PTX of a fatbin, or of a host object's ``.nv_fatbin``."""
+    cubin; each cubin and PTX of a fatbin, or of a host object's ``.nv_fatbin``.
+
+    An entry of a fatbin that cannot be read raises, or, given ``errors``, is added there
+    and left out (the others are read; an error still when none can be)."""
     from .cuda.cubin import read_cubin
     from .cuda.fatbin import fatbin_of_host_elf, is_fatbin, iter_fatbin
 
@@ -143,17 +148,29 @@ def read_all(path: str | os.PathLike[str]) -> list[tuple[str, DebugInfo]]:
         fatbin = raw
     if fatbin is not None:
         out = []
+        failed = 0
         for entry in iter_fatbin(fatbin, name=name):
             label = f"{name} [{entry.label}]"
-            if entry.kind == "elf":
-                info = read_cubin(entry.payload, name=label)
-            elif entry.kind == "ptx":
-                info = read_ptx(entry.ptx_text(), filename=label)
-            else:
+            try:
+                if entry.error is not None:
+                    raise entry.error
+                if entry.kind == "elf":
+                    info = read_cubin(entry.payload, name=label)
+                elif entry.kind == "ptx":
+                    info = read_ptx(entry.ptx_text(), filename=label)
+                else:
+                    continue
+            except PtxDwarfError as exc:
+                if errors is None:
+                    raise
+                errors.append(exc)
+                failed += 1
                 continue
             info.filename = label
             out.append((label, info))
         if not out:
+            if failed and errors is not None:
+                raise errors.pop()
             raise PtxDwarfError("the fatbin holds no cubin or PTX", where=name)
         return out
     text = raw.decode("utf-8", "surrogateescape")

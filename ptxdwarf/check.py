@@ -33,7 +33,7 @@ from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
 from .dwarf.decode import decode_sections
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol, gc_paused
-from .dwarf.model import DIE, Attribute, DebugInfo, Unit
+from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .errors import DwarfError
 from .ptx.reader import PtxModule, parse_ptx
@@ -265,6 +265,8 @@ class _Comparer:
                     "symbol, which reads 0 (ptxas drops a label whose instruction is at line 0; "
                     "`ptxdwarf lint` warns of it as label-at-line-zero)",
                 )
+            elif got is None and value == 0:
+                self.differ(path, what, str(sym), "0 (no relocation)", _dropped(name, function, "writes 0"))
             elif got is None or got.name != function:
                 self.differ(
                     path,
@@ -293,6 +295,19 @@ class _Comparer:
         self.differ(
             path, what, str(sym), _show(got) if got else hex(value), f"{name} is not defined in the module"
         )
+
+    def list_ends_early(self, where: str, loc: LocationList, kept: int) -> None:
+        """The cubin's copy of ``loc`` ends after ``kept`` entries: the next entry reads 0, 0
+        (the end-of-list mark), usually where ptxas dropped both of its labels."""
+        begin, end, _ops = loc.entries[kept]
+        lost = f"the cubin's list ends here (0, 0 is the end-of-list mark): {len(loc.entries) - kept} of its {len(loc.entries)} entries are lost"
+        for label, value in (("begin", begin), ("end", end)):
+            message = lost
+            if isinstance(value, Symbol):
+                function = _function_of(self.symbols.lookup(value.name))
+                if function is not None:
+                    message = f"{lost}; {_dropped(value.name, function, 'writes 0')}"
+            self.differ(f"{where}[{kept}]", label, value, "0 (no relocation)", message)
 
     def undefined_in_cubin(self, name: str) -> bool:
         """Whether the cubin's symbol ``name`` is undefined (no section)."""
@@ -606,7 +621,7 @@ class _Comparer:
             for loc in self.ptx.locations:
                 where = f".debug_loc+0x{loc.offset:x}"
                 other = lists_b.get(loc.offset)
-                if other is None or len(other.entries) != len(loc.entries):
+                if other is None or len(other.entries) > len(loc.entries):
                     self.differ(
                         where,
                         "list",
@@ -630,6 +645,16 @@ class _Comparer:
                             self.differ(f"{where}[{k}]", label, p, q)
                     if x0 is not None and x1 is not None:
                         self.expect_expression(f"{where}[{k}]", "expression", x0, x1, asize)
+                if len(other.entries) < len(loc.entries):
+                    self.list_ends_early(where, loc, len(other.entries))
+
+
+def _dropped(label: str, function: str, how: str) -> str:
+    """The explanation of a label ptxas dropped."""
+    return (
+        f"ptxas dropped label {label} of {function} and {how} for it (ptxas drops a label whose "
+        "instruction is at line 0; `ptxdwarf lint` warns of it as label-at-line-zero)"
+    )
 
 
 def _num(info: DebugInfo, value: Any) -> Any:
@@ -699,6 +724,7 @@ def compare(
         comparer.compare_units()
         comparer.compare_sections()
         _truncated_numbers(module, ptx, report)
+        report.notes.extend(f"cubin: {note}" for note in cubin.notes)
     return report
 
 

@@ -110,16 +110,22 @@ def _json_items(files: Sequence[str], one: Callable[[str], str]) -> int:
     return worst
 
 
-def _dump_one(path: str, as_json: bool) -> str:
+def _dump_one(path: str, as_json: bool, failed: list[PtxDwarfError]) -> str:
+    """The dump of one file; each entry of a fatbin that cannot be read is an error line here
+    (and goes to ``failed``), the others are dumped."""
     from .api import read_all
     from .dump import DUMP_FORMAT, iter_json
 
-    found = read_all(path)
+    errors: list[PtxDwarfError] = []
+    found = read_all(path, errors=errors)
+    for exc in errors:
+        _error(exc)
+    failed.extend(errors)
     if len(found) == 1:
         info = found[0][1]
-        if as_json:
-            return "".join(iter_json(info))
-        return "".join(line + "\n" for line in _text_lines(info))
+        text = "".join(iter_json(info)) if as_json else "".join(line + "\n" for line in _text_lines(info))
+        _print_notes(path, info)
+        return text
     # A fatbin or host object: every device image, one after the other.
     if as_json:
         parts = [f'{{"format": "{DUMP_FORMAT}", "source": "fatbin", "file": {json.dumps(path)}, "images": [']
@@ -129,13 +135,21 @@ def _dump_one(path: str, as_json: bool) -> str:
             parts.append(f'{{"label": {json.dumps(label)}, "dump": ')
             parts.extend(chunk.rstrip("\n") if chunk.endswith("\n") else chunk for chunk in iter_json(info))
             parts.append("}")
+            _print_notes(f"{path}: {label}", info)
         parts.append("]}\n")
         return "".join(parts)
     parts = [f"{path}: {len(found)} device images\n"]
     for label, info in found:
         parts.append(f"\n=== {label} ===\n")
         parts.extend(line + "\n" for line in _text_lines(info))
+        _print_notes(f"{path}: {label}", info)
     return "".join(parts)
+
+
+def _print_notes(where: str, info: DebugInfo) -> None:
+    """What the reader worked around in ``info`` (after it was dumped), on standard error."""
+    for note in info.notes:
+        print(f"ptxdwarf: note: {where}: {note}", file=sys.stderr)
 
 
 def _text_lines(info: DebugInfo) -> list[str]:
@@ -166,21 +180,24 @@ def _sparse_note(info: DebugInfo) -> str | None:
 
 
 def _cmd_dump(args: argparse.Namespace) -> int:
+    failed: list[PtxDwarfError] = []
     if args.json:
-        return _json_items(args.files, lambda path: _dump_one(path, True))
+        worst = _json_items(args.files, lambda path: _dump_one(path, True, failed))
+        return max(worst, 2 if failed else 0)
     several = len(args.files) > 1
     first = True
 
     def one(path: str) -> int:
         nonlocal first
-        text = _dump_one(path, False)
+        text = _dump_one(path, False, failed)
         if several:
             sys.stdout.write(("" if first else "\n") + f"{path}:\n")
         first = False
         sys.stdout.write(text)
         return 0
 
-    return _each(args.files, one)
+    worst = _each(args.files, one)
+    return max(worst, 2 if failed else 0)
 
 
 def _cmd_rewrite(args: argparse.Namespace) -> int:

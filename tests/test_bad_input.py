@@ -1657,6 +1657,7 @@ REGRESSIONS = {
     "host-huge-fatbin-size.o": ".nv_fatbin runs past the end",
     "host-max-shoff.o": "not a readable ELF file",
     "zstd-raw-size-max.fatbin": "claims 18446744073709551615 bytes uncompressed",
+    "host-zstd-frame-too-large.o": "zstd decompress error: Frame requires too much memory",
     "bare-target.badptx": ":2: bad .target directive",
     "bare-target-semi.badptx": ":2: bad .target directive",
     "bare-target-eof.badptx": ":2: bad .target directive",
@@ -1665,7 +1666,7 @@ REGRESSIONS = {
 
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))
 def test_regression_input_refused(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """Each input once crashed with struct.error, OverflowError or AssertionError."""
+    """Each input once crashed with struct.error, OverflowError, AssertionError or MemoryError."""
     path = FIXTURES / "regressions" / name
     code, _, err = run_cli(["dump", str(path)], capsys)
     assert code == 2 and err.count("\n") == 1 and err.startswith("ptxdwarf: error: "), err

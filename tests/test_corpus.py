@@ -90,13 +90,7 @@ WITHOUT_DEBUG = [p for p in FILES if not _has_debug(p)]
 
 
 #: (file relative to fixtures/corpus, check) -> why it fails today. Strict xfail.
-KNOWN: dict[tuple[str, str], str] = {
-    ("numba-nvvm-13.5/loops.debugopt.ptx", "check"): (
-        "check exits 2 ('truncated location list' at the cubin's .debug_loc+0x342): ptxas dropped "
-        "$L__tmp34 and $L__tmp38 (line-0 labels), the entry reads 0, 0 = end of list and the rest "
-        "is decoded as another list; the dropped labels should be reported as differences"
-    ),
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 #: Files with a fault a debugger gets wrong and ptxas does not refuse: lint must report an
 #: error finding whose message names the DIE (here: the variable).
@@ -108,6 +102,8 @@ LINT_MUST_FIND: dict[str, str] = {
 #: ``check`` must report exactly these (lint warns: label-at-line-zero).
 PTXAS_FAULTS: dict[str, set[str]] = {
     "numba-nvvm-13.5/loops.debug.ptx": {"$L__tmp27"},
+    # both labels of one entry dropped: 0, 0 ends the cubin's list early
+    "numba-nvvm-13.5/loops.debugopt.ptx": {"$L__tmp34", "$L__tmp38"},
     "numba-nvvm-13.5/shared_local.debugopt.ptx": {"$L__tmp7"},
 }
 

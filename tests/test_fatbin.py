@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -17,7 +18,12 @@ from ptxdwarf.errors import CubinError
 from ptxdwarf.fatbin import iter_fatbin
 
 NVCC = FIXTURES / "nvcc"
-FILES = ["call_example.sm_75.fatbin", "call_example.sm_75.nocompress.fatbin", "call_example.sm_75.host.o"]
+FILES = [
+    "call_example.sm_75.fatbin",
+    "call_example.sm_75.nocompress.fatbin",
+    "call_example.sm_75.lz4.fatbin",
+    "call_example.sm_75.host.o",
+]
 
 
 def _tree(info: ptxdwarf.DebugInfo) -> list[tuple[int, str, str | None]]:
@@ -51,12 +57,52 @@ def test_cli_dump_lists_every_image(name: str) -> None:
     assert doc["source"] == "fatbin" and [i["dump"]["source"] for i in doc["images"]] == ["cubin", "ptx"]
 
 
-def test_compressed_fatbin_without_zstandard(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "zstandard", None)
-    with pytest.raises(CubinError, match="zstd-compressed: pip install 'ptxdwarf\\[fatbin\\]'"):
-        list(iter_fatbin((NVCC / "call_example.sm_75.fatbin").read_bytes()))
+@pytest.mark.parametrize(
+    ("name", "module", "what"),
+    [("call_example.sm_75.fatbin", "zstandard", "zstd"), ("call_example.sm_75.lz4.fatbin", "lz4", "LZ4")],
+)
+def test_compressed_fatbin_without_its_library(
+    name: str, module: str, what: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, module, None)
+    monkeypatch.setitem(sys.modules, f"{module}.block", None)
+    entries = list(iter_fatbin((NVCC / name).read_bytes()))
+    assert len(entries) == 2 and all(e.payload == b"" and e.error is not None for e in entries)
+    assert all(f"{what}-compressed: pip install 'ptxdwarf[fatbin]'" in str(e.error) for e in entries)
+    with pytest.raises(CubinError, match=f"{what}-compressed"):
+        ptxdwarf.read_all(NVCC / name)
     # the uncompressed one needs nothing
     assert len(list(iter_fatbin((NVCC / "call_example.sm_75.nocompress.fatbin").read_bytes()))) == 2
+
+
+def _without_offsets(text: str, name: str) -> str:
+    return re.sub(r" at 0x[0-9a-f]+\]", "]", text.replace(name, "F"))
+
+
+def test_lz4_entries_read_as_the_uncompressed_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    """``nvcc --compress-mode=speed`` (like CUDA 11 and 12 by default) compresses entries with LZ4
+    (flag 0x2000): they dump as the same fatbin built with --no-compress."""
+    dumps = {}
+    for name in ("call_example.sm_75.lz4.fatbin", "call_example.sm_75.nocompress.fatbin"):
+        assert main(["dump", str(NVCC / name)]) == 0
+        dumps[name] = _without_offsets(capsys.readouterr().out, str(NVCC / name))
+    assert dumps["call_example.sm_75.lz4.fatbin"] == dumps["call_example.sm_75.nocompress.fatbin"]
+
+
+@pytest.mark.parametrize("name", ["call_example.sm_75.lz4.fatbin", "call_example.sm_75.fatbin"])
+def test_an_unreadable_entry_is_one_error_and_the_rest_is_dumped(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = bytearray((NVCC / name).read_bytes())
+    first = 16  # the first entry's header; its payload follows it
+    hsize = int.from_bytes(raw[first + 4 : first + 8], "little")
+    raw[first + hsize + 8 : first + hsize + 40] = b"\xff" * 32  # inside the compressed cubin
+    bad = tmp_path / "bad.fatbin"
+    bad.write_bytes(bytes(raw))
+    assert main(["dump", str(bad)]) == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and err.startswith(f"ptxdwarf: error: fatbin entry at {bad}+0x10")
+    assert "[ptx sm_75 at" in out and "DW_TAG_subprogram" in out
 
 
 @pytest.mark.parametrize("cut", [8, 20, 100, 2000])

@@ -1087,6 +1087,31 @@ def test_duplicate_debug_info_is_an_error() -> None:
     assert f.severity == "error"
 
 
+_LOC = ".section .debug_loc {{\n{}\n}}\n"
+_EMPTY_LIST = ".b64 0\n.b64 0"
+_ONE_ENTRY = ".b64 {}\n.b64 {}\n.b16 1\n.b8 80\n.b64 0\n.b64 0"
+
+
+def test_overlaid_blocks_that_differ_are_an_error() -> None:
+    m = assemble(base_tree(), extra=_LOC.format(_EMPTY_LIST) + _LOC.format(_ONE_ENTRY.format(1, 2)))
+    (f,) = only(run(m), "duplicate-section")
+    assert f.severity == "error" and "overlapping non-identical data" in f.message
+    assert at(f, m, m.line_of(r"\.section \.debug_loc", 1))
+
+
+def test_overlaid_blocks_that_agree_are_a_warning() -> None:
+    m = assemble(base_tree(), extra=_LOC.format(_EMPTY_LIST) + _LOC.format(_EMPTY_LIST + "\n" + _EMPTY_LIST))
+    (f,) = only(run(m), "duplicate-section")
+    assert f.severity == "warning" and "agree" in f.message
+
+
+def test_overlaid_blocks_with_other_labels_are_a_warning() -> None:
+    first = _ONE_ENTRY.format("$L__func_begin0", "$L__func_end0")
+    m = assemble(base_tree(), extra=_LOC.format(first) + _LOC.format(_EMPTY_LIST))
+    (f,) = only(run(m), "duplicate-section")
+    assert f.severity == "warning" and "same offset in their functions" in f.message
+
+
 def test_producer_debug_line_and_frame() -> None:
     m = assemble(base_tree(), extra=".section .debug_line {\n.b8 1\n}\n")
     (f,) = only(run(m), "producer-debug-line")

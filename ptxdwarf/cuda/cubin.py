@@ -76,6 +76,8 @@ class CubinImages:
     """How many relocations of each type the debug sections had."""
     nv_info: dict[str, bytes] = field(default_factory=dict)
     """The ``.nv.info.<function>`` sections (kernel parameter layout and more), by function."""
+    notes: list[str] = field(default_factory=list)
+    """What the reader worked around (a relocation section whose ``sh_link`` names no symbol table)."""
 
 
 def _open(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None) -> tuple[BinaryIO, str]:
@@ -290,8 +292,19 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
         link = section.link
         found = tables.get(link)
         if found is None:
-            found = tables[link] = (
-                _symbol_table(elf, sections, sections[link]) if 0 < link < len(sections) else []
+            # CUDA 12.1 wrote some sh_link values that name another section; the file's symbol
+            # table is the only one its relocations can mean.
+            symtab = next((i for i in tables if names[i] == ".symtab"), None)
+            linked = names[link] if 0 <= link < len(names) else "none"
+            if symtab is None:
+                raise CubinError(
+                    f"{section.name}: sh_link {link} ({linked}) is not a symbol table, and there is no .symtab",
+                    where=name,
+                )
+            found = tables[symtab]
+            result.notes.append(
+                f"{section.name}: sh_link {link} names {linked}, not a symbol table; its relocations were "
+                "resolved against .symtab"
             )
         data, relocs = _apply(found, section, image, result.relocation_types, elf, name)
         result.images[target] = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
@@ -369,4 +382,5 @@ def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str |
         found.images, source="cubin", filename=name, address_size=8 if found.elf_class == 64 else 4
     )
     info.module = found
+    info.notes.extend(found.notes)
     return info

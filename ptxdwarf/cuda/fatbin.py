@@ -4,8 +4,11 @@ A fatbin is a sequence of containers (magic ``0xBA55ED50``, or ``0x466243B1`` fo
 relocatable device code), each a header and entries: a header of ``size`` bytes
 (kind 1 PTX, 2 ELF cubin; SM architecture; flags) followed by the payload, padded
 to 8 bytes. Payloads whose flags have bit 15 set are compressed with zstd (nvcc's
-default since CUDA 12.8); reading those needs the ``zstandard`` package
+default since CUDA 12.8), bit 13 with LZ4 in its block format (CUDA 11 and 12, and
+``nvcc --compress-mode=speed``); reading those needs the ``zstandard`` or ``lz4`` package
 (``pip install 'ptxdwarf[fatbin]'``) or a fatbin made with ``nvcc --no-compress``.
+An entry that cannot be decompressed is yielded with its :attr:`FatbinEntry.error`, and
+the entries after it are read.
 """
 
 from __future__ import annotations
@@ -22,9 +25,12 @@ __all__ = ["FatbinEntry", "FATBIN_MAGICS", "iter_fatbin", "fatbin_of_host_elf", 
 FATBIN_MAGICS = (0xBA55ED50, 0x466243B1)
 _HEADER = struct.Struct("<IHHQ")
 _ENTRY = struct.Struct("<HHIIIIIII")  # kind, ?, header size, padded size, ?, compressed size, ?, minor, arch
-_COMPRESSED = 0x8000
+_ZSTD = 0x8000
+_LZ4 = 0x2000
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _MAX_RAW_SIZE = 1 << 32
+_LZ4_MAX_RATIO = 255  # one LZ4 byte (a match-length extension) stands for at most 255 bytes
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,8 @@ class FatbinEntry:
     offset: int
     payload: bytes
     compressed: bool
+    error: CubinError | None = None
+    """Why the payload could not be read (then it is empty)."""
 
     @property
     def label(self) -> str:
@@ -49,9 +57,22 @@ def is_fatbin(data: bytes) -> bool:
     return len(data) >= 16 and struct.unpack_from("<I", data, 0)[0] in FATBIN_MAGICS
 
 
-def _decompress(payload: bytes, size: int, where: str) -> bytes:
+def _decompress(payload: bytes, size: int, flags: int, where: str) -> bytes:
+    """The payload of a compressed entry, which the header says is ``size`` bytes."""
+    if size > _MAX_RAW_SIZE:
+        raise CubinError(f"fatbin entry at {where} claims {size} bytes uncompressed (more than 4 GiB)")
+    if flags & _ZSTD:
+        out = _unzstd(payload, size, where)
+    else:
+        out = _unlz4(payload, size, where)
+    if len(out) != size:
+        raise CubinError(f"fatbin entry at {where} decompresses to {len(out)} bytes; its header says {size}")
+    return out
+
+
+def _unzstd(payload: bytes, size: int, where: str) -> bytes:
     if not payload.startswith(_ZSTD_MAGIC):
-        raise CubinError(f"compressed fatbin entry at {where} is not zstd (unknown compression)")
+        raise CubinError(f"fatbin entry at {where} is flagged zstd but holds no zstd frame")
     try:
         import zstandard
     except ImportError:
@@ -59,16 +80,38 @@ def _decompress(payload: bytes, size: int, where: str) -> bytes:
             f"fatbin entry at {where} is zstd-compressed: pip install 'ptxdwarf[fatbin]' "
             "(the zstandard package), or build it with nvcc --no-compress"
         ) from None
-    if size > _MAX_RAW_SIZE:
-        raise CubinError(f"fatbin entry at {where} claims {size} bytes uncompressed (more than 4 GiB)")
+    # Read in chunks, never past the size the header gives: a frame claiming more
+    # allocates nothing up front.
+    out = bytearray()
     try:
-        return bytes(
-            zstandard.ZstdDecompressor().decompress(
-                payload, max_output_size=max(size, 1) if size else 1 << 30
-            )
-        )
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload)) as reader:
+            while len(out) <= size:
+                chunk = reader.read(_CHUNK)
+                if not chunk:
+                    break
+                out += chunk
     except zstandard.ZstdError as exc:
         raise CubinError(f"fatbin entry at {where}: {exc}") from None
+    return bytes(out)
+
+
+def _unlz4(payload: bytes, size: int, where: str) -> bytes:
+    if size > _LZ4_MAX_RATIO * len(payload) + 16:
+        raise CubinError(
+            f"fatbin entry at {where} claims {size} bytes from {len(payload)} LZ4-compressed bytes, "
+            f"more than LZ4 can make (at most {_LZ4_MAX_RATIO} to 1)"
+        )
+    try:
+        import lz4.block
+    except ImportError:
+        raise CubinError(
+            f"fatbin entry at {where} is LZ4-compressed: pip install 'ptxdwarf[fatbin]' "
+            "(the lz4 package), or build it with nvcc --no-compress"
+        ) from None
+    try:
+        return bytes(lz4.block.decompress(payload, uncompressed_size=size))
+    except lz4.block.LZ4BlockError as exc:
+        raise CubinError(f"fatbin entry at {where}: LZ4 block: {exc}") from None
 
 
 def iter_fatbin(data: bytes, *, name: str = "<fatbin>") -> Iterator[FatbinEntry]:
@@ -99,13 +142,17 @@ def iter_fatbin(data: bytes, *, name: str = "<fatbin>") -> Iterator[FatbinEntry]
             flags = struct.unpack_from("<Q", data, entry + 40)[0]
             raw_size = struct.unpack_from("<Q", data, entry + 56)[0]
             where = f"{name}+0x{entry:x}"
-            compressed = bool(flags & _COMPRESSED)
+            compressed = bool(flags & (_ZSTD | _LZ4))
+            error = None
             if compressed:
-                payload = _decompress(data[entry + hsize : entry + hsize + csize], raw_size, where)
+                try:
+                    payload = _decompress(data[entry + hsize : entry + hsize + csize], raw_size, flags, where)
+                except CubinError as exc:
+                    payload, error = b"", exc
             else:
                 payload = data[entry + hsize : entry + hsize + padded]
             kinds = {1: "ptx", 2: "elf", 0x10: "elf"}
-            yield FatbinEntry(kinds.get(kind, f"kind{kind}"), f"sm_{arch}", entry, payload, compressed)
+            yield FatbinEntry(kinds.get(kind, f"kind{kind}"), f"sm_{arch}", entry, payload, compressed, error)
             entry += hsize + padded
         pos = end
         # containers are 8-byte aligned one after the other

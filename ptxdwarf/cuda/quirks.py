@@ -201,9 +201,22 @@ QUIRKS: tuple[Quirk, ...] = (
     ),
     _q(
         "duplicate-section",
-        "A second block of the same section is dropped (labels in it read 0); a second .debug_info block "
-        "becomes a second ELF section of that name.",
-        ("duplicate-section.second-str-dropped", "duplicate-section.second-info"),
+        "A second block of .debug_str or .debug_abbrev is dropped (labels in it read 0); a second .debug_info "
+        "block becomes a second ELF section of that name; a second block of .debug_loc, .debug_ranges, "
+        ".debug_pubnames, .debug_pubtypes, .debug_aranges or .debug_macinfo is laid over the first at offset 0: "
+        "where they overlap the bytes must be equal, else ptxas fails ('Internal error: overlapping "
+        "non-identical data'); a label there compares as its offset in its function.",
+        (
+            "duplicate-section.second-str-dropped",
+            "duplicate-section.second-abbrev-dropped",
+            "duplicate-section.second-info",
+            "duplicate-section.pubnames-differ",
+            "duplicate-section.pubnames-identical",
+            "duplicate-section.loc-overlay",
+            "duplicate-section.loc-differ",
+            "duplicate-section.loc-label-offsets",
+            "duplicate-section.loc-label-vs-number",
+        ),
         ("ptxdwarf.ptx.writer.format_sections",),
         "the writer emits one block per section image",
         "duplicate-section",

@@ -15,7 +15,7 @@ from typing import Any
 from construct import ConstructError
 
 from ..errors import DwarfError
-from .constants import FORM, at_name, form_name, tag_name
+from .constants import AT, FORM, at_name, form_name, tag_name
 from .forms import (
     RELOCATABLE_FORMS,
     read_uleb,
@@ -388,9 +388,49 @@ def _version(units: list[Unit]) -> int:
     return units[0].version if units else 2
 
 
-def _decode_loc(image: SectionImage, address_size: int, version: int) -> list[LocationList]:
-    """Plain-Python twin of ``schemas_for(...).location_list`` (the tests compare them);
-    a list it cannot read is read again by the schema, whose error is the message."""
+def _decode_loc(
+    image: SectionImage,
+    address_size: int,
+    version: int,
+    referenced: Callable[[], set[int]] | None = None,
+    notes: list[str] | None = None,
+) -> list[LocationList]:
+    """The location lists of ``.debug_loc``, back to back from offset 0. Bytes that hold no
+    complete list where no DIE refers (``referenced``: the offsets DIEs point at; left where
+    ptxas dropped a label and its 0 ended a list early) are skipped with a note; a list a DIE
+    refers to that cannot be read is an error, and so is any unreadable list when no DIE
+    refers to a list at all."""
+    lists: list[LocationList] = []
+    size = len(image.data)
+    refs: set[int] | None = None
+    pos = 0
+    while pos < size:
+        start = pos
+        pos = _one_loc(image, address_size, pos, lists)
+        if pos >= 0:
+            continue
+        if refs is None:
+            refs = referenced() if referenced is not None else set()
+        after = [r for r in refs if r > start]
+        if start in refs or not refs:
+            return _decode_loc_slow(image, address_size, version, start, lists)
+        pos = min(after) if after else size
+        if notes is not None:
+            notes.append(
+                f".debug_loc+0x{start:x}: {pos - start} byte(s) that no DIE refers to and that hold no complete "
+                "location list (what is left after ptxas ends a list early where it dropped a label); skipped"
+            )
+    if refs:
+        starts = {loc.offset for loc in lists}
+        for r in sorted(refs - starts):
+            if 0 <= r < size:
+                _one_loc(image, address_size, r, lists)
+        lists.sort(key=lambda loc: loc.offset)
+    return lists
+
+
+def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[LocationList]) -> int:
+    """Decode the list at ``pos`` onto ``lists``; the offset after it, or -1 if it is truncated."""
     data = image.data
     size = len(data)
     pair = struct.Struct("<QQ" if address_size == 8 else "<II")
@@ -399,41 +439,38 @@ def _decode_loc(image: SectionImage, address_size: int, version: int) -> list[Lo
     max_addr = (1 << (8 * address_size)) - 1
     rmap = image.reloc_map if image.relocs else None
     applied = image.relocs_applied
-    lists: list[LocationList] = []
-    pos = 0
-    while pos < size:
-        start = pos
-        entries: list[tuple[Any, Any, Block | None]] = []
-        while True:
-            if pos + psize > size:
-                return _decode_loc_slow(image, address_size, version, start, lists)
-            begin, end = unpack(data, pos)
-            if rmap is not None:
-                r = rmap.get(pos)
-                if r is not None:
-                    begin = _symbol(r.symbol, begin, applied)
-                r = rmap.get(pos + address_size)
-                if r is not None:
-                    end = _symbol(r.symbol, end, applied)
-            pos += psize
-            if begin == 0 and end == 0 and type(begin) is int and type(end) is int:
-                break
-            if type(begin) is int and begin == max_addr:
-                entries.append((begin, end, None))
-                continue
-            if pos + 2 > size:
-                return _decode_loc_slow(image, address_size, version, start, lists)
-            length = data[pos] | data[pos + 1] << 8
-            first = pos + 2
-            pos = first + length
-            if pos > size:
-                return _decode_loc_slow(image, address_size, version, start, lists)
-            inner: tuple[Reloc, ...] = ()
-            if rmap is not None:
-                inner = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
-            entries.append((begin, end, Block(data[first:pos], inner)))
-        lists.append(LocationList(start, entries))
-    return lists
+    start = pos
+    entries: list[tuple[Any, Any, Block | None]] = []
+    while True:
+        if pos + psize > size:
+            return -1
+        begin, end = unpack(data, pos)
+        if rmap is not None:
+            r = rmap.get(pos)
+            if r is not None:
+                begin = _symbol(r.symbol, begin, applied)
+            r = rmap.get(pos + address_size)
+            if r is not None:
+                end = _symbol(r.symbol, end, applied)
+        pos += psize
+        if begin == 0 and end == 0 and type(begin) is int and type(end) is int:
+            break
+        if type(begin) is int and begin == max_addr:
+            entries.append((begin, end, None))
+            continue
+        if pos + 2 > size:
+            return -1
+        length = data[pos] | data[pos + 1] << 8
+        first = pos + 2
+        pos = first + length
+        if pos > size:
+            return -1
+        inner: tuple[Reloc, ...] = ()
+        if rmap is not None:
+            inner = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
+        entries.append((begin, end, Block(data[first:pos], inner)))
+    lists.append(LocationList(start, entries))
+    return pos
 
 
 def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:
@@ -572,7 +609,10 @@ def _decode_sections(
     # The other sections are decoded on first use (pyelftools does the same with
     # location lists): reading the DIEs does not need them.
     decoders: dict[str, tuple[str, Callable[[SectionImage], Any]]] = {
-        ".debug_loc": ("locations", lambda image: _decode_loc(image, asize, version)),
+        ".debug_loc": (
+            "locations",
+            lambda image: _decode_loc(image, asize, version, lambda: _list_offsets(info), info.notes),
+        ),
         ".debug_ranges": ("ranges", lambda image: _decode_ranges(image, asize, version)),
         ".debug_pubnames": ("pubnames", lambda image: _decode_names(image, asize)),
         ".debug_pubtypes": ("pubtypes", lambda image: _decode_names(image, asize)),
@@ -588,6 +628,23 @@ def _decode_sections(
     if others:
         info._lazy["raw"] = lambda: {name: images[name] for name in others}
     return info
+
+
+def _list_offsets(info: DebugInfo) -> set[int]:
+    """The ``.debug_loc`` offsets the DIEs of ``info`` point at (location and frame base lists)."""
+    found: set[int] = set()
+    for die in info.iter_dies():
+        for attr in die.attributes:
+            if attr.name in (AT.location, AT.frame_base):
+                inner = attr
+                while inner.form == FORM.indirect and isinstance(inner.value, Attribute):
+                    inner = inner.value
+                if inner.form in _LIST_POINTER_FORMS and isinstance(inner.value, int):
+                    found.add(inner.value)
+    return found
+
+
+_LIST_POINTER_FORMS = frozenset({FORM.data4, FORM.data8, FORM.sec_offset})
 
 
 def _loader(

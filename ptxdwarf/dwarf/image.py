@@ -153,10 +153,11 @@ class SectionImage:
         return self.line_numbers[i] if i >= 0 else None
 
     def source(self, offset: int) -> str | None:
-        """``file:line`` of the byte at ``offset``, when known."""
+        """``file:line`` of the byte at ``offset``; only the file (a cubin's name) when no line is
+        known; None when neither is."""
         line = self.source_line(offset)
         if line is None:
-            return None
+            return self.filename
         return f"{self.filename or '<ptx>'}:{line}"
 
     def labels_by_offset(self) -> dict[int, list[str]]:

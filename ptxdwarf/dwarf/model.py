@@ -497,6 +497,9 @@ class DebugInfo:
     _by_offset: dict[int, DIE] | None = field(default=None, repr=False)
     _starts: tuple[list[int], list[DIE]] | None = field(default=None, repr=False)
     _loc_index: dict[int, LocationList] | None = field(default=None, repr=False)
+    notes: list[str] = field(default_factory=list)
+    """What the reader noticed and worked around, not an error (bytes of ``.debug_loc`` no DIE
+    refers to and no list can be read from, skipped)."""
 
     def iter_dies(self) -> Iterator[DIE]:
         """Every DIE of every unit, depth first, in section order."""

@@ -8,6 +8,7 @@ import re
 
 from ..attach import not_debuggable
 from ..dwarf.constants import AT, TAG
+from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
 from ..ptx.reader import SectionBlock
 from .context import LintContext
@@ -176,9 +177,26 @@ def check_sections(ctx: LintContext) -> None:
             if name == ".debug_info":
                 what = "ptxas makes it a second ELF section also named .debug_info"
                 severity = ERROR
-            else:
+            elif name not in _OVERLAID:
                 what = "ptxas silently drops this second block (its labels resolve to 0)"
                 severity = WARNING
+            else:
+                overlap = _overlap(blocks[0].image, block.image)
+                what = "ptxas lays it over the first block at offset 0"
+                severity = WARNING
+                if overlap == "differ":
+                    what += (
+                        " and, as they differ where they overlap, fails "
+                        "('Internal error: overlapping non-identical data')"
+                    )
+                    severity = ERROR
+                elif overlap == "labels":
+                    what += (
+                        " and fails ('Internal error: overlapping non-identical data') unless the labels that "
+                        "differ between them lie at the same offset in their functions"
+                    )
+                else:
+                    what += " (they agree where they overlap)"
             ctx.add(
                 "duplicate-section",
                 f"section {name} given again (first on line {blocks[0].line}): {what}; write one block",
@@ -211,6 +229,29 @@ def check_sections(ctx: LintContext) -> None:
                 section=block.name,
                 offset=off,
             )
+
+
+_OVERLAID = frozenset(
+    {".debug_loc", ".debug_ranges", ".debug_pubnames", ".debug_pubtypes", ".debug_aranges", ".debug_macinfo"}
+)
+"""Sections whose repeated blocks ptxas lays over each other at offset 0 (quirk duplicate-section)."""
+
+
+def _overlap(first: SectionImage, other: SectionImage) -> str:
+    """How two blocks laid over each other compare where they overlap: ``"equal"``,
+    ``"differ"`` (a byte outside symbolic values), or ``"labels"`` (only symbolic values
+    differ: ptxas compares each label's offset in its function, which only compiling tells)."""
+    end = min(len(first.data), len(other.data))
+    masked = bytearray(end)
+    for image in (first, other):
+        for r in image.relocs_in(0, end):
+            masked[r.offset : r.offset + r.size] = b"\xff" * r.size
+    for i in range(end):
+        if not masked[i] and first.data[i] != other.data[i]:
+            return "differ"
+    a = {r.offset: (r.size, str(r.symbol)) for r in first.relocs_in(0, end)}
+    b = {r.offset: (r.size, str(r.symbol)) for r in other.relocs_in(0, end)}
+    return "equal" if a == b else "labels"
 
 
 def _first_addend(block: SectionBlock) -> tuple[str, int] | None:

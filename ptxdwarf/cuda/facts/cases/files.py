@@ -30,6 +30,69 @@ case(
         f"{run.cubin.count('.debug_info')} .debug_info sections" if run.cubin else run.summary(),
     ),
 )
+_PUBNAMES = ".b32 18\n.b16 2\n.b32 .debug_info\n.b32 12\n.b32 11\n.b8 {},0\n.b32 0"
+case(
+    "duplicate-section.pubnames-differ",
+    "duplicate-section",
+    "two .debug_pubnames blocks that differ (LLVM writes one per compile unit) -> fatal "
+    "'overlapping non-identical data'",
+    lambda: with_info(
+        section(".debug_pubnames", _PUBNAMES.format(102)), section(".debug_pubnames", _PUBNAMES.format(103))
+    ),
+    rejects("overlapping non-identical data"),
+)
+case(
+    "duplicate-section.pubnames-identical",
+    "duplicate-section",
+    "two identical .debug_pubnames blocks -> accepted",
+    lambda: with_info(
+        section(".debug_pubnames", _PUBNAMES.format(102)), section(".debug_pubnames", _PUBNAMES.format(102))
+    ),
+    accepts(),
+)
+case(
+    "duplicate-section.loc-overlay",
+    "duplicate-section",
+    "a second .debug_loc block, longer, equal where they overlap -> laid over the first at offset 0 "
+    "(the section is the longer one)",
+    lambda: with_info(section(".debug_loc", ".b64 0, 0"), section(".debug_loc", ".b64 0, 0, 7")),
+    bytes_at(".debug_loc", 16, b"\x07" + bytes(7)),
+)
+case(
+    "duplicate-section.loc-differ",
+    "duplicate-section",
+    "two .debug_loc blocks that differ where they overlap -> fatal 'overlapping non-identical data'",
+    lambda: with_info(section(".debug_loc", ".b64 0, 0"), section(".debug_loc", ".b64 1, 0")),
+    rejects("overlapping non-identical data"),
+)
+case(
+    "duplicate-section.loc-label-offsets",
+    "duplicate-section",
+    "two .debug_loc blocks with different labels at one place, both at offset 0 of their functions -> "
+    "accepted (ptxas compares each label's offset in its function)",
+    lambda: with_info(
+        section(".debug_loc", ".b64 $L__func_begin1\n.b64 0"),
+        section(".debug_loc", ".b64 $L__func_begin0\n.b64 0"),
+    ),
+    accepts(),
+)
+case(
+    "duplicate-section.loc-label-vs-number",
+    "duplicate-section",
+    "a label past its function's start over a number 0 in a second .debug_loc block -> fatal "
+    "'overlapping non-identical data'",
+    lambda: with_info(
+        section(".debug_loc", ".b64 $L__func_end0\n.b64 0"), section(".debug_loc", ".b64 0\n.b64 0")
+    ),
+    rejects("overlapping non-identical data"),
+)
+case(
+    "duplicate-section.second-abbrev-dropped",
+    "duplicate-section",
+    "a second .debug_abbrev block that differs -> silently dropped",
+    lambda: with_info(section(".debug_abbrev", ".b8 9, 17, 0, 0, 0, 0")),
+    accepts(),
+)
 case(
     "producer-debug-line.discarded",
     "producer-debug-line",

@@ -1,0 +1,111 @@
+"""Reading cubins as ptxas and the CUDA driver leave them, quirks included.
+
+The variants are made here from real ptxas output by patching one ELF field (the way
+CUDA 12.1 and 12.9 cubins differ from CUDA 13's); ``fixtures/cubins/README.md`` says how
+the stored cubin was made.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+from elftools.elf.elffile import ELFFile
+
+import ptxdwarf
+from ptxdwarf.cli import main
+from ptxdwarf.errors import PtxDwarfError
+
+CALL = FIXTURES / "nvcc" / "call_example.sm_75.ptx"
+LOOPS = FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin"
+
+
+def _patched(cubin: bytes, edit: str) -> bytes:
+    """``cubin`` with one header field changed: ``sh_link`` of every relocation section of a
+    debug section naming ``.debug_info``; ``e_version`` 129 (CUDA 12.9's toolkit version); or
+    ``.debug_loc`` cut short with its relocations gone."""
+    data = bytearray(cubin)
+    elf = ELFFile(io.BytesIO(cubin))
+    shoff, entsize = elf["e_shoff"], elf["e_shentsize"]
+    names = [s.name for s in elf.iter_sections()]
+    if edit == "e_version":
+        struct.pack_into("<I", data, 20, 129)
+        return bytes(data)
+    for i, name in enumerate(names):
+        header = shoff + i * entsize
+        if edit == "sh_link" and name.startswith((".rel.debug_", ".rela.debug_")):
+            struct.pack_into("<I", data, header + 40, names.index(".debug_info"))
+        elif edit == "cut_loc" and name in (".rel.debug_loc", ".rela.debug_loc"):
+            struct.pack_into("<Q", data, header + 32, 0)
+        elif edit == "cut_loc" and name == ".debug_loc":
+            struct.pack_into("<Q", data, header + 32, 0x330)
+    return bytes(data)
+
+
+@pytest.fixture(scope="module")
+def call_cubin(compile_ptx) -> bytes:
+    return Path(compile_ptx(CALL.read_text(), CALL.name)).read_bytes()
+
+
+def _dump(cubin: bytes) -> str:
+    return ptxdwarf.dump_text(ptxdwarf.read_cubin(cubin, name="x.cubin"))
+
+
+def test_relocations_whose_sh_link_names_no_symbol_table_use_symtab(call_cubin: bytes) -> None:
+    """CUDA 12.1: a relocation section's ``sh_link`` names another section. Its relocations are
+    resolved against ``.symtab`` (the dump equals the unpatched cubin's) with a note, never by
+    reading that section's bytes as symbols."""
+    patched = _patched(call_cubin, "sh_link")
+    assert patched != call_cubin
+    info = ptxdwarf.read_cubin(patched, name="x.cubin")
+    assert ptxdwarf.dump_text(info) == _dump(call_cubin)
+    assert info.notes and all(
+        "not a symbol table" in n and "resolved against .symtab" in n for n in info.notes
+    )
+
+
+def test_toolkit_version_in_e_version_is_read(call_cubin: bytes, tmp_path: Path, capsys) -> None:
+    """A cubin's ``e_version`` holds the toolkit version (129 for CUDA 12.9); strict ELF readers
+    reject it, ptxdwarf reads it like any other cubin."""
+    patched = _patched(call_cubin, "e_version")
+    assert ELFFile(io.BytesIO(patched))["e_version"] != "EV_CURRENT"
+    assert _dump(patched) == _dump(call_cubin)
+    path = tmp_path / "v129.cubin"
+    path.write_bytes(patched)
+    assert main(["dump", str(path)]) == 0
+
+
+def test_orphan_location_bytes_are_a_note_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """ptxas 13.5 dropped two labels of numba's loops kernel (``-g``, ``opt=True``); the 0, 0 it
+    wrote for them ends the list at .debug_loc+0x319 early, and the 130 bytes after it that no
+    DIE refers to hold no list. Every list a DIE refers to is read; the rest is one note."""
+    info = ptxdwarf.read_cubin(LOOPS, name="loops.cubin").load_all()
+    referenced = {
+        a.value
+        for d in info.iter_dies()
+        for a in d.attributes
+        if a.name == ptxdwarf.AT.location and a.form == ptxdwarf.FORM.data4
+    }
+    assert referenced and all(info.location_list_at(o) is not None for o in referenced)
+    assert len(info.notes) == 1 and info.notes[0].startswith(".debug_loc+0x342: 130 byte(s)")
+    assert main(["dump", str(LOOPS)]) == 0
+    err = capsys.readouterr().err
+    assert err.strip() == f"ptxdwarf: note: {LOOPS}: {info.notes[0]}"
+
+
+def test_unreadable_list_a_die_refers_to_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.cubin"
+    cut.write_bytes(_patched(LOOPS.read_bytes(), "cut_loc"))
+    with pytest.raises(PtxDwarfError) as caught:
+        ptxdwarf.read_cubin(cut).load_all()
+    assert str(caught.value).startswith(f"{cut} (.debug_loc+0x319): truncated location list")
+    proc = subprocess.run(
+        [sys.executable, "-m", "ptxdwarf", "dump", str(cut)], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and str(cut) in proc.stderr
