@@ -16,6 +16,7 @@ from .dwarf.encode import encode
 from .dwarf.image import DEBUG_SECTION_NAMES
 from .errors import AttachError
 from .ptx.edits import TextEdits
+from .ptx.placement import first_instruction, first_label_at_zero
 from .ptx.reader import PtxFunction, PtxModule, parse_ptx
 from .ptx.writer import Style
 
@@ -122,6 +123,7 @@ def attach(
     images = encode(dbg.finish(), dbg.encode_options(string_labels=string_labels)).images
 
     edits = TextEdits(ptx_text, where=filename)
+    _anchor_first_labels(edits, module, dbg)
     for f in dbg.functions:
         if not f.auto_labels:
             continue
@@ -143,6 +145,23 @@ def attach(
     ordered.update({k: v for k, v in images.items() if k not in ordered})
     edit_debug_sections(edits, module, ordered, style)
     return edits.apply()
+
+
+def _anchor_first_labels(edits: TextEdits, module: PtxModule, dbg: DebugInfoBuilder) -> None:
+    """A label before the first instruction of each function whose first label the DIEs use
+    and ptxas would place at offset 0 (quirk first-label-at-zero); it is then the second."""
+    used = dbg.labels_used
+    n = 0
+    for f in dbg.functions:
+        found = module.function(f.linkage_name)
+        if found is None or first_label_at_zero(module.text, found) not in used:
+            continue
+        at = first_instruction(module.text, found)
+        assert at is not None  # a misplaced first label comes after an instruction
+        while (name := f"$L__ptxdwarf_top{n}") in used or module.function_of_label(name) is not None:
+            n += 1
+        n += 1
+        edits.insert(at, f"{name}: ")
 
 
 def _after_header(module: PtxModule) -> int:

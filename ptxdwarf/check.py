@@ -36,7 +36,8 @@ from .dwarf.image import Symbol, gc_paused
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .errors import DwarfError
-from .ptx.reader import PtxModule, parse_ptx
+from .ptx.placement import first_label_at_zero
+from .ptx.reader import PtxFunction, PtxModule, parse_ptx
 from .ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,
@@ -214,6 +215,7 @@ class _Comparer:
         self.symbols = symbols if symbols is not None else symbol_table(module)
         self.params = kernel_param_offsets(found)
         self.cubin_syms = found.symbols
+        self._first_labels: dict[int, str | None] = {}
 
     def differ(
         self, path: str | DIE, what: str | Attribute, ptx: object, cubin: object, message: str = ""
@@ -267,6 +269,23 @@ class _Comparer:
                 )
             elif got is None and value == 0:
                 self.differ(path, what, str(sym), "0 (no relocation)", _dropped(name, function, "writes 0"))
+            elif (
+                got is not None
+                and got.name == function
+                and got.addend == 0
+                and found.kind == CODE_LABEL
+                and found.function is not None
+                and self.first_at_zero(found.function) == name
+            ):
+                self.differ(
+                    path,
+                    what,
+                    str(sym),
+                    f"{got} (= 0x{value:x})",
+                    f"ptxas placed {name}, the first label of {function}, at the function's start though code "
+                    "comes before it (no branch precedes it; quirk first-label-at-zero): put a label at the top "
+                    "of the body",
+                )
             elif got is None or got.name != function:
                 self.differ(
                     path,
@@ -295,6 +314,13 @@ class _Comparer:
         self.differ(
             path, what, str(sym), _show(got) if got else hex(value), f"{name} is not defined in the module"
         )
+
+    def first_at_zero(self, function: PtxFunction) -> str | None:
+        """The label of ``function`` ptxas places at offset 0 (see :func:`first_label_at_zero`)."""
+        key = id(function)
+        if key not in self._first_labels:
+            self._first_labels[key] = first_label_at_zero(self.module.text, function)
+        return self._first_labels[key]
 
     def list_ends_early(self, where: str, loc: LocationList, kept: int) -> None:
         """The cubin's copy of ``loc`` ends after ``kept`` entries: the next entry reads 0, 0
@@ -468,6 +494,7 @@ class _Comparer:
                 continue
             if unchanged is None or not unchanged(a, b):
                 self.compare_attributes(path, a, b, unit.address_size)
+                self.inverted_pc(a, b)
             if len(a.children) != len(b.children):
                 self.differ(path, "children", len(a.children), len(b.children))
             stack.extend(reversed(list(zip(a.children, b.children, strict=False))))
@@ -507,6 +534,36 @@ class _Comparer:
             return True
 
         return unchanged
+
+    def inverted(
+        self, path: str | DIE, what: str, ptx: tuple[object, object], begin: object, end: object
+    ) -> None:
+        """A range of the cubin whose end lies before its begin in one function: ptxas moved
+        the code between the range's labels (it reorders blocks), so a debugger sees an empty
+        or wrong range though every label was relocated right."""
+        if (
+            isinstance(begin, Symbol)
+            and isinstance(end, Symbol)
+            and begin.name == end.name
+            and not begin.is_section
+            and begin.addend > end.addend
+        ):
+            self.differ(
+                path,
+                what,
+                f"[{ptx[0]}, {ptx[1]})",
+                f"[{begin.name}+0x{begin.addend:x}, {end.name}+0x{end.addend:x})",
+                "the range is inverted in the cubin: ptxas placed its end label before its begin label "
+                "(it moved the code in between)",
+            )
+
+    def inverted_pc(self, a: DIE, b: DIE) -> None:
+        """DW_AT_low_pc/DW_AT_high_pc of the cubin's ``b`` inverted (see :meth:`inverted`)."""
+        low, high = b.attr(AT.low_pc), b.attr(AT.high_pc)
+        if low is None or high is None or not low.relocs or not high.relocs:
+            return
+        mine = (_label_of(a.attr(AT.low_pc)), _label_of(a.attr(AT.high_pc)))
+        self.inverted(a, "DW_AT_low_pc..DW_AT_high_pc", mine, low.relocs[0].symbol, high.relocs[0].symbol)
 
     def compare_attributes(self, path: str | DIE, a: DIE, b: DIE, asize: int) -> None:
         if [(x.name, x.form) for x in a.attributes] != [(y.name, y.form) for y in b.attributes]:
@@ -643,10 +700,37 @@ class _Comparer:
                             )
                         elif p != _num(self.cubin, q):
                             self.differ(f"{where}[{k}]", label, p, q)
+                    self.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
                     if x0 is not None and x1 is not None:
                         self.expect_expression(f"{where}[{k}]", "expression", x0, x1, asize)
                 if len(other.entries) < len(loc.entries):
                     self.list_ends_early(where, loc, len(other.entries))
+        if self.ptx.ranges:
+            ranges_b = {lst.offset: lst for lst in self.cubin.ranges or []}
+            for rng in self.ptx.ranges:
+                where = f".debug_ranges+0x{rng.offset:x}"
+                got = ranges_b.get(rng.offset)
+                if got is None or len(got.entries) != len(rng.entries):
+                    self.differ(
+                        where,
+                        "list",
+                        f"{len(rng.entries)} entries",
+                        "missing" if got is None else f"{len(got.entries)} entries",
+                    )
+                    continue
+                for k, ((b0, e0), (b1, e1)) in enumerate(zip(rng.entries, got.entries, strict=False)):
+                    for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
+                        if isinstance(p, Symbol):
+                            self.expect_symbol(
+                                f"{where}[{k}]",
+                                label,
+                                p,
+                                q if isinstance(q, Symbol) else None,
+                                _num(self.cubin, q),
+                            )
+                        elif p != _num(self.cubin, q):
+                            self.differ(f"{where}[{k}]", label, p, q)
+                    self.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
 
 
 def _dropped(label: str, function: str, how: str) -> str:
@@ -655,6 +739,13 @@ def _dropped(label: str, function: str, how: str) -> str:
         f"ptxas dropped label {label} of {function} and {how} for it (ptxas drops a label whose "
         "instruction is at line 0; `ptxdwarf lint` warns of it as label-at-line-zero)"
     )
+
+
+def _label_of(attr: Attribute | None) -> object:
+    """What the PTX wrote for an address attribute: its symbol, else its value."""
+    if attr is None:
+        return None
+    return attr.relocs[0].symbol if attr.relocs else attr.value
 
 
 def _num(info: DebugInfo, value: Any) -> Any:

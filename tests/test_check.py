@@ -122,6 +122,34 @@ def test_label_moved_to_another_function_is_found(ptxas: Ptxas) -> None:
     assert foo.die.attr("DW_AT_high_pc").relocs[0].symbol.name == "_Z4testPi"  # type: ignore[union-attr]
 
 
+def test_inverted_range_is_found(ptxas: Ptxas) -> None:
+    """A range whose end label lies before its begin label in the code: every label is relocated
+    against the right function, and yet the cubin's range is inverted (as when ptxas reorders
+    blocks); check says so."""
+    text = _replace_once(
+        CALL, ".b64 $L__func_begin0\n.b64 $L__func_end0", ".b64 $L__func_end0\n.b64 $L__func_begin0"
+    )
+    report = check(text, filename="inverted.ptx", ptxas=ptxas)
+    assert [(d.path, d.what, d.ptx) for d in report.differences] == [
+        ("_Z3fooii", "DW_AT_low_pc..DW_AT_high_pc", "[$L__func_end0, $L__func_begin0)")
+    ]
+    assert "inverted" in report.differences[0].message
+    assert re.match(r"\[_Z3fooii\+0x[0-9a-f]+, _Z3fooii\+0x0\)$", report.differences[0].cubin)
+
+
+def test_inverted_location_and_range_lists_are_found(ptxas: Ptxas) -> None:
+    """The same in .debug_loc and .debug_ranges entries."""
+    lists = (
+        ".section .debug_loc {\n.b64 $L__func_end1\n.b64 $L__func_begin1\n.b8 1, 0, 80\n.b64 0\n.b64 0\n}\n"
+        ".section .debug_ranges {\n.b64 $L__func_end1\n.b64 $L__func_begin1\n.b64 0\n.b64 0\n}\n"
+    )
+    report = check(CALL + lists, filename="inverted-lists.ptx", ptxas=ptxas)
+    assert [(d.path, d.what) for d in report.differences] == [
+        (".debug_loc+0x0[0]", "range"),
+        (".debug_ranges+0x0[0]", "range"),
+    ]
+
+
 RECORDS = FIXTURES / "numba" / "kernel_records.sm_75.ptx"
 
 

@@ -197,3 +197,24 @@ def test_rewrite_keeps_a_ref_addr_written_as_a_section_symbol(compile_ptx: Any) 
     for style in STYLES:
         assert ".debug_info+322" in ptxdwarf.rewrite_ptx(text, style=style)
     _same_debug_bytes(text, compile_ptx, path.name)
+
+
+def test_rewrite_keeps_a_dangling_reference_dangling() -> None:
+    """A padded abbreviation code (``0x82, 0x00`` for 2) moves the DIEs after it by one byte, so
+    the references ``0xa4`` to "int" point at no DIE. The rewrite writes the code in one byte;
+    the references must still point at no DIE, not at "int", which is now at 0xa4."""
+    text = (
+        (ROOT / "fixtures" / "spec" / "example.ptx")
+        .read_text()
+        .replace("116, 0, 2, 95, 90, 51", "116, 0, 130, 0, 95, 90, 51", 1)
+        .replace(".b32 262", ".b32 263", 1)
+    )
+
+    def types(ptx: str) -> list[str]:
+        lines = ptxdwarf.dump_text(ptxdwarf.read_ptx(ptx)).splitlines()
+        return [line.split("\t")[1] for line in lines if "DW_AT_type" in line]
+
+    assert types(text)[:3] == ["(0x000000a4 <no DIE there>)"] * 3
+    for style in STYLES:
+        got = types(ptxdwarf.rewrite_ptx(text, style=style))
+        assert got and all("<no DIE there>" in t for t in got[:3]), (style, got)

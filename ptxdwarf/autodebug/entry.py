@@ -11,12 +11,13 @@ from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
 from ..errors import AttachError
 from ..ptx.reader import PtxModule, mask_comments, parse_ptx
+from ..ptx.statements import scan_body
 from ..ptx.writer import Style
 from . import registers
 from .describe import describe
 from .existing import existing_debug, strip_debug
 from .plan import make_plan
-from .scan import Func, identifiers_starting, scan_body
+from .scan import Func, identifiers_starting
 
 __all__ = ["AttachResult", "attach_ptx", "default_output_name"]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from ..dwarf.constants import AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME, Op, register_number
 from ..loc import Location, expression, register
+from ..ptx.statements import Stmt
 from .registers import fits
-from .scan import Stmt
 
 _LD_PARAM = re.compile(
     r"ld\.param(?:::\w+)?((?:\.\w+)*)\s+(.*?)\s*,\s*\[\s*([A-Za-z_$%][\w$]*)\s*(?:\+\s*(\d+))?\s*\]\s*",

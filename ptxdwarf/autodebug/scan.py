@@ -1,5 +1,5 @@
-"""Reading a module's text for attach: the statements of function bodies, line
-starts, identifiers."""
+"""Reading a module's text for attach: functions, line starts, identifiers (the
+statements of a body come from :mod:`ptxdwarf.ptx.statements`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,9 @@ import re
 from dataclasses import dataclass, field
 
 from ..ptx.reader import PtxFunction
+from ..ptx.statements import Stmt
 
 IDENT = re.compile(r"(?<![\w$%.])([A-Za-z_$%][\w$]*)")
-LABEL_AT = re.compile(r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)\s*:(?!:)")
-_SKIP = re.compile(r"[\s{};]*")
-_STATEMENT_STOP = re.compile(r'[;"]')
 _IDENT_TAIL = re.compile(r"[\w$]*")
 _IDENT_BEFORE = re.compile(r"[\w$%.]")
 
@@ -34,16 +32,6 @@ def find_name(text: str, name: str) -> int:
             return at
         at = text.find(name, at + 1)
     return -1
-
-
-@dataclass
-class Stmt:
-    """A statement of a function body: ``kind`` "instr" or "directive"."""
-
-    start: int
-    end: int
-    text: str
-    kind: str  # "instr" or "directive"
 
 
 @dataclass
@@ -71,50 +59,6 @@ class Lines:
     def at(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self.starts, offset) - 1
         return i, offset - self.starts[i]
-
-
-def scan_body(masked: str, start: int, end: int) -> list[Stmt]:
-    """The statements of a function body: instructions and directives, without labels and braces."""
-    out: list[Stmt] = []
-    pos = start
-    n = end
-    while pos < n:
-        skip = _SKIP.match(masked, pos, n)
-        assert skip is not None  # it matches the empty string
-        pos = skip.end()
-        if pos >= n:
-            break
-        c = masked[pos]
-        m = LABEL_AT.match(masked, pos)
-        if m is not None and m.end() <= n:
-            pos = m.end()
-            continue
-        if masked.startswith((".loc", ".file", "@@"), pos):
-            stop = masked.find("\n", pos, n)
-            stop = n if stop < 0 else stop
-            out.append(Stmt(pos, stop, masked[pos:stop], "directive"))
-            pos = stop
-            continue
-        stop = _statement_end(masked, pos, n)
-        text = masked[pos:stop]
-        out.append(Stmt(pos, stop + 1, text, "directive" if c == "." else "instr"))
-        pos = stop + 1
-    return out
-
-
-def _statement_end(masked: str, pos: int, end: int) -> int:
-    """Offset of the ``;`` ending the statement at ``pos`` (strings skipped)."""
-    i = pos
-    while True:
-        m = _STATEMENT_STOP.search(masked, i, end)
-        if m is None:
-            return end
-        if m.group() == ";":
-            return m.start()
-        close = masked.find('"', m.start() + 1, end)
-        if close < 0:
-            return end
-        i = close + 1
 
 
 def identifiers(masked: str) -> set[str]:

@@ -361,6 +361,23 @@ QUIRKS: tuple[Quirk, ...] = (
         holds_on=(),
     ),
     _q(
+        "first-label-at-zero",
+        "A function's first label, with code before it and after it, no branch before it and a .loc in the "
+        "function, is placed at the function's start (offset 0); with a label at the top of the body (nvcc's "
+        "$L__func_begin) it is placed right.",
+        (
+            "first-label-at-zero.entry-block",
+            "first-label-at-zero.before-ret",
+            "first-label-at-zero.label-at-top",
+            "first-label-at-zero.after-branch",
+            "first-label-at-zero.at-end",
+        ),
+        ("ptxdwarf.attach._anchor_first_labels",),
+        "attach puts a label before the first instruction of a function whose first label the DIEs use and "
+        "ptxas would misplace; check reports such a label",
+        "first-label-at-zero",
+    ),
+    _q(
         "label-at-line-zero",
         "A code label whose instruction is at line 0 (.loc F 0 C) is often dropped: it stays an undefined "
         "symbol of the cubin and references to it read 0.",

@@ -12,6 +12,7 @@ Encoding does not change the model: new DIE offsets are reported in
 
 from __future__ import annotations
 
+import bisect
 import functools
 import io
 import struct
@@ -248,6 +249,8 @@ class _InfoEncoder:
         self.derived_at: list[int] = []
         self.kept_any = False  # whether some unit still uses a table it was read with
         self.fixups: list[tuple[int, int, DIE, int, Attribute]] = []
+        # Decoded references that point at no DIE: (position, size, old offset, base, unit start)
+        self.dangling: list[tuple[int, int, int, int, int]] = []
         self.old_index: dict[int, DIE] = {}
         self.loc_offsets: dict[int, int] = {}  # id(LocationList) -> offset in the new .debug_loc
         self.fallbacks = 0
@@ -286,7 +289,28 @@ class _InfoEncoder:
                 raise EncodeError(
                     f"{at_name(attr.name)}: offset {value} does not fit {form_name(attr.form or 0)}"
                 ) from None
+        if self.dangling:
+            self.place_dangling()
         self.relocs.sort(key=lambda r: r.offset)
+
+    def dangling_ref(self, attr: Attribute, at: int, size: int, base: int, unit_start: int) -> bool:
+        """Take ``attr``, a decoded reference to no DIE, to be placed once the layout is known."""
+        if not isinstance(attr.target, int) or not self.old_index or attr.relocs:
+            return False
+        self.dangling.append((at, size, attr.target, base, unit_start))
+        return True
+
+    def place_dangling(self) -> None:
+        """Write each reference that pointed at no DIE so that it still points at none: at the
+        same distance from the DIE before it, or else at its unit's header."""
+        starts = set(self.offsets.values())
+        old = sorted(self.moved)
+        for pos, size, target, base, unit_start in self.dangling:
+            i = bisect.bisect_right(old, target) - 1
+            new = self.moved[old[i]] + target - old[i] if i >= 0 else target
+            if new in starts or new < unit_start or new - base >= 1 << (8 * size):
+                new = unit_start
+            self.out[pos : pos + size] = (new - base).to_bytes(size, "little")
 
     def kept_table(self, unit: Unit) -> dict[int, AbbrevDecl] | None:
         """The decoded table of ``unit`` if every DIE still matches its declaration."""
@@ -416,6 +440,7 @@ class _InfoEncoder:
             "_block": self.expressions.get,
             "_by_id": self.expressions.by_id,
             "_target": self.target_of,
+            "_dangling": self.dangling_ref,
             "_choose": self.form_of,
         }
 

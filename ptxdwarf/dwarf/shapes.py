@@ -168,6 +168,8 @@ def _fixed_form_lines(form: int, size: int, fmt: str, general: bool) -> list[str
                 "t = _target(a)",
                 "if t is not None:",
                 f"    fixups.append((at, {size}, t, {base}, a)); out += {zeros}",
+                f"elif _dangling(a, at, {size}, {base}, unit_start):",
+                f"    out += {zeros}",
                 "else:",
             ]
             return lines + ["    " + line for line in _number_lines(size, fmt, True)]
@@ -281,9 +283,10 @@ _GLOBALS: dict[str, Any] = {
 #: symbol of a ``.debug_str`` string; ``_lookup(offset)`` the string at an offset of the
 #: decoded ``.debug_str``; ``_loc(value, at, size, out, relocs)`` writes a location list
 #: reference; ``_block`` and ``_by_id`` are an :class:`ExpressionCache`'s ``get`` and
-#: ``by_id``; ``_target(attr)`` the DIE a reference attribute points to; ``_choose(attr)``
-#: the form of an attribute left open.
-_HELPERS = ("_strp", "_lookup", "_loc", "_block", "_by_id", "_target", "_choose")
+#: ``by_id``; ``_target(attr)`` the DIE a reference attribute points to;
+#: ``_dangling(attr, at, size, base, unit_start)`` takes a decoded reference that points at
+#: no DIE (True) or declines (False); ``_choose(attr)`` the form of an attribute left open.
+_HELPERS = ("_strp", "_lookup", "_loc", "_block", "_by_id", "_target", "_dangling", "_choose")
 
 
 def _factory(source: list[str], name: str) -> Callable[..., Any]:

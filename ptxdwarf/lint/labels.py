@@ -9,6 +9,7 @@ from typing import Any
 from ..dwarf.constants import AT, TAG, at_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo
+from ..ptx.placement import first_label_at_zero
 from ..ptx.reader import PtxFunction, is_dotted_name
 from ..ptx.symbols import (
     CODE_LABEL,
@@ -30,7 +31,8 @@ _PTXAS_SECTIONS = frozenset({".debug_line", ".debug_frame"})
 
 def check_relocations(ctx: LintContext) -> None:
     """undefined-symbol, symbol-outside-info, symbol-addend, func-param-address,
-    strp-label-reused, label-at-line-zero: every symbolic value of the debug sections."""
+    strp-label-reused, label-at-line-zero, first-label-at-zero: every symbolic value of the
+    debug sections."""
     strp_uses: dict[str, int] = {}
     code_labels: dict[str, tuple[str, int]] = {}
     lookup = ctx.symbols.lookup
@@ -102,6 +104,34 @@ def check_relocations(ctx: LintContext) -> None:
                 else:
                     strp_uses[sym.name] = reloc.offset
     check_line_zero_labels(ctx, code_labels)
+    check_first_labels(ctx, code_labels)
+
+
+def check_first_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -> None:
+    """first-label-at-zero: a code label the debug sections use that ptxas places at its
+    function's offset 0."""
+    code_labels = ctx.symbols.code_labels
+    seen: set[int] = set()
+    for label in used:
+        f = code_labels[label]
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        misplaced = first_label_at_zero(ctx.module.text, f)
+        if misplaced is None or misplaced not in used:
+            continue
+        section, offset = used[misplaced]
+        ctx.add(
+            "first-label-at-zero",
+            f"{misplaced} (line {f.labels.get(misplaced, '?')}) is the first label of {f.name} and no branch "
+            f"precedes it: ptxas places it at the function's start though code comes before it, so a range "
+            "that starts or ends there is wrong; put a label at the top of the body (as nvcc's "
+            "$L__func_begin)",
+            where=ctx.images[section].source(offset),
+            die=ctx.die_containing(offset) if section == ".debug_info" else None,
+            section=section,
+            offset=offset,
+        )
 
 
 def _check_outside_info(

@@ -169,6 +169,11 @@ RULES: dict[str, tuple[str, str]] = {
         "a code label the debug sections use whose first instruction is at line 0 (.loc F 0 C); ptxas "
         "usually drops the label and references to it read 0",
     ),
+    "first-label-at-zero": (
+        WARNING,
+        "a code label the debug sections use that is its function's first label, after code and before any "
+        "branch; ptxas places it at the function's start",
+    ),
     "predicate-count": (
         WARNING,
         "a subprogram describes 52 or more predicate (.pred) registers by DW_OP_regx; ptxas 13 -g crashes "

@@ -369,3 +369,100 @@ def _rel_in_place(run: Run, section_name: str, off: int, symbol: str) -> tuple[b
     return ok, f"in place 0x{value:x}, " + (
         f"{'REL' if r.addend is None else 'RELA'} type {r.type} {r.symbol}" if r else "no relocation"
     )
+
+
+# --- where ptxas places a function's first label -------------------------------------------------
+
+_FIRST_LABEL_CODE = """\
+.visible .entry _Z1kPii(.param .u64 _Z1kPii_param_0, .param .u32 _Z1kPii_param_1)
+{
+\t.reg .pred %p<2>;
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<3>;
+\t.loc 1 1 0
+TOP\tld.param.u64 %rd1, [_Z1kPii_param_0];
+\tld.param.u32 %r1, [_Z1kPii_param_1];
+\tmov.u32 %r2, %tid.x;
+\tcvta.to.global.u64 %rd2, %rd1;
+ENTRY\tsetp.ge.s32 %p1, %r2, %r1;
+\t@%p1 bra $L__done;
+AFTER\tst.global.u32 [%rd2], %r2;
+$L__done:
+\tret;
+}
+"""
+_NO_BRANCH_CODE = """\
+.visible .entry _Z1kPii(.param .u64 _Z1kPii_param_0, .param .u32 _Z1kPii_param_1)
+{
+\t.reg .b32 %r<2>;
+\t.reg .b64 %rd<3>;
+\t.loc 1 1 0
+\tld.param.u64 %rd1, [_Z1kPii_param_0];
+\tld.param.u32 %r1, [_Z1kPii_param_1];
+\tcvta.to.global.u64 %rd2, %rd1;
+\tst.global.u32 [%rd2], %r1;
+LAST\tret;
+END}
+"""
+
+
+def _first_label(**at: str) -> Callable[[], tuple[str, int]]:
+    """A kernel with ``$L__x:`` (and other labels) where ``at`` says (TOP, ENTRY, AFTER; or,
+    in a kernel without branches, LAST or END) and a DIE holding ``.b64 $L__x``; the module
+    and that value's offset."""
+
+    def make() -> tuple[str, int]:
+        code = _NO_BRANCH_CODE if "last" in at or "end" in at else _FIRST_LABEL_CODE
+        for mark in ("TOP", "ENTRY", "AFTER", "LAST", "END"):
+            code = code.replace(mark, at.get(mark.lower(), ""))
+        text, marks = info(die(h.VAR_DATA8, "v:.b64 $L__x"))
+        return module(ABBREV, text, code=code), marks["v"]
+
+    return make
+
+
+def _first_label_case(id: str, expected: str, at_zero: bool, **at: str) -> None:
+    make = _first_label(**at)
+    offset = make()[1]
+
+    def check(run: Run) -> tuple[bool, str]:
+        r = run.cubin.reloc_at(".debug_info", offset) if run.cubin else None
+        if r is None:
+            return False, run.summary() if run.cubin is None else "no relocation"
+        seen = f"{r.symbol}+{r.addend}"
+        return r.symbol == "_Z1kPii" and (r.addend == 0) == at_zero, seen
+
+    case(id, "first-label-at-zero", expected, lambda: make()[0], check)
+
+
+_first_label_case(
+    "first-label-at-zero.entry-block",
+    "the function's first label after 4 instructions, before the first branch -> placed at offset 0",
+    True,
+    entry="$L__x:\n",
+)
+_first_label_case(
+    "first-label-at-zero.before-ret",
+    "the first label before the last instruction of a function without branches -> offset 0",
+    True,
+    last="$L__x:\n",
+)
+_first_label_case(
+    "first-label-at-zero.label-at-top",
+    "the same label with another label at the top of the body (nvcc's $L__func_begin) -> its own offset",
+    False,
+    top="$L__top:\n",
+    entry="$L__x:\n",
+)
+_first_label_case(
+    "first-label-at-zero.after-branch",
+    "the function's first label after a branch -> its own offset",
+    False,
+    after="$L__x:\n",
+)
+_first_label_case(
+    "first-label-at-zero.at-end",
+    "the function's first label after its last instruction (nothing follows) -> its own offset",
+    False,
+    end="$L__x:\n",
+)

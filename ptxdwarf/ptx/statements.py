@@ -1,0 +1,71 @@
+"""The statements of a PTX function body, in order: instructions, directives and labels."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["LABEL_AT", "Stmt", "scan_body"]
+
+LABEL_AT = re.compile(r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)\s*:(?!:)")
+_SKIP = re.compile(r"[\s{};]*")
+_STATEMENT_STOP = re.compile(r'[;"]')
+
+
+@dataclass
+class Stmt:
+    """A statement of a function body: ``kind`` "instr", "directive" or "label" (``text`` is
+    then the label's name)."""
+
+    start: int
+    end: int
+    text: str
+    kind: str
+
+
+def scan_body(masked: str, start: int, end: int, *, labels: bool = False) -> list[Stmt]:
+    """The statements of a function body (``masked``: the module's text with comments
+    blanked): instructions and directives, and with ``labels`` the label definitions; no
+    braces."""
+    out: list[Stmt] = []
+    pos = start
+    n = end
+    while pos < n:
+        skip = _SKIP.match(masked, pos, n)
+        assert skip is not None  # it matches the empty string
+        pos = skip.end()
+        if pos >= n:
+            break
+        c = masked[pos]
+        m = LABEL_AT.match(masked, pos)
+        if m is not None and m.end() <= n:
+            if labels:
+                out.append(Stmt(pos, m.end(), masked[pos : m.end() - 1].rstrip(), "label"))
+            pos = m.end()
+            continue
+        if masked.startswith((".loc", ".file", "@@"), pos):
+            stop = masked.find("\n", pos, n)
+            stop = n if stop < 0 else stop
+            out.append(Stmt(pos, stop, masked[pos:stop], "directive"))
+            pos = stop
+            continue
+        stop = _statement_end(masked, pos, n)
+        text = masked[pos:stop]
+        out.append(Stmt(pos, stop + 1, text, "directive" if c == "." else "instr"))
+        pos = stop + 1
+    return out
+
+
+def _statement_end(masked: str, pos: int, end: int) -> int:
+    """Offset of the ``;`` ending the statement at ``pos`` (strings skipped)."""
+    i = pos
+    while True:
+        m = _STATEMENT_STOP.search(masked, i, end)
+        if m is None:
+            return end
+        if m.group() == ";":
+            return m.start()
+        close = masked.find('"', m.start() + 1, end)
+        if close < 0:
+            return end
+        i = close + 1

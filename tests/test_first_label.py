@@ -1,0 +1,108 @@
+"""A function's first label, after code and before any branch, in a function with line
+information: ptxas -g places it at the function's start (quirk first-label-at-zero, cases ``first-label-at-zero.*``). lint warns,
+check reports it, attach anchors it with a label at the top of the body."""
+
+from __future__ import annotations
+
+import pytest
+
+import ptxdwarf
+from ptxdwarf import DebugInfoBuilder
+from ptxdwarf.check import check
+from ptxdwarf.ptx.placement import first_instruction, first_label_at_zero
+from ptxdwarf.ptx.reader import parse_ptx
+from ptxdwarf.ptxas import Ptxas
+from ptxdwarf.testing import compile_ptx
+
+KERNEL = """\
+.version 7.5
+.target sm_75
+.address_size 64
+
+.visible .entry _Z1kPii(.param .u64 _Z1kPii_param_0, .param .u32 _Z1kPii_param_1)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<3>;
+	.loc 1 1 0
+	ld.param.u64 %rd1, [_Z1kPii_param_0];
+	ld.param.u32 %r1, [_Z1kPii_param_1];
+	mov.u32 %r2, %tid.x;  // $L__not_a_label:
+	cvta.to.global.u64 %rd2, %rd1;
+$L__block_begin:
+	setp.ge.s32 %p1, %r2, %r1;
+	@%p1 bra $L__done;
+	st.global.u32 [%rd2], %r2;
+$L__done:
+$L__block_end:
+	ret;
+}
+"""
+
+
+def _placement(text: str) -> str | None:
+    module = parse_ptx(text, "k.ptx")
+    return first_label_at_zero(text, module.function("_Z1kPii"))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        ((), "$L__block_begin"),
+        (("\t.loc 1 1 0\n", ""), None),  # no line information: ptxas places it right
+        (("\tld.param.u64", "$L__top:\n\tld.param.u64"), None),  # a label at the top comes first
+        (
+            (
+                "$L__block_begin:\n\tsetp.ge.s32 %p1, %r2, %r1;\n\t@%p1 bra",
+                "\tsetp.ge.s32 %p1, %r2, %r1;\n\t@%p1 bra",
+            ),
+            None,
+        ),
+        (("\tcvta.to", "\tbra.uni $L__next;\n$L__next:\n\tcvta.to"), None),  # after a branch
+        (("$L__done:\n$L__block_end:\n\tret;\n", "\tret;\n$L__done:\n$L__block_end:\n"), "$L__block_begin"),
+    ],
+)
+def test_which_label_ptxas_places_at_zero(edit: tuple[str, str], expected: str | None) -> None:
+    text = KERNEL.replace(*edit) if edit else KERNEL
+    assert _placement(text) == expected
+
+
+def test_first_instruction() -> None:
+    module = parse_ptx(KERNEL, "k.ptx")
+    at = first_instruction(KERNEL, module.function("_Z1kPii"))  # type: ignore[arg-type]
+    assert at is not None and KERNEL[at:].startswith("ld.param.u64 %rd1")
+
+
+def _described() -> DebugInfoBuilder:
+    dbg = DebugInfoBuilder(name="k.cu", comp_dir="/tmp")
+    k = dbg.function("k", linkage_name="_Z1kPii", kernel=True, line=1)
+    k.lexical_block(low_pc="$L__block_begin", high_pc="$L__block_end")
+    return dbg
+
+
+def _block_low_pc(cubin: bytes) -> tuple[str, int]:
+    info = ptxdwarf.read_cubin(cubin).load_all()
+    (block,) = [d for d in info.iter_dies() if d.tag_str == "DW_TAG_lexical_block"]
+    low = block.attr("DW_AT_low_pc")
+    assert low is not None and low.relocs
+    return low.relocs[0].symbol.name, low.relocs[0].symbol.addend
+
+
+def test_attach_anchors_the_first_label(ptxas: Ptxas) -> None:
+    out = ptxdwarf.attach(KERNEL, _described(), filename="k.ptx")
+    assert "$L__ptxdwarf_top0: ld.param.u64 %rd1" in out
+    assert not [f for f in ptxdwarf.lint(out) if f.rule == "first-label-at-zero"]
+    symbol, addend = _block_low_pc(compile_ptx(out, ptxas=ptxas).data)
+    assert symbol == "_Z1kPii" and addend > 0
+    assert check(out, filename="k.ptx", ptxas=ptxas).consistent
+
+
+def test_lint_and_check_report_the_label_ptxas_moves(ptxas: Ptxas) -> None:
+    """The same module with the anchor taken out: ptxas places $L__block_begin at offset 0."""
+    out = ptxdwarf.attach(KERNEL, _described(), filename="k.ptx").replace("$L__ptxdwarf_top0: ", "")
+    (finding,) = [f for f in ptxdwarf.lint(out) if f.rule == "first-label-at-zero"]
+    assert "$L__block_begin" in finding.message and finding.severity == "warning"
+    assert _block_low_pc(compile_ptx(out, ptxas=ptxas).data) == ("_Z1kPii", 0)
+    report = check(out, filename="k.ptx", ptxas=ptxas)
+    assert [(d.ptx, d.cubin) for d in report.differences] == [("$L__block_begin", "_Z1kPii (= 0x0)")]
+    assert "first-label-at-zero" in report.differences[0].message
