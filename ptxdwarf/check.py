@@ -315,6 +315,15 @@ class _Comparer:
             path, what, str(sym), _show(got) if got else hex(value), f"{name} is not defined in the module"
         )
 
+    def expect_value(self, where: str, label: str, ptx: object, cubin: object) -> None:
+        """A begin, end or length of a record outside .debug_info: a symbol or a number."""
+        if isinstance(ptx, Symbol):
+            self.expect_symbol(
+                where, label, ptx, cubin if isinstance(cubin, Symbol) else None, _num(self.cubin, cubin)
+            )
+        elif ptx != _num(self.cubin, cubin):
+            self.differ(where, label, ptx, cubin)
+
     def first_at_zero(self, function: PtxFunction) -> str | None:
         """The label of ``function`` ptxas places at offset 0 (see :func:`first_label_at_zero`)."""
         key = id(function)
@@ -553,8 +562,8 @@ class _Comparer:
                 what,
                 f"[{ptx[0]}, {ptx[1]})",
                 f"[{begin.name}+0x{begin.addend:x}, {end.name}+0x{end.addend:x})",
-                "the range is inverted in the cubin: ptxas placed its end label before its begin label "
-                "(it moved the code in between)",
+                "the range is inverted in the cubin: ptxas placed its end label before its begin label, "
+                "having moved the code in between",
             )
 
     def inverted_pc(self, a: DIE, b: DIE) -> None:
@@ -662,16 +671,7 @@ class _Comparer:
                 y = b_sets[i]
                 for j, ((b0, l0), (b1, l1)) in enumerate(zip(x.tuples, y.tuples, strict=False)):
                     for label, p, q in (("begin", b0, b1), ("length", l0, l1)):
-                        if isinstance(p, Symbol):
-                            self.expect_symbol(
-                                f"{where}[{j}]",
-                                label,
-                                p,
-                                q if isinstance(q, Symbol) else None,
-                                _num(self.cubin, q),
-                            )
-                        elif p != _num(self.cubin, q):
-                            self.differ(f"{where}[{j}]", label, p, q)
+                        self.expect_value(f"{where}[{j}]", label, p, q)
         if self.ptx.locations:
             lists_b = {lst.offset: lst for lst in self.cubin.locations or []}
             asize = self.ptx.units[0].address_size if self.ptx.units else 8
@@ -690,16 +690,7 @@ class _Comparer:
                     zip(loc.entries, other.entries, strict=False)
                 ):
                     for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
-                        if isinstance(p, Symbol):
-                            self.expect_symbol(
-                                f"{where}[{k}]",
-                                label,
-                                p,
-                                q if isinstance(q, Symbol) else None,
-                                _num(self.cubin, q),
-                            )
-                        elif p != _num(self.cubin, q):
-                            self.differ(f"{where}[{k}]", label, p, q)
+                        self.expect_value(f"{where}[{k}]", label, p, q)
                     self.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
                     if x0 is not None and x1 is not None:
                         self.expect_expression(f"{where}[{k}]", "expression", x0, x1, asize)
@@ -720,16 +711,7 @@ class _Comparer:
                     continue
                 for k, ((b0, e0), (b1, e1)) in enumerate(zip(rng.entries, got.entries, strict=False)):
                     for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
-                        if isinstance(p, Symbol):
-                            self.expect_symbol(
-                                f"{where}[{k}]",
-                                label,
-                                p,
-                                q if isinstance(q, Symbol) else None,
-                                _num(self.cubin, q),
-                            )
-                        elif p != _num(self.cubin, q):
-                            self.differ(f"{where}[{k}]", label, p, q)
+                        self.expect_value(f"{where}[{k}]", label, p, q)
                     self.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
 
 

@@ -114,7 +114,7 @@ def test_against_cxxfilt() -> None:
     base = table + fixture_names
     alphabet = "0123456789_ESINKPRVOFAZTLJBCDXabcdefhijlmnorstvwxyz"
     mutants: set[str] = set()
-    while len(mutants) < 3000:
+    while len(mutants) < 5000:
         n = rng.choice(base)
         i = rng.randrange(2, len(n))
         kind = rng.random()

@@ -65,3 +65,19 @@ def test_indirect_chain_past_the_limit_is_one_error(levels: int) -> None:
         with pytest.raises(PtxDwarfError, match=r"deep\.ptx:\d+ .*DW_FORM_indirect nested more than 64 deep"):
             call()
     assert [f.rule for f in lint(text, filename="deep.ptx")] == ["structure"]
+
+
+@pytest.mark.parametrize("count", [1, 127, 128, 129, 300])
+def test_wide_abbreviation(count: int) -> None:
+    """An abbreviation with many attributes (data1 and data2 in turn) is read by several
+    compiled readers in turn past 128 attributes; every value lands on its attribute."""
+    specs = [b for i in range(count) for b in (0x3A, 0x0B if i % 2 == 0 else 0x05)]
+    abbrev = ".section .debug_abbrev\n{\n.b8 1, 0x11, 0, " + ", ".join(map(str, specs)) + ", 0, 0\n.b8 0\n}\n"
+    values = [b for i in range(count) for b in ((i % 256,) if i % 2 == 0 else (i % 256, i // 256))]
+    body = [1, *values]
+    lines = [".section .debug_info", "{", f".b32 {7 + len(body)}", ".b16 2", ".b32 .debug_abbrev", ".b8 8"]
+    lines += [".b8 " + ", ".join(map(str, body[i : i + 64])) for i in range(0, len(body), 64)]
+    info = ptxdwarf.read_ptx(_HEAD + abbrev + "\n".join(lines) + "\n}\n").load_all()
+    die = info.units[0].die
+    assert die is not None
+    assert [a.value for a in die.attributes] == [i % 256 if i % 2 == 0 else i for i in range(count)]

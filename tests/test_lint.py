@@ -24,8 +24,10 @@ import pytest
 import ptxdwarf
 from ptxdwarf import TAG, PtxSyntaxError
 from ptxdwarf.api import load_text
+from ptxdwarf.check import check
 from ptxdwarf.cli import main_lint
 from ptxdwarf.lint import RULES, Finding, lint, lint_module
+from ptxdwarf.ptxas import Ptxas
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -1039,15 +1041,6 @@ def test_label_at_line_zero_set_before_the_label() -> None:
     assert rules_of(run(m)) == {"label-at-line-zero"}
 
 
-def test_label_at_line_zero_lasts_until_the_next_loc() -> None:
-    cu = base_tree()
-    block = find(cu, "test").children[1]
-    m = assemble(cu, header=HEADER.replace(_AT_TMP0, "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;"))
-    found = only(run(m), "label-at-line-zero")
-    assert [f.message.split()[0] for f in found] == ["$L__tmp0", "$L__tmp1"]
-    assert [f.where for f in found] == [f"t.ptx:{block.attr_lines[a]}" for a in ("low_pc", "high_pc")]
-
-
 @pytest.mark.parametrize(
     "code",
     [
@@ -1057,12 +1050,83 @@ def test_label_at_line_zero_lasts_until_the_next_loc() -> None:
         "$L__tmp0:\n$L__other:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1",
         # line 0 that ends before the label's instruction
         "\t.loc 1 0 0\n\tmov.u32 \t%r2, 1;\n\t.loc 1 6 1\n$L__tmp0:\n\tmov.u32 \t%r1, 1;",
+        # line 0 up to $L__tmp1, whose code is at line 0 too: the block leads to no line
+        "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;",
     ],
-    ids=["later-loc", "not-last-label", "earlier-line-zero"],
+    ids=["later-loc", "not-last-label", "earlier-line-zero", "leads-to-line-zero"],
 )
 def test_label_at_line_zero_not_reported(code: str) -> None:
     m = assemble(base_tree(), header=HEADER.replace(_AT_TMP0, code))
     assert run(m) == []
+
+
+_LINE_ZERO_KERNEL = """\
+.version 7.5
+.target sm_75, debug
+.address_size 64
+
+.visible .entry k(.param .u64 k_p)
+{
+\t.reg .pred %p<3>;
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<4>;
+\t.loc 1 1 5
+\tld.param.u64 %rd1, [k_p];
+\tld.global.u32 %r1, [%rd1];
+BRANCH$L__L:
+\t.loc 1 0 5
+\tst.global.u32 [%rd1+4], %r1;
+\t.loc 1 10 5
+\tst.global.u32 [%rd1+8], %r1;
+$L__B1:
+\t.loc 1 NEXT 5
+\tst.global.u32 [%rd1+12], %r1;
+\t.loc 1 20 5
+\tret;
+$L__end:
+}
+\t.file\t1 "k.cu"
+\t.section .debug_abbrev {
+.b8 1, 17, 1, 37, 8, 19, 11, 3, 8, 17, 1, 0, 0
+.b8 2, 46, 0, 3, 8, 17, 1, 18, 1, 0, 0
+.b8 0
+\t}
+\t.section .debug_info {
+.b32 45
+.b8 2, 0
+.b32 .debug_abbrev
+.b8 8
+.b8 1, 120, 0, 4, 107, 46, 99, 117, 0
+.b64 k
+.b8 2, 107, 0
+.b64 $L__L
+.b64 $L__end
+.b8 0
+.b8 0
+\t}
+"""
+
+
+@pytest.mark.parametrize(
+    "branch, next_line, dropped",
+    [
+        ("", 11, True),  # $L__L's block leads to $L__B1, whose code has a line
+        ("", 0, False),  # ... whose code is at line 0
+        ("\tsetp.eq.s32 %p1, %r1, 0;\n\t@%p1 bra $L__B1;\n", 11, False),  # $L__B1 named before $L__L
+    ],
+    ids=["leads-to-a-line", "leads-to-line-zero", "named-before"],
+)
+def test_label_at_line_zero_is_what_ptxas_drops(
+    branch: str, next_line: int, dropped: bool, ptxas: Ptxas
+) -> None:
+    """lint warns of exactly the labels ptxas drops (quirk label-at-line-zero)."""
+    text = _LINE_ZERO_KERNEL.replace("BRANCH", branch).replace("NEXT", str(next_line))
+    warned = [f for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"]
+    assert [f.message.split()[0] for f in warned] == (["$L__L"] if dropped else [])
+    report = check(text, filename="k.ptx", ptxas=ptxas)
+    assert [d.ptx for d in report.differences if "dropped label" in d.message] == (
+        ["$L__L"] if dropped else []
+    )
 
 
 def test_func_param_address() -> None:

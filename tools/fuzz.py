@@ -7,9 +7,10 @@ through the library's entry points; anything but success or a ``PtxDwarfError`` 
 Each input runs through reading, ``dump_text``, ``dump_json``, ``lint`` and ``rewrite_ptx``
 (PTX) or ``read_all`` and the dumps (binaries); one in ``--attach-every`` PTX inputs also
 through ``attach_ptx``. A finding is an exception that is not a ``PtxDwarfError`` subclass, an
-input that takes more than ``--timeout`` CPU seconds (a hang or a blow-up), or an error message
-of more than one line. Each finding's input is written to ``--out`` with its traceback; keep
-the minimised input under ``fixtures/regressions/`` once the bug is fixed. The seeds are the
+input that takes more than ``--timeout`` CPU seconds (a hang or a blow-up) or more than
+``--memory`` MB, or an error message of more than one line. Each finding's input is written
+to ``--out`` with its traceback; keep the minimised input under ``fixtures/regressions/`` once
+the bug is fixed. The seeds are the
 repository's fixtures (PTX files under 64 KB, cubins, fatbins, host objects).
 """
 
@@ -21,6 +22,7 @@ import multiprocessing
 import os
 import random
 import re
+import resource
 import signal
 import sys
 import tempfile
@@ -233,6 +235,12 @@ def worker(index: int, args: argparse.Namespace, counter: object) -> None:
     texts, binaries = seeds()
     out = Path(args.out)
     signal.signal(signal.SIGPROF, _alarm)
+    if args.memory:
+        # Address space beyond what the worker holds now: an input that needs more raises
+        # MemoryError, a finding kept with its input (the kernel's OOM killer would keep nothing).
+        held = int(Path("/proc/self/statm").read_text().split()[0]) * resource.getpagesize()
+        limit = held + args.memory * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     deadline = time.monotonic() + args.seconds if args.seconds else None
     done = 0
     with tempfile.TemporaryDirectory(prefix="ptxdwarf-fuzz-") as tmpdir:
@@ -297,6 +305,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--attach-every", type=int, default=20, help="attach every Nth PTX input (0: never)")
     parser.add_argument("--nice", type=int, default=0, help="lower the workers' priority by this much")
+    parser.add_argument(
+        "--memory",
+        type=int,
+        default=3072,
+        help="MB of address space one input may add to a worker (default 3072; 0: no limit)",
+    )
     parser.add_argument("--out", default="fuzz-findings", help="where findings go (default ./fuzz-findings)")
     parser.add_argument(
         "--progress", action="store_true", help="write each worker's count beside --out every 500 inputs"

@@ -379,11 +379,19 @@ QUIRKS: tuple[Quirk, ...] = (
     ),
     _q(
         "label-at-line-zero",
-        "A code label whose instruction is at line 0 (.loc F 0 C) is often dropped: it stays an undefined "
-        "symbol of the cubin and references to it read 0.",
-        ("label-at-line-zero.fixture",),
-        (),
-        "attach never writes line 0; check names every dropped label",
+        "A code label whose first instruction is at line 0 (.loc F 0 C) is dropped when the block it starts "
+        "(up to the next label, or the instruction after a conditional branch) leads to a label not named "
+        "before it whose first instruction has a line: references to it read 0 (an undefined symbol, or no "
+        "relocation).",
+        (
+            "label-at-line-zero.fixture",
+            "label-at-line-zero.leads-to-a-line",
+            "label-at-line-zero.leads-to-line-zero",
+            "label-at-line-zero.named-before",
+        ),
+        ("ptxdwarf.ptx.placement.labels_dropped",),
+        "attach never writes line 0; lint predicts the labels ptxas drops (labels_dropped); check names every "
+        "dropped label",
         "label-at-line-zero",
     ),
     _q(

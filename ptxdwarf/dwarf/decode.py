@@ -37,7 +37,7 @@ from .model import (
     StringTable,
     Unit,
 )
-from .plans import Plan
+from .plans import AttributeReader, Plan
 from .schemas import ABBREV_TABLE, MACINFO, Block, schemas_for
 
 __all__ = ["decode_sections", "make_resolver"]
@@ -241,12 +241,7 @@ class _InfoDecoder:
         def indirect(name: int, data: bytes, pos: int, attrs: list[Attribute]) -> int:
             return self.read_indirect(unit, name, data, pos, attrs)
 
-        readers = {
-            code: plan.bind(
-                unit_offset, rmap, applied, resolve, string_at, reloc_offsets, image.relocs, indirect
-            )
-            for code, plan in plans.items()
-        }
+        readers: dict[int, AttributeReader] = {}
         try:
             while pos < end:
                 die_start = pos
@@ -291,7 +286,12 @@ class _InfoDecoder:
                 die.children = []
                 attrs: list[Attribute] = []
                 die.attributes = attrs
-                pos = readers[code](data, pos, end, attrs)
+                reader = readers.get(code)
+                if reader is None:
+                    reader = readers[code] = plan.bind(
+                        unit_offset, rmap, applied, resolve, string_at, reloc_offsets, image.relocs, indirect
+                    )
+                pos = reader(data, pos, end, attrs)
                 die.size = pos - die_start
                 if parent is None:
                     root = die

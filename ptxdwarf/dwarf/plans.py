@@ -9,6 +9,7 @@ decoder binds it to a unit and calls the reader once per DIE.
 
 from __future__ import annotations
 
+import functools
 import struct
 from bisect import bisect_left
 from collections.abc import Callable
@@ -27,6 +28,7 @@ __all__ = ["Plan", "AttributeReader"]
 AttributeReader = Callable[[bytes, int, int, list[Attribute]], int]
 
 _BLOCK_FORMS = (FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc)
+_VARIABLE_FORMS = frozenset({FORM.string, FORM.indirect, FORM.udata, FORM.ref_udata, *_BLOCK_FORMS})
 
 # Names the compiled code finds in its globals.
 _GLOBALS: dict[str, Any] = {
@@ -42,14 +44,25 @@ _GLOBALS: dict[str, Any] = {
 class Plan:
     """How the DIEs of one abbreviation are read (see the module docstring)."""
 
-    __slots__ = ("code", "tag", "children", "factory")
+    __slots__ = ("code", "tag", "children", "specs", "version", "address_size")
 
     def __init__(self, decl: AbbrevDecl, version: int, address_size: int) -> None:
-        """Raises KeyError with the form code of a form it does not know."""
+        """Raises KeyError with the form code of a form it does not know. The reader is
+        compiled when a DIE first uses the abbreviation."""
         self.code = decl.code
         self.tag = decl.tag
         self.children = decl.has_children
-        self.factory = compile_plan(decl.specs, version, address_size)
+        self.specs = tuple(decl.specs)
+        self.version = version
+        self.address_size = address_size
+        formats = fixed_formats(version, address_size)
+        for _name, form in self.specs:
+            if (
+                form not in formats
+                and form not in _VARIABLE_FORMS
+                and reader_for(form, version, address_size) is None
+            ):
+                raise KeyError(form)
 
     def bind(
         self,
@@ -63,7 +76,8 @@ class Plan:
         indirect: Callable[[int, bytes, int, list[Attribute]], int],
     ) -> AttributeReader:
         """The reader of this abbreviation's attributes in one unit."""
-        return self.factory(unit_offset, rmap, applied, resolve, string_at, reloc_offsets, relocs, indirect)
+        factory = compile_plan(self.specs, self.version, self.address_size)
+        return factory(unit_offset, rmap, applied, resolve, string_at, reloc_offsets, relocs, indirect)
 
 
 class _Writer:
@@ -188,11 +202,33 @@ def _emit_variable(w: _Writer, name: int, form: int, version: int, address_size:
     w.emit("if pos > end: raise IndexError")
 
 
+#: Attributes per compiled reader; a longer abbreviation (only garbage has one) is read by
+#: several readers in turn, so that no generated function grows without bound.
+_CHUNK = 128
+
+
+@functools.lru_cache(maxsize=2048)
 def compile_plan(
     specs: tuple[tuple[int, int], ...], version: int, address_size: int
 ) -> Callable[..., AttributeReader]:
     """The reader factory of attributes ``specs`` (``(name, form)`` pairs); KeyError
     with the form code of a form it does not know."""
+    if len(specs) > _CHUNK:
+        parts = [
+            compile_plan(specs[i : i + _CHUNK], version, address_size) for i in range(0, len(specs), _CHUNK)
+        ]
+
+        def chained(*args: Any) -> AttributeReader:
+            readers = [part(*args) for part in parts]
+
+            def read(data: bytes, pos: int, end: int, attrs: list[Attribute]) -> int:
+                for reader in readers:
+                    pos = reader(data, pos, end, attrs)
+                return pos
+
+            return read
+
+        return chained
     formats = fixed_formats(version, address_size)
     w = _Writer()
     run: list[tuple[int, int, int]] = []  # (name, form, offset in the run) of fixed-size forms

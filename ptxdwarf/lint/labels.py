@@ -9,7 +9,7 @@ from typing import Any
 from ..dwarf.constants import AT, TAG, at_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo
-from ..ptx.placement import first_label_at_zero
+from ..ptx.placement import first_label_at_zero, labels_dropped
 from ..ptx.reader import PtxFunction, is_dotted_name
 from ..ptx.symbols import (
     CODE_LABEL,
@@ -118,7 +118,7 @@ def check_first_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -> No
             continue
         seen.add(id(f))
         misplaced = first_label_at_zero(ctx.module.text, f)
-        if misplaced is None or misplaced not in used:
+        if misplaced is None or misplaced not in used or misplaced in labels_dropped(ctx.module.text, f):
             continue
         section, offset = used[misplaced]
         ctx.add(
@@ -161,13 +161,10 @@ def _check_outside_info(
 
 
 _LINE_ZERO_LOC = re.compile(r"^[ \t]*\.loc[ \t]+\d+[ \t]+0(?!\d)", re.MULTILINE)
-_LOC_LINE = re.compile(r"\.loc[ \t]+\d+[ \t]+(\d+)")
-_SYM = r"(?:\.[A-Za-z_][\w$.]*|[A-Za-z][\w$]*|[_$%][\w$]+)"
-_LEADING_LABEL = re.compile(rf"({_SYM})[ \t]*:")
 
 
 def check_line_zero_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -> None:
-    """label-at-line-zero: code labels used by the debug sections whose first instruction has line 0."""
+    """label-at-line-zero: code labels used by the debug sections that ptxas drops."""
     code_labels = ctx.symbols.code_labels
     by_function: dict[int, PtxFunction] = {}
     for label in used:
@@ -177,45 +174,21 @@ def check_line_zero_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -
     for f in by_function.values():
         if f.body_start < 0 or not _LINE_ZERO_LOC.search(text, f.body_start, f.body_end):
             continue
-        for label in _labels_at_line_zero(text, f.body_start, f.body_end):
-            if label not in used or code_labels.get(label) is not f:
+        for label, cause in labels_dropped(text, f).items():
+            if label not in used:
                 continue
             section, offset = used[label]
             ctx.add(
                 "label-at-line-zero",
-                f"{label} (line {f.labels.get(label, '?')}, in {f.name}) is used by {section}, but the instruction after it is at "
-                f"line 0 (.loc F 0 C); ptxas 13.0 usually drops such a label, leaving an undefined symbol that "
-                "reads 0 in the cubin: move the label or give the instruction a line",
+                f"{label} (line {f.labels.get(label, '?')}, in {f.name}) is used by {section}, but its first "
+                f"instruction is at line 0 (.loc F 0 C) and its block leads to {cause}, whose code has a line: "
+                "ptxas drops such a label, leaving an undefined symbol that reads 0 in the cubin; give the "
+                "instruction a line or move the label",
                 where=ctx.images[section].source(offset),
                 die=ctx.die_containing(offset) if section == ".debug_info" else None,
                 section=section,
                 offset=offset,
             )
-
-
-def _labels_at_line_zero(text: str, start: int, end: int) -> list[str]:
-    """The last label of each run of labels in ``text[start:end]`` (a function body) whose
-    instruction has line 0."""
-    found: list[str] = []
-    current: int | None = None
-    pending: list[str] = []
-    for raw in text[start:end].split("\n"):
-        s = raw.split("//", 1)[0].strip()
-        while s:
-            m = _LEADING_LABEL.match(s)
-            if m is None:
-                break
-            pending.append(m.group(1))
-            s = s[m.end() :].lstrip()
-        if s.startswith(".loc"):
-            m = _LOC_LINE.match(s)
-            if m is not None:
-                current = int(m.group(1))
-        elif s and not s.startswith((".", "{", "}")) and pending:
-            if current == 0:
-                found.append(pending[-1])  # ptxas keeps the labels before the last one
-            pending = []
-    return found
 
 
 def check_label_in(

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .reader import PtxFunction, mask_comments
 from .statements import scan_body
 
-__all__ = ["first_instruction", "first_label_at_zero"]
+__all__ = ["first_instruction", "first_label_at_zero", "labels_dropped"]
 
 _LOC = re.compile(r"(?<![\w$.])\.loc\b")
 _BRANCH = re.compile(r"(?:@!?[%\w$]+\s+)?(?:bra|brx)\b")
@@ -49,4 +50,83 @@ def first_instruction(text: str, function: PtxFunction) -> int | None:
     for stmt in scan_body(body, 0, len(body)):
         if stmt.kind == "instr":
             return function.body_start + stmt.start
+    return None
+
+
+_LOC_LINE = re.compile(r"\.loc\s+\d+\s+(\d+)")
+_JUMP = re.compile(r"(@!?[%\w$]+\s+)?bra(?:\.uni)?\s+([%\w$]+)")
+
+
+class _Token(NamedTuple):
+    """A label (``label`` set) or an instruction (its line, whether it is a conditional
+    branch, the label it branches to) of a function body."""
+
+    label: str | None
+    line: int | None = None
+    conditional: bool = False
+    target: str | None = None
+
+
+def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
+    """The labels of ``function`` that ptxas drops (quirk label-at-line-zero), each with
+    the label that makes it so: a label whose first instruction is at line 0 is dropped
+    when the block it starts (up to the next label, or the instruction after a conditional
+    branch) leads to a label not named before it (as a definition or a branch target)
+    whose first instruction has a line other than 0."""
+    if function.body_start < 0 or not function.labels:
+        return {}
+    body = mask_comments(text[function.body_start : function.body_end])
+    tokens: list[_Token] = []
+    line: int | None = None
+    first_line: dict[str, int | None] = {}
+    pending: list[str] = []
+    for stmt in scan_body(body, 0, len(body), labels=True):
+        if stmt.kind == "label":
+            tokens.append(_Token(stmt.text))
+            pending.append(stmt.text)
+        elif stmt.kind == "directive":
+            m = _LOC_LINE.match(stmt.text)
+            if m is not None:
+                line = int(m.group(1))
+        else:
+            m = _JUMP.match(stmt.text)
+            tokens.append(_Token(None, line, bool(m and m.group(1)), m.group(2) if m else None))
+            for name in pending:
+                first_line[name] = line
+            pending = []
+    dropped: dict[str, str] = {}
+    named: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token.label is None:
+            if token.target is not None:
+                named.add(token.target)
+            continue
+        named.add(token.label)
+        if first_line.get(token.label, -1) != 0:
+            continue
+        cause = _leads_to_a_line(tokens, i + 1, named, first_line)
+        if cause is not None:
+            dropped[token.label] = cause
+    return dropped
+
+
+def _leads_to_a_line(
+    tokens: list[_Token], start: int, named: set[str], first_line: dict[str, int | None]
+) -> str | None:
+    """The first label the block from ``tokens[start]`` leads to that was not named before
+    and whose first instruction has a line other than 0, or None."""
+    seen: set[str] = set()
+    after_conditional = False
+    for token in tokens[start:]:
+        if token.label is None:
+            if after_conditional:
+                return None  # the block ends in a fall-through without a label
+            after_conditional = token.conditional
+        target = token.label or token.target
+        if target is not None and target not in named and target not in seen:
+            seen.add(target)
+            if target in first_line and first_line[target] != 0:
+                return target
+        if token.label is not None:
+            return None
     return None

@@ -607,3 +607,68 @@ case(
     accepts(),
     args=("-arch=sm_75",),
 )
+
+# --- which labels at line 0 ptxas drops ----------------------------------------------------------
+
+_LINE_ZERO_CODE = """\
+.visible .entry _Z1kPi(.param .u64 _Z1kPi_param_0)
+{
+\t.reg .pred %p<2>;
+\t.reg .b32 %r<2>;
+\t.reg .b64 %rd<2>;
+\t.loc 1 1 5
+$L__top:
+\tld.param.u64 %rd1, [_Z1kPi_param_0];
+\tld.global.u32 %r1, [%rd1];
+BRANCH$L__x:
+\t.loc 1 0 5
+\tst.global.u32 [%rd1+4], %r1;
+\t.loc 1 10 5
+\tst.global.u32 [%rd1+8], %r1;
+$L__next:
+\t.loc 1 NEXT 5
+\tst.global.u32 [%rd1+12], %r1;
+\t.loc 1 20 5
+\tret;
+}
+"""
+
+
+def _line_zero_case(id: str, expected: str, dropped: bool, next_line: int, branch: str = "") -> None:
+    def make() -> tuple[str, int]:
+        code = _LINE_ZERO_CODE.replace("BRANCH", branch).replace("NEXT", str(next_line))
+        text, marks = info(die(h.VAR_DATA8, "v:.b64 $L__x"))
+        return module(ABBREV, text, code=code), marks["v"]
+
+    offset = make()[1]
+
+    def check(run: Run) -> tuple[bool, str]:
+        if run.cubin is None:
+            return False, run.summary()
+        r = run.cubin.reloc_at(".debug_info", offset)
+        seen = f"{r.symbol}+{r.addend}" if r else "no relocation"
+        return (r is None) == dropped, seen
+
+    case(id, "label-at-line-zero", expected, lambda: make()[0], check)
+
+
+_line_zero_case(
+    "label-at-line-zero.leads-to-a-line",
+    "a label whose code is at line 0 and whose block leads to a new label with code at line 11 -> dropped "
+    "(no relocation, reads 0)",
+    True,
+    11,
+)
+_line_zero_case(
+    "label-at-line-zero.leads-to-line-zero",
+    "the same, the next label's code at line 0 too -> kept",
+    False,
+    0,
+)
+_line_zero_case(
+    "label-at-line-zero.named-before",
+    "the same with a branch to the next label before the label -> kept (the next label was named before)",
+    False,
+    11,
+    "\tsetp.eq.s32 %p1, %r1, 0;\n\t@%p1 bra $L__next;\n",
+)
