@@ -26,6 +26,7 @@ from ptxdwarf import TAG, PtxSyntaxError
 from ptxdwarf.api import load_text
 from ptxdwarf.check import check
 from ptxdwarf.cli import main_lint
+from ptxdwarf.cuda.facts import CASES
 from ptxdwarf.lint import RULES, Finding, lint, lint_module
 from ptxdwarf.ptxas import Ptxas
 
@@ -1060,73 +1061,24 @@ def test_label_at_line_zero_not_reported(code: str) -> None:
     assert run(m) == []
 
 
-_LINE_ZERO_KERNEL = """\
-.version 7.5
-.target sm_75, debug
-.address_size 64
-
-.visible .entry k(.param .u64 k_p)
-{
-\t.reg .pred %p<3>;
-\t.reg .b32 %r<4>;
-\t.reg .b64 %rd<4>;
-\t.loc 1 1 5
-\tld.param.u64 %rd1, [k_p];
-\tld.global.u32 %r1, [%rd1];
-BRANCH$L__L:
-\t.loc 1 0 5
-\tst.global.u32 [%rd1+4], %r1;
-\t.loc 1 10 5
-\tst.global.u32 [%rd1+8], %r1;
-$L__B1:
-\t.loc 1 NEXT 5
-\tst.global.u32 [%rd1+12], %r1;
-\t.loc 1 20 5
-\tret;
-$L__end:
-}
-\t.file\t1 "k.cu"
-\t.section .debug_abbrev {
-.b8 1, 17, 1, 37, 8, 19, 11, 3, 8, 17, 1, 0, 0
-.b8 2, 46, 0, 3, 8, 17, 1, 18, 1, 0, 0
-.b8 0
-\t}
-\t.section .debug_info {
-.b32 45
-.b8 2, 0
-.b32 .debug_abbrev
-.b8 8
-.b8 1, 120, 0, 4, 107, 46, 99, 117, 0
-.b64 k
-.b8 2, 107, 0
-.b64 $L__L
-.b64 $L__end
-.b8 0
-.b8 0
-\t}
-"""
-
-
 @pytest.mark.parametrize(
-    "branch, next_line, dropped",
+    "case_id, dropped",
     [
-        ("", 11, True),  # $L__L's block leads to $L__B1, whose code has a line
-        ("", 0, False),  # ... whose code is at line 0
-        ("\tsetp.eq.s32 %p1, %r1, 0;\n\t@%p1 bra $L__B1;\n", 11, False),  # $L__B1 named before $L__L
+        ("label-at-line-zero.leads-to-a-line", True),
+        ("label-at-line-zero.leads-to-line-zero", False),
+        ("label-at-line-zero.named-before", False),
     ],
-    ids=["leads-to-a-line", "leads-to-line-zero", "named-before"],
 )
-def test_label_at_line_zero_is_what_ptxas_drops(
-    branch: str, next_line: int, dropped: bool, ptxas: Ptxas
-) -> None:
-    """lint warns of exactly the labels ptxas drops (quirk label-at-line-zero)."""
-    text = _LINE_ZERO_KERNEL.replace("BRANCH", branch).replace("NEXT", str(next_line))
-    warned = [f for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"]
-    assert [f.message.split()[0] for f in warned] == (["$L__L"] if dropped else [])
+def test_label_at_line_zero_is_what_ptxas_drops(case_id: str, dropped: bool, ptxas: Ptxas) -> None:
+    """lint warns of exactly the labels ptxas drops, on the harness's modules (quirk
+    label-at-line-zero)."""
+    (case,) = [c for c in CASES if c.id == case_id]
+    text = case.ptx()
+    assert isinstance(text, str)
+    warned = [f.message.split()[0] for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"]
+    assert warned == (["$L__x"] if dropped else [])
     report = check(text, filename="k.ptx", ptxas=ptxas)
-    assert [d.ptx for d in report.differences if "dropped label" in d.message] == (
-        ["$L__L"] if dropped else []
-    )
+    assert [d.ptx for d in report.differences if "dropped label" in d.message] == warned
 
 
 def test_func_param_address() -> None:
