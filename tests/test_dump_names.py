@@ -90,6 +90,9 @@ def test_enumerated_values_and_sysroot() -> None:
     assert enumerated_value_name(AT.accessibility, 1) == "DW_ACCESS_public"
     assert enumerated_value_name(AT.accessibility, 9) is None
     assert enumerated_value_name(AT.name, 1) is None
+    assert enumerated_value_name(AT.calling_convention, 5) == "DW_CC_pass_by_value"
+    assert enumerated_value_name(AT.virtuality, 2) == "DW_VIRTUALITY_pure_virtual"
+    assert enumerated_value_name(AT.visibility, 1) == "DW_VIS_local"
     assert at_name(0x3E02) == "DW_AT_LLVM_sysroot"
     assert AT["LLVM_isysroot"] == AT.LLVM_sysroot == 0x3E02  # pyelftools' name still parses
 

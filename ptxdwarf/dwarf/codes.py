@@ -5,7 +5,7 @@ Members are named without their ``DW_XX_`` prefix. Do not edit: regenerate.
 
 import enum
 
-__all__ = ["ACCESS", "AT", "ATE", "FORM", "INL", "LANG", "OP", "TAG"]
+__all__ = ["ACCESS", "AT", "ATE", "CC", "FORM", "INL", "LANG", "OP", "TAG", "VIRTUALITY", "VIS"]
 
 #: Tags (``TAG.subprogram``).
 TAG = enum.IntEnum(
@@ -678,6 +678,24 @@ INL = enum.IntEnum(
         "declared_inlined": 0x3,
     },
 )
+
+#: Values of DW_AT_calling_convention (``CC.pass_by_value``).
+CC = enum.IntEnum(
+    "CC",
+    {
+        "normal": 0x1,
+        "program": 0x2,
+        "nocall": 0x3,
+        "pass_by_reference": 0x4,
+        "pass_by_value": 0x5,
+    },
+)
+
+#: Values of DW_AT_virtuality (``VIRTUALITY.pure_virtual``).
+VIRTUALITY = enum.IntEnum("VIRTUALITY", {"none": 0x0, "virtual": 0x1, "pure_virtual": 0x2})
+
+#: Values of DW_AT_visibility (``VIS.exported``).
+VIS = enum.IntEnum("VIS", {"local": 0x1, "exported": 0x2, "qualified": 0x3})
 
 #: Values of DW_AT_accessibility (``ACCESS.public``).
 ACCESS = enum.IntEnum(

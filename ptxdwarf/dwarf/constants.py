@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import enum
 
-from .codes import ACCESS, AT, ATE, FORM, INL, LANG, OP, TAG
+from .codes import ACCESS, AT, ATE, CC, FORM, INL, LANG, OP, TAG, VIRTUALITY, VIS
 
 __all__ = [
     "ACCESS",
     "AT",
     "ATE",
     "AddressClass",
+    "CC",
     "HANDLE_CLASS",
     "SPACE_CLASS",
     "FORM",
@@ -24,6 +25,8 @@ __all__ = [
     "LANG",
     "OP",
     "TAG",
+    "VIRTUALITY",
+    "VIS",
     "at_name",
     "ate_name",
     "form_name",
@@ -65,6 +68,9 @@ _LANG_NAMES = _reverse(_LANGS, "DW_LANG_")
 _VALUE_NAMES: dict[int, dict[int, str]] = {
     AT.inline: _reverse(_table(INL), "DW_INL_"),
     AT.accessibility: _reverse(_table(ACCESS), "DW_ACCESS_"),
+    AT.calling_convention: _reverse(_table(CC), "DW_CC_"),
+    AT.virtuality: _reverse(_table(VIRTUALITY), "DW_VIRTUALITY_"),
+    AT.visibility: _reverse(_table(VIS), "DW_VIS_"),
 }
 
 #: Full names (``DW_TAG_subprogram``) to codes, for every table.
@@ -105,8 +111,10 @@ def lang_name(code: int) -> str:
 
 
 def enumerated_value_name(attribute: int, value: int) -> str | None:
-    """The name of ``value`` of ``attribute`` for DW_AT_inline (``DW_INL_inlined``) and
-    DW_AT_accessibility (``DW_ACCESS_public``); None for other attributes and unknown values."""
+    """The name of ``value`` of ``attribute`` for DW_AT_inline (``DW_INL_inlined``),
+    DW_AT_accessibility (``DW_ACCESS_public``), DW_AT_calling_convention
+    (``DW_CC_pass_by_value``), DW_AT_virtuality and DW_AT_visibility; None for other
+    attributes and unknown values."""
     names = _VALUE_NAMES.get(attribute)
     return names.get(value) if names is not None else None
 
