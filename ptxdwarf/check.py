@@ -33,6 +33,7 @@ from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
 from .dwarf.decode import decode_sections
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol, gc_paused
+from .dwarf.lines import line_files
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .errors import DwarfError
@@ -796,9 +797,39 @@ def compare(
         comparer = _Comparer(module, ptx, cubin, found, report, symbols)
         comparer.compare_units()
         comparer.compare_sections()
+        line_image = found.images.get(".debug_line")
+        if module.files and line_image is not None and line_image.data:
+            _compare_line_files(module, line_image.data, report)
         _truncated_numbers(module, ptx, report)
         report.notes.extend(f"cubin: {note}" for note in cubin.notes)
     return report
+
+
+def _compare_line_files(module: PtxModule, data: bytes, report: CheckReport) -> None:
+    """The line table ptxas made against the ``.file`` directives: each file number its rows
+    use names the file the directive of that number names (quirk file-index: ptxas numbers
+    its table densely, the rows keep the ``.loc`` numbers)."""
+    try:
+        table = line_files(data)
+    except DwarfError as exc:
+        report.differences.append(Difference("<cubin>", ".debug_line", "readable", "unreadable", str(exc)))
+        return
+    declared = {f.index: f.full_path for f in module.files}
+    for number in sorted(table.used):
+        want = declared.get(number)
+        got = table.path(number)
+        if want is None or got == want:
+            continue
+        report.differences.append(
+            Difference(
+                ".debug_line",
+                f"file {number}",
+                want,
+                got if got is not None else f"none ({len(table.files)} file(s) in the table)",
+                "the line table's rows use this file number, which the table gives to another file or to "
+                "none: ptxas numbers its table densely, so .file numbers with gaps miss (lint: file-index)",
+            )
+        )
 
 
 def _truncated_numbers(module: PtxModule, info: DebugInfo, report: CheckReport) -> None:

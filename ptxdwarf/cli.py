@@ -298,7 +298,7 @@ def main_attach(args: Any) -> int:
 
     ``args`` has ``file`` (or ``path``), ``output``, ``rename_registers``, ``replace``,
     ``style`` and optionally ``debug_target`` (default True; ``--no-debug-target``).
-    Warnings go to standard error as ``ptxdwarf: warning: ...``; the result to
+    Warnings go to standard error as ``ptxdwarf: warning: FILE: ...``; the result to
     ``output`` or standard output. ``.file`` names the absolute path of
     ``output``, or of ``IN.debug.ptx`` beside the input when writing to standard
     output (redirect there so that a debugger finds the text its line table names).
@@ -324,7 +324,7 @@ def _attach_one(path: str, args: Any) -> int:
         debug_target=getattr(args, "debug_target", True),
     )
     for w in result.warnings:
-        print(f"ptxdwarf: warning: {w}", file=sys.stderr)
+        print(f"ptxdwarf: warning: {path}: {w}", file=sys.stderr)
     _write_output(result.text, output)
     return 0
 

@@ -536,7 +536,7 @@ def test_main_attach(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     )
     assert main_attach(args) == 0
     err = capsys.readouterr().err
-    assert "ptxdwarf: warning: 8 register(s) not described" in err
+    assert f"ptxdwarf: warning: {src}: 8 register(s) not described" in err
     assert f'.file 1 "{out}"' in out.read_text()
     args = argparse.Namespace(
         path=str(src), output=None, rename_registers=True, replace=False, style="compact"

@@ -380,3 +380,13 @@ def test_check_picks_a_ptxas_that_takes_the_version() -> None:
     from ptxdwarf.cuda.ptxas import Ptxas as _Ptxas
 
     assert _Ptxas(report.ptxas).max_version >= (9, 5)
+
+
+def test_line_table_file_numbers_with_gaps_are_found(ptxas: Ptxas) -> None:
+    """``.file 3`` alone: ptxas makes a one-file table whose rows still say file 3, so a
+    debugger finds no source; check says so (it compared .debug_info only before)."""
+    text = _replace_once(CALL, "\t.file\t1 ", "\t.file\t3 ").replace("\t.loc\t1 ", "\t.loc\t3 ")
+    report = check(text, filename="gap.ptx", ptxas=ptxas)
+    assert [(d.path, d.what, d.cubin) for d in report.differences] == [
+        (".debug_line", "file 3", "none (1 file(s) in the table)")
+    ]

@@ -12,8 +12,9 @@ and the real ptxas and llvm-dwarfdump:
     text (llvm-dwarfdump's C escapes undone); references by the offset of the DIE they name
     (ptxdwarf's ``ref``); constants and flags as integers, or by the ``DW_*`` name
     llvm-dwarfdump prints for enumerated values (ptxdwarf's ``meaning``); expressions by
-    their sequence of ``DW_OP`` names (``DW_OP_nop`` dropped, and ``DW_OP_fbreg`` in
-    the cubin taken for the ``DW_OP_addr __local_depotN`` ptxas turns into it). Not compared, because the two tools print them
+    their sequence of ``DW_OP`` names and numeric operands (``DW_OP_nop`` dropped, and
+    ``DW_OP_fbreg`` in the cubin taken for the ``DW_OP_addr __local_depotN`` ptxas turns
+    into it; a symbol's operand, relocated in the cubin, is not compared). Not compared, because the two tools print them
     differently by design: addresses (``DW_AT_low_pc``/``high_pc`` are symbols in PTX and
     relocated values in the cubin), section offsets (``DW_AT_stmt_list``, location-list
     offsets) and file numbers (llvm-dwarfdump prints the file's path).
@@ -179,10 +180,11 @@ def _line_sass(data: bytes) -> tuple[bytes, list[tuple[int, int]]]:
     return _HASHED_NAME.sub(b".nv_debug_ptx_txt.N", bytes(raw)), shifts
 
 
-def _moved_relocations(data: bytes, shifts: list[tuple[int, int]]) -> bytes:
-    """Elf64_Rel entries with each offset moved past the renamed names before it."""
+def _moved_relocations(data: bytes, shifts: list[tuple[int, int]], entry_size: int) -> bytes:
+    """Elf64_Rel (16-byte) or Elf64_Rela (24-byte) entries with each offset moved past the
+    renamed names before it."""
     out = bytearray(data)
-    for at in range(0, len(data) - 15, 16):
+    for at in range(0, len(data) - entry_size + 1, entry_size):
         offset = int.from_bytes(data[at : at + 8], "little")
         offset += sum(delta for where, delta in shifts if where < offset)
         out[at : at + 8] = offset.to_bytes(8, "little")
@@ -207,8 +209,9 @@ def debug_sections(cubin: Path) -> dict[str, bytes]:
             out[name] = section.data()
     if ".nv_debug_line_sass" in out:
         out[".nv_debug_line_sass"], shifts = _line_sass(out[".nv_debug_line_sass"])
-        if ".rel.nv_debug_line_sass" in out:
-            out[".rel.nv_debug_line_sass"] = _moved_relocations(out[".rel.nv_debug_line_sass"], shifts)
+        for name, size in ((".rel.nv_debug_line_sass", 16), (".rela.nv_debug_line_sass", 24)):
+            if name in out:
+                out[name] = _moved_relocations(out[name], shifts, size)
     return out
 
 
@@ -246,6 +249,7 @@ def _walk(die: dict[str, Any]) -> Iterator[tuple[int, int, dict[str, Any]]]:
         stack.extend((child, depth + 1) for child in reversed(node["children"]))
 
 
+_NUMBER = re.compile(r"0x[0-9a-f]+|[+-]?\d+")
 _NOT_COMPARED = {"DW_AT_low_pc", "DW_AT_high_pc", "DW_AT_stmt_list", "DW_AT_decl_file", "DW_AT_call_file"}
 
 
@@ -265,9 +269,23 @@ def comparable(ours: dict[str, Any], theirs: str | None) -> tuple[Any, Any] | No
             for i, op in enumerate(ours["expr"])
             if op["op"] == "DW_OP_addr" and str(op.get("symbol", "")).startswith("__local_depot")
         }
-        ops = [op for op in re.findall(r"\bDW_OP_\w+", theirs) if op != "DW_OP_nop"]
-        ops = ["DW_OP_addr" if i in depot and op == "DW_OP_fbreg" else op for i, op in enumerate(ops)]
-        return [op["op"] for op in ours["expr"]], ops
+        parsed = [part.split() for part in theirs.split(", ")]
+        parsed = [p for p in parsed if p and p[0] != "DW_OP_nop"]
+        mine: list[tuple[str, Any]] = []
+        seen: list[tuple[str, Any]] = []
+        for i, op in enumerate(ours["expr"]):
+            other = parsed[i] if i < len(parsed) else ["<none>"]
+            if i in depot and other[0] == "DW_OP_fbreg":
+                other = ["DW_OP_addr"]
+            # operands: numbers, unless the PTX wrote a symbol (relocated in the cubin)
+            if "symbol" in op or i in depot or not all(isinstance(a, int) for a in op["args"]):
+                mine.append((op["op"], None))
+                seen.append((other[0], None))
+            else:
+                mine.append((op["op"], [a % (1 << 64) for a in op["args"]]))
+                seen.append((other[0], [int(x, 0) % (1 << 64) for x in other[1:] if _NUMBER.fullmatch(x)]))
+        seen += [(p[0], None) for p in parsed[len(mine) :]]
+        return mine, seen
     if "ref" in ours:
         m = re.match(r"0x([0-9a-f]+)", theirs)
         return ours["ref"], int(m.group(1), 16) if m else theirs

@@ -4,9 +4,11 @@ checked not to overlap, applied in one pass."""
 from __future__ import annotations
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ptxdwarf
 from ptxdwarf.errors import PtxDwarfError
 from ptxdwarf.ptx.edits import EditOverlapError, TextEdits
 
@@ -115,3 +117,21 @@ def test_same_as_edits_made_one_by_one(case: tuple[str, list[tuple[int, int, str
             if straddled:
                 tail = tail[max(straddled) :]
             assert engine.last_char_after(offset) == tail[-1:]
+
+
+def test_new_lines_end_as_the_text_does() -> None:
+    """In a CRLF text, the lines an edit adds end in CRLF too (a rewrite of a Windows file
+    stays one convention); in an LF text they stay LF."""
+    edits = TextEdits("a\r\nb\r\n")
+    edits.insert(3, "x\ny\r\n")
+    assert edits.apply() == "a\r\nx\r\ny\r\nb\r\n"
+    edits = TextEdits("a\nb\n")
+    edits.insert(2, "x\n")
+    assert edits.apply() == "a\nx\nb\n"
+
+
+def test_rewrite_of_a_crlf_file_is_all_crlf() -> None:
+    text = (ROOT / "fixtures" / "spec" / "example.ptx").read_text().replace("\n", "\r\n")
+    for style in ("nvcc", "readable", "compact"):
+        out = ptxdwarf.rewrite_ptx(text, style=style)
+        assert out.count("\r\n") == out.count("\n"), style

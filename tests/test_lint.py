@@ -837,6 +837,48 @@ def test_pubnames_entry_name_mismatch_is_a_warning() -> None:
     assert f.severity == "warning"
 
 
+def _pubnames_entry(m: Module, offset: int, name: str) -> str:
+    raw = name.encode() + b"\0"
+    unit_length = int(m.lines[m.unit_line - 1].split()[1]) + 4
+    return (
+        f".section .debug_pubnames {{\n.b32 {2 + 4 + 4 + 4 + len(raw) + 4}\n.b16 2\n.b32 .debug_info\n"
+        f".b32 {unit_length}\n.b32 {offset}\n.b8 {', '.join(map(str, raw))}\n.b32 0\n}}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "name, clean",
+    [
+        ("test::v", True),  # qualified by the scopes around it (nvcc sm_100: kernel::buf)
+        ("v", True),
+        ("other::v", False),
+        ("test::w", False),
+    ],
+)
+def test_pubnames_entry_qualified_names(name: str, clean: bool) -> None:
+    cu = base_tree()
+    m0 = assemble(cu)
+    found = run(assemble(cu, extra=_pubnames_entry(m0, find(m0.cu, "test", "v").offset, name)))
+    assert [f.rule for f in found] == ([] if clean else ["names-entry"])
+
+
+def test_pubnames_entry_named_through_its_specification() -> None:
+    """An out-of-line definition takes its name from the declaration it completes, and its
+    pubnames entry qualifies it by the declaration's scope (LLVM 14: ``S::twice``)."""
+    cu = base_tree()
+    decl = D("subprogram", [("name", "string", "twice"), ("declaration", "flag", 1)])
+    cu.children.append(D("structure_type", [("name", "string", "S")], [decl]))
+    definition = D("subprogram", [("specification", "ref4", None)])
+    cu.children.append(definition)
+    m0 = assemble(cu)
+    definition.set("specification", find(m0.cu, "S", "twice").offset)
+    m0 = assemble(cu)
+    off = definition.offset
+    assert run(assemble(cu, extra=_pubnames_entry(m0, off, "S::twice"))) == []
+    (f,) = run(assemble(cu, extra=_pubnames_entry(m0, off, "T::twice")))
+    assert f.rule == "names-entry"
+
+
 def test_aranges_unit_offset() -> None:
     cu = base_tree()
     aranges = ".section .debug_aranges {\n.b32 44\n.b16 2\n.b32 {u}\n.b8 8, 0\n.b32 0\n.b64 _Z3addii\n.b64 64\n.b64 0\n.b64 0\n}\n"

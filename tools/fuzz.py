@@ -26,6 +26,7 @@ import resource
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -98,6 +99,41 @@ class Hang(Exception):
 
 def _alarm(_signum: int, _frame: object) -> None:
     raise Hang()
+
+
+class BlowUp(Exception):
+    """One input made the worker grow by more than ``--memory`` MB."""
+
+
+def _blow_up(_signum: int, _frame: object) -> None:
+    raise BlowUp()
+
+
+def _rss() -> int:
+    """The worker's resident memory, in bytes."""
+    return int(Path("/proc/self/statm").read_text().split()[1]) * resource.getpagesize()
+
+
+class _MemoryWatch:
+    """A thread that interrupts the main thread (``SIGUSR1``, raising :class:`BlowUp`) when
+    the resident memory grows by more than ``limit`` bytes over what it was when the current
+    input started: a blow-up becomes a finding with its input, not the kernel's OOM kill."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.base: int | None = None
+        signal.signal(signal.SIGUSR1, _blow_up)
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        main = threading.main_thread().ident
+        assert main is not None
+        while True:
+            time.sleep(0.05)
+            base = self.base
+            if base is not None and _rss() > base + self.limit:
+                self.base = None
+                signal.pthread_kill(main, signal.SIGUSR1)
 
 
 def seeds() -> tuple[list[str], list[bytes]]:
@@ -235,12 +271,7 @@ def worker(index: int, args: argparse.Namespace, counter: object) -> None:
     texts, binaries = seeds()
     out = Path(args.out)
     signal.signal(signal.SIGPROF, _alarm)
-    if args.memory:
-        # Address space beyond what the worker holds now: an input that needs more raises
-        # MemoryError, a finding kept with its input (the kernel's OOM killer would keep nothing).
-        held = int(Path("/proc/self/statm").read_text().split()[0]) * resource.getpagesize()
-        limit = held + args.memory * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    watch = _MemoryWatch(args.memory * 1024 * 1024) if args.memory else None
     deadline = time.monotonic() + args.seconds if args.seconds else None
     done = 0
     with tempfile.TemporaryDirectory(prefix="ptxdwarf-fuzz-") as tmpdir:
@@ -260,13 +291,19 @@ def worker(index: int, args: argparse.Namespace, counter: object) -> None:
                 task = lambda p=payload, a=attach: run_text(p, rng, a)  # noqa: E731
             report = None
             try:
+                if watch is not None:
+                    watch.base = _rss()
                 signal.setitimer(signal.ITIMER_PROF, args.timeout)
                 try:
                     task()
                 finally:
                     signal.setitimer(signal.ITIMER_PROF, 0)
+                    if watch is not None:
+                        watch.base = None
             except Hang:
                 report = f"hang (over {args.timeout:g} CPU seconds)\n"
+            except BlowUp:
+                report = f"memory blow-up (over {args.memory} MB more than before the input)\n"
             except Exception:  # noqa: BLE001 - every other exception is what the fuzzer looks for
                 report = traceback.format_exc()
             if report is not None:
@@ -309,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         "--memory",
         type=int,
         default=3072,
-        help="MB of address space one input may add to a worker (default 3072; 0: no limit)",
+        help="MB of resident memory one input may add to a worker (default 3072; 0: no limit)",
     )
     parser.add_argument("--out", default="fuzz-findings", help="where findings go (default ./fuzz-findings)")
     parser.add_argument(

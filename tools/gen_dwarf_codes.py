@@ -24,6 +24,9 @@ EXTRA_TAGS = {"template_type_parameter": 0x2F, "template_value_parameter": 0x30}
 # shown, while the pyelftools name still parses.
 EXTRA_ATS = {"LLVM_sysroot": 0x3E02}
 
+VIRTUALITY = {"none": 0x0, "virtual": 0x1, "pure_virtual": 0x2}
+VIS = {"local": 0x1, "exported": 0x2, "qualified": 0x3}
+
 TABLES: list[tuple[str, str, Mapping[str, object], dict[str, int], str]] = [
     ("TAG", "DW_TAG_", enums.ENUM_DW_TAG, EXTRA_TAGS, "Tags (``TAG.subprogram``)."),
     ("AT", "DW_AT_", enums.ENUM_DW_AT, EXTRA_ATS, "Attributes (``AT.name``)."),
@@ -33,6 +36,16 @@ TABLES: list[tuple[str, str, Mapping[str, object], dict[str, int], str]] = [
     ("LANG", "DW_LANG_", enums.ENUM_DW_LANG, {}, "Source languages (``LANG.C_plus_plus``)."),
     ("INL", "DW_INL_", enums.ENUM_DW_INL, {}, "Values of DW_AT_inline (``INL.declared_inlined``)."),
     ("ACCESS", "DW_ACCESS_", enums.ENUM_DW_ACCESS, {}, "Values of DW_AT_accessibility (``ACCESS.public``)."),
+    (
+        "CC",
+        "DW_CC_",
+        {k: v for k, v in enums.ENUM_DW_CC.items() if not k.endswith("_user")},
+        {},
+        "Values of DW_AT_calling_convention (``CC.pass_by_value``).",
+    ),
+    # pyelftools has no tables of these two; the numbers are the DWARF 4 standard's (7.9, 7.10).
+    ("VIRTUALITY", "", {}, VIRTUALITY, "Values of DW_AT_virtuality (``VIRTUALITY.pure_virtual``)."),
+    ("VIS", "", {}, VIS, "Values of DW_AT_visibility (``VIS.exported``)."),
 ]
 
 
@@ -53,7 +66,7 @@ def render() -> str:
         "",
         "import enum",
         "",
-        '__all__ = ["ACCESS", "AT", "ATE", "FORM", "INL", "LANG", "OP", "TAG"]',
+        '__all__ = ["ACCESS", "AT", "ATE", "CC", "FORM", "INL", "LANG", "OP", "TAG", "VIRTUALITY", "VIS"]',
     ]
     for name, prefix, source, extra, doc in TABLES:
         out += ["", f"#: {doc}", f"{name} = enum.IntEnum(", f'    "{name}",', "    {"]

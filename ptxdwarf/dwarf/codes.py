@@ -679,6 +679,16 @@ INL = enum.IntEnum(
     },
 )
 
+#: Values of DW_AT_accessibility (``ACCESS.public``).
+ACCESS = enum.IntEnum(
+    "ACCESS",
+    {
+        "public": 0x1,
+        "protected": 0x2,
+        "private": 0x3,
+    },
+)
+
 #: Values of DW_AT_calling_convention (``CC.pass_by_value``).
 CC = enum.IntEnum(
     "CC",
@@ -692,17 +702,21 @@ CC = enum.IntEnum(
 )
 
 #: Values of DW_AT_virtuality (``VIRTUALITY.pure_virtual``).
-VIRTUALITY = enum.IntEnum("VIRTUALITY", {"none": 0x0, "virtual": 0x1, "pure_virtual": 0x2})
+VIRTUALITY = enum.IntEnum(
+    "VIRTUALITY",
+    {
+        "none": 0x0,
+        "virtual": 0x1,
+        "pure_virtual": 0x2,
+    },
+)
 
 #: Values of DW_AT_visibility (``VIS.exported``).
-VIS = enum.IntEnum("VIS", {"local": 0x1, "exported": 0x2, "qualified": 0x3})
-
-#: Values of DW_AT_accessibility (``ACCESS.public``).
-ACCESS = enum.IntEnum(
-    "ACCESS",
+VIS = enum.IntEnum(
+    "VIS",
     {
-        "public": 0x1,
-        "protected": 0x2,
-        "private": 0x3,
+        "local": 0x1,
+        "exported": 0x2,
+        "qualified": 0x3,
     },
 )

@@ -166,14 +166,16 @@ class Op:
 
     def __str__(self) -> str:
         parts = [self.name]
+        kinds = _OPERANDS.get(self.code, ())
+        signed = [k.endswith("s") for k in kinds] + [False] * len(self.args)
         reg = self.register
         if reg is not None:
             parts.append(reg)
-            parts.extend(_fmt_arg(a) for a in self.args[1:])
+            parts.extend(_fmt_arg(a, s) for a, s in zip(self.args[1:], signed[1:], strict=False))
         elif self.symbol is not None:
             parts.append(str(self.symbol))
         else:
-            parts.extend(_fmt_arg(a) for a in self.args)
+            parts.extend(_fmt_arg(a, s) for a, s in zip(self.args, signed, strict=False))
         return " ".join(parts)
 
     @classmethod
@@ -185,10 +187,14 @@ class Op:
         return cls(code, tuple(a for a in args if not isinstance(a, Symbol)))
 
 
-def _fmt_arg(arg: int | bytes) -> str:
+def _fmt_arg(arg: int | bytes, signed: bool = False) -> str:
+    """An operand as llvm-dwarfdump shows it: a signed one in decimal with its sign
+    (``-16``, ``+8``), others in hex from 10 on."""
     if isinstance(arg, bytes):
         return "0x" + arg.hex() if arg else "<empty>"
-    return f"0x{arg:x}" if arg >= 10 or arg < 0 else str(arg)
+    if signed:
+        return f"{arg:+d}"
+    return f"0x{arg:x}" if arg >= 10 else str(arg)
 
 
 def decode_expression(block: bytes, address_size: int) -> list[Op]:

@@ -7,7 +7,7 @@ import bisect
 import struct
 from typing import Any
 
-from ..dwarf.constants import FORM, OP, at_name, form_name
+from ..dwarf.constants import FORM, OP, TAG, at_name, form_name
 from ..dwarf.expr import decode_expression
 from ..dwarf.forms import RELOCATABLE_FORMS, fixed_formats
 from ..dwarf.image import Symbol
@@ -316,6 +316,26 @@ def check_aranges(ctx: LintContext, info: DebugInfo) -> None:
             )
 
 
+def _names_of(info: DebugInfo, die: DIE) -> set[str | None]:
+    """The names a .debug_pubnames entry may give ``die``: its name and linkage names, those of
+    the declaration it completes (DW_AT_specification, DW_AT_abstract_origin), and each name
+    qualified by the names of the scopes around it (``S::twice``, ``kernel::buf``)."""
+    names: set[str | None] = set()
+    for d in (die, *(info.target(a) for a in (die.attr("specification"), die.attr("abstract_origin")) if a)):
+        if d is None:
+            continue
+        names |= {d.name, *(d.get(c) for c in LINKAGE)}
+        scopes = []
+        parent = d.parent
+        while parent is not None and parent.tag != TAG.compile_unit:
+            if parent.name:
+                scopes.append(parent.name)
+            parent = parent.parent
+        if d.name and scopes:
+            names.add("::".join([*reversed(scopes), d.name]))
+    return names
+
+
 def check_name_set(ctx: LintContext, info: DebugInfo, section: str, ns: NameSet) -> None:
     """names-unit-offset, names-unit-length, names-entry."""
     offset = resolve_unit_offset(ctx, ns.unit_offset)
@@ -353,11 +373,7 @@ def check_name_set(ctx: LintContext, info: DebugInfo, section: str, ns: NameSet)
                 offset=pos,
             )
         else:
-            names = {die.name, *(die.get(c) for c in LINKAGE)}
-            spec = die.attr("specification")
-            t = info.target(spec) if spec is not None else None
-            if t is not None:
-                names |= {t.name, *(t.get(c) for c in LINKAGE)}
+            names = _names_of(info, die)
             if name not in names:
                 ctx.add(
                     "names-entry",

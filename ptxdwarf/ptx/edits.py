@@ -78,13 +78,15 @@ class TextEdits:
         return self._ordered
 
     def apply(self) -> str:
-        """The text with every edit made."""
+        """The text with every edit made; new lines end as most lines of the text do (CRLF
+        or LF)."""
         text = self.text
+        crlf = text.count("\r\n") * 2 > text.count("\n")
         pieces: list[str] = []
         pos = 0
         for start, end, _, new in self._checked():
             pieces.append(text[pos:start])
-            pieces.append(new)
+            pieces.append(new.replace("\r\n", "\n").replace("\n", "\r\n") if crlf else new)
             pos = end
         pieces.append(text[pos:])
         return "".join(pieces)

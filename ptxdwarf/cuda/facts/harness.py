@@ -26,7 +26,7 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
 
-from ...dwarf.forms import read_uleb
+from ...dwarf.lines import line_files as _line_files
 
 __all__ = [
     "ABBREV",
@@ -357,54 +357,8 @@ def fixture(path: str) -> bytes:
     return (FIXTURES / path).read_bytes()
 
 
-def _cstr(data: bytes, pos: int) -> tuple[bytes, int]:
-    end = data.index(0, pos)
-    return data[pos:end], end + 1
-
-
 def line_files(data: bytes) -> tuple[list[bytes], list[tuple[bytes, int, int, int]], set[int]]:
-    """Of the first unit of a ``.debug_line`` (version 2-4): the include directories, the
-    file entries (name, dir, mod_time, length) and the file numbers its rows use."""
-    unit_end = 4 + int.from_bytes(data[0:4], "little")
-    version = int.from_bytes(data[4:6], "little")
-    header_length = int.from_bytes(data[6:10], "little")
-    program = 10 + header_length
-    pos = 10 + (6 if version >= 4 else 5)
-    opcode_base = data[pos - 1]
-    lengths = list(data[pos : pos + opcode_base - 1])
-    pos += opcode_base - 1
-    dirs: list[bytes] = []
-    while data[pos]:
-        name, pos = _cstr(data, pos)
-        dirs.append(name)
-    pos += 1
-    files: list[tuple[bytes, int, int, int]] = []
-    while data[pos]:
-        name, pos = _cstr(data, pos)
-        d, pos = read_uleb(data, pos)
-        t, pos = read_uleb(data, pos)
-        n, pos = read_uleb(data, pos)
-        files.append((name, d, t, n))
-    used = {1}
-    pos = program
-    while pos < unit_end:
-        op = data[pos]
-        pos += 1
-        if op == 0:  # extended: length, sub-opcode, operands
-            n, pos = read_uleb(data, pos)
-            pos += n
-        elif op == 4:  # DW_LNS_set_file
-            f, pos = read_uleb(data, pos)
-            used.add(f)
-        elif op == 2 or op == 5:  # advance_pc, set_column: one ULEB
-            _, pos = read_uleb(data, pos)
-        elif op == 3:  # advance_line: SLEB
-            while data[pos] & 0x80:
-                pos += 1
-            pos += 1
-        elif op == 9:  # fixed_advance_pc: uhalf
-            pos += 2
-        elif op < opcode_base:
-            for _ in range(lengths[op - 1]):
-                _, pos = read_uleb(data, pos)
-    return dirs, files, used
+    """Of the first unit of a ``.debug_line``: the include directories, the file entries
+    (name, dir, mod_time, length) and the file numbers its rows use."""
+    found = _line_files(data)
+    return found.directories, found.files, found.used
