@@ -252,7 +252,7 @@ _FIXED_KINDS = (
 )
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)  # keyed by values read from the input: bounded
 def form_table(version: int, strings: str, dwarf4_forms: bool) -> dict[int, int]:
     """Value kind to form, in an encoding: DWARF ``version``, ``strings`` ``"inline"`` or
     ``"strp"``, and whether DWARF 4 units may use the forms DWARF 4 added (ptxas 13.0

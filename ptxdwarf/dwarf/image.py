@@ -177,8 +177,9 @@ def gc_paused() -> Iterator[None]:
 
     Building a DIE tree allocates hundreds of thousands of objects that all stay
     alive; each generation-2 collection on the way walks all of them again. On the
-    way out they are moved to the oldest generation unexamined (unless the program
-    keeps frozen objects of its own), not walked by the next young collection.
+    way out the collector sees them once, as young objects, so that what became
+    garbage meanwhile (DIE trees are cycles) is collected as usual: a process that
+    reads module after module keeps only what it holds.
     """
     if not gc.isenabled():
         yield
@@ -187,7 +188,4 @@ def gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
         gc.enable()

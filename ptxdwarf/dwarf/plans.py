@@ -207,7 +207,7 @@ def _emit_variable(w: _Writer, name: int, form: int, version: int, address_size:
 _CHUNK = 128
 
 
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=1024)
 def compile_plan(
     specs: tuple[tuple[int, int], ...], version: int, address_size: int
 ) -> Callable[..., AttributeReader]:

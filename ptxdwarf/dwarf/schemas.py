@@ -473,7 +473,7 @@ class _UnknownForm(Construct):  # type: ignore[misc]
 _UNKNOWN_FORM = _UnknownForm()
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)  # keyed by values read from the input: bounded
 def schemas_for(version: int, address_size: int) -> DwarfSchemas:
     """The cached :class:`DwarfSchemas` of an encoding."""
     return DwarfSchemas(version, address_size)

@@ -295,7 +295,7 @@ def _factory(source: list[str], name: str) -> Callable[..., Any]:
     return namespace["_make"]  # type: ignore[no-any-return]
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)  # keyed by values read from the input: bounded
 def _general_factory(version: int, address_size: int) -> Callable[..., dict[int, GeneralWriter]]:
     source = [f"def _make({', '.join(_HELPERS)}):", "    _writers = {}"]
     forms = sorted(
