@@ -12,6 +12,7 @@ from .statements import scan_body
 __all__ = ["first_instruction", "first_label_at_zero", "labels_dropped"]
 
 _LOC = re.compile(r"(?<![\w$.])\.loc\b")
+_LINE_LABEL = re.compile(r"^[ \t]*(?:[A-Za-z][\w$]*|[_$%][\w$]+)[ \t]*:(?!:)", re.MULTILINE)
 _BRANCH = re.compile(r"(?:@!?[%\w$]+\s+)?(?:bra|brx)\b")
 
 
@@ -22,7 +23,18 @@ def first_label_at_zero(text: str, function: PtxFunction) -> str | None:
     ``brx.idx``) precedes it, and the function has line information (``.loc``)."""
     if function.body_start < 0 or not function.labels:
         return None
-    body = mask_comments(text[function.body_start : function.body_end])
+    raw = text[function.body_start : function.body_end]
+    m = _LINE_LABEL.search(raw)
+    if m is not None and "/*" not in raw[: m.end()]:
+        # The common case, a label at the top of the body (nvcc's $L__func_begin), from the
+        # text up to the first line that starts with a label.
+        prefix = mask_comments(raw[: m.end()])
+        for stmt in scan_body(prefix, 0, len(prefix), labels=True):
+            if stmt.kind == "instr":
+                break
+            if stmt.kind == "label":
+                return None
+    body = mask_comments(raw)
     if not _LOC.search(body):
         return None
     code_before = False
