@@ -106,3 +106,32 @@ def test_lint_and_check_report_the_label_ptxas_moves(ptxas: Ptxas) -> None:
     report = check(out, filename="k.ptx", ptxas=ptxas)
     assert [(d.ptx, d.cubin) for d in report.differences] == [("$L__block_begin", "_Z1kPii (= 0x0)")]
     assert "first-label-at-zero" in report.differences[0].message
+
+
+_NO_LOC = KERNEL.replace("\t.loc 1 1 0\n", "")
+
+
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        ((), None),  # no .loc in the function: ptxas places every label right
+        (("\tld.param.u64 %rd1", "\t.loc 1 1 0\n\tld.param.u64 %rd1"), "first-label-at-zero"),
+        (("$L__block_begin:", "$L__block_begin:\n\t.loc 1 2 0"), "first-label-at-zero"),
+        (("\tst.global", "\t.loc 1 3 0\n\tst.global"), "label-at-line-zero"),  # no line yet: dropped
+        (("\tret;", "\t.loc 1 3 0\n\tret;"), "label-at-line-zero"),
+    ],
+    ids=["no-loc", "loc-at-top", "loc-after-label", "loc-later", "loc-before-ret"],
+)
+def test_lint_says_what_ptxas_does_with_the_first_label(
+    edit: tuple[str, str], expected: str | None, ptxas: Ptxas
+) -> None:
+    """Measured on ptxas 13.0 and 13.5: lint's warning about $L__block_begin is what check
+    finds ptxas did with it (placed at the start, dropped, or nothing)."""
+    out = ptxdwarf.attach(_NO_LOC, _described(), filename="k.ptx").replace("$L__ptxdwarf_top0: ", "")
+    text = out.replace(*edit) if edit else out
+    rules = [f.rule for f in ptxdwarf.lint(text) if f.rule in ("label-at-line-zero", "first-label-at-zero")]
+    assert rules == ([expected] if expected else [])
+    found = check(text, filename="k.ptx", ptxas=ptxas).differences
+    assert [d.ptx for d in found] == (["$L__block_begin"] if expected else [])
+    if expected == "label-at-line-zero":
+        assert "dropped" in found[0].message

@@ -379,7 +379,8 @@ QUIRKS: tuple[Quirk, ...] = (
     ),
     _q(
         "label-at-line-zero",
-        "A code label whose first instruction is at line 0 (.loc F 0 C) is dropped when the block it starts "
+        "A code label whose first instruction is at line 0 (.loc F 0 C, or no .loc before it) is dropped when "
+        "the block it starts "
         "(up to the next label, or the instruction after a conditional branch) leads to a label not named "
         "before it whose first instruction has a line: references to it read 0 (an undefined symbol, or no "
         "relocation).",

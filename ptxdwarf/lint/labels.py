@@ -163,16 +163,27 @@ def _check_outside_info(
 _LINE_ZERO_LOC = re.compile(r"^[ \t]*\.loc[ \t]+\d+[ \t]+0(?!\d)", re.MULTILINE)
 
 
+def _before_any_loc(text: str, f: PtxFunction, labels: list[str]) -> bool:
+    """Whether one of ``labels`` may stand before the first ``.loc`` of ``f``'s body (its code
+    has no line yet, which ptxas takes as line 0); a quick test, exact where it says no."""
+    first_loc = text.find(".loc", f.body_start, f.body_end)
+    if first_loc < 0:
+        return False  # no line anywhere: ptxas keeps every label
+    return any(text.find(label, f.body_start, first_loc) >= 0 for label in labels)
+
+
 def check_line_zero_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -> None:
     """label-at-line-zero: code labels used by the debug sections that ptxas drops."""
     code_labels = ctx.symbols.code_labels
-    by_function: dict[int, PtxFunction] = {}
+    by_function: dict[int, tuple[PtxFunction, list[str]]] = {}
     for label in used:
         f = code_labels[label]
-        by_function[id(f)] = f
+        by_function.setdefault(id(f), (f, []))[1].append(label)
     text = ctx.module.text
-    for f in by_function.values():
-        if f.body_start < 0 or not _LINE_ZERO_LOC.search(text, f.body_start, f.body_end):
+    for f, labels in by_function.values():
+        if f.body_start < 0 or not (
+            _LINE_ZERO_LOC.search(text, f.body_start, f.body_end) or _before_any_loc(text, f, labels)
+        ):
             continue
         for label, cause in labels_dropped(text, f).items():
             if label not in used:
@@ -181,7 +192,8 @@ def check_line_zero_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -
             ctx.add(
                 "label-at-line-zero",
                 f"{label} (line {f.labels.get(label, '?')}, in {f.name}) is used by {section}, but its first "
-                f"instruction is at line 0 (.loc F 0 C) and its block leads to {cause}, whose code has a line: "
+                f"instruction is at line 0 (.loc F 0 C, or no .loc before it) and its block leads to {cause}, whose code "
+                "has a line: "
                 "ptxas drops such a label, leaving an undefined symbol that reads 0 in the cubin; give the "
                 "instruction a line or move the label",
                 where=ctx.images[section].source(offset),

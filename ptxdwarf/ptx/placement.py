@@ -81,10 +81,11 @@ class _Token(NamedTuple):
 
 def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
     """The labels of ``function`` that ptxas drops (quirk label-at-line-zero), each with
-    the label that makes it so: a label whose first instruction is at line 0 is dropped
-    when the block it starts (up to the next label, or the instruction after a conditional
-    branch) leads to a label not named before it (as a definition or a branch target)
-    whose first instruction has a line other than 0."""
+    the label that makes it so: a label whose first instruction is at line 0 (or has no
+    line yet: no ``.loc`` before it) is dropped when the block it starts (up to the next
+    label, or the instruction after a conditional branch) leads to a label not named
+    before it (as a definition or a branch target) whose first instruction has a line
+    other than 0."""
     if function.body_start < 0 or not function.labels:
         return {}
     body = mask_comments(text[function.body_start : function.body_end])
@@ -114,7 +115,7 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
                 named.add(token.target)
             continue
         named.add(token.label)
-        if first_line.get(token.label, -1) != 0:
+        if token.label not in first_line or first_line[token.label]:
             continue
         cause = _leads_to_a_line(tokens, i + 1, named, first_line)
         if cause is not None:
@@ -137,7 +138,7 @@ def _leads_to_a_line(
         target = token.label or token.target
         if target is not None and target not in named and target not in seen:
             seen.add(target)
-            if target in first_line and first_line[target] != 0:
+            if first_line.get(target):
                 return target
         if token.label is not None:
             return None
