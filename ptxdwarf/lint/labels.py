@@ -103,35 +103,7 @@ def check_relocations(ctx: LintContext) -> None:
                     )
                 else:
                     strp_uses[sym.name] = reloc.offset
-    check_line_zero_labels(ctx, code_labels)
-    check_first_labels(ctx, code_labels)
-
-
-def check_first_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -> None:
-    """first-label-at-zero: a code label the debug sections use that ptxas places at its
-    function's offset 0."""
-    code_labels = ctx.symbols.code_labels
-    seen: set[int] = set()
-    for label in used:
-        f = code_labels[label]
-        if id(f) in seen:
-            continue
-        seen.add(id(f))
-        misplaced = first_label_at_zero(ctx.module.text, f)
-        if misplaced is None or misplaced not in used or misplaced in labels_dropped(ctx.module.text, f):
-            continue
-        section, offset = used[misplaced]
-        ctx.add(
-            "first-label-at-zero",
-            f"{misplaced} (line {f.labels.get(misplaced, '?')}) is the first label of {f.name} and no branch "
-            f"precedes it: ptxas places it at the function's start though code comes before it, so a range "
-            "that starts or ends there is wrong; put a label at the top of the body (as nvcc's "
-            "$L__func_begin)",
-            where=ctx.images[section].source(offset),
-            die=ctx.die_containing(offset) if section == ".debug_info" else None,
-            section=section,
-            offset=offset,
-        )
+    check_label_placement(ctx, code_labels)
 
 
 def _check_outside_info(
@@ -172,8 +144,9 @@ def _before_any_loc(text: str, f: PtxFunction, labels: list[str]) -> bool:
     return any(text.find(label, f.body_start, first_loc) >= 0 for label in labels)
 
 
-def check_line_zero_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -> None:
-    """label-at-line-zero: code labels used by the debug sections that ptxas drops."""
+def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) -> None:
+    """label-at-line-zero, first-label-at-zero: code labels used by the debug sections that
+    ptxas drops, or places at their function's start."""
     code_labels = ctx.symbols.code_labels
     by_function: dict[int, tuple[PtxFunction, list[str]]] = {}
     for label in used:
@@ -181,26 +154,46 @@ def check_line_zero_labels(ctx: LintContext, used: dict[str, tuple[str, int]]) -
         by_function.setdefault(id(f), (f, []))[1].append(label)
     text = ctx.module.text
     for f, labels in by_function.values():
-        if f.body_start < 0 or not (
-            _LINE_ZERO_LOC.search(text, f.body_start, f.body_end) or _before_any_loc(text, f, labels)
-        ):
+        if f.body_start < 0:
             continue
-        for label, cause in labels_dropped(text, f).items():
-            if label not in used:
-                continue
-            section, offset = used[label]
-            ctx.add(
-                "label-at-line-zero",
-                f"{label} (line {f.labels.get(label, '?')}, in {f.name}) is used by {section}, but its first "
-                f"instruction is at line 0 (.loc F 0 C, or no .loc before it) and its block leads to {cause}, whose code "
-                "has a line: "
-                "ptxas drops such a label, leaving an undefined symbol that reads 0 in the cubin; give the "
-                "instruction a line or move the label",
-                where=ctx.images[section].source(offset),
-                die=ctx.die_containing(offset) if section == ".debug_info" else None,
-                section=section,
-                offset=offset,
+        dropped: dict[str, str] = {}
+        if _LINE_ZERO_LOC.search(text, f.body_start, f.body_end) or _before_any_loc(text, f, labels):
+            dropped = labels_dropped(text, f)
+        for label, cause in dropped.items():
+            if label in used:
+                _at_use(
+                    ctx,
+                    "label-at-line-zero",
+                    f"{label} (line {f.labels.get(label, '?')}, in {f.name}) is used by {used[label][0]}, but its "
+                    f"first instruction is at line 0 (.loc F 0 C, or no .loc before it) and its block leads to "
+                    f"{cause}, whose code has a line: ptxas drops such a label, leaving an undefined symbol that "
+                    "reads 0 in the cubin; give the instruction a line or move the label",
+                    used[label],
+                )
+        misplaced = first_label_at_zero(text, f)
+        if misplaced is not None and misplaced in used and misplaced not in dropped:
+            _at_use(
+                ctx,
+                "first-label-at-zero",
+                f"{misplaced} (line {f.labels.get(misplaced, '?')}) is the first label of {f.name} and no branch "
+                "precedes it: ptxas places it at the function's start though code comes before it, so a range "
+                "that starts or ends there is wrong; put a label at the top of the body (as nvcc's "
+                "$L__func_begin)",
+                used[misplaced],
             )
+
+
+def _at_use(ctx: LintContext, rule: str, message: str, use: tuple[str, int]) -> None:
+    """A finding at the first use of a label: ``use`` is (section, offset)."""
+    section, offset = use
+    ctx.add(
+        rule,
+        message,
+        where=ctx.images[section].source(offset),
+        die=ctx.die_containing(offset) if section == ".debug_info" else None,
+        section=section,
+        offset=offset,
+    )
 
 
 def check_label_in(
