@@ -172,6 +172,18 @@ __all__ += [
     "lint",
 ]
 
+from .errors import UsageError
+from .repair import FixResult, Repair, fix, remap_paths, strip
+
+__all__ += [
+    "FixResult",
+    "Repair",
+    "UsageError",
+    "fix",
+    "remap_paths",
+    "strip",
+]
+
 # Modules that moved into the dwarf/, ptx/ and cuda/ packages stay reachable as attributes
 # under their old names (``ptxdwarf.constants``); ``import ptxdwarf.constants`` works through
 # the small modules at the old paths.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from .dwarf.decode import decode_sections
@@ -206,8 +206,11 @@ def edit_debug_sections(
     module: PtxModule,
     images: Mapping[str, SectionImage],
     style: Style | str = Style.READABLE,
+    *,
+    keep: Collection[str] = (),
 ) -> None:
-    """Add to ``edits`` (of ``module.text``) what :func:`replace_debug_sections` does.
+    """Add to ``edits`` (of ``module.text``) what :func:`replace_debug_sections` does;
+    the blocks of the sections named in ``keep`` stay as they are.
 
     Add them after the other edits of the text: whether a newline goes before the
     sections appended at the end depends on the edited text before them.
@@ -222,7 +225,7 @@ def edit_debug_sections(
         return format_dwarf_lines(image) if dwarf_lines else format_section(image, style)
 
     for block in module.sections:
-        if not block.name.startswith(".debug_"):
+        if not block.name.startswith(".debug_") or block.name in keep:
             continue
         start = block.start
         line_start = text.rfind("\n", 0, start) + 1

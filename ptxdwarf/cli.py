@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -202,10 +203,62 @@ def _cmd_dump(args: argparse.Namespace) -> int:
 
 def _cmd_rewrite(args: argparse.Namespace) -> int:
     from .api import load_ptx, rewrite_ptx
+    from .repair import parse_remap, remap_paths
 
     def one(path: str) -> int:
-        result = rewrite_ptx(load_ptx(path), style=args.style, filename=path)
+        if args.remap_path:
+            remaps = [parse_remap(spec) for spec in args.remap_path]
+            result, changed = remap_paths(load_ptx(path), remaps, filename=path)
+            print(f"{path}: {changed} path(s) remapped", file=sys.stderr)
+        else:
+            result = rewrite_ptx(load_ptx(path), style=args.style, filename=path)
         _write_output(result, args.output)
+        return 0
+
+    return _each([args.file], one)
+
+
+def _ptxas_version(args: argparse.Namespace) -> str | None:
+    """The ptxas release ``--ptxas`` or ``--ptxas-version`` names (None: neither)."""
+    from .errors import UsageError
+
+    text: str | None = args.ptxas_version
+    if args.ptxas:
+        from .cuda.ptxas import find_ptxas
+
+        text = find_ptxas(args.ptxas).version
+    if text is not None and re.fullmatch(r"\d+\.\d+", text) is None:
+        raise UsageError(f"ptxas version {text!r}: expected MAJOR.MINOR, such as 13.0")
+    return text
+
+
+def _cmd_fix(args: argparse.Namespace) -> int:
+    from .api import load_ptx
+    from .repair import fix
+
+    version = _ptxas_version(args)
+
+    def one(path: str) -> int:
+        result = fix(load_ptx(path), filename=path, ptxas_version=version, style=args.style)
+        _write_output(result.text, args.output)
+        if args.json:
+            print(json.dumps(result.to_json(), indent=1), file=sys.stderr)
+        else:
+            for r in result.repairs:
+                print(r, file=sys.stderr)
+            for f in result.remaining:
+                print(f"not repaired: {f}", file=sys.stderr)
+        return 0 if result.ok else 1
+
+    return _each([args.file], one)
+
+
+def _cmd_strip(args: argparse.Namespace) -> int:
+    from .api import load_ptx
+    from .repair import strip
+
+    def one(path: str) -> int:
+        _write_output(strip(load_ptx(path), keep_lines=args.keep_lines, filename=path), args.output)
         return 0
 
     return _each([args.file], one)
@@ -238,13 +291,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return _each(args.files, one)
 
 
-def main_lint(path: str, json_output: bool) -> int:
+def main_lint(path: str, json_output: bool, ptxas_version: str | None = None) -> int:
     """``ptxdwarf lint FILE [--json]``: print the findings; 0 when there are none, 1 otherwise.
 
     Bad input raises (:class:`~ptxdwarf.errors.PtxSyntaxError`, :class:`OSError`); the caller
     turns that into exit code 2.
     """
-    findings = _lint_one(path)
+    findings = _lint_one(path, ptxas_version)
     if json_output:
         _write_findings_json(findings)
     else:
@@ -252,11 +305,11 @@ def main_lint(path: str, json_output: bool) -> int:
     return 1 if findings else 0
 
 
-def _lint_one(path: str) -> list[Finding]:
+def _lint_one(path: str, ptxas_version: str | None = None) -> list[Finding]:
     from .api import load_ptx
     from .lint import lint
 
-    return lint(load_ptx(path), filename=path)
+    return lint(load_ptx(path), filename=path, ptxas_version=ptxas_version)
 
 
 def _write_findings(findings: list[Finding]) -> None:
@@ -270,15 +323,16 @@ def _write_findings_json(findings: list[Finding]) -> None:
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
+    version = _ptxas_version(args)
     if not args.json:
-        return _each(args.files, lambda path: main_lint(path, False))
+        return _each(args.files, lambda path: main_lint(path, False, version))
     # One array of every file's findings (each names its file in "where").
     everything: list[Finding] = []
     read = 0
 
     def one(path: str) -> int:
         nonlocal read
-        findings = _lint_one(path)
+        findings = _lint_one(path, version)
         everything.extend(findings)
         read += 1
         return 1 if findings else 0
@@ -332,6 +386,25 @@ def _attach_one(path: str, args: Any) -> int:
 _EXIT_CODES = "exit codes: 0 ok, 1 findings or differences (lint, check), 2 bad input or tool error"
 
 
+def _file_and_output(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="PTX text")
+    p.add_argument("-o", "--output", metavar="OUT.ptx", help="output file (default: standard output)")
+
+
+def _style_option(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--style", choices=("nvcc", "readable", "compact"), default="readable", help=help)
+
+
+def _ptxas_options(p: argparse.ArgumentParser, what: str) -> None:
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--ptxas", metavar="PATH", help=f"{what} this ptxas (its release decides)")
+    which.add_argument(
+        "--ptxas-version",
+        metavar="X.Y",
+        help=f"{what} this ptxas release, such as 13.5 (default: any release measured)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptxdwarf",
@@ -356,15 +429,42 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "rewrite", help="decode and re-encode every debug section of a PTX file", epilog=_EXIT_CODES
     )
-    p.add_argument("file", metavar="FILE", help="PTX text")
-    p.add_argument("-o", "--output", metavar="OUT.ptx", help="output file (default: standard output)")
+    _file_and_output(p)
+    _style_option(p, "layout of the sections (default: readable)")
     p.add_argument(
-        "--style",
-        choices=("nvcc", "readable", "compact"),
-        default="readable",
-        help="layout of the sections (default: readable)",
+        "--remap-path",
+        action="append",
+        metavar="OLD=NEW",
+        help="rewrite source paths starting with OLD (.file, the compile unit's name and comp_dir) to start "
+        "with NEW instead, and nothing else; repeatable, the first match wins",
     )
     p.set_defaults(func=_cmd_rewrite)
+
+    p = sub.add_parser(
+        "fix",
+        help="repair what lint finds that ptxas fails on or gets wrong",
+        description="Apply the repair of every lint finding that has one; each repair is one line on stderr, "
+        "then each finding left ('not repaired: ...').",
+        epilog="exit codes: 0 no lint error left, 1 an error could not be repaired, 2 bad input or tool error",
+    )
+    _file_and_output(p)
+    _ptxas_options(p, "repair for")
+    _style_option(p, "layout of sections that are encoded again (default: readable)")
+    p.add_argument("--json", action="store_true", help="repairs and what remains as JSON on stderr")
+    p.set_defaults(func=_cmd_fix)
+
+    p = sub.add_parser(
+        "strip",
+        help="remove the debug information (or all of it but the line table)",
+        epilog=_EXIT_CODES,
+    )
+    _file_and_output(p)
+    p.add_argument(
+        "--keep-lines",
+        action="store_true",
+        help="keep .file/.loc (ptxas optimises, and -lineinfo gives a line table)",
+    )
+    p.set_defaults(func=_cmd_strip)
 
     p = sub.add_parser(
         "check",
@@ -384,6 +484,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
     p.add_argument("--json", action="store_true", help="findings as JSON (one array for all files)")
+    _ptxas_options(p, "report the traps of")
     p.set_defaults(func=_cmd_lint)
 
     p = sub.add_parser(
@@ -410,12 +511,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_false",
         help="leave .target as it is (ptxas compiles '.target ..., debug' as with -g)",
     )
-    p.add_argument(
-        "--style",
-        choices=("nvcc", "readable", "compact"),
-        default="readable",
-        help="layout of the sections (default: readable)",
-    )
+    _style_option(p, "layout of the sections (default: readable)")
     p.set_defaults(func=_cmd_attach)
 
     return parser

@@ -70,6 +70,11 @@ class AttachError(PtxDwarfError):
     """Debug info that cannot be attached to a PTX module (missing symbol or label, ...)."""
 
 
+class UsageError(PtxDwarfError):
+    """An option or argument in a form ptxdwarf cannot take (a bad ``--remap-path`` or
+    ``--ptxas-version``)."""
+
+
 class ToolError(PtxDwarfError):
     """An external tool (ptxas) is missing or failed."""
 

@@ -1240,21 +1240,51 @@ def test_orphan_depot_list() -> None:
     assert at(f, m, m.line_of(r"\.b64 \$L__tmp0", 1)) and f.offset == 0
 
 
-def test_loclist_symbol_with_strp() -> None:
+def _bitfield_struct(*attrs: tuple[str, str, Any]) -> tuple[D, D]:
+    """The base tree with a struct whose one member is a bit field with ``attrs``."""
     cu = base_tree()
-    b = find(cu, "add", "b")
-    b.drop("address_class")
-    b.set("location", Sym(".debug_loc", 4), "data4")
-    find(cu, "add", "a").set("name", Sym(".debug_str", 4), "strp")
-    extra = (
-        ".section .debug_loc {\n.b64 $L__func_begin0\n.b64 $L__func_end0\n.b16 5\n.b8 144, 178, 228, 149, 1\n"
-        ".b64 0\n.b64 0\n}\n.section .debug_str {\n.b8 97, 0\n}\n"
-    )
-    m = assemble(cu, extra=extra)
-    (f,) = only(run(m), "loclist-symbol-with-strp")
-    assert names(f, b) and at(f, m, b.attr_lines["location"])
-    b.set("location", 0, "data4")
-    assert run(assemble(cu, extra=extra)) == []
+    int_t = find(cu, "int")
+    member = D("member", [(a, f, Ref(int_t) if v is None else v) for a, f, v in attrs])
+    cu.children.append(D("structure_type", [("name", "string", "S"), ("byte_size", "data1", 4)], [member]))
+    return cu, member
+
+
+_NVCC_BITFIELD = [
+    ("name", "strp", Sym(".debug_str", 4)),
+    ("type", "ref4", None),
+    ("byte_size", "data1", 4),
+    ("bit_size", "data1", 3),
+    ("bit_offset", "data1", 29),
+    ("data_member_location", "block1", [b"\x23\x00"]),
+]
+_STR = ".section .debug_str {\n.b8 98, 0\n}\n"
+
+
+def test_bitfield_member_order() -> None:
+    cu, member = _bitfield_struct(*_NVCC_BITFIELD)
+    m = assemble(cu, extra=_STR)
+    (f,) = only(run(m), "bitfield-member-order")
+    assert names(f, member) and at(f, m, member.attr_lines["data_member_location"])
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        # data_member_location before the bit attributes (the builder's order)
+        [0, 1, 5, 2, 3, 4],
+        # the name after the bit attributes
+        [1, 2, 3, 4, 5, 0],
+    ],
+    ids=["location-first", "name-last"],
+)
+def test_bitfield_member_order_clean(order: list[int]) -> None:
+    cu, _ = _bitfield_struct(*[_NVCC_BITFIELD[i] for i in order])
+    assert run(assemble(cu, extra=_STR)) == []
+
+
+def test_bitfield_member_inline_name_clean() -> None:
+    cu, _ = _bitfield_struct(("name", "string", "b"), *_NVCC_BITFIELD[1:])
+    assert run(assemble(cu)) == []
 
 
 def test_name_before_linkage_name() -> None:

@@ -25,7 +25,20 @@ def test_quirk_ids_are_unique_and_looked_up() -> None:
     assert quirk("wide-literal-truncated").lint_rule == "wide-value"
     with pytest.raises(KeyError, match="no ptxas quirk 'nosuch'"):
         quirk("nosuch")
-    assert [q.id for q in quirks_for_rule("non-ascii")] == ["non-ascii"]
+    assert [q.id for q in quirks_for_rule("non-ascii")] == ["non-ascii", "non-ascii-comment"]
+
+
+def test_holds_for_a_release() -> None:
+    comment = quirk("non-ascii-comment")  # holds on 13.0, not on 13.4 and 13.5
+    assert comment.holds_for("13.0") and not comment.holds_for("13.5")
+    assert comment.holds_for("12.8")  # before the first release measured: as on 13.0
+    assert comment.holds_for("13.2")  # between 13.0 and 13.4: holds on one neighbour
+    assert not comment.holds_for("14.0")  # after the last: as on 13.5
+    assert comment.holds_for(None)
+    assert quirk("non-ascii").holds_for("13.5")
+    assert not quirk("orphan-depot-list").holds_for(None)  # reproduced nowhere
+    with pytest.raises(ValueError, match="MAJOR.MINOR"):
+        comment.holds_for("13.x")
 
 
 def test_quirk_is_frozen() -> None:
@@ -41,7 +54,8 @@ def test_quirk_is_complete(q: Quirk) -> None:
     assert q.measured_on and all(re.fullmatch(r"\d+\.\d+", v) for v in q.measured_on)
     assert set(q.holds_on) <= set(q.measured_on)
     assert q.workaround_note.strip()
-    assert q.repair is None  # the fix command comes later
+    for ref in q.repairs:
+        assert callable(resolve(ref)), ref
     if q.lint_rule is None:
         assert q.lint_note and q.lint_note.strip()
     else:

@@ -177,7 +177,9 @@ class Ptxas:
 
     def _run_plain(self, args: list[str]) -> str:
         try:
-            proc = subprocess.run([self.path, *args], capture_output=True, text=True, timeout=60)
+            proc = subprocess.run(
+                [self.path, *args], capture_output=True, text=True, errors="backslashreplace", timeout=60
+            )
         except OSError as exc:
             raise ToolError(f"cannot run ptxas {self.path}: {exc.strerror or exc}") from None
         except subprocess.TimeoutExpired:
@@ -266,9 +268,14 @@ class Ptxas:
 def _run(args: list[str], timeout: float, cancel: threading.Event | None) -> tuple[int, str]:
     """Run ptxas; its exit code and stderr."""
     if cancel is None:
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            args, capture_output=True, text=True, errors="backslashreplace", timeout=timeout
+        )
         return proc.returncode, proc.stderr
-    with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as child:
+    # ptxas may print bytes that are not UTF-8 (quirk strp-label-reused: "label '<garbage>' invalid").
+    with subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="backslashreplace"
+    ) as child:
         # stderr is read on a thread of its own so that a chatty ptxas cannot block on a full pipe.
         chunks: list[str] = []
         reader = threading.Thread(

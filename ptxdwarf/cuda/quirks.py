@@ -5,7 +5,8 @@ releases it was measured on), the harness cases that measure it
 (:mod:`ptxdwarf.cuda.facts`, ``python -m ptxdwarf.cuda.facts --ptxas PATH``), where
 ptxdwarf's writers work around it (dotted references to the function, class or
 constant), the lint rule that detects it in someone else's PTX (an id of
-``ptxdwarf.lint.RULES``), and the repair that fixes such PTX (none yet).
+``ptxdwarf.lint.RULES``), and the repairs of the ``fix`` command that fix such PTX
+(registered under the quirk's id in :mod:`ptxdwarf.repair`).
 docs/ptxas-facts.md explains each fact at length.
 """
 
@@ -19,7 +20,7 @@ from types import MappingProxyType
 __all__ = ["MEASURED_ON", "QUIRKS", "Quirk", "markdown_table", "quirk", "quirks_for_rule", "resolve"]
 
 #: The ptxas releases the harness was run on for this registry.
-MEASURED_ON = ("13.0", "13.5")
+MEASURED_ON = ("13.0", "13.4", "13.5")
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,8 @@ class Quirk:
     by the harness). ``workaround`` holds dotted references
     (``ptxdwarf.ptx.writer.B64_LIMIT``) to the code that keeps ptxdwarf's own output
     clear of the trap; ``workaround_note`` says what that code does, or why there is
-    none. ``lint_rule`` is None only with a ``lint_note`` saying why. ``repair`` names
-    the repair of the ``fix`` command (None until there is one).
+    none. ``lint_rule`` is None only with a ``lint_note`` saying why. ``repairs`` holds
+    dotted references to the repairs of the ``fix`` command (:mod:`ptxdwarf.repair`).
     """
 
     id: str
@@ -44,7 +45,29 @@ class Quirk:
     lint_rule: str | None
     lint_note: str | None = None
     measured_on: tuple[str, ...] = MEASURED_ON
-    repair: str | None = None
+    repairs: tuple[str, ...] = ()
+
+    def holds_for(self, release: str | None) -> bool:
+        """Whether the fact holds for ptxas ``release`` (``"13.0"``; None: for some release
+        measured). A release that was not measured takes its measured neighbours' answer:
+        one before the first or after the last is taken as that one, one between two as
+        holding if it holds on either."""
+        if release is None:
+            return bool(self.holds_on)
+        if release in self.measured_on:
+            return release in self.holds_on
+        key = _release_key(release)
+        measured = sorted(self.measured_on, key=_release_key)
+        before = [r for r in measured if _release_key(r) < key]
+        after = [r for r in measured if _release_key(r) > key]
+        return any(r in self.holds_on for r in (before[-1:] + after[:1]))
+
+
+def _release_key(release: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in release.split("."))
+    except ValueError:
+        raise ValueError(f"ptxas release {release!r}: expected MAJOR.MINOR, such as 13.0") from None
 
 
 def _q(
@@ -57,8 +80,11 @@ def _q(
     *,
     holds_on: tuple[str, ...] = MEASURED_ON,
     lint_note: str | None = None,
+    repairs: tuple[str, ...] = (),
 ) -> Quirk:
-    return Quirk(id, fact, cases, holds_on, workaround, workaround_note, lint_rule, lint_note)
+    return Quirk(
+        id, fact, cases, holds_on, workaround, workaround_note, lint_rule, lint_note, repairs=repairs
+    )
 
 
 QUIRKS: tuple[Quirk, ...] = (
@@ -83,6 +109,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "the writer emits a value of 2**32 or more as two .b32 (low word first); the reader keeps what ptxas "
         "keeps (the low 32 bits), so dump and rewrite show what the cubin gets, and check reports each",
         "wide-value",
+        repairs=("ptxdwarf.repair.sections.whole_wide_values",),
     ),
     _q(
         "info-label-difference",
@@ -92,6 +119,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.dwarf.encode._InfoEncoder.encode_unit",),
         "the encoder writes unit lengths and DIE offsets as numbers",
         "info-label-difference",
+        repairs=("ptxdwarf.repair.sections.encode_again",),
     ),
     _q(
         "symbol-outside-info",
@@ -100,6 +128,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.dwarf.encode._encode",),
         "unit offsets in .debug_pubnames/.debug_aranges past offset 0 are written as numbers",
         "symbol-outside-info",
+        repairs=("ptxdwarf.repair.sections.numbers_outside_info",),
     ),
     _q(
         "symbol-addend",
@@ -125,6 +154,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.ptx.writer._Lines.segment", "ptxdwarf.ptx.writer._readable"),
         "every writer style puts a symbol alone on its directive",
         "ptxas-syntax",
+        repairs=("ptxdwarf.repair.text.rename_dotted_symbols", "ptxdwarf.repair.sections.encode_again"),
     ),
     _q(
         "undefined-symbol",
@@ -142,6 +172,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.dwarf.encode._AbbrevAllocator",),
         "the encoder numbers new abbreviations densely in table order",
         "abbrev-code-order",
+        repairs=("ptxdwarf.repair.sections.renumber_abbrevs",),
     ),
     _q(
         "dwarf4-form",
@@ -162,6 +193,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "the builder writes DWARF 2 by default; DWARF 4 units get flag, block1 and data4 unless "
         "EncodeOptions(dwarf4_forms=True)",
         "dwarf4-form",
+        repairs=("ptxdwarf.repair.sections.dwarf2_forms",),
     ),
     _q(
         "ref-addr-size",
@@ -171,6 +203,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.dwarf.encode.choose_form",),
         "the encoder writes DIE references as DW_FORM_ref4",
         "ref-addr-size",
+        repairs=("ptxdwarf.repair.sections.ref4_references",),
     ),
     _q(
         "reloc-width",
@@ -220,6 +253,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.ptx.writer.format_sections",),
         "the writer emits one block per section image",
         "duplicate-section",
+        repairs=("ptxdwarf.repair.sections.merge_blocks",),
     ),
     _q(
         "producer-debug-line",
@@ -263,16 +297,27 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.attach.attach",),
         'attach writes .file INDEX "path"',
         "file-two-strings",
+        repairs=("ptxdwarf.repair.text.join_file_strings",),
     ),
     _q(
         "non-ascii",
-        "A non-ASCII byte anywhere (comments, .file names) is fatal: 'Unexpected non-ASCII character "
-        "encountered'. ptxas 13.5 accepts it in a comment (a .file name still fails).",
-        ("non-ascii.comment", "non-ascii.file-name"),
+        "A non-ASCII byte outside comments (a .file name) is fatal: 'Unexpected non-ASCII character "
+        "encountered'; a .file name has no escapes (a backslash separates directories).",
+        ("non-ascii.file-name", "non-ascii.file-name-escaped"),
         ("ptxdwarf.autodebug.entry._check_output_name", "ptxdwarf.ptx.writer.format_section"),
         "the section writer's output is ASCII; attach refuses a non-ASCII output name for .file",
         "non-ascii",
+    ),
+    _q(
+        "non-ascii-comment",
+        "A non-ASCII byte in a comment is fatal on 13.0 ('Unexpected non-ASCII character encountered'); "
+        "13.4 and 13.5 accept it.",
+        ("non-ascii.comment",),
+        (),
+        "ptxdwarf's own comments are ASCII",
+        "non-ascii",
         holds_on=("13.0",),
+        repairs=("ptxdwarf.repair.text.escape_comments",),
     ),
     _q(
         "version-too-low",
@@ -283,6 +328,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "strings go to .debug_str+offset (any ISA) unless string_labels; attach checks 7.0 for string labels "
         "and 3.0 for the debug target",
         "version-too-low",
+        repairs=("ptxdwarf.repair.text.raise_version",),
     ),
     _q(
         "strp-label-reused",
@@ -292,15 +338,24 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.dwarf.encode._StringPool.symbol",),
         "every strp reference gets a label of its own (or is .debug_str+offset)",
         "strp-label-reused",
+        repairs=("ptxdwarf.repair.sections.strp_own_values",),
     ),
     _q(
-        "loclist-symbol-with-strp",
-        "Location-list pointers written as .debug_loc symbols in a unit with DW_FORM_strp values make ptxas "
-        "fail (SIGSEGV or 'Checked Data was Invalid').",
-        ("loclist-symbol-with-strp.fixture",),
-        ("ptxdwarf.dwarf.encode._InfoEncoder.location_value",),
-        "with strings in .debug_str, list pointers are written as numbers",
-        "loclist-symbol-with-strp",
+        "bitfield-member-order",
+        "A bit-field DW_TAG_member whose DW_AT_name is DW_FORM_strp and comes before DW_AT_bit_size, with "
+        "DW_AT_data_member_location after the bit attributes (nvcc's order): 'Checked Data was Invalid' "
+        "('Attempted to Dereference Out of Bounds' without DW_AT_bit_offset). data_member_location before the "
+        "bit attributes, the name last, or DW_FORM_string: compiles. .debug_loc symbols beside strp values "
+        "are fine.",
+        (
+            "bitfield-member-order.fixture",
+            "bitfield-member-order.location-first",
+            "bitfield-member-order.name-string",
+        ),
+        ("ptxdwarf.builder.types.TypeConstructors._member",),
+        "the builder writes DW_AT_data_member_location before the bit attributes",
+        "bitfield-member-order",
+        repairs=("ptxdwarf.repair.sections.bitfield_location_first",),
     ),
     _q(
         "orphan-depot-list",
@@ -329,6 +384,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.builder.DebugInfoBuilder.function",),
         "the builder writes the linkage name before the name, as nvcc does",
         "name-before-linkage-name",
+        repairs=("ptxdwarf.repair.sections.linkage_name_first",),
     ),
     _q(
         "depot-needs-subprogram-name",
@@ -376,6 +432,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "attach puts a label before the first instruction of a function whose first label the DIEs use and "
         "ptxas would misplace; check reports such a label",
         "first-label-at-zero",
+        repairs=("ptxdwarf.repair.text.anchor_first_labels",),
     ),
     _q(
         "label-at-line-zero",
@@ -389,11 +446,13 @@ QUIRKS: tuple[Quirk, ...] = (
             "label-at-line-zero.leads-to-a-line",
             "label-at-line-zero.leads-to-line-zero",
             "label-at-line-zero.named-before",
+            "label-at-line-zero.doubled",
         ),
         ("ptxdwarf.ptx.placement.labels_dropped",),
         "attach never writes line 0; lint predicts the labels ptxas drops (labels_dropped); check names every "
         "dropped label",
         "label-at-line-zero",
+        repairs=("ptxdwarf.repair.text.double_dropped_labels",),
     ),
     _q(
         "target-not-debug",
@@ -499,11 +558,12 @@ def resolve(ref: str) -> object:
 
 def markdown_table() -> str:
     """The registry as the Markdown table docs/ptxas-facts.md shows."""
-    lines = ["| quirk | lint rule | workaround | cases | holds on |", "|---|---|---|---|---|"]
+    lines = ["| quirk | lint rule | workaround | repair | cases | holds on |", "|---|---|---|---|---|---|"]
     for q in QUIRKS:
         lint = f"`{q.lint_rule}`" if q.lint_rule else f"none: {q.lint_note}"
         refs = ", ".join(f"`{r}`" for r in q.workaround) or "none"
         cases = ", ".join(f"`{c}`" for c in q.cases)
         holds = ", ".join(q.holds_on) or "not reproduced"
-        lines.append(f"| `{q.id}` | {lint} | {refs}: {q.workaround_note} | {cases} | {holds} |")
+        repairs = ", ".join(f"`{r}`" for r in q.repairs) or "none"
+        lines.append(f"| `{q.id}` | {lint} | {refs}: {q.workaround_note} | {repairs} | {cases} | {holds} |")
     return "\n".join(lines) + "\n"

@@ -525,8 +525,8 @@ class _InfoEncoder:
             raise TypeError(f"not a location list: {value!r}")
         offset = self.loc_offsets.get(id(value), value.offset)
         if self.options.strings == "strp":
-            # ptxas 13.0 dies (SIGSEGV) on a ".debug_loc" symbol in a unit that also
-            # uses .debug_str; the offset as a number is what it keeps.
+            # A number needs no relocation: ptxas keeps .debug_loc as it is. (A ".debug_loc"
+            # symbol beside strp values is fine too: case bitfield-member-order.location-first.)
             out += offset.to_bytes(size, "little")
             return
         relocs.append(Reloc(at, size, Symbol(".debug_loc", offset)))

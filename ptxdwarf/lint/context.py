@@ -22,8 +22,10 @@ LINKAGE = tuple(a for a in ("linkage_name", "MIPS_linkage_name") if a in AT.__me
 class LintContext:
     """One lint run's state and the lookups the checks share."""
 
-    def __init__(self, module: PtxModule) -> None:
+    def __init__(self, module: PtxModule, *, ptxas_version: str | None = None) -> None:
         self.module = module
+        self.ptxas_version = ptxas_version
+        """The ptxas release whose traps are reported (None: any release measured)."""
         self.filename = module.filename
         self.symbols: SymbolTable = symbol_table(module)
         self.findings: list[Finding] = []

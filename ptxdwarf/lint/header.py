@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from ..attach import not_debuggable
+from ..cuda.quirks import quirk
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
-from ..ptx.reader import SectionBlock
+from ..ptx.reader import PtxModule, SectionBlock, mask_comments
 from .context import LintContext
 from .rules import ERROR, WARNING
 
@@ -23,23 +24,31 @@ __all__ = [
     "check_sections",
     "check_syntax",
     "check_text",
+    "version_needs",
 ]
 
 _ADDRESS_SIZE = re.compile(r"^[ \t]*\.address_size\b", re.MULTILINE)
 
 
 def check_text(ctx: LintContext) -> None:
-    """non-ascii: ptxas 13.0 rejects any byte above 127."""
+    """non-ascii: ptxas rejects a byte above 127 outside comments (quirk non-ascii), and 13.0
+    in comments too (quirk non-ascii-comment)."""
     text = ctx.module.text
     if text.isascii():
         return
-    bad = [i for i, ch in enumerate(text) if ord(ch) > 127]
+    masked = mask_comments(text, ctx.filename)
+    in_comments = quirk("non-ascii-comment").holds_for(ctx.ptxas_version)
+    bad = [i for i, ch in enumerate(text) if ord(ch) > 127 and (in_comments or masked[i] == ch)]
+    if not bad:
+        return
     line = text.count("\n", 0, bad[0]) + 1
     lines = {text.count("\n", 0, i) + 1 for i in bad[:1000]}
+    where = "anywhere, comments included" if in_comments else "outside comments"
     ctx.add(
         "non-ascii",
         f"{len(bad)} non-ASCII character(s) on {len(lines)}{'+' if len(bad) > 1000 else ''} line(s), first on "
-        f"line {line}; ptxas 13.0 rejects them anywhere (write names as numbers, keep comments ASCII)",
+        f"line {line}; ptxas{' ' + ctx.ptxas_version if ctx.ptxas_version else ''} rejects them {where} "
+        "(write names as numbers, keep comments ASCII)",
         line=line,
     )
 
@@ -262,9 +271,9 @@ def _first_addend(block: SectionBlock) -> tuple[str, int] | None:
     return text, block.image.source_line(offset) or block.line
 
 
-def check_syntax(ctx: LintContext) -> None:
-    """version-too-low, ptxas-syntax, info-label-difference: what the section text writes."""
-    module = ctx.module
+def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
+    """What the module's debug text needs of the PTX ISA (quirk version-too-low): each
+    (version, what needs it, line)."""
     needs: list[tuple[tuple[int, int], str, int]] = []
     if module.has_debug_target:
         needs.append(((3, 0), "a debug target (.target ..., debug)", module.target_line))
@@ -282,6 +291,16 @@ def check_syntax(ctx: LintContext) -> None:
             first = _first_addend(block)
             assert first is not None
             needs.append(((3, 2), f"label+N ({first[0]} in {block.name})", first[1]))
+    return needs
+
+
+def check_syntax(ctx: LintContext) -> None:
+    """version-too-low, ptxas-syntax, info-label-difference: what the section text writes."""
+    module = ctx.module
+    for block in module.sections:
+        if not block.name.startswith(".debug_"):
+            continue
+        text = block.text
         for what, line in text.syntax:
             ctx.add("ptxas-syntax", f"ptxas cannot parse {what} in {block.name}", line=line)
         if block.name == ".debug_info":
@@ -296,7 +315,7 @@ def check_syntax(ctx: LintContext) -> None:
                     )
     if module.version is None:
         return
-    for version, what, line in needs:
+    for version, what, line in version_needs(module):
         if module.version < version:
             ctx.add(
                 "version-too-low",

@@ -26,7 +26,13 @@ from .labels import check_label_in
 from .rules import WARNING
 from .units import BLOCK_FORMS, innermost
 
-__all__ = ["LocationChecks", "check_loc_lists", "check_name_order"]
+__all__ = [
+    "LocationChecks",
+    "bitfield_member_order",
+    "check_bitfield_member",
+    "check_loc_lists",
+    "check_name_order",
+]
 
 _VARIABLE_TAGS = frozenset({TAG.variable, TAG.formal_parameter})
 _LIST_FORMS = frozenset({FORM.data4, FORM.data8, FORM.sec_offset})
@@ -34,7 +40,7 @@ _LIST_FORMS = frozenset({FORM.data4, FORM.data8, FORM.sec_offset})
 
 class LocationChecks:
     """address-class-range, missing-address-class, regx-undeclared, regx-too-long,
-    depot-in-pieces, bad-loclist-offset, loclist-symbol-with-strp, and the
+    depot-in-pieces, bad-loclist-offset, and the
     label-wrong-function of list entries, over the DIEs of one unit."""
 
     def __init__(self, ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int]) -> None:
@@ -43,7 +49,6 @@ class LocationChecks:
         self.unit = unit
         self.loc_refs = loc_refs
         """Offsets of the .debug_loc lists some DIE refers to."""
-        self.symbolic_lists: list[tuple[DIE, Attribute]] = []
         self._ops: dict[bytes, list[Op]] = {}
         self._names: dict[int, str | None] = {}
         self._declared: dict[tuple[int, str], bool] = {}
@@ -88,8 +93,6 @@ class LocationChecks:
                 )
             self.check_expression(die, location, inner, sp)
         elif inner.form in _LIST_FORMS:
-            if location.symbol is not None and location.symbol.name == ".debug_loc":
-                self.symbolic_lists.append((die, location))
             self.check_list_pointer(die, location, inner, sp)
 
     def decode(self, block: bytes) -> list[Op]:
@@ -237,19 +240,6 @@ class LocationChecks:
                     attr,
                 )
 
-    def finish(self, uses_strp: bool) -> None:
-        """loclist-symbol-with-strp, once the unit's DIEs are seen."""
-        if uses_strp and self.symbolic_lists:
-            die, attr = self.symbolic_lists[0]
-            more = f" (and {len(self.symbolic_lists) - 1} more)" if len(self.symbolic_lists) > 1 else ""
-            self.ctx.add_attr(
-                "loclist-symbol-with-strp",
-                f"location-list pointer written as {attr.symbol}{more} in a unit that also uses DW_FORM_strp: "
-                "ptxas dies with SIGSEGV; write the offsets as numbers",
-                die,
-                attr,
-            )
-
 
 def check_name_order(ctx: LintContext, sp: DIE) -> None:
     """name-before-linkage-name: a subprogram with __local_depot locations has its name before
@@ -272,6 +262,39 @@ def check_name_order(ctx: LintContext, sp: DIE) -> None:
                 sp.attr(AT.name) or sp.attributes[0],
             )
             return
+
+
+_BIT_ATTRS = (AT.byte_size, AT.bit_size, AT.bit_offset)
+
+
+def bitfield_member_order(die: DIE) -> tuple[int, int] | None:
+    """Quirk bitfield-member-order: for a bit-field member whose DW_FORM_strp name precedes its
+    DW_AT_bit_size, which precedes its DW_AT_data_member_location, the index of the
+    data_member_location attribute and of the first bit attribute; None for any other DIE."""
+    if die.tag != TAG.member:
+        return None
+    index = {a.name: i for i, a in reversed(list(enumerate(die.attributes)))}
+    name, bits, where = index.get(AT.name), index.get(AT.bit_size), index.get(AT.data_member_location)
+    if name is None or bits is None or where is None or not name < bits < where:
+        return None
+    attr = die.attributes[name]
+    inner = attr.value if attr.form == FORM.indirect and isinstance(attr.value, Attribute) else attr
+    if inner.form != FORM.strp:
+        return None
+    return where, min(index[a] for a in _BIT_ATTRS if a in index)
+
+
+def check_bitfield_member(ctx: LintContext, die: DIE) -> None:
+    """bitfield-member-order."""
+    if bitfield_member_order(die) is not None:
+        ctx.add_attr(
+            "bitfield-member-order",
+            "bit-field member with a DW_FORM_strp name and DW_AT_data_member_location after DW_AT_bit_size: "
+            "ptxas fails ('Checked Data was Invalid', or 'Attempted to Dereference Out of Bounds'); put "
+            "DW_AT_data_member_location before the bit attributes",
+            die,
+            die.attr(AT.data_member_location) or die.attributes[0],
+        )
 
 
 def check_loc_lists(ctx: LintContext, info: DebugInfo, loc_refs: set[int]) -> None:

@@ -146,15 +146,20 @@ RULES: dict[str, tuple[str, str]] = {
         "code ptxas cannot compile with -g: a .global/.const with an initializer inside a function body "
         "(SIGSEGV), a .func returning several values ('not allowed with ABI')",
     ),
-    "non-ascii": (ERROR, "a non-ASCII byte in the text; ptxas 13.0 rejects it anywhere, comments included"),
+    "non-ascii": (
+        ERROR,
+        "a non-ASCII byte outside comments (ptxas rejects it), or in a comment (ptxas 13.0 rejects it; 13.4 and "
+        "13.5 do not)",
+    ),
     "debug-target-without-info": (ERROR, ".target lists debug but the module has no debug section"),
     "orphan-depot-list": (
         ERROR,
         "a .debug_loc list no DIE refers to holds a __local_depot address (ptxas: 'Dereference Out of Bounds')",
     ),
-    "loclist-symbol-with-strp": (
+    "bitfield-member-order": (
         ERROR,
-        "a location-list pointer written as a .debug_loc symbol in a unit that uses DW_FORM_strp (ptxas crashes)",
+        "a bit-field DW_TAG_member whose DW_FORM_strp name precedes DW_AT_bit_size, which precedes "
+        "DW_AT_data_member_location (nvcc's order); ptxas fails ('Checked Data was Invalid')",
     ),
     "depot-in-pieces": (
         ERROR,

@@ -15,14 +15,15 @@ from .finding import Finding, sort_key
 __all__ = ["lint", "lint_module"]
 
 
-def lint_module(module: PtxModule) -> list[Finding]:
-    """The findings for an already parsed module, sorted by line."""
+def lint_module(module: PtxModule, *, ptxas_version: str | None = None) -> list[Finding]:
+    """The findings for an already parsed module, sorted by line (``ptxas_version``: as
+    :func:`lint`)."""
     with gc_paused():  # the checks allocate much and free little
-        return _run(module)
+        return _run(module, ptxas_version)
 
 
-def _run(module: PtxModule) -> list[Finding]:
-    ctx = LintContext(module)
+def _run(module: PtxModule, ptxas_version: str | None) -> list[Finding]:
+    ctx = LintContext(module, ptxas_version=ptxas_version)
     header.check_text(ctx)
     header.check_header(ctx)
     header.check_section_form(ctx)
@@ -39,12 +40,15 @@ def _run(module: PtxModule) -> list[Finding]:
     return sorted(ctx.findings, key=sort_key)
 
 
-def lint(text: str, *, filename: str = "<ptx>") -> list[Finding]:
+def lint(text: str, *, filename: str = "<ptx>", ptxas_version: str | None = None) -> list[Finding]:
     """Check the debug sections of PTX ``text``; an empty list means nothing to say.
+
+    ``ptxas_version`` (``"13.5"``) reports only the traps of that ptxas release (the quirk
+    registry says where each was measured); None reports those of any release measured.
 
     Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read.
     """
-    return lint_module(parse_ptx(text, filename))
+    return lint_module(parse_ptx(text, filename), ptxas_version=ptxas_version)
 
 
 def _decode(ctx: LintContext) -> DebugInfo | None:
@@ -112,5 +116,6 @@ def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int
         labels.check_die_labels(ctx, info, die, sp)
         if die.tag == TAG.subprogram:
             locations.check_name_order(ctx, die)
-    places.finish(forms.uses_strp)
+        elif die.tag == TAG.member:
+            locations.check_bitfield_member(ctx, die)
     predicate_count.finish()

@@ -91,7 +91,6 @@ class FormChecks:
         self.ctx = ctx
         self.info = info
         self.unit = unit
-        self.uses_strp = False
         self._reported: set[tuple[int, int]] = set()
 
     def check_attribute(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
@@ -111,8 +110,6 @@ class FormChecks:
             )
         if form not in _CHECKED_FORMS and (form <= _DWARF2_FORMS_MAX or unit.version not in (2, 3, 4)):
             return
-        if form == FORM.strp:
-            self.uses_strp = True
         if (
             form > _DWARF2_FORMS_MAX
             and unit.version in (2, 3, 4)

@@ -36,6 +36,7 @@ __all__ = [
     "SymbolTable",
     "likely_needs_compile_only",
     "needs_compile_only",
+    "ptx_valid_name",
     "symbol_table",
 ]
 
@@ -57,6 +58,13 @@ UNDEFINED: Final = "undefined"
 ADDRESSABLE: Final = frozenset(
     {SECTION, DATA_LABEL, FUNCTION, PROTOTYPE, VARIABLE, CODE_LABEL, KERNEL_PARAM, DEVICE_PARAM, DEPOT, LOCAL}
 )
+
+
+def ptx_valid_name(name: str) -> str:
+    """The name a PTX producer gives a global whose source name has a '.' in it
+    (``__PRETTY_FUNCTION__._Z3foov`` -> ``__PRETTY_FUNCTION___$__Z3foov``): LLVM's NVPTX
+    back end and NVVM write each '.' as ``_$_``, since PTX names cannot hold one."""
+    return name.replace(".", "_$_")
 
 
 @dataclass(frozen=True, slots=True)

@@ -325,12 +325,71 @@ def _fault(rule: str) -> Callable[[], bytes]:
     return lambda: h.fixture(f"lint/faults/{rule}.ptx")
 
 
+def _bitfield(edit: str) -> Callable[[], str]:
+    """The bitfield-member-order fault fixture with its member Flags/b edited: ``location-first``
+    moves DW_AT_data_member_location before the bit attributes, ``name-string`` writes the name
+    as DW_FORM_string. Every other strp value and .debug_loc symbol stays."""
+
+    def make() -> str:
+        from ....dwarf.constants import AT, FORM, TAG
+        from ....dwarf.decode import decode_sections
+        from ....dwarf.encode import EncodeOptions, encode_sections
+        from ....ptx import parse_ptx
+        from ....ptx.writer import format_section
+
+        module = parse_ptx(h.fixture("lint/faults/bitfield-member-order.ptx").decode(), "x.ptx")
+        info = decode_sections(module.images(debug_only=True), source="ptx").load_all()
+        member = next(
+            d for d in info.iter_dies() if d.tag == TAG.member and d.attr(AT.bit_size) and d.name == "b"
+        )
+        attrs = list(member.attributes)
+        if edit == "location-first":
+            where = next(i for i, a in enumerate(attrs) if a.name == AT.data_member_location)
+            first = next(
+                i for i, a in enumerate(attrs) if a.name in (AT.byte_size, AT.bit_size, AT.bit_offset)
+            )
+            attrs.insert(first, attrs.pop(where))
+        else:
+            name = next(a for a in attrs if a.name == AT.name)
+            name.form, name.relocs = int(FORM.string), ()
+        member.attributes = attrs
+        member.abbrev_code = None
+        images = encode_sections(info, EncodeOptions(keep_abbrevs=False))
+        text = module.text
+        for block in sorted(module.sections, key=lambda b: -b.start):  # one block per section here
+            if block.name in images:
+                text = (
+                    text[: block.start]
+                    + format_section(images[block.name], "nvcc").rstrip("\n")
+                    + text[block.end :]
+                )
+        return text
+
+    return make
+
+
 case(
-    "loclist-symbol-with-strp.fixture",
-    "loclist-symbol-with-strp",
-    "fixtures/lint/faults/loclist-symbol-with-strp.ptx (nvcc module, .b32 .debug_loc pointers and strp names) -> ptxas fails",
-    _fault("loclist-symbol-with-strp"),
-    lambda run: (run.returncode != 0, run.summary()),
+    "bitfield-member-order.fixture",
+    "bitfield-member-order",
+    "fixtures/lint/faults/bitfield-member-order.ptx (nvcc module; the bit-field member Flags/b named by DW_FORM_strp, "
+    "DW_AT_data_member_location after the bit attributes) -> fatal 'Checked Data was Invalid'",
+    _fault("bitfield-member-order"),
+    rejects("Checked Data was Invalid"),
+)
+case(
+    "bitfield-member-order.location-first",
+    "bitfield-member-order",
+    "the same with Flags/b's DW_AT_data_member_location before its bit attributes (its .debug_loc symbols and "
+    "strp names kept) -> accepted",
+    _bitfield("location-first"),
+    accepts(),
+)
+case(
+    "bitfield-member-order.name-string",
+    "bitfield-member-order",
+    "the same with Flags/b's name as DW_FORM_string, nvcc's order kept -> accepted",
+    _bitfield("name-string"),
+    accepts(),
 )
 case(
     "ref-addr-size.fixture",
@@ -634,9 +693,12 @@ $L__next:
 """
 
 
-def _line_zero_case(id: str, expected: str, dropped: bool, next_line: int, branch: str = "") -> None:
+def _line_zero_case(
+    id: str, expected: str, dropped: bool, next_line: int, branch: str = "", after: str = ""
+) -> None:
     def make() -> tuple[str, int]:
         code = _LINE_ZERO_CODE.replace("BRANCH", branch).replace("NEXT", str(next_line))
+        code = code.replace("$L__x:\n", "$L__x:\n" + after)
         text, marks = info(die(h.VAR_DATA8, "v:.b64 $L__x"))
         return module(ABBREV, text, code=code), marks["v"]
 
@@ -671,4 +733,12 @@ _line_zero_case(
     False,
     11,
     "\tsetp.eq.s32 %p1, %r1, 0;\n\t@%p1 bra $L__next;\n",
+)
+_line_zero_case(
+    "label-at-line-zero.doubled",
+    "the first case with a second label right after the label -> kept, at its own offset (the label's block "
+    "now leads to a label whose code is at line 0; the second label is the one dropped)",
+    False,
+    11,
+    after="$L__y:\n",
 )

@@ -170,7 +170,7 @@ case(
 )
 case(
     "non-ascii.comment",
-    "non-ascii",
+    "non-ascii-comment",
     "a non-ASCII byte in a comment -> fatal 'Unexpected non-ASCII character'",
     lambda: with_info().encode("ascii") + "// caf\u00e9\n".encode("utf-8"),
     rejects("non-ASCII character"),
@@ -182,6 +182,24 @@ case(
     "a non-ASCII .file name -> fatal 'Unexpected non-ASCII character'",
     lambda: with_info(files='.file 1 "caf\u00e9.cu"').encode("utf-8"),
     rejects("non-ASCII character"),
+)
+
+
+def _file_names(run: Run) -> tuple[bool, str]:
+    if run.cubin is None or run.cubin.get(".debug_line") is None:
+        return False, run.summary()
+    _dirs, files, _used = h.line_files(run.cubin.get(".debug_line") or b"")
+    names = [f[0] for f in files]
+    return names == [b"251.cu"], f"file names {names}"
+
+
+case(
+    "non-ascii.file-name-escaped",
+    "non-ascii",
+    '.file 1 "caf\\303\\251.cu" (the bytes as octal escapes) -> accepted, but the name is "251.cu": a '
+    "backslash separates directories, there is no escape",
+    lambda: with_info(files='.file 1 "caf\\303\\251.cu"'),
+    _file_names,
 )
 case(
     "syntax.nul-in-comment",

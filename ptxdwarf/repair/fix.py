@@ -1,0 +1,157 @@
+"""``fix``: apply the repair of every lint finding that has one, until none is left."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from ..cuda.quirks import quirks_for_rule, resolve
+from ..dwarf.decode import decode_sections
+from ..dwarf.encode import encode_sections
+from ..errors import DwarfError
+from ..lint import ERROR, Finding, lint_module
+from ..ptx.edits import TextEdits
+from ..ptx.reader import PtxModule, parse_ptx
+from ..ptx.writer import Style
+from .registry import REPAIRERS, Repair, Repairer, SectionJob, TextJob
+
+__all__ = ["FixResult", "fix", "repairable"]
+
+# Each round repairs the text or re-encodes the sections once; a repair may uncover
+# another finding (a joined .file path that is not ASCII), so a few rounds are allowed.
+_MAX_ROUNDS = 6
+
+
+@dataclass
+class FixResult:
+    """What :func:`fix` made: the text, each repair, and the lint findings left in it."""
+
+    text: str
+    repairs: list[Repair] = field(default_factory=list)
+    remaining: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        """The remaining findings of error severity (what ptxas fails on or gets wrong)."""
+        return [f for f in self.remaining if f.severity == ERROR]
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding of error severity remains."""
+        return not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repairs": [r.to_json() for r in self.repairs],
+            "remaining": [f.to_json() for f in self.remaining],
+        }
+
+
+def repairable(finding: Finding) -> list[Repairer]:
+    """The repairs the quirk registry names for the quirks of ``finding``'s rule."""
+    return [
+        Repairer(q.id, REPAIRERS[ref], cast("Callable[..., list[Repair]]", resolve(ref)), ref)
+        for q in quirks_for_rule(finding.rule)
+        for ref in q.repairs
+    ]
+
+
+def _plan(findings: list[Finding], phases: tuple[str, ...]) -> list[tuple[Repairer, list[Finding]]]:
+    """The repairs of ``phases`` that ``findings`` call for, each with its findings, in
+    registration order."""
+    plan: dict[str, tuple[Repairer, list[Finding]]] = {}
+    for f in findings:
+        for r in repairable(f):
+            if r.phase in phases:
+                plan.setdefault(f"{r.quirk}:{r.ref}", (r, []))[1].append(f)
+    return list(plan.values())
+
+
+def fix(
+    text: str,
+    *,
+    filename: str = "<ptx>",
+    ptxas_version: str | None = None,
+    style: Style | str = Style.READABLE,
+) -> FixResult:
+    """Repair what lint finds in PTX ``text`` that has a repair.
+
+    ``ptxas_version`` (``"13.0"``) applies what holds for that ptxas release, lint included
+    (None: what holds for any release measured).
+    The debug sections are encoded again (in ``style``) only when a finding calls for a
+    repair of them; text nothing calls to repair is returned as it was.
+    Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read.
+    """
+    repairs: list[Repair] = []
+    module = parse_ptx(text, filename)
+    findings = lint_module(module, ptxas_version=ptxas_version)
+    sections_done: set[str] = set()
+    for _ in range(_MAX_ROUNDS):
+        text_plan = _plan(findings, ("text",))
+        made: list[Repair] = []
+        if text_plan:
+            job = TextJob(module, TextEdits(text, where=filename), ptxas_version)
+            for r, fs in text_plan:
+                made += r.apply(job, fs)
+            if len(job.edits):
+                text = job.edits.apply()
+        if not made:
+            section_plan = [
+                (r, fs)
+                for r, fs in _plan(findings, ("image", "model"))
+                if f"{r.quirk}:{r.ref}" not in sections_done
+            ]
+            if section_plan:
+                sections_done.update(f"{r.quirk}:{r.ref}" for r, _ in section_plan)
+                fixed = _repair_sections(module, section_plan, ptxas_version, style)
+                if fixed is not None:
+                    text, made = fixed
+        if not made:
+            break
+        repairs += made
+        module = parse_ptx(text, filename)
+        findings = lint_module(module, ptxas_version=ptxas_version)
+    return FixResult(text, repairs, findings)
+
+
+def _repair_sections(
+    module: PtxModule,
+    plan: list[tuple[Repairer, list[Finding]]],
+    ptxas_version: str | None,
+    style: Style | str,
+) -> tuple[str, list[Repair]] | None:
+    """The text with the section repairs of ``plan`` made, or None when nothing changed or
+    the sections a model repair needs cannot be decoded (lint's structure findings say why).
+    Image repairs alone write back only the sections they changed, undecoded."""
+    from ..api import edit_debug_sections
+
+    original = dict(module.images(debug_only=True).items())
+    job = SectionJob(module, dict(original), ptxas_version=ptxas_version)
+    made: list[Repair] = []
+    for r, fs in plan:
+        if r.phase == "image":
+            made += r.apply(job, fs)
+    edits = TextEdits(module.text, where=module.filename)
+    if any(r.phase == "model" for r, _ in plan):
+        try:
+            info = decode_sections(
+                job.images,
+                source="ptx",
+                filename=module.filename,
+                address_size=4 if module.address_size == 32 else 8,
+            ).load_all()
+        except DwarfError:
+            return None
+        info.module = module
+        job.info = info
+        for r, fs in plan:
+            if r.phase == "model":
+                made += r.apply(job, fs)
+        edit_debug_sections(edits, module, encode_sections(info, job.options), style)
+    else:
+        changed = {name: image for name, image in job.images.items() if image is not original.get(name)}
+        if not changed:
+            return None
+        edit_debug_sections(edits, module, changed, style, keep=set(original) - set(changed))
+    return edits.apply(), made

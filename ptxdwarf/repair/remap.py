@@ -1,0 +1,82 @@
+"""``rewrite --remap-path``: source paths rewritten by prefix, like gcc's ``-fdebug-prefix-map``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..dwarf.constants import AT, FORM, TAG
+from ..errors import UsageError
+from ..ptx.edits import TextEdits
+from ..ptx.reader import parse_ptx
+
+__all__ = ["parse_remap", "remap_path", "remap_paths"]
+
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_FILE_STRINGS = re.compile(rf"(\.file[ \t]+\d+[ \t]+)({_STRING})(?:[ \t]*({_STRING}))?")
+
+
+def parse_remap(spec: str) -> tuple[str, str]:
+    """``OLD=NEW`` as a pair (:class:`~ptxdwarf.errors.UsageError` without ``=`` or with an empty OLD)."""
+    old, sep, new = spec.partition("=")
+    if not sep or not old:
+        raise UsageError(f"--remap-path {spec!r}: expected OLD=NEW")
+    return old, new
+
+
+def remap_path(path: str, remaps: Sequence[tuple[str, str]]) -> str:
+    """``path`` with the first matching OLD prefix replaced by its NEW (the first pair whose
+    OLD is a prefix wins; gcc takes the last, and so does a caller who lists it first)."""
+    for old, new in remaps:
+        if path.startswith(old):
+            return new + path[len(old) :]
+    return path
+
+
+def remap_paths(text: str, remaps: Sequence[tuple[str, str]], *, filename: str = "<ptx>") -> tuple[str, int]:
+    """``text`` with every ``.file`` path and the compile units' ``DW_AT_name`` and
+    ``DW_AT_comp_dir`` remapped; also the number of values changed. Changed names in
+    ``.debug_info`` are written inline (``DW_FORM_string``).
+    Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read.
+    """
+    from ..api import decode_module, edit_debug_sections
+    from ..dwarf.encode import encode_sections
+
+    module = parse_ptx(text, filename)
+    edits = TextEdits(text, where=filename)
+    changed = 0
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    for f in module.files:
+        start = line_starts[f.line - 1]
+        end = text.find("\n", start)
+        m = _FILE_STRINGS.search(text, start, len(text) if end < 0 else end)
+        if m is None:
+            continue
+        # A two-string .file (LLVM) maps its directory; a one-string one its path.
+        group = 2
+        raw = m.group(group)[1:-1]
+        new = remap_path(raw, remaps)
+        if new != raw:
+            edits.replace(
+                m.start(group), m.end(group), '"' + new.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            )
+            changed += 1
+    if any(b.name == ".debug_info" for b in module.sections):
+        info = decode_module(module)
+        units_changed = 0
+        for unit in info.units:
+            cu = unit.die
+            if cu is None or cu.tag not in (TAG.compile_unit, TAG.partial_unit):
+                continue
+            for attr in cu.attributes:
+                if attr.name not in (AT.name, AT.comp_dir) or not isinstance(attr.value, str):
+                    continue
+                new = remap_path(attr.value, remaps)
+                if new != attr.value:
+                    attr.form, attr.value, attr.relocs = int(FORM.string), new, ()
+                    cu.abbrev_code = None
+                    units_changed += 1
+        if units_changed:
+            edit_debug_sections(edits, module, encode_sections(info))
+            changed += units_changed
+    return edits.apply(), changed

@@ -1,0 +1,280 @@
+"""Repairs of the debug sections: of their images before decoding, and of the decoded DIEs
+before they are encoded again.
+
+Encoding again is itself the repair of several traps: every symbol goes alone on its
+directive (ptxas-syntax), unit lengths and differences become numbers
+(info-label-difference), and numbers of 2**32 or more are two ``.b32`` (wide-literal-truncated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..dwarf.constants import AT, FORM, TAG
+from ..dwarf.image import Reloc
+from ..dwarf.model import DIE, Attribute
+from ..lint.finding import Finding
+from ..lint.locations import bitfield_member_order
+from ..ptx.symbols import DATA_LABEL, SECTION, symbol_table
+from .registry import Repair, SectionJob, repairer
+
+__all__ = [
+    "dwarf2_forms",
+    "encode_again",
+    "merge_blocks",
+    "numbers_outside_info",
+    "bitfield_location_first",
+    "renumber_abbrevs",
+    "strp_own_values",
+    "ref4_references",
+    "linkage_name_first",
+    "whole_wide_values",
+]
+
+
+@repairer("image")
+def whole_wide_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """Each ``.b64`` number of 2**32 or more keeps its whole value (the reader keeps what
+    ptxas keeps, the low 32 bits); the writer puts it as two ``.b32``."""
+    repairs = []
+    for name, image in list(job.images.items()):
+        if not image.wide_values:
+            continue
+        data = bytearray(image.data)
+        for offset, value in sorted(image.wide_values.items()):
+            data[offset : offset + 8] = value.to_bytes(8, "little")
+            repairs.append(
+                Repair("wide-value", job.where(name, offset), f".b64 {value} -> two .b32 (low word first)")
+            )
+        job.images[name] = replace(image, data=bytes(data), wide_values={})
+    return repairs
+
+
+@repairer("image")
+def merge_blocks(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """The blocks of a section given more than once written as one block, in text order
+    (what the reader makes of them; ptxas drops or overlays the later ones)."""
+    counts: dict[str, int] = {}
+    for block in job.module.sections:
+        counts[block.name] = counts.get(block.name, 0) + 1
+    repairs = []
+    for name, n in counts.items():
+        if n > 1 and name in job.images:
+            job.images[name] = replace(job.images[name])  # a copy: written back as one block
+            first = next(b for b in job.module.sections if b.name == name)
+            repairs.append(
+                Repair(
+                    "duplicate-section",
+                    f"{job.module.filename}:{first.line}",
+                    f"{n} blocks of {name} merged into one",
+                )
+            )
+    return repairs
+
+
+@repairer("image")
+def numbers_outside_info(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """A section name or data label outside ``.debug_info`` (which ptxas writes as 0) ->
+    the number it stands for. A code label plus N has no number to write: not repaired."""
+    table = symbol_table(job.module)
+    repairs = []
+    for name, image in list(job.images.items()):
+        if name == ".debug_info" or not name.startswith(".debug_"):
+            continue
+        data = bytearray(image.data)
+        kept: list[Reloc] = []
+        changed = False
+        for reloc in image.relocs:
+            sym = reloc.symbol
+            found = table.lookup(sym.name)
+            if found.kind == SECTION:
+                value = sym.addend
+            elif found.kind == DATA_LABEL and found.section is not None and found.section in job.images:
+                value = job.images[found.section].labels.get(sym.name, 0) + sym.addend
+            else:
+                kept.append(reloc)
+                continue
+            if value == 0:
+                kept.append(reloc)  # ptxas's 0 is the value meant
+                continue
+            data[reloc.offset : reloc.offset + reloc.size] = value.to_bytes(reloc.size, "little")
+            changed = True
+            repairs.append(
+                Repair("symbol-outside-info", job.where(name, reloc.offset), f"{sym} -> {value:#x}")
+            )
+        if changed:
+            job.images[name] = replace(image, data=bytes(data), relocs=kept)
+    return repairs
+
+
+#: DWARF 4 forms ptxas cannot read, and the DWARF 2 form each becomes (quirk dwarf4-form).
+_DWARF2_FORM: dict[int, int] = {FORM.flag_present: FORM.flag, FORM.sec_offset: FORM.data4}
+
+
+def _block_form(size: int) -> int:
+    if size < 1 << 8:
+        return int(FORM.block1)
+    if size < 1 << 16:
+        return int(FORM.block2)
+    return int(FORM.block4)
+
+
+def _innermost(attr: Attribute) -> Attribute:
+    while attr.form == FORM.indirect and isinstance(attr.value, Attribute):
+        attr = attr.value
+    return attr
+
+
+@repairer("model")
+def dwarf2_forms(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """``DW_FORM_flag_present`` -> ``flag`` 1, ``exprloc`` -> ``block1/2/4``, ``sec_offset``
+    -> ``data4``; a ``DW_FORM_indirect`` of a ``DW_FORM_indirect`` -> one ``DW_FORM_indirect``."""
+    assert job.info is not None
+    counts: dict[str, int] = {}
+    for die in job.info.iter_dies():
+        for attr in die.attributes:
+            inner = _innermost(attr)
+            if attr.form == FORM.indirect and isinstance(attr.value, Attribute) and attr.value is not inner:
+                attr.value = inner
+                counts["DW_FORM_indirect of DW_FORM_indirect -> DW_FORM_indirect"] = (
+                    counts.get("DW_FORM_indirect of DW_FORM_indirect -> DW_FORM_indirect", 0) + 1
+                )
+            form = inner.form
+            if form == FORM.flag_present:
+                inner.form, inner.value = int(FORM.flag), 1
+            elif form == FORM.exprloc:
+                inner.form = _block_form(len(inner.value))
+            elif form in _DWARF2_FORM:
+                inner.form = int(_DWARF2_FORM[form])
+            else:
+                continue
+            key = f"DW_FORM_{FORM(form).name} -> DW_FORM_{FORM(inner.form).name}"
+            counts[key] = counts.get(key, 0) + 1
+            die.abbrev_code = None
+    return [Repair("dwarf4-form", job.where(), f"{what} ({n} attribute(s))") for what, n in counts.items()]
+
+
+@repairer("model")
+def ref4_references(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """``DW_FORM_ref_addr`` (which ptxas reads as 8 bytes in every DWARF version) in a
+    version 3+ unit -> ``DW_FORM_ref4`` to the same DIE, when it is in the same unit."""
+    assert job.info is not None
+    n = 0
+    for unit in job.info.units:
+        if unit.version < 3 or unit.die is None:
+            continue
+        start, end = unit.offset, unit.end
+        for die in unit.iter_dies():
+            for attr in die.attributes:
+                inner = _innermost(attr)
+                if inner.form != FORM.ref_addr or not isinstance(inner.target, int):
+                    continue
+                if not start <= inner.target < end:
+                    continue
+                inner.form, inner.relocs = int(FORM.ref4), ()
+                die.abbrev_code = None
+                n += 1
+    return (
+        [Repair("ref-addr-size", job.where(), f"DW_FORM_ref_addr -> DW_FORM_ref4 ({n} attribute(s))")]
+        if n
+        else []
+    )
+
+
+@repairer("model")
+def renumber_abbrevs(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """Abbreviation codes made dense in table order (1..N), the DIEs following."""
+    job.options = replace(job.options, keep_abbrevs=False)
+    for die in job.info.iter_dies() if job.info is not None else ():
+        die.abbrev_code = None
+    return [Repair("abbrev-code-order", job.where(), "abbreviation codes renumbered 1..N in table order")]
+
+
+_LINKAGE = (int(AT.MIPS_linkage_name),)
+
+
+def _linkage_move(die: DIE) -> tuple[int, int] | None:
+    """(index of DW_AT_MIPS_linkage_name, index of DW_AT_name) of a subprogram whose name
+    comes first, else None."""
+    if die.tag != TAG.subprogram:
+        return None
+    names = [i for i, a in enumerate(die.attributes) if a.name == AT.name]
+    linkage = [i for i, a in enumerate(die.attributes) if a.name in _LINKAGE]
+    if names and linkage and names[0] < linkage[0]:
+        return linkage[0], names[0]
+    return None
+
+
+def _move_attributes(
+    job: SectionJob, rule: str, move: Callable[[DIE], tuple[int, int] | None], what: str
+) -> list[Repair]:
+    """In each DIE for which ``move`` gives (from, to), the attribute at index ``from`` moved
+    to index ``to``; one repair per DIE, ``what`` saying what moved."""
+    assert job.info is not None
+    repairs = []
+    for die in job.info.iter_dies():
+        found = move(die)
+        if found is None:
+            continue
+        attrs = list(die.attributes)
+        attrs.insert(found[1], attrs.pop(found[0]))
+        die.attributes = attrs
+        die.abbrev_code = None
+        where = job.where(".debug_info", die.offset) if die.offset >= 0 else job.where()
+        repairs.append(Repair(rule, where, f"{die.tag_str} {die.name!r}: {what}"))
+    return repairs
+
+
+@repairer("model")
+def linkage_name_first(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """In a subprogram whose ``DW_AT_name`` precedes its ``DW_AT_MIPS_linkage_name``, the
+    linkage name moved to just before the name (nvcc's order)."""
+    return _move_attributes(
+        job, "name-before-linkage-name", _linkage_move, "DW_AT_MIPS_linkage_name moved before DW_AT_name"
+    )
+
+
+@repairer("model")
+def strp_own_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """A ``.debug_str`` label referenced more than once from ``.debug_info`` (ptxas resolves
+    the second to 0) -> each such reference written as the string's offset."""
+    assert job.info is not None
+    uses: dict[str, list[Attribute]] = {}
+    for die in job.info.iter_dies():
+        for attr in die.attributes:
+            inner = _innermost(attr)
+            if inner.form == FORM.strp and inner.relocs:
+                uses.setdefault(inner.relocs[0].symbol.name, []).append(inner)
+    repairs = []
+    for label, attrs in uses.items():
+        if len(attrs) < 2 or label == ".debug_str":
+            continue
+        for attr in attrs:
+            attr.relocs = ()
+        repairs.append(
+            Repair(
+                "strp-label-reused",
+                job.where(),
+                f"{len(attrs)} references to {label} written as the string's offset",
+            )
+        )
+    return repairs
+
+
+@repairer("model")
+def bitfield_location_first(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """In a bit-field member with a strp name, ``DW_AT_data_member_location`` moved before
+    the bit attributes (the builder's order)."""
+    return _move_attributes(
+        job,
+        "bitfield-member-order",
+        bitfield_member_order,
+        "DW_AT_data_member_location moved before the bit attributes",
+    )
+
+
+@repairer("model")
+def encode_again(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """Nothing but encoding the sections again (see the module's docstring)."""
+    return [Repair(f.rule, f.where, "sections encoded again") for f in findings]

@@ -1,0 +1,220 @@
+"""Repairs of the PTX text around the debug sections: ``.file``, ``.version``, comments,
+symbol names."""
+
+from __future__ import annotations
+
+import re
+
+from ..cuda.quirks import quirk
+from ..lint.finding import Finding
+from ..lint.header import version_needs
+from ..ptx.placement import first_instruction, first_label_at_zero, labels_dropped
+from ..ptx.reader import is_dotted_name, mask_comments
+from ..ptx.symbols import UNDEFINED, ptx_valid_name, symbol_table
+from .registry import Repair, TextJob, repairer
+
+__all__ = [
+    "anchor_first_labels",
+    "double_dropped_labels",
+    "escape_comments",
+    "join_file_strings",
+    "raise_version",
+    "rename_dotted_symbols",
+]
+
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_TWO_STRINGS = re.compile(rf"([ \t]*\.file[ \t]+\d+[ \t]+)({_STRING})[ \t]*({_STRING})")
+
+
+@repairer("text")
+def join_file_strings(job: TextJob, findings: list[Finding]) -> list[Repair]:
+    """``.file N "dir" "name"`` -> ``.file N "dir/name"`` (a name that is absolute stays
+    as it is)."""
+    repairs = []
+    text = job.module.text
+    for f in job.module.files:
+        if f.directory is None:
+            continue
+        start, end = job.line_span(f.line)
+        m = _TWO_STRINGS.match(text, start, end)
+        if m is None:
+            continue
+        directory, name = m.group(2)[1:-1], m.group(3)[1:-1]
+        path = name if name.startswith("/") or not directory else directory.rstrip("/") + "/" + name
+        job.edits.replace(m.start(2), m.end(3), f'"{path}"')
+        repairs.append(
+            Repair(
+                "file-two-strings",
+                job.where(f.line),
+                f'.file {f.index} {m.group(2)} {m.group(3)} -> "{path}"',
+            )
+        )
+    return repairs
+
+
+_COMMENT_OR_STRING = re.compile(rf"{_STRING}|//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _ascii(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept as a surrogate escape
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+@repairer("text")
+def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
+    """Non-ASCII characters in comments written as ASCII escapes (``\\u00e9``), for a ptxas
+    that rejects them (13.0, and any when the version is not known). Those in strings
+    (``.file`` names) have no repair: ptxas reads no escapes there."""
+    if not quirk("non-ascii-comment").holds_for(job.ptxas_version):
+        return []
+    text = job.module.text
+    repairs = []
+    for m in _COMMENT_OR_STRING.finditer(text):
+        s = m.group(0)
+        if s[0] == '"' or s.isascii():
+            continue
+        job.edits.replace(m.start(), m.end(), "".join(ch if ch.isascii() else _ascii(ch) for ch in s))
+        line = text.count("\n", 0, m.start()) + 1
+        count = sum(1 for ch in s if not ch.isascii())
+        repairs.append(
+            Repair("non-ascii", job.where(line), f"{count} non-ASCII character(s) in a comment escaped")
+        )
+    return repairs
+
+
+_VERSION = re.compile(r"\.version[ \t]+(\d+)\.(\d+)")
+
+
+@repairer("text")
+def raise_version(job: TextJob, findings: list[Finding]) -> list[Repair]:
+    """``.version`` raised to the lowest PTX ISA the debug sections need."""
+    module = job.module
+    if module.version is None or not module.version_line:
+        return []
+    needs = version_needs(module)
+    if not needs:
+        return []
+    need, what, _line = max(needs, key=lambda n: n[0])
+    if module.version >= need:
+        return []
+    start, end = job.line_span(module.version_line)
+    m = _VERSION.search(module.text, start, end)
+    if m is None:
+        return []
+    new = f"{need[0]}.{need[1]}"
+    job.edits.replace(m.start(1), m.end(2), new)
+    old = f"{module.version[0]}.{module.version[1]}"
+    return [Repair("version-too-low", job.where(module.version_line), f".version {old} -> {new} ({what})")]
+
+
+_NAME = re.compile(r"[A-Za-z_$%][\w$]*(?:\.[\w$]+)+")
+
+
+@repairer("text")
+def rename_dotted_symbols(job: TextJob, findings: list[Finding]) -> list[Repair]:
+    """A name with a '.' in a debug section (``__PRETTY_FUNCTION__._Z3foov``, which ptxas
+    cannot parse) -> the name the module defines for it (``__PRETTY_FUNCTION___$__Z3foov``)."""
+    module = job.module
+    table = symbol_table(module)
+    text = module.text
+    masked = mask_comments(text, module.filename)
+    repairs = []
+    for block in module.sections:
+        if not block.name.startswith(".debug_") or block.dwarf_lines:
+            continue
+        body_start = masked.find("{", block.start, block.end) + 1
+        for m in _NAME.finditer(masked, body_start, block.end):
+            name = m.group(0)
+            if m.start() > 0 and text[m.start() - 1] in "._$%\\":
+                continue
+            if not is_dotted_name(name):
+                continue
+            valid = ptx_valid_name(name)
+            if table.lookup(valid).kind == UNDEFINED:
+                continue
+            job.edits.replace(m.start(), m.end(), valid)
+            line = text.count("\n", 0, m.start()) + 1
+            repairs.append(
+                Repair("ptxas-syntax", job.where(line), f"{name} -> {valid} (the name the module defines)")
+            )
+    return repairs
+
+
+def _used_labels(job: TextJob) -> set[str]:
+    """The names the debug sections refer to."""
+    return {r.symbol.name for image in job.module.images(debug_only=True).values() for r in image.relocs}
+
+
+def _fresh(job: TextJob, stem: str, taken: set[str]) -> str:
+    """A label name of ``stem`` + a number that nothing in the module uses."""
+    table = symbol_table(job.module)
+    n = 0
+    while (name := f"{stem}{n}") in taken or table.lookup(name).kind != UNDEFINED:
+        n += 1
+    taken.add(name)
+    return name
+
+
+@repairer("text")
+def anchor_first_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
+    """A label before the first instruction of each function whose first label the debug
+    sections use and ptxas would place at the function's start: that label is then the
+    second, and placed right."""
+    module, text = job.module, job.module.text
+    used = _used_labels(job)
+    taken: set[str] = set()
+    repairs = []
+    for f in module.functions:
+        label = first_label_at_zero(text, f)
+        if label is None or label not in used:
+            continue
+        at = first_instruction(text, f)
+        if at is None:
+            continue
+        name = _fresh(job, "$L__ptxdwarf_top", taken)
+        job.edits.insert(at, f"{name}: ")
+        line = text.count("\n", 0, at) + 1
+        repairs.append(
+            Repair(
+                "first-label-at-zero",
+                job.where(line),
+                f"{name} put before the first instruction of {f.name}, "
+                f"so that {label} is not its first label",
+            )
+        )
+    return repairs
+
+
+@repairer("text")
+def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
+    """A second label right after each label the debug sections use that ptxas would drop
+    (its code at line 0, its block leading to a line): the first then leads to the second,
+    whose code is at line 0 too, and is kept (case label-at-line-zero.doubled)."""
+    module, text = job.module, job.module.text
+    used = _used_labels(job)
+    taken: set[str] = set()
+    repairs = []
+    masked: str | None = None
+    for f in module.functions:
+        dropped = [label for label in labels_dropped(text, f) if label in used]
+        if not dropped:
+            continue
+        if masked is None:
+            masked = mask_comments(text, module.filename)
+        for label in dropped:
+            m = re.compile(rf"(?<![\w$%]){re.escape(label)}[ \t]*:").search(masked, f.body_start, f.body_end)
+            if m is None:
+                continue
+            name = _fresh(job, "$L__ptxdwarf_keep", taken)
+            job.edits.insert(m.end(), f"\n{name}:")
+            line = text.count("\n", 0, m.start()) + 1
+            repairs.append(
+                Repair(
+                    "label-at-line-zero",
+                    job.where(line),
+                    f"{name} put right after {label}, which ptxas would drop",
+                )
+            )
+    return repairs

@@ -1,0 +1,430 @@
+"""``ptxdwarf fix``, ``strip`` and ``rewrite --remap-path`` against the real ptxas.
+
+Each repair is tested on a file ptxas fails on (or gets wrong: check reports it) without
+it: fix -> ptxas -g accepts -> check consistent -> the same DIE tree (tags, names,
+attribute meanings) as the input. The expected outcomes come from ptxas and check, never
+from the repair code.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CORPUS as CORPUS_FILES
+from conftest import ROOT
+
+from ptxdwarf import check, fix, lint, remap_paths, strip
+from ptxdwarf.api import load_ptx, read_ptx
+from ptxdwarf.cli import main
+from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
+from ptxdwarf.cuda.quirks import QUIRKS
+from ptxdwarf.cuda.quirks import quirk as quirks_quirk
+from ptxdwarf.dwarf.constants import FORM
+from ptxdwarf.dwarf.model import DIE, Attribute
+from ptxdwarf.dwarf.schemas import Block
+from ptxdwarf.errors import UsageError
+from ptxdwarf.ptx import parse_ptx
+from ptxdwarf.repair import REPAIRERS
+
+FAULTS = ROOT / "fixtures" / "lint" / "faults"
+LLVM = ROOT / "fixtures" / "corpus" / "llvm-tests"
+
+
+def _ptxas_for(text: str) -> Ptxas:
+    return find_ptxas(version=parse_ptx(text).version)
+
+
+def _compile(text: str, tmp: Path | None = None) -> str | None:
+    """None when ptxas -g compiles ``text``; else its first message."""
+    ptxas = _ptxas_for(text)
+    arch, _ = ptxas.choose_arch(parse_ptx(text).target, None)
+    try:
+        ptxas.compile(text, arch=arch, debug=True, relocatable=True)
+    except PtxasFailed as exc:
+        return str(exc).splitlines()[0] if str(exc) else "failed"
+    return None
+
+
+def _value(attr: Attribute, index: dict[int, int]) -> Any:
+    """What an attribute means, whatever its form: references by the target's place in the
+    tree, blocks by bytes and symbols, flags and constants as integers, strings as text."""
+    while attr.form == FORM.indirect and isinstance(attr.value, Attribute):
+        attr = attr.value
+    symbols = tuple(str(r.symbol) for r in attr.relocs)
+    if attr.is_reference:
+        target = attr.target if isinstance(attr.target, int) else None
+        return ("ref", index.get(target, target))
+    value = attr.value
+    if isinstance(value, Block):
+        return ("block", bytes(value), symbols)
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, str):
+        return value
+    if symbols:
+        return ("symbol", symbols)
+    return value
+
+
+def tree(text: str) -> list[tuple[int, str, list[tuple[str, Any]]]]:
+    """Every DIE in order: depth, tag, and its attributes sorted by name with their meanings."""
+    info = read_ptx(text).load_all()
+    dies = list(info.iter_dies())
+    index = {d.offset: i for i, d in enumerate(dies)}
+
+    def depth(d: DIE) -> int:
+        n = 0
+        while d.parent is not None:
+            d, n = d.parent, n + 1
+        return n
+
+    return [(depth(d), d.tag_str, sorted((a.name_str, _value(a, index)) for a in d.attributes)) for d in dies]
+
+
+def _dotted_symbol() -> str:
+    """nvcc's rich module with its global g_counter named as a producer names a global whose
+    source name has a '.' (g_counter.x -> g_counter_$_x), the debug info using the dotted name."""
+    text = load_ptx(ROOT / "fixtures" / "nvcc" / "rich.sm_75.ptx")
+    text = re.sub(r"\bg_counter\b", "g_counter_$_x", text)
+    return re.sub(r"(\.b64\s+)g_counter_\$_x\b", r"\1g_counter.x", text)
+
+
+def _version_64() -> str:
+    """numba-cuda's debug output declared as PTX ISA 6.4, whose code it is valid for but whose
+    .debug_str labels need 7.0."""
+    text = load_ptx(ROOT / "fixtures" / "corpus" / "numba" / "saxpy.debug.sm_75.ptx")
+    return re.sub(r"^\.version .*$", ".version 6.4", text, count=1, flags=re.M)
+
+
+def _corpus(name: str) -> str:
+    return load_ptx(ROOT / "fixtures" / "corpus" / name)
+
+
+def _text(name: str) -> str:
+    return load_ptx(FAULTS / f"{name}.ptx")
+
+
+#: (id, the input, the lint rule fix must repair, whether ptxas -g refuses the input outright)
+CASES: list[tuple[str, Any, str, bool]] = [
+    ("file-two-strings", lambda: _text("file-two-strings"), "file-two-strings", True),
+    ("version-too-low", lambda: _version_64(), "version-too-low", True),
+    ("ptxas-syntax.list", lambda: _text("ptxas-syntax"), "ptxas-syntax", True),
+    ("ptxas-syntax.dotted", _dotted_symbol, "ptxas-syntax", True),
+    ("dwarf4-form", lambda: _text("dwarf4-form"), "dwarf4-form", True),
+    ("abbrev-code-order", lambda: _text("abbrev-code-order"), "abbrev-code-order", True),
+    ("ref-addr-size", lambda: _text("ref-addr-size"), "ref-addr-size", True),
+    ("name-before-linkage-name", lambda: _text("name-before-linkage-name"), "name-before-linkage-name", True),
+    ("info-label-difference", lambda: _text("info-label-difference"), "info-label-difference", True),
+    ("bitfield-member-order", lambda: _text("bitfield-member-order"), "bitfield-member-order", True),
+    # ptxas compiles these, and gets the debug info wrong: check says so
+    ("strp-label-reused", lambda: _text("strp-label-reused"), "strp-label-reused", False),
+    ("wide-value", lambda: _text("wide-value"), "wide-value", False),
+    ("label-at-line-zero", lambda: _text("label-at-line-zero"), "label-at-line-zero", False),
+    ("first-label-at-zero", lambda: _text("first-label-at-zero"), "first-label-at-zero", False),
+    *(
+        (f"label-at-line-zero.{name}", lambda name=name: _corpus(name), "label-at-line-zero", False)
+        for name in ("numba-nvvm-13.5/loops.debug.ptx", "numba-nvvm-13.5/loops.debugopt.ptx")
+    ),
+]
+
+
+@pytest.mark.parametrize("make,rule,refused", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_repair(make: Any, rule: str, refused: bool, tmp_path: Path) -> None:
+    text = make()
+    assert rule in {f.rule for f in lint(text)}
+    before = _compile(text, tmp_path)
+    if refused:
+        assert before is not None, "ptxas must refuse the input for this test to mean anything"
+    else:
+        # strp-label-reused: now and then ptxas fails on it instead (the quirk's fact)
+        assert before is None or rule == "strp-label-reused", before
+        try:
+            assert not check(text).consistent
+        except PtxasFailed:
+            assert rule == "strp-label-reused"
+    result = fix(text)
+    assert rule in {r.rule for r in result.repairs}
+    assert rule not in {f.rule for f in result.remaining}
+    assert result.ok, "\n".join(map(str, result.errors))
+    assert _compile(result.text, tmp_path) is None
+    report = check(result.text)
+    assert report.consistent, "\n".join(map(str, report.differences))
+    expected = tree(text)
+    if rule == "wide-value":
+        pass  # the input's tree is what ptxas keeps (the low 32 bits); the fixed one the value written
+    elif rule == "ptxas-syntax" and "g_counter" in text:
+        expected = tree(text.replace("g_counter.x", "g_counter_$_x"))
+    assert tree(result.text) == expected or rule == "wide-value"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: _text("label-at-line-zero"),
+        lambda: _text("first-label-at-zero"),
+        lambda: _corpus("numba-nvvm-13.5/shared_local.debugopt.ptx"),
+    ],
+    ids=["label-at-line-zero", "first-label-at-zero", "shared_local.debugopt"],
+)
+def test_label_repairs_keep_the_code(make: Any, tmp_path: Path) -> None:
+    """A label added to keep another where it stands emits no code: the SASS is the same."""
+    text = make()
+    result = fix(text)
+    assert result.repairs and result.ok
+    assert _code(_ptxas_run(result.text, tmp_path, "-g")) == _code(_ptxas_run(text, tmp_path, "-g"))
+    assert check(result.text).consistent
+
+
+@pytest.mark.parametrize("path", sorted(LLVM.glob("*.rejected.ptx")), ids=lambda p: p.name)
+def test_llvm_outputs(path: Path, tmp_path: Path) -> None:
+    """LLVM 14's output for LLVM's NVPTX debug-info tests: ptxas refuses each as written."""
+    text = load_ptx(path)
+    assert _compile(text, tmp_path) is not None
+    result = fix(text, filename=str(path))
+    assert _compile(result.text, tmp_path) is None
+    assert check(result.text).consistent
+    assert tree(result.text) == tree(text)
+    # what remains is what a debugger gets wrong and no repair knows (LLVM 14's address class)
+    assert {f.rule for f in result.remaining} <= {"address-class-space"}
+
+
+@pytest.mark.parametrize("name", ["file-two-strings", "dwarf4-form", "abbrev-code-order", "ptxas-syntax"])
+def test_idempotent(name: str) -> None:
+    once = fix(_text(name)).text
+    again = fix(once)
+    assert again.text == once and again.repairs == []
+
+
+@pytest.mark.parametrize(
+    "path", [*sorted((ROOT / "fixtures" / "nvcc").glob("*.ptx"))[:6], *sorted(LLVM.glob("*.fixed.ptx"))[:4]]
+)
+def test_clean_file_unchanged(path: Path) -> None:
+    text = load_ptx(path)
+    if lint(text):
+        pytest.skip("lint has findings here")
+    result = fix(text)
+    assert result.text == text and result.repairs == []
+
+
+def test_unrepairable_is_reported() -> None:
+    """A code label plus N outside .debug_info has no number to write: it stays, named."""
+    result = fix(_text("symbol-outside-info"))
+    assert "symbol-outside-info" in {f.rule for f in result.remaining}
+
+
+def test_every_repair_belongs_to_a_quirk_with_a_lint_rule() -> None:
+    named = {ref for q in QUIRKS for ref in q.repairs}
+    assert named == set(REPAIRERS)
+    for q in QUIRKS:
+        if q.repairs:
+            assert q.lint_rule is not None, q.id
+
+
+def test_cli_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.ptx"
+    assert main(["fix", str(FAULTS / "file-two-strings.ptx"), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "fixed[file-two-strings]" in err
+    assert '"/tmp/ptxdwarf-fixtures/src/call_example.cu"' in out.read_text()
+    assert main(["fix", str(LLVM / "debug-addr-space.O0.rejected.ptx"), "-o", str(out)]) == 1
+    assert "not repaired:" in capsys.readouterr().err
+    assert main(["fix", str(tmp_path / "missing.ptx")]) == 2
+    assert main(["fix", str(out), "--ptxas-version", "x"]) == 2
+
+
+# --- strip -----------------------------------------------------------------------------
+
+STRIP_INPUTS = [
+    ROOT / "fixtures" / "nvcc" / "rich.sm_75.ptx",
+    ROOT / "fixtures" / "corpus" / "numba" / "saxpy.debug.sm_75.ptx",
+    ROOT / "fixtures" / "nvcc" / "rich.lineinfo.sm_75.ptx",
+    *sorted((ROOT / "fixtures" / "corpus" / "triton").glob("*.ptx"))[:2],
+]
+
+
+def _ptxas_run(text: str, tmp: Path, *flags: str) -> Path:
+    ptxas = _ptxas_for(text)
+    src = tmp / "s.ptx"
+    src.write_text(text)
+    arch, _ = ptxas.choose_arch(parse_ptx(text).target, None)
+    out = tmp / "s.cubin"
+    subprocess.run([ptxas.path, *flags, f"-arch={arch}", "-c", str(src), "-o", str(out)], check=True)
+    return out
+
+
+_FRAME = {".debug_frame", ".rel.debug_frame", ".rela.debug_frame"}
+
+
+def _sections(cubin: Path) -> set[str]:
+    from elftools.elf.elffile import ELFFile
+
+    with cubin.open("rb") as fh:
+        return {s.name for s in ELFFile(fh).iter_sections()}
+
+
+@pytest.mark.parametrize("path", STRIP_INPUTS, ids=lambda p: p.parent.name + "/" + p.name)
+def test_strip(path: Path, tmp_path: Path) -> None:
+    text = load_ptx(path)
+    bare = strip(text)
+    assert not re.search(r"\.section\s+\.debug_|^\s*\.(loc|file)\b|,\s*debug\b", bare, re.M)
+    # ptxas writes a .debug_frame of its own for any module; nothing else of debug info is left
+    assert {s for s in _sections(_ptxas_run(bare, tmp_path)) if "debug" in s} <= _FRAME
+    lines = strip(text, keep_lines=True)
+    assert not re.search(r"\.section\s+\.debug_(?!str\b)|,\s*debug\b", lines, re.M)
+    assert len(re.findall(r"^\s*\.loc\b", lines, re.M)) == len(re.findall(r"^\s*\.loc\b", text, re.M))
+    sections = _sections(_ptxas_run(lines, tmp_path, "-lineinfo"))
+    assert ".debug_line" in sections and ".debug_info" not in sections
+    # nothing but debug information goes: the code is the same
+    code = [line for line in bare.splitlines() if line.strip()]
+    assert code == [line for line in strip(lines).splitlines() if line.strip()]
+
+
+def _code(cubin: Path) -> dict[str, bytes]:
+    """The SASS of each function: the cubin's ``.text.NAME`` sections."""
+    from elftools.elf.elffile import ELFFile
+
+    with cubin.open("rb") as fh:
+        return {s.name: s.data() for s in ELFFile(fh).iter_sections() if s.name.startswith(".text.")}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ROOT / "fixtures" / "corpus" / "numba" / "saxpy.lineinfo.sm_75.ptx",
+        *sorted((ROOT / "fixtures" / "corpus" / "triton").glob("*.ptx"))[:1],
+        ROOT / "fixtures" / "nvcc" / "rich.lineinfo.sm_75.ptx",
+    ],
+    ids=lambda p: p.parent.name + "/" + p.name,
+)
+def test_strip_same_sass(path: Path, tmp_path: Path) -> None:
+    """Stripped line-table code compiles to the SASS its input compiles to the same way
+    (plain, and with -lineinfo). Not for -G input: ptxas -g's code depends on the DWARF
+    sections themselves (measured: nvcc's rich.sm_75 gives 36,736 bytes of SASS stripped
+    and 37,376 as written, both with -g), so there is nothing the same to compare."""
+    text = load_ptx(path)
+    assert not parse_ptx(text).has_debug_target
+    assert _code(_ptxas_run(strip(text, keep_lines=True), tmp_path)) == _code(_ptxas_run(text, tmp_path))
+    assert _code(_ptxas_run(strip(text, keep_lines=True), tmp_path, "-lineinfo")) == _code(
+        _ptxas_run(text, tmp_path, "-lineinfo")
+    )
+    assert _code(_ptxas_run(strip(text), tmp_path)) == _code(_ptxas_run(text, tmp_path))
+
+
+# --- remap -----------------------------------------------------------------------------
+
+
+def test_remap_paths(tmp_path: Path) -> None:
+    text = load_ptx(ROOT / "fixtures" / "nvcc" / "call_example.sm_75.ptx")
+    new, changed = remap_paths(text, [("/tmp/ptxdwarf-fixtures/", "/home/me/")])
+    assert changed >= 2
+    assert '"/home/me/src/call_example.cu"' in new
+    info = read_ptx(new).load_all()
+    cu = info.units[0].die
+    assert cu is not None
+    assert all(not str(v).startswith("/tmp/ptxdwarf-fixtures") for v in (cu.get("name"), cu.get("comp_dir")))
+    assert lint(new) == lint(text)
+    assert _compile(new, tmp_path) is None and check(new).consistent
+    assert remap_paths(text, [("/nowhere/", "/x/")]) == (text, 0)
+
+
+def test_remap_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "o.ptx"
+    src = str(ROOT / "fixtures" / "nvcc" / "call_example.sm_75.ptx")
+    assert main(["rewrite", src, "--remap-path", "/tmp/ptxdwarf-fixtures=/srv", "-o", str(out)]) == 0
+    assert '"/srv/src/call_example.cu"' in out.read_text()
+    assert main(["rewrite", src, "--remap-path", "nothing"]) == 2
+    with pytest.raises(UsageError):
+        from ptxdwarf.repair import parse_remap
+
+        parse_remap("=x")
+
+
+# --- the outside corpus ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_corpus(path: Path) -> None:
+    """Every file of the outside corpus: a file lint finds clean is left as it is; any other
+    is fixed once and for all (a second fix changes nothing); what was repaired compiles and
+    check finds it consistent."""
+    text = load_ptx(path)
+    findings = lint(text, filename=str(path))
+    result = fix(text, filename=str(path))
+    if not findings:
+        assert result.text == text and not result.repairs
+        return
+    again = fix(result.text, filename=str(path))
+    assert again.text == result.text and not again.repairs
+    if result.repairs:
+        assert _compile(result.text) is None
+        assert check(result.text).consistent
+
+
+# --- repairs measured on the harness's modules ----------------------------------------------
+
+
+def _harness_text(case_id: str) -> str:
+    from ptxdwarf.cuda.facts import CASES as HARNESS
+
+    made = next(c for c in HARNESS if c.id == case_id).ptx()
+    return made.decode() if isinstance(made, bytes) else made
+
+
+def _cubin_sections(text: str) -> list[tuple[str, bytes]]:
+    """The sections of the cubin ``ptxas -g -c`` makes of ``text``: (name, bytes), in order."""
+    import io
+
+    from elftools.elf.elffile import ELFFile
+
+    ptxas = _ptxas_for(text)
+    arch, _ = ptxas.choose_arch(parse_ptx(text).target, None)
+    cubin = ptxas.compile(text, arch=arch, debug=True, relocatable=True).cubin
+    return [(s.name, s.data()) for s in ELFFile(io.BytesIO(cubin)).iter_sections()]
+
+
+def _section(text: str, name: str) -> bytes:
+    return next(data for n, data in _cubin_sections(text) if n == name)
+
+
+@pytest.mark.parametrize(
+    "case_id,section,before,after",
+    [
+        # ptxas writes 0 for a section name plus N and for a data label outside .debug_info
+        ("symbol-outside-info.section-plus-n", ".debug_pubnames", b"\0\0\0\0", b"\4\0\0\0"),
+        ("symbol-outside-info.data-label", ".debug_loc", b"\0\0\0\0", b"\2\0\0\0"),
+        # ptxas drops a second .debug_str block
+        ("duplicate-section.second-str-dropped", ".debug_str", b"\1\2", b"\1\2\3\4"),
+    ],
+)
+def test_repair_in_the_cubin(case_id: str, section: str, before: bytes, after: bytes) -> None:
+    text = _harness_text(case_id)
+    assert _section(text, section)[: len(after)].startswith(before)
+    fixed = fix(text).text
+    assert _section(fixed, section)[: len(after)] == after
+
+
+def test_second_info_block_merged() -> None:
+    """ptxas makes a second .debug_info block a second ELF section of that name; merged, one."""
+    text = _harness_text("duplicate-section.second-info")
+    assert [n for n, _ in _cubin_sections(text)].count(".debug_info") == 2
+    fixed = fix(text).text
+    assert [n for n, _ in _cubin_sections(fixed)].count(".debug_info") == 1
+    assert check(fixed).consistent
+
+
+def test_non_ascii_comment_for_the_ptxas_found() -> None:
+    """Escaped for a ptxas that rejects non-ASCII comments (13.0); left for one that takes them."""
+    text = _text("non-ascii")
+    version = find_ptxas().version
+    result = fix(text, ptxas_version=version)
+    if quirks_quirk("non-ascii-comment").holds_for(version):
+        assert _compile(text) is not None
+        assert [r.rule for r in result.repairs] == ["non-ascii"]
+        assert _compile(result.text) is None and result.text.isascii()
+    else:
+        assert _compile(text) is None
+        assert result.text == text and not result.repairs
