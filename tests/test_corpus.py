@@ -90,8 +90,26 @@ WITH_SECTIONS = [p for p in FILES if _has_sections(p)]
 WITHOUT_DEBUG = [p for p in FILES if not _has_debug(p)]
 
 
+_UTF8_NAME = (
+    "DIE 0x31 DW_AT_name is the UTF-8 'Δx' (bytes ce 94 78): ptxdwarf says 'Δx', llvm-dwarfdump "
+    'prints "\\316\\224x" and this test\'s _unescape undoes the octal escapes as code points '
+    "(U+00CE U+0094), not as UTF-8 bytes, giving 'Î\\x94x': ptxdwarf is right, the comparison is not"
+)
+_WIDE_BIT_OFFSET = (
+    "check exits 1 with one difference, <structure_type 0x4c>/a DW_AT_bit_offset [DW_FORM_data8]: "
+    "PTX .b64 0xffffffffffffffff (LLVM 14 writes the bit offset -1), cubin 0xffffffff "
+    "(llvm-dwarfdump: 0x00000000ffffffff), as ptxas 13.0 keeps only the low 32 bits of a .b64 (lint "
+    "warns wide-value, dump predicts 0xffffffff): a ptxas fault that check reports rightly and "
+    "PTXAS_FAULTS (labels and ranges only) does not express"
+)
+
 #: (file relative to fixtures/corpus, check) -> why it fails today. Strict xfail.
-KNOWN: dict[tuple[str, str], str] = {}
+KNOWN: dict[tuple[str, str], str] = {
+    ("llvm-tests/debug-str-nonascii.O0.fixed.ptx", "dump"): _UTF8_NAME,
+    ("llvm-tests/debug-str-nonascii.O2.fixed.ptx", "dump"): _UTF8_NAME,
+    ("llvm-tests/packed_bitfields.O0.fixed.ptx", "check"): _WIDE_BIT_OFFSET,
+    ("llvm-tests/packed_bitfields.O2.fixed.ptx", "check"): _WIDE_BIT_OFFSET,
+}
 
 #: Files with a fault a debugger gets wrong and ptxas does not refuse: lint must report an
 #: error finding whose message names the DIE (here: the variable).
