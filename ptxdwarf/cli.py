@@ -242,7 +242,7 @@ def _cmd_fix(args: argparse.Namespace) -> int:
         result = fix(load_ptx(path), filename=path, ptxas_version=version, style=args.style)
         _write_output(result.text, args.output)
         if args.json:
-            print(json.dumps(result.to_json(), indent=1), file=sys.stderr)
+            print(json.dumps(result.to_json(), indent=1, ensure_ascii=True), file=sys.stderr)
         else:
             for r in result.repairs:
                 print(r, file=sys.stderr)

@@ -90,26 +90,8 @@ WITH_SECTIONS = [p for p in FILES if _has_sections(p)]
 WITHOUT_DEBUG = [p for p in FILES if not _has_debug(p)]
 
 
-_UTF8_NAME = (
-    "DIE 0x31 DW_AT_name is the UTF-8 'Δx' (bytes ce 94 78): ptxdwarf says 'Δx', llvm-dwarfdump "
-    'prints "\\316\\224x" and this test\'s _unescape undoes the octal escapes as code points '
-    "(U+00CE U+0094), not as UTF-8 bytes, giving 'Î\\x94x': ptxdwarf is right, the comparison is not"
-)
-_WIDE_BIT_OFFSET = (
-    "check exits 1 with one difference, <structure_type 0x4c>/a DW_AT_bit_offset [DW_FORM_data8]: "
-    "PTX .b64 0xffffffffffffffff (LLVM 14 writes the bit offset -1), cubin 0xffffffff "
-    "(llvm-dwarfdump: 0x00000000ffffffff), as ptxas 13.0 keeps only the low 32 bits of a .b64 (lint "
-    "warns wide-value, dump predicts 0xffffffff): a ptxas fault that check reports rightly and "
-    "PTXAS_FAULTS (labels and ranges only) does not express"
-)
-
 #: (file relative to fixtures/corpus, check) -> why it fails today. Strict xfail.
-KNOWN: dict[tuple[str, str], str] = {
-    ("llvm-tests/debug-str-nonascii.O0.fixed.ptx", "dump"): _UTF8_NAME,
-    ("llvm-tests/debug-str-nonascii.O2.fixed.ptx", "dump"): _UTF8_NAME,
-    ("llvm-tests/packed_bitfields.O0.fixed.ptx", "check"): _WIDE_BIT_OFFSET,
-    ("llvm-tests/packed_bitfields.O2.fixed.ptx", "check"): _WIDE_BIT_OFFSET,
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 #: Files with a fault a debugger gets wrong and ptxas does not refuse: lint must report an
 #: error finding whose message names the DIE (here: the variable).
@@ -118,9 +100,13 @@ LINT_MUST_FIND: dict[str, str] = {
 }
 
 #: Files on which ptxas gets the debug info wrong, and what check must report exactly: the
-#: labels ptxas drops or leaves at 0 (lint warns: label-at-line-zero), and the ranges whose end
-#: ptxas placed before their begin (it moved the early-return block; no lint can see that).
+#: labels ptxas drops or leaves at 0 (lint warns: label-at-line-zero), the ranges whose end
+#: ptxas placed before their begin (it moved the early-return block; no lint can see that), and
+#: the .b64 numbers of 2**32 or more whose high half it drops (lint warns: wide-value).
 PTXAS_FAULTS: dict[str, set[str]] = {
+    # LLVM 14 writes the DWARF 2 bit offset -1 of a packed bit field as .b64 0xffffffffffffffff
+    "llvm-tests/packed_bitfields.O0.fixed.ptx": {"0xffffffffffffffff"},
+    "llvm-tests/packed_bitfields.O2.fixed.ptx": {"0xffffffffffffffff"},
     "numba-nvvm-13.5/clip_copy.debugopt.ptx": {"[$L__tmp5, $L__tmp7)", "[$L__tmp6, $L__tmp8)"},
     "numba-nvvm-13.5/loops.debug.ptx": {"$L__tmp27"},
     # both labels of one entry dropped: 0, 0 ends the cubin's list early
@@ -272,7 +258,12 @@ _NOT_COMPARED = {"DW_AT_low_pc", "DW_AT_high_pc", "DW_AT_stmt_list", "DW_AT_decl
 
 
 def _unescape(text: str) -> str:
-    return text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    """llvm-dwarfdump's C escapes undone; its octal escapes are bytes, read as UTF-8."""
+    raw = text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    try:
+        return raw.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return raw
 
 
 def comparable(ours: dict[str, Any], theirs: str | None) -> tuple[Any, Any] | None:

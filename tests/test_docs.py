@@ -145,10 +145,10 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
     return code, json.loads(out) if code in (0, 1) else None
 
 
-def test_formats_md_names_the_three_formats() -> None:
-    assert _format_names() == ["ptxdwarf-dump/1", "ptxdwarf-check/1", "ptxdwarf-lint/1"]
+def test_formats_md_names_the_four_formats() -> None:
+    assert _format_names() == ["ptxdwarf-dump/1", "ptxdwarf-check/1", "ptxdwarf-lint/1", "ptxdwarf-fix/1"]
     kinds = _documented()
-    assert len(kinds) == 20
+    assert len(kinds) == 22
     assert all(keys for keys, _ in kinds.values())
 
 
@@ -215,3 +215,21 @@ def test_lint_json_keys_are_documented(capsys: pytest.CaptureFixture[str]) -> No
     assert _check_against_doc(((("finding", f) for f in findings)), seen) == []
     code, findings = _run(capsys, "lint", str(FIXTURES / "spec" / "example.ptx"), "--json")
     assert (code, findings) == (0, [])
+
+
+def test_fix_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    seen: set[str] = set()
+    problems: list[str] = []
+    for name, expected in (
+        ("corpus/llvm-tests/debug-addr-space.O0.rejected.ptx", 1),
+        ("lint/faults/file-two-strings.ptx", 0),
+    ):
+        code = cli.main(["fix", str(FIXTURES / name), "-o", str(tmp_path / "out.ptx"), "--json"])
+        assert code == expected
+        report = json.loads(capsys.readouterr().err)
+        assert report["format"] == "ptxdwarf-fix/1" and report["repairs"]
+        objects = [("fix report", report)] + [("repair", r) for r in report["repairs"]]
+        objects += [("finding", f) for f in report["remaining"]]
+        problems += _check_against_doc(iter(objects), seen)
+    assert seen == {"fix report", "repair", "finding"}
+    assert problems == []

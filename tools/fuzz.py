@@ -4,9 +4,9 @@ through the library's entry points; anything but success or a ``PtxDwarfError`` 
     python3 tools/fuzz.py --budget 1000000 --jobs 2 --seed 1 --out /tmp/fuzz-findings
     python3 tools/fuzz.py --seconds 60                # a short run
 
-Each input runs through reading, ``dump_text``, ``dump_json``, ``lint`` and ``rewrite_ptx``
-(PTX) or ``read_all`` and the dumps (binaries); one in ``--attach-every`` PTX inputs also
-through ``attach_ptx``. A finding is an exception that is not a ``PtxDwarfError`` subclass, an
+Each input runs through reading, ``dump_text``, ``dump_json``, ``lint``, ``rewrite_ptx``,
+``fix`` and ``strip`` (PTX) or ``read_all`` and the dumps (binaries); one in
+``--attach-every`` PTX inputs also through ``attach_ptx`` and ``remap_paths``. A finding is an exception that is not a ``PtxDwarfError`` subclass, an
 input that takes more than ``--timeout`` CPU seconds (a hang or a blow-up) or more than
 ``--memory`` MB, or an error message of more than one line. Each finding's input is written
 to ``--out`` with its traceback; keep the minimised input under ``fixtures/regressions/`` once
@@ -237,9 +237,21 @@ def run_text(text: str, rng: random.Random, attach: bool) -> None:
         ptxdwarf.rewrite_ptx(text, style=rng.choice(["nvcc", "readable", "compact"]), filename="fuzz.ptx")
     except PtxDwarfError as exc:
         _one_line(exc)
+    try:
+        ptxdwarf.fix(text, filename="fuzz.ptx", ptxas_version=rng.choice([None, "13.0", "13.5"]))
+    except PtxDwarfError as exc:
+        _one_line(exc)
+    try:
+        ptxdwarf.strip(text, keep_lines=rng.random() < 0.5, filename="fuzz.ptx")
+    except PtxDwarfError as exc:
+        _one_line(exc)
     if attach:
         try:
             attach_ptx(text, output_name="fuzz.ptx", filename="fuzz.ptx", replace=True)
+        except PtxDwarfError as exc:
+            _one_line(exc)
+        try:
+            ptxdwarf.remap_paths(text, [("/", "/remapped/"), ("t", "x")], filename="fuzz.ptx")
         except PtxDwarfError as exc:
             _one_line(exc)
 

@@ -42,7 +42,10 @@ class FixResult:
         return not self.errors
 
     def to_json(self) -> dict[str, Any]:
+        """The ``ptxdwarf-fix/1`` report (docs/formats.md)."""
         return {
+            "format": "ptxdwarf-fix/1",
+            "ok": self.ok,
             "repairs": [r.to_json() for r in self.repairs],
             "remaining": [f.to_json() for f in self.remaining],
         }
