@@ -237,9 +237,16 @@ def _cmd_fix(args: argparse.Namespace) -> int:
     from .repair import fix
 
     version = _ptxas_version(args)
+    max_version = None
+    if args.ptxas:
+        from .cuda.ptxas import find_ptxas
+
+        max_version = find_ptxas(args.ptxas).max_version
 
     def one(path: str) -> int:
-        result = fix(load_ptx(path), filename=path, ptxas_version=version, style=args.style)
+        result = fix(
+            load_ptx(path), filename=path, ptxas_version=version, max_version=max_version, style=args.style
+        )
         _write_output(result.text, args.output)
         if args.json:
             print(json.dumps(result.to_json(), indent=1, ensure_ascii=True), file=sys.stderr)

@@ -328,7 +328,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "strings go to .debug_str+offset (any ISA) unless string_labels; attach checks 7.0 for string labels "
         "and 3.0 for the debug target",
         "version-too-low",
-        repairs=("ptxdwarf.repair.text.raise_version",),
+        repairs=("ptxdwarf.repair.text.raise_version", "ptxdwarf.repair.sections.no_section_labels"),
     ),
     _q(
         "strp-label-reused",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -9,12 +10,14 @@ from typing import Any, cast
 from ..cuda.quirks import quirks_for_rule, resolve
 from ..dwarf.decode import decode_sections
 from ..dwarf.encode import encode_sections
+from ..dwarf.image import SectionImage
 from ..errors import DwarfError
 from ..lint import ERROR, Finding, lint_module
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule, parse_ptx
 from ..ptx.writer import Style
 from .registry import REPAIRERS, Repair, Repairer, SectionJob, TextJob
+from .sections import labels_to_numbers
 
 __all__ = ["FixResult", "fix", "repairable"]
 
@@ -76,12 +79,15 @@ def fix(
     *,
     filename: str = "<ptx>",
     ptxas_version: str | None = None,
+    max_version: tuple[int, int] | None = None,
     style: Style | str = Style.READABLE,
 ) -> FixResult:
     """Repair what lint finds in PTX ``text`` that has a repair.
 
     ``ptxas_version`` (``"13.0"``) applies what holds for that ptxas release, lint included
-    (None: what holds for any release measured).
+    (None: what holds for any release measured). ``max_version`` is the newest PTX ISA the
+    target ptxas takes (``Ptxas.max_version``): where the sections need a newer ``.version``
+    than that, they are written without labels instead of raising it.
     The debug sections are encoded again (in ``style``) only when a finding calls for a
     repair of them; text nothing calls to repair is returned as it was.
     Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read.
@@ -94,7 +100,7 @@ def fix(
         text_plan = _plan(findings, ("text",))
         made: list[Repair] = []
         if text_plan:
-            job = TextJob(module, TextEdits(text, where=filename), ptxas_version)
+            job = TextJob(module, TextEdits(text, where=filename), ptxas_version, max_version)
             for r, fs in text_plan:
                 made += r.apply(job, fs)
             if len(job.edits):
@@ -107,7 +113,7 @@ def fix(
             ]
             if section_plan:
                 sections_done.update(f"{r.quirk}:{r.ref}" for r, _ in section_plan)
-                fixed = _repair_sections(module, section_plan, ptxas_version, style)
+                fixed = _repair_sections(module, section_plan, ptxas_version, max_version, style)
                 if fixed is not None:
                     text, made = fixed
         if not made:
@@ -122,6 +128,7 @@ def _repair_sections(
     module: PtxModule,
     plan: list[tuple[Repairer, list[Finding]]],
     ptxas_version: str | None,
+    max_version: tuple[int, int] | None,
     style: Style | str,
 ) -> tuple[str, list[Repair]] | None:
     """The text with the section repairs of ``plan`` made, or None when nothing changed or
@@ -130,7 +137,7 @@ def _repair_sections(
     from ..api import edit_debug_sections
 
     original = dict(module.images(debug_only=True).items())
-    job = SectionJob(module, dict(original), ptxas_version=ptxas_version)
+    job = SectionJob(module, dict(original), ptxas_version=ptxas_version, max_version=max_version)
     made: list[Repair] = []
     for r, fs in plan:
         if r.phase == "image":
@@ -151,10 +158,28 @@ def _repair_sections(
         for r, fs in plan:
             if r.phase == "model":
                 made += r.apply(job, fs)
-        edit_debug_sections(edits, module, encode_sections(info, job.options), style)
+        images = encode_sections(info, job.options)
+        if job.no_labels:
+            images = labels_to_numbers(images, _labels_named_by_code(module, images))
+        edit_debug_sections(edits, module, images, style)
     else:
         changed = {name: image for name, image in job.images.items() if image is not original.get(name)}
         if not changed:
             return None
         edit_debug_sections(edits, module, changed, style, keep=set(original) - set(changed))
     return edits.apply(), made
+
+
+def _labels_named_by_code(module: PtxModule, images: dict[str, SectionImage]) -> set[str]:
+    """The labels of ``images`` the text outside the debug sections names (``.loc ...,
+    function_name $L__info_string0``)."""
+    text = module.text
+    pieces, pos = [], 0
+    for block in sorted(module.sections, key=lambda b: b.start):
+        if block.name.startswith(".debug_"):
+            pieces.append(text[pos : block.start])
+            pos = block.end
+    pieces.append(text[pos:])
+    outside = "".join(pieces)
+    labels = {label for image in images.values() for label in image.labels}
+    return {label for label in labels if re.search(rf"(?<![\w$]){re.escape(label)}(?![\w$])", outside)}

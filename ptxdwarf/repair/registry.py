@@ -48,6 +48,8 @@ class TextJob:
     module: PtxModule
     edits: TextEdits
     ptxas_version: str | None = None
+    max_version: tuple[int, int] | None = None
+    """The newest PTX ISA the target ptxas takes (None: any)."""
     _line_starts: list[int] | None = None
 
     def line_start(self, line: int) -> int:
@@ -82,6 +84,10 @@ class SectionJob:
     info: DebugInfo | None = None
     options: EncodeOptions = field(default_factory=lambda: EncodeOptions(keep_abbrevs=True))
     ptxas_version: str | None = None
+    max_version: tuple[int, int] | None = None
+    no_labels: bool = False
+    """Write every reference to a label of a debug section as its number, and define no
+    label in them (none that the code names): PTX ISA below 7.0 takes no labels there."""
 
     def where(self, section: str | None = None, offset: int | None = None) -> str:
         """``file:line`` of a section offset (of the text as read), else the file."""

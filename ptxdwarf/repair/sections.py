@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..dwarf.constants import AT, FORM, TAG
-from ..dwarf.image import Reloc
+from ..dwarf.image import Reloc, SectionImage
 from ..dwarf.model import DIE, Attribute
 from ..lint.finding import Finding
 from ..lint.locations import bitfield_member_order
@@ -22,7 +22,9 @@ from .registry import Repair, SectionJob, repairer
 __all__ = [
     "dwarf2_forms",
     "encode_again",
+    "labels_to_numbers",
     "merge_blocks",
+    "no_section_labels",
     "numbers_outside_info",
     "bitfield_location_first",
     "renumber_abbrevs",
@@ -272,6 +274,37 @@ def bitfield_location_first(job: SectionJob, findings: list[Finding]) -> list[Re
         bitfield_member_order,
         "DW_AT_data_member_location moved before the bit attributes",
     )
+
+
+@repairer("model")
+def no_section_labels(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """For a module whose ``.version`` stays below what its section labels need (the target
+    ptxas takes no newer one): the sections encoded again with numbers for every label
+    difference and label reference, and no label defined (:func:`labels_to_numbers`)."""
+    job.no_labels = True
+    return [
+        Repair("version-too-low", f.where, "sections written with numbers, without labels") for f in findings
+    ]
+
+
+def labels_to_numbers(images: dict[str, SectionImage], keep: set[str]) -> dict[str, SectionImage]:
+    """``images`` with each reference to a label defined in one of them written as the
+    label's offset, and only the labels in ``keep`` (named by the code) still defined."""
+    offsets = {label: (name, at) for name, image in images.items() for label, at in image.labels.items()}
+    out = {}
+    for name, image in images.items():
+        data = bytearray(image.data)
+        relocs = []
+        for reloc in image.relocs:
+            target = offsets.get(reloc.symbol.name)
+            if target is None or reloc.symbol.name in keep:
+                relocs.append(reloc)
+                continue
+            value = target[1] + reloc.symbol.addend
+            data[reloc.offset : reloc.offset + reloc.size] = value.to_bytes(reloc.size, "little")
+        labels = {k: v for k, v in image.labels.items() if k in keep}
+        out[name] = replace(image, data=bytes(data), relocs=relocs, labels=labels)
+    return out
 
 
 @repairer("model")

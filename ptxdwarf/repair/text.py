@@ -99,6 +99,8 @@ def raise_version(job: TextJob, findings: list[Finding]) -> list[Repair]:
     need, what, _line = max(needs, key=lambda n: n[0])
     if module.version >= need:
         return []
+    if job.max_version is not None and need > job.max_version:
+        return []  # the sections are written without labels instead (sections.no_section_labels)
     start, end = job.line_span(module.version_line)
     m = _VERSION.search(module.text, start, end)
     if m is None:
