@@ -238,7 +238,12 @@ def run_text(text: str, rng: random.Random, attach: bool) -> None:
     except PtxDwarfError as exc:
         _one_line(exc)
     try:
-        ptxdwarf.fix(text, filename="fuzz.ptx", ptxas_version=rng.choice([None, "13.0", "13.5"]))
+        ptxdwarf.fix(
+            text,
+            filename="fuzz.ptx",
+            ptxas_version=rng.choice([None, "13.0", "13.5"]),
+            max_version=rng.choice([None, (6, 0)]),
+        )
     except PtxDwarfError as exc:
         _one_line(exc)
     try:
