@@ -469,3 +469,16 @@ def test_sections_without_labels_where_version_cannot_rise(make: Any) -> None:
     assert _compile(text) is not None and _compile(result.text) is None
     assert check(result.text).consistent
     assert tree(result.text) == tree(text)
+
+
+@pytest.mark.parametrize("addend", ["9223372036854775808", "4294967296"])
+def test_section_plus_n_too_large_for_its_field(addend: str) -> None:
+    """Found by fuzzing: .debug_info+N outside .debug_info with N past the field's size made
+    the symbol-outside-info repair raise OverflowError; no number fits, so it stays as it is."""
+    text = load_ptx(ROOT / "fixtures" / "spec" / "example.ptx")
+    at = text.index(".section .debug_pubnames")
+    at = text.index(".b32 .debug_info", at)
+    text = text[:at] + ".b32 .debug_info+" + addend + text[at + len(".b32 .debug_info") :]
+    result = fix(text)
+    assert ".debug_info+" + addend in result.text
+    assert "symbol-outside-info" in {f.rule for f in result.remaining}

@@ -53,6 +53,10 @@ def whole_wide_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     return repairs
 
 
+def _fits(value: int, size: int) -> bool:
+    return 0 <= value < 1 << (8 * size)
+
+
 @repairer("image")
 def merge_blocks(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """The blocks of a section given more than once written as one block, in text order
@@ -97,8 +101,8 @@ def numbers_outside_info(job: SectionJob, findings: list[Finding]) -> list[Repai
             else:
                 kept.append(reloc)
                 continue
-            if value == 0:
-                kept.append(reloc)  # ptxas's 0 is the value meant
+            if value == 0 or not _fits(value, reloc.size):
+                kept.append(reloc)  # ptxas's 0 is the value meant, or no number of that size is
                 continue
             data[reloc.offset : reloc.offset + reloc.size] = value.to_bytes(reloc.size, "little")
             changed = True
@@ -301,6 +305,9 @@ def labels_to_numbers(images: dict[str, SectionImage], keep: set[str]) -> dict[s
                 relocs.append(reloc)
                 continue
             value = target[1] + reloc.symbol.addend
+            if not _fits(value, reloc.size):
+                relocs.append(reloc)
+                continue
             data[reloc.offset : reloc.offset + reloc.size] = value.to_bytes(reloc.size, "little")
         labels = {k: v for k, v in image.labels.items() if k in keep}
         out[name] = replace(image, data=bytes(data), relocs=relocs, labels=labels)
