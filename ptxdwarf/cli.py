@@ -111,7 +111,7 @@ def _json_items(files: Sequence[str], one: Callable[[str], str]) -> int:
     return worst
 
 
-def _dump_one(path: str, as_json: bool, failed: list[PtxDwarfError]) -> str:
+def _dump_one(path: str, as_json: bool, failed: list[PtxDwarfError], debug_line: bool = False) -> str:
     """The dump of one file; each entry of a fatbin that cannot be read is an error line here
     (and goes to ``failed``), the others are dumped."""
     from .api import read_all
@@ -124,7 +124,11 @@ def _dump_one(path: str, as_json: bool, failed: list[PtxDwarfError]) -> str:
     failed.extend(errors)
     if len(found) == 1:
         info = found[0][1]
-        text = "".join(iter_json(info)) if as_json else "".join(line + "\n" for line in _text_lines(info))
+        text = (
+            "".join(iter_json(info))
+            if as_json
+            else "".join(line + "\n" for line in _text_lines(info, debug_line))
+        )
         _print_notes(path, info)
         return text
     # A fatbin or host object: every device image, one after the other.
@@ -142,7 +146,7 @@ def _dump_one(path: str, as_json: bool, failed: list[PtxDwarfError]) -> str:
     parts = [f"{path}: {len(found)} device images\n"]
     for label, info in found:
         parts.append(f"\n=== {label} ===\n")
-        parts.extend(line + "\n" for line in _text_lines(info))
+        parts.extend(line + "\n" for line in _text_lines(info, debug_line))
         _print_notes(f"{path}: {label}", info)
     return "".join(parts)
 
@@ -153,10 +157,16 @@ def _print_notes(where: str, info: DebugInfo) -> None:
         print(f"ptxdwarf: note: {where}: {note}", file=sys.stderr)
 
 
-def _text_lines(info: DebugInfo) -> list[str]:
-    """The text dump of ``info``, with one line saying so when it holds no DWARF to show."""
-    from .dump import iter_text
+def _text_lines(info: DebugInfo, debug_line: bool = False) -> list[str]:
+    """The text dump of ``info``, with one line saying so when it holds no DWARF to show
+    (``debug_line``: its line tables only)."""
+    from .dump import iter_line_text, iter_text
 
+    if debug_line:
+        head = f"{info.filename or '<input>'}: line tables from {info.source}"
+        if info.lines is None:
+            return [head, "(none: ptxas writes the line table of a cubin; ptxdwarf reads no PTX .debug_line)"]
+        return [head, *iter_line_text(info)] if info.lines else [head, "(no .debug_line)"]
     lines = list(iter_text(info))
     note = _sparse_note(info)
     if note is not None:
@@ -190,7 +200,7 @@ def _cmd_dump(args: argparse.Namespace) -> int:
 
     def one(path: str) -> int:
         nonlocal first
-        text = _dump_one(path, False, failed)
+        text = _dump_one(path, False, failed, args.debug_line)
         if several:
             sys.stdout.write(("" if first else "\n") + f"{path}:\n")
         first = False
@@ -431,6 +441,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="PTX text, a cubin, a fatbin or a host object")
     p.add_argument("--json", action="store_true", help="JSON (format ptxdwarf-dump/1)")
+    p.add_argument(
+        "--debug-line",
+        action="store_true",
+        help="only the line tables (a cubin's .debug_line), in the manner of llvm-dwarfdump --debug-line",
+    )
     p.set_defaults(func=_cmd_dump)
 
     p = sub.add_parser(

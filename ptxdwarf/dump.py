@@ -27,11 +27,21 @@ from .dwarf.constants import (
 )
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol
+from .dwarf.lines import LineProgram
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .dwarf.typenames import type_name
 
-__all__ = ["DUMP_FORMAT", "iter_json", "dump_json", "write_json", "iter_text", "dump_text", "attribute_json"]
+__all__ = [
+    "DUMP_FORMAT",
+    "attribute_json",
+    "dump_json",
+    "dump_text",
+    "iter_json",
+    "iter_line_text",
+    "iter_text",
+    "write_json",
+]
 
 #: The ``format`` field of ``dump --json`` output.
 DUMP_FORMAT = "ptxdwarf-dump/1"
@@ -258,7 +268,51 @@ def _sets_json(info: DebugInfo) -> dict[str, Any]:
         ]
     if info.raw:
         out["other_sections"] = [{"name": name, "size": len(img.data)} for name, img in info.raw.items()]
+    if info.lines is not None:
+        out["lines"] = [_line_program_json(info, p) for p in info.lines]
     return out
+
+
+def _function_name(info: DebugInfo, offset: int | None) -> str | None:
+    raw = info.strings.lookup(offset) if info.strings is not None and offset is not None else None
+    return None if raw is None else raw.decode("utf-8", "surrogateescape")
+
+
+def _line_program_json(info: DebugInfo, p: LineProgram) -> dict[str, Any]:
+    rows = []
+    for row, at in zip(p.rows, p.call_sites(), strict=True):
+        item: dict[str, Any] = {
+            "address": row.address,
+            "file": row.file,
+            "line": row.line,
+            "column": row.column,
+            "is_stmt": row.is_stmt,
+            "end_sequence": row.end_sequence,
+        }
+        if row.symbol is not None:
+            item["symbol"] = row.symbol
+        if row.context:
+            item["context"] = row.context
+            if at is not None:
+                item["inlined_at"] = at
+            name = _function_name(info, row.function_name)
+            if name is not None:
+                item["function"] = name
+        rows.append(item)
+    return {
+        "offset": p.offset,
+        "version": p.version,
+        "files": [
+            {
+                "name": f[0].decode("utf-8", "surrogateescape"),
+                "dir": p.directory(i),
+                "mtime": f[2],
+                "length": f[3],
+            }
+            for i, f in enumerate(p.files, 1)
+        ],
+        "rows": rows,
+    }
 
 
 def iter_json(info: DebugInfo) -> Iterator[str]:
@@ -444,9 +498,53 @@ def iter_text(info: DebugInfo) -> Iterator[str]:
         yield ".debug_str contents:"
         for off, raw in zip(info.strings.offsets, info.strings.strings, strict=False):
             yield f"0x{off:08x}: {_quote(raw.decode('utf-8', 'surrogateescape'))}"
+    if info.lines is not None:
+        yield from iter_line_text(info)
     for name, img in info.raw.items():
+        if name == ".debug_line" and info.lines is not None:
+            continue
         yield ""
         yield f"{name}: {len(img.data)} bytes (not decoded)"
+
+
+def iter_line_text(info: DebugInfo) -> Iterator[str]:
+    """The line tables of ``info`` (a cubin's ``.debug_line``) in the manner of
+    ``llvm-dwarfdump --debug-line``; each row of inlined code names the function and the row
+    it was inlined at."""
+    if not info.lines:
+        return
+    yield ""
+    yield ".debug_line contents:"
+    for p in info.lines:
+        yield f"debug_line[0x{p.offset:08x}]"
+        yield f"Line table prologue: version: {p.version}, files: {len(p.files)}"
+        for i, raw_dir in enumerate(p.directories, 1):
+            yield f"include_directories[{i:3}] = {_quote(raw_dir.decode('utf-8', 'surrogateescape'))}"
+        for i, (raw_name, index, mtime, length) in enumerate(p.files, 1):
+            yield (
+                f"file_names[{i:3}]: {_quote(raw_name.decode('utf-8', 'surrogateescape'))} dir_index: {index} "
+                f"mod_time: 0x{mtime:08x} length: 0x{length:08x}"
+            )
+        yield ""
+        yield "Address            Line   Column File   Flags               Function"
+        yield "------------------ ------ ------ ------ ------------------- --------"
+        sites = p.call_sites()
+        for i, row in enumerate(p.rows):
+            flags = " ".join(
+                f for f, on in (("is_stmt", row.is_stmt), ("end_sequence", row.end_sequence)) if on
+            )
+            where = row.symbol or ""
+            if row.context:
+                function = _function_name(info, row.function_name) or "?"
+                at = sites[i]
+                call = p.rows[at] if at is not None else None
+                where = (
+                    f"{function} inlined at file {call.file} line {call.line}"
+                    if call is not None
+                    else f"{function} (context {row.context})"
+                )
+            yield f"0x{row.address:016x} {row.line:6} {row.column:6} {row.file:6} {flags:19} {where}".rstrip()
+        yield ""
 
 
 def _set_length(ns: Any) -> int:

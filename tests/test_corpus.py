@@ -354,6 +354,40 @@ def test_dump_equals_llvm_dwarfdump(path: Path, tmp_path: Path, llvm_dwarfdump: 
     assert not problems, "\n".join(problems[:20])
 
 
+_LINE_ROW = re.compile(r"^0x([0-9a-f]{16})\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s*(.*)$", re.M)
+_FILE_NAME = re.compile(r'^file_names\[\s*\d+\]:\s*\n\s*name: "((?:[^"\\]|\\.)*)"', re.M)
+
+
+@pytest.mark.parametrize("path", _params([p for p in FILES if _has_debug(p)], "lines"))
+def test_line_table_equals_llvm_dwarfdump(path: Path, tmp_path: Path, llvm_dwarfdump: str) -> None:
+    """The cubin's .debug_line as ``dump --json`` reads it (``lines``) against
+    ``llvm-dwarfdump --debug-line``: every row (address, line, column, file, is_stmt,
+    end_sequence) and every file name. llvm-dwarfdump cannot apply CUDA relocations; the
+    relocated values are the function-relative addresses it prints (each function has a
+    section of its own)."""
+    cubin = compiled_or_refused(path, tmp_path / "in.cubin")
+    if cubin is None:
+        return
+    code, out = cli("dump", "--json", str(cubin))
+    assert code == 0
+    programs = json.loads(out).get("lines", [])
+    theirs = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
+    rows = [
+        (int(m[0], 16), int(m[1]), int(m[2]), int(m[3]), "is_stmt" in m[4], "end_sequence" in m[4])
+        for m in _LINE_ROW.findall(theirs)
+    ]
+    ours = [
+        (r["address"], r["line"], r["column"], r["file"], r["is_stmt"], r["end_sequence"])
+        for p in programs
+        for r in p["rows"]
+    ]
+    assert ours == rows
+    assert rows or not re.search(r"^\s*\.loc\s", path.read_text(), re.M)
+    assert [f["name"] for p in programs for f in p["files"]] == [
+        _unescape(n) for n in _FILE_NAME.findall(theirs)
+    ]
+
+
 def _style_params() -> list[Any]:
     out = []
     for style in STYLES:

@@ -124,6 +124,12 @@ def _dump_objects(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         yield "string", s
     for s in doc.get("other_sections", []):
         yield "other section", s
+    for program in doc.get("lines", []):
+        yield "line program", program
+        for f in program["files"]:
+            yield "line program file", f
+        for row in program["rows"]:
+            yield "line row", row
 
 
 def _check_against_doc(objects: Iterator[tuple[str, dict[str, Any]]], seen: set[str]) -> list[str]:
@@ -148,7 +154,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
 def test_formats_md_names_the_four_formats() -> None:
     assert _format_names() == ["ptxdwarf-dump/1", "ptxdwarf-check/1", "ptxdwarf-lint/1", "ptxdwarf-fix/1"]
     kinds = _documented()
-    assert len(kinds) == 22
+    assert len(kinds) == 25
     assert all(keys for keys, _ in kinds.values())
 
 
@@ -187,6 +193,9 @@ def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_p
         "address range",
         "string",
         "other section",
+        "line program",
+        "line program file",
+        "line row",
         "fatbin document",
         "image",
     }

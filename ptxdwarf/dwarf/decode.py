@@ -22,6 +22,7 @@ from .forms import (
     reader_for,
 )
 from .image import Reloc, SectionImage, Symbol, gc_paused
+from .lines import read_line_programs
 from .model import (
     DIE,
     REFERENCE_FORMS,
@@ -627,6 +628,8 @@ def _decode_sections(
             info._lazy[part] = _loader(decoder, images, name)
     if others:
         info._lazy["raw"] = lambda: {name: images[name] for name in others}
+    if ".debug_line" in images and source != "ptx":
+        info._lazy["lines"] = lambda: read_line_programs(images[".debug_line"])
     return info
 
 

@@ -1,15 +1,110 @@
-"""The file table of a ``.debug_line`` unit (versions 2 to 4) and the file numbers its rows
-use: what check compares with the module's ``.file`` directives. ptxas makes this section
-from ``.file``/``.loc``; ptxdwarf writes none of it."""
+"""``.debug_line``: line-number programs (versions 2 to 4) read into their rows.
+
+ptxas writes a version 2 program per module from ``.file``/``.loc`` and extends it the
+way elfutils' libdw reads it: the header may end with 4 more bytes, an offset into
+``.debug_str`` for the function names of inlined code (llvm-dwarfdump warns of "unknown
+data in line table prologue" there), and two extended opcodes carry the inline context,
+``DW_LNE_NVIDIA_inlined_call`` (0x90: the row, 1-based, of the call, and a function
+name's ``.debug_str`` offset) and ``DW_LNE_NVIDIA_set_function_name`` (0x91: the name).
+ptxdwarf writes no ``.debug_line``; check compares the file table with ``.file``.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..errors import DwarfError
-from .forms import read_uleb
+from .forms import read_sleb, read_uleb
+from .image import SectionImage
 
-__all__ = ["LineFiles", "line_files"]
+__all__ = [
+    "DW_LNE_NVIDIA_inlined_call",
+    "DW_LNE_NVIDIA_set_function_name",
+    "LineFiles",
+    "LineProgram",
+    "LineRow",
+    "line_files",
+    "read_line_programs",
+]
+
+DW_LNE_NVIDIA_inlined_call = 0x90
+DW_LNE_NVIDIA_set_function_name = 0x91
+
+
+@dataclass(frozen=True, slots=True)
+class LineRow:
+    """One row of the line table.
+
+    ``address`` is as relocated (a cubin) or as written; ``symbol`` names what the
+    sequence's ``DW_LNE_set_address`` was relocated against (the function), if anything.
+    ``context`` is the 1-based row of the call this row's code was inlined at (0: not
+    inlined) and ``function_name`` the ``.debug_str`` offset of the inlined function's name
+    (None: none given), both from NVIDIA's extended opcodes.
+    """
+
+    address: int
+    file: int
+    line: int
+    column: int
+    is_stmt: bool
+    end_sequence: bool = False
+    symbol: str | None = None
+    context: int = 0
+    function_name: int | None = None
+
+
+@dataclass
+class LineProgram:
+    """One line-number program: its header, file table and rows."""
+
+    offset: int
+    version: int
+    minimum_instruction_length: int = 1
+    default_is_stmt: bool = True
+    line_base: int = 0
+    line_range: int = 1
+    opcode_base: int = 1
+    directories: list[bytes] = field(default_factory=list)
+    files: list[tuple[bytes, int, int, int]] = field(default_factory=list)
+    """(name, directory index, modification time, length) of each file, 1-based by position."""
+    str_offset: int | None = None
+    """NVIDIA: the ``.debug_str`` offset the function names of this program are relative to."""
+    rows: list[LineRow] = field(default_factory=list)
+    length: int = 0
+    """The unit's bytes, its length field included."""
+
+    def path(self, number: int) -> str | None:
+        """The path of file ``number`` (1-based), its directory joined; None if there is none."""
+        if not 1 <= number <= len(self.files):
+            return None
+        name, directory, _, _ = self.files[number - 1]
+        text = name.decode("utf-8", "surrogateescape")
+        if 1 <= directory <= len(self.directories) and not text.startswith("/"):
+            return self.directories[directory - 1].decode("utf-8", "surrogateescape") + "/" + text
+        return text
+
+    def directory(self, number: int) -> str:
+        """The directory of file ``number`` ("" for none, the compilation directory)."""
+        if not 1 <= number <= len(self.files):
+            return ""
+        index = self.files[number - 1][1]
+        if not 1 <= index <= len(self.directories):
+            return ""
+        return self.directories[index - 1].decode("utf-8", "surrogateescape")
+
+    def call_sites(self) -> list[int | None]:
+        """For each row, the index in :attr:`rows` of the row it was inlined at (None: not
+        inlined, or a context past its sequence). ptxas counts ``context`` from 1 at the
+        first row of the row's sequence (measured: each call site is the row of the line the
+        PTX's ``inlined_at`` names)."""
+        out: list[int | None] = []
+        start = 0
+        for i, row in enumerate(self.rows):
+            at = start + row.context - 1
+            out.append(at if row.context and start <= at < i else None)
+            if row.end_sequence:
+                start = i + 1
+        return out
 
 
 @dataclass
@@ -23,74 +118,152 @@ class LineFiles:
 
     def path(self, number: int) -> str | None:
         """The path of file ``number`` (1-based), its directory joined; None if there is none."""
-        if not 1 <= number <= len(self.files):
-            return None
-        name, directory, _, _ = self.files[number - 1]
-        text = name.decode("utf-8", "surrogateescape")
-        if 1 <= directory <= len(self.directories) and not text.startswith("/"):
-            return self.directories[directory - 1].decode("utf-8", "surrogateescape") + "/" + text
-        return text
-
-
-def _cstr(data: bytes, pos: int) -> tuple[bytes, int]:
-    end = data.index(0, pos)
-    return data[pos:end], end + 1
+        return LineProgram(0, 2, directories=self.directories, files=self.files).path(number)
 
 
 def line_files(data: bytes) -> LineFiles:
     """The file table and used file numbers of the first unit of ``data``; DwarfError if the
     unit is cut short or not version 2 to 4."""
+    program = _read_program(data, 0, {})
+    return LineFiles(program.directories, program.files, {1} | {row.file for row in program.rows})
+
+
+def read_line_programs(image: SectionImage) -> list[LineProgram]:
+    """Every line-number program of a ``.debug_line`` image, in section order; DwarfError
+    naming the offset where one cannot be read."""
+    data = image.data
+    symbols = {r.offset: r.symbol.name for r in image.relocs}
+    programs = []
+    pos = 0
+    while pos < len(data):
+        if not any(data[pos:]):
+            break  # padding after the last unit
+        program = _read_program(data, pos, symbols)
+        programs.append(program)
+        pos += program.length
+    return programs
+
+
+def _cstr(data: bytes, pos: int, end: int) -> tuple[bytes, int]:
+    stop = data.index(0, pos, end)
+    return data[pos:stop], stop + 1
+
+
+def _read_program(data: bytes, offset: int, symbols: dict[int, str]) -> LineProgram:
     try:
-        return _line_files(data)
+        return _program(data, offset, symbols)
     except (IndexError, ValueError) as exc:
-        raise DwarfError(f"the first unit is cut short ({exc})", section=".debug_line", offset=0) from None
-
-
-def _line_files(data: bytes) -> LineFiles:
-    unit_end = 4 + int.from_bytes(data[0:4], "little")
-    version = int.from_bytes(data[4:6], "little")
-    if not 2 <= version <= 4 or unit_end > len(data) or len(data) < 16:
         raise DwarfError(
-            f"a unit of version {version} and {unit_end} bytes cannot be read",
+            f"line-number program cut short ({exc})", section=".debug_line", offset=offset
+        ) from None
+
+
+def _program(data: bytes, offset: int, symbols: dict[int, str]) -> LineProgram:
+    length = int.from_bytes(data[offset : offset + 4], "little")
+    version = int.from_bytes(data[offset + 4 : offset + 6], "little")
+    unit_end = offset + 4 + length
+    if length == 0xFFFFFFFF or not 2 <= version <= 4 or unit_end > len(data) or length < 12:
+        raise DwarfError(
+            f"a line-number program of version {version} and {length} bytes cannot be read",
             section=".debug_line",
-            offset=0,
+            offset=offset,
         )
-    header_length = int.from_bytes(data[6:10], "little")
-    program = 10 + header_length
-    pos = 10 + (6 if version >= 4 else 5)
-    opcode_base = data[pos - 1]
-    lengths = list(data[pos : pos + opcode_base - 1])
-    pos += opcode_base - 1
-    out = LineFiles()
+    header_length = int.from_bytes(data[offset + 6 : offset + 10], "little")
+    program_start = offset + 10 + header_length
+    if program_start > unit_end:
+        raise DwarfError("the header runs past the unit", section=".debug_line", offset=offset)
+    pos = offset + 10
+    p = LineProgram(offset, version, length=4 + length)
+    p.minimum_instruction_length = data[pos]
+    pos += 2 if version >= 4 else 1  # maximum_operations_per_instruction from version 4
+    p.default_is_stmt = bool(data[pos])
+    p.line_base = int.from_bytes(data[pos + 1 : pos + 2], "little", signed=True)
+    p.line_range = data[pos + 2]
+    p.opcode_base = data[pos + 3]
+    pos += 4
+    lengths = list(data[pos : pos + p.opcode_base - 1])
+    pos += max(p.opcode_base - 1, 0)
     while data[pos]:
-        name, pos = _cstr(data, pos)
-        out.directories.append(name)
+        name, pos = _cstr(data, pos, program_start)
+        p.directories.append(name)
     pos += 1
     while data[pos]:
-        name, pos = _cstr(data, pos)
+        name, pos = _cstr(data, pos, program_start)
         d, pos = read_uleb(data, pos)
         t, pos = read_uleb(data, pos)
         n, pos = read_uleb(data, pos)
-        out.files.append((name, d, t, n))
-    pos = program
-    while pos < unit_end:
+        p.files.append((name, d, t, n))
+    pos += 1
+    if pos == program_start - 4:
+        p.str_offset = int.from_bytes(data[pos:program_start], "little")
+    p.rows = _rows(data, program_start, unit_end, p, lengths, symbols)
+    return p
+
+
+def _rows(
+    data: bytes, pos: int, end: int, p: LineProgram, lengths: list[int], symbols: dict[int, str]
+) -> list[LineRow]:
+    rows: list[LineRow] = []
+    base = p.str_offset or 0
+
+    def reset() -> tuple[int, int, int, int, bool, str | None, int, int | None]:
+        return 0, 1, 1, 0, p.default_is_stmt, None, 0, None
+
+    address, file, line, column, is_stmt, symbol, context, name = reset()
+    opcode_base, line_base, line_range = p.opcode_base, p.line_base, p.line_range
+    step = p.minimum_instruction_length
+    while pos < end:
         op = data[pos]
         pos += 1
-        if op == 0:  # extended: length, sub-opcode, operands
+        if op >= opcode_base:
+            if line_range == 0:
+                raise DwarfError("a special opcode with line_range 0", section=".debug_line", offset=pos - 1)
+            adjusted = op - opcode_base
+            address += step * (adjusted // line_range)
+            line += line_base + adjusted % line_range
+            rows.append(LineRow(address, file, line, column, is_stmt, False, symbol, context, name))
+        elif op == 0:
             n, pos = read_uleb(data, pos)
-            pos += n
+            if n == 0 or pos + n > end:
+                raise DwarfError("an extended opcode runs past the unit", section=".debug_line", offset=pos)
+            sub, operands, pos = data[pos], pos + 1, pos + n
+            if sub == 1:  # DW_LNE_end_sequence
+                rows.append(LineRow(address, file, line, column, is_stmt, True, symbol, context, name))
+                address, file, line, column, is_stmt, symbol, context, name = reset()
+            elif sub == 2:  # DW_LNE_set_address
+                address = int.from_bytes(data[operands:pos], "little")
+                symbol = symbols.get(operands)
+            elif sub == DW_LNE_NVIDIA_inlined_call:
+                context, at = read_uleb(data, operands)
+                value, _ = read_uleb(data, at)
+                name = value + base
+            elif sub == DW_LNE_NVIDIA_set_function_name:
+                value, _ = read_uleb(data, operands)
+                name = value + base
+        elif op == 1:  # DW_LNS_copy
+            rows.append(LineRow(address, file, line, column, is_stmt, False, symbol, context, name))
+        elif op == 2:  # DW_LNS_advance_pc
+            n, pos = read_uleb(data, pos)
+            address += step * n
+        elif op == 3:  # DW_LNS_advance_line
+            n, pos = read_sleb(data, pos)
+            line += n
         elif op == 4:  # DW_LNS_set_file
-            f, pos = read_uleb(data, pos)
-            out.used.add(f)
-        elif op == 2 or op == 5:  # advance_pc, set_column: one ULEB
-            _, pos = read_uleb(data, pos)
-        elif op == 3:  # advance_line: SLEB
-            while data[pos] & 0x80:
-                pos += 1
-            pos += 1
-        elif op == 9:  # fixed_advance_pc: uhalf
+            file, pos = read_uleb(data, pos)
+        elif op == 5:  # DW_LNS_set_column
+            column, pos = read_uleb(data, pos)
+        elif op == 6:  # DW_LNS_negate_stmt
+            is_stmt = not is_stmt
+        elif op == 8:  # DW_LNS_const_add_pc
+            if line_range == 0:
+                raise DwarfError(
+                    "DW_LNS_const_add_pc with line_range 0", section=".debug_line", offset=pos - 1
+                )
+            address += step * ((255 - opcode_base) // line_range)
+        elif op == 9:  # DW_LNS_fixed_advance_pc
+            address += int.from_bytes(data[pos : pos + 2], "little")
             pos += 2
-        elif op < opcode_base:
-            for _ in range(lengths[op - 1]):
+        elif op != 7:  # not DW_LNS_set_basic_block: skip the operands the header gives it
+            for _ in range(lengths[op - 1] if op - 1 < len(lengths) else 0):
                 _, pos = read_uleb(data, pos)
-    return out
+    return rows

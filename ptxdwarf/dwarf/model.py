@@ -38,6 +38,7 @@ from .forms import (
     AUTO_STRING,
 )
 from .image import Reloc, SectionImage, Symbol
+from .lines import LineProgram
 from .schemas import Block
 
 __all__ = [
@@ -486,6 +487,7 @@ class DebugInfo:
     _pubtypes: list[NameSet] | None = field(default=None, repr=False)
     _aranges: list[ArangeSet] | None = field(default=None, repr=False)
     _macinfo: list[MacinfoUnit] | None = field(default=None, repr=False)
+    _lines: list[LineProgram] | None = field(default=None, repr=False)
     _raw: dict[str, SectionImage] = field(default_factory=dict, repr=False)
     _labels: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
     _lazy: dict[str, Callable[[], Any]] = field(default_factory=dict, repr=False)
@@ -512,6 +514,10 @@ class DebugInfo:
     pubtypes = _Lazy[list[NameSet] | None]("``.debug_pubtypes`` sets.")
     aranges = _Lazy[list[ArangeSet] | None]("``.debug_aranges`` sets.")
     macinfo = _Lazy[list[MacinfoUnit] | None]("``.debug_macinfo`` units.")
+    lines = _Lazy[list[LineProgram] | None](
+        "``.debug_line`` of a cubin: its line-number programs (None for PTX, whose producer's "
+        "``.debug_line`` ptxas discards; it stays in ``raw``)."
+    )
     raw = _Lazy[dict[str, SectionImage]]("Sections ptxdwarf has no schema for, kept as they are.")
     labels = _Lazy[dict[str, dict[str, int]]](
         "Labels defined in each section: ``{section: {label: offset}}``."

@@ -1,0 +1,99 @@
+"""A cubin's line table (``.debug_line``) read by ptxdwarf, against llvm-dwarfdump and the PTX."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, run_dwarfdump
+
+import ptxdwarf
+from ptxdwarf.cli import main
+from ptxdwarf.cuda.ptxas import Ptxas
+from ptxdwarf.dwarf.image import SectionImage
+from ptxdwarf.dwarf.lines import read_line_programs
+from ptxdwarf.errors import DwarfError
+
+_LOC_INLINED = re.compile(
+    r"^\s*\.loc\s+\d+\s+\d+\s+\d+\s*,\s*function_name\s+(\S+?)\s*,\s*inlined_at\s+(\d+)\s+(\d+)", re.M
+)
+
+
+@pytest.fixture(scope="module")
+def rich_lineinfo(ptxas: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """nvcc -lineinfo's rich module (inlined templates and an inlined atomicAdd), compiled
+    with -lineinfo."""
+    text = (FIXTURES / "nvcc" / "rich.lineinfo.sm_75.ptx").read_text()
+    cubin = tmp_path_factory.mktemp("lines") / "rich.cubin"
+    cubin.write_bytes(ptxas.compile(text, arch="sm_75", debug=False, extra=["-lineinfo"]).cubin)
+    return text, cubin
+
+
+def test_inlined_rows_name_the_call_the_ptx_gives(rich_lineinfo: tuple[str, Path]) -> None:
+    """Each row of inlined code names its function and its call row; the call row's file and
+    line are those of the ``inlined_at`` of a ``.loc`` that names that function."""
+    text, cubin = rich_lineinfo
+    module = ptxdwarf.parse_ptx(text)
+    labels = module.images()[".debug_str"].labels
+    strings = module.images()[".debug_str"].data
+    expected = set()
+    for label, file, line in _LOC_INLINED.findall(text):
+        start = labels[label]
+        expected.add((strings[start : strings.index(0, start)].decode(), int(file), int(line)))
+    info = ptxdwarf.read_file(cubin)
+    assert info.lines is not None and info.strings is not None
+    seen = set()
+    for program in info.lines:
+        for row, at in zip(program.rows, program.call_sites(), strict=True):
+            if not row.context:
+                continue
+            assert at is not None, row
+            call = program.rows[at]
+            name = info.strings.lookup(row.function_name or 0)
+            assert name is not None
+            seen.add((name.decode(), call.file, call.line))
+    assert seen and seen <= expected
+
+
+def test_rows_equal_llvm_dwarfdump(rich_lineinfo: tuple[str, Path], llvm_dwarfdump: str) -> None:
+    _, cubin = rich_lineinfo
+    theirs = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
+    rows = re.findall(r"^0x([0-9a-f]{16})\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s*(.*)$", theirs, re.M)
+    info = ptxdwarf.read_file(cubin)
+    assert info.lines is not None
+    ours = [(r.address, r.line, r.column, r.file, r.end_sequence) for p in info.lines for r in p.rows]
+    assert ours == [
+        (int(a, 16), int(l), int(c), int(f), "end_sequence" in flags) for a, l, c, f, flags in rows
+    ]
+    assert len(ours) > 100
+    # ptxas's header ends with the 4-byte .debug_str offset llvm-dwarfdump does not know
+    assert "unknown data in line table prologue" in theirs or info.lines[0].str_offset is not None
+
+
+def test_dump_debug_line(rich_lineinfo: tuple[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, cubin = rich_lineinfo
+    assert main(["dump", "--debug-line", str(cubin)]) == 0
+    out = capsys.readouterr().out
+    assert ".debug_line contents:" in out and ".debug_info" not in out
+    assert re.search(r"_ZNK3VecIdLi2EE3dotERKS0_ inlined at file 1 line 197$", out, re.M)
+    assert main(["dump", "--debug-line", str(FIXTURES / "nvcc" / "rich.sm_75.ptx")]) == 0
+    assert "ptxdwarf reads no PTX .debug_line" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cut", [3, 9, 20, 40])
+def test_a_cut_program_is_one_error(rich_lineinfo: tuple[str, Path], cut: int) -> None:
+    info = ptxdwarf.read_file(rich_lineinfo[1])
+    assert info.sections is not None
+    data = info.sections[".debug_line"].data
+    # the unit length still claims the whole program
+    with pytest.raises(DwarfError, match=r"\.debug_line"):
+        read_line_programs(SectionImage(".debug_line", data[:cut] if cut < 10 else data[: len(data) // cut]))
+
+
+def test_version_5_is_refused() -> None:
+    data = bytearray(40)
+    data[0:4] = (36).to_bytes(4, "little")
+    data[4:6] = (5).to_bytes(2, "little")
+    with pytest.raises(DwarfError, match="version 5"):
+        read_line_programs(SectionImage(".debug_line", bytes(data)))
