@@ -12,13 +12,18 @@
     assert p.type.name == "int"
 
 ``assert_dies_equal(a, b)`` fails with a readable, path-by-path diff of two DIE
-trees. The pytest plugin (registered as ``ptxdwarf``) provides the fixtures
+trees. Line tables, without nvdisasm or a GPU::
+
+    cubin = compile_ptx(ptx_text, debug=False, line_info=True)   # ptxas -lineinfo
+    assert_function_lines(cubin, "_Z4testPi", {5, 6, 7}, file="test.cu")
+    cubin.line_table().addresses_of(6, "test.cu")    # [("_Z4testPi", 0x30), ...]
+ The pytest plugin (registered as ``ptxdwarf``) provides the fixtures
 ``ptxas`` (the :class:`~ptxdwarf.ptxas.Ptxas` found) and ``compile_ptx``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +32,7 @@ from .cuda.cubin import read_cubin
 from .cuda.ptxas import Ptxas, find_ptxas
 from .dwarf.constants import AT, TAG, AddressClass, at_name, form_name, tag_name
 from .dwarf.expr import ExpressionError, Op, decode_expression
+from .dwarf.lines import LineTable
 from .dwarf.model import DIE, Attribute, DebugInfo
 from .dwarf.schemas import Block
 from .ptx.reader import parse_ptx
@@ -38,6 +44,7 @@ __all__ = [
     "QueryDIE",
     "QueryLocation",
     "assert_dies_equal",
+    "assert_function_lines",
     "compile_ptx",
     "die_diff",
     "query",
@@ -60,16 +67,50 @@ class CompiledCubin:
         """The PTX's own DWARF, queryable."""
         return Query(read_ptx(self.ptx))
 
+    def line_table(self) -> LineTable:
+        """The cubin's line table (``.debug_line``)."""
+        return read_cubin(self.data).line_table
+
 
 def compile_ptx(
-    ptx: str, *, arch: str | None = None, ptxas: Ptxas | str | None = None, debug: bool = True
+    ptx: str,
+    *,
+    arch: str | None = None,
+    ptxas: Ptxas | str | None = None,
+    debug: bool = True,
+    line_info: bool = False,
 ) -> CompiledCubin:
-    """Compile PTX text with ptxas (``-g`` unless ``debug=False``); temporary files are removed."""
+    """Compile PTX text with ptxas (``-g`` unless ``debug=False``; ``-lineinfo`` with
+    ``line_info``); temporary files are removed."""
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
     module = parse_ptx(ptx)
     chosen, _note = tool.choose_arch(module.target, arch)
-    result = tool.compile(ptx, arch=chosen, debug=debug, relocatable=needs_compile_only(module))
+    result = tool.compile(
+        ptx,
+        arch=chosen,
+        debug=debug,
+        relocatable=needs_compile_only(module),
+        extra=["-lineinfo"] if line_info else [],
+    )
     return CompiledCubin(result.cubin, chosen, ptx)
+
+
+def assert_function_lines(
+    cubin: CompiledCubin | DebugInfo, function: str, lines: Iterable[int], *, file: str | None = None
+) -> None:
+    """Fail unless the code of ``function`` (its linkage name) maps to exactly the source
+    ``lines`` (line 0, code with no line, left out), in a file whose path ends with ``file``
+    when given; the message lists what is missing and what is extra."""
+    table = cubin.line_table() if isinstance(cubin, CompiledCubin) else cubin.line_table
+    rows = table.lines_of(function)
+    if not rows:
+        known = ", ".join(table.functions()) or "none"
+        raise AssertionError(f"no line-table rows for {function} (functions with rows: {known})")
+    got = {r.line for r in rows if r.line and (file is None or (r.file or "").endswith(file))}
+    want = set(lines)
+    if got != want:
+        missing, extra = sorted(want - got), sorted(got - want)
+        raise AssertionError(f"{function}: lines missing {missing}, lines not expected {extra}")
 
 
 @dataclass(frozen=True)

@@ -97,3 +97,49 @@ def test_version_5_is_refused() -> None:
     data[4:6] = (5).to_bytes(2, "little")
     with pytest.raises(DwarfError, match="version 5"):
         read_line_programs(SectionImage(".debug_line", bytes(data)))
+
+
+# --- the Python API ------------------------------------------------------------------------
+
+_KERNEL = """\
+.version 7.0
+.target sm_75
+.address_size 64
+.file 1 "/src/k.cu"
+
+.visible .entry _Z1kPi(.param .u64 _Z1kPi_param_0)
+{
+\t.reg .b32 %r<3>;
+\t.reg .b64 %rd<2>;
+\t.loc 1 5 3
+\tld.param.u64 %rd1, [_Z1kPi_param_0];
+\t.loc 1 6 3
+\tld.global.u32 %r1, [%rd1];
+\t.loc 1 7 3
+\tadd.s32 %r2, %r1, 1;
+\t.loc 1 8 3
+\tst.global.u32 [%rd1], %r2;
+\t.loc 1 9 1
+\tret;
+}
+"""
+
+
+def test_function_lines_without_a_gpu(ptxas: Ptxas) -> None:
+    from ptxdwarf.testing import assert_function_lines, compile_ptx
+
+    cubin = compile_ptx(_KERNEL, ptxas=ptxas, debug=False, line_info=True)
+    table = cubin.line_table()
+    assert table.functions() == ["_Z1kPi"]
+    lines = {r.line for r in table.lines_of("_Z1kPi")}
+    # ptxas -lineinfo optimises: which lines keep a row is its choice; each row is a .loc's
+    assert lines and lines <= {5, 6, 7, 8, 9}
+    assert_function_lines(cubin, "_Z1kPi", lines, file="k.cu")
+    with pytest.raises(AssertionError, match=r"lines missing \[42\]"):
+        assert_function_lines(cubin, "_Z1kPi", {*lines, 42})
+    with pytest.raises(AssertionError, match="no line-table rows for nosuch"):
+        assert_function_lines(cubin, "nosuch", {5})
+    for line in lines:
+        assert all(fn == "_Z1kPi" for fn, _ in table.addresses_of(line, "k.cu"))
+    debug = compile_ptx(_KERNEL, ptxas=ptxas)  # ptxas -g: unoptimised, a row for every .loc
+    assert_function_lines(debug, "_Z1kPi", {5, 6, 7, 8, 9})

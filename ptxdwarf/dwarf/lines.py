@@ -11,6 +11,7 @@ ptxdwarf writes no ``.debug_line``; check compares the file table with ``.file``
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..errors import DwarfError
@@ -23,6 +24,8 @@ __all__ = [
     "LineFiles",
     "LineProgram",
     "LineRow",
+    "LineTable",
+    "SourceLine",
     "line_files",
     "read_line_programs",
 ]
@@ -105,6 +108,55 @@ class LineProgram:
             if row.end_sequence:
                 start = i + 1
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """Where one row puts its code: the function (the symbol of its sequence), the address,
+    the file's path and the line and column; ``inlined`` names the inlined function."""
+
+    function: str | None
+    address: int
+    file: str | None
+    line: int
+    column: int
+    inlined: str | None = None
+
+
+class LineTable:
+    """The rows of a cubin's line programs, with the questions tests ask of them."""
+
+    def __init__(self, programs: list[LineProgram], names: Callable[[int], str | None] | None = None) -> None:
+        self.programs = programs
+        self._names = names or (lambda offset: None)
+
+    def __iter__(self) -> Iterator[SourceLine]:
+        """Every row that starts code (not the end of a sequence), in table order."""
+        for p in self.programs:
+            for row in p.rows:
+                if row.end_sequence:
+                    continue
+                inlined = (
+                    self._names(row.function_name) if row.context and row.function_name is not None else None
+                )
+                yield SourceLine(row.symbol, row.address, p.path(row.file), row.line, row.column, inlined)
+
+    def functions(self) -> list[str]:
+        """The functions the table has rows for, in table order."""
+        return list(dict.fromkeys(r.function for r in self if r.function is not None))
+
+    def lines_of(self, function: str) -> list[SourceLine]:
+        """The rows of ``function``'s code, by address."""
+        return sorted((r for r in self if r.function == function), key=lambda r: r.address)
+
+    def addresses_of(self, line: int, file: str | None = None) -> list[tuple[str | None, int]]:
+        """(function, address) of each row of ``line`` (of a file whose path ends with
+        ``file``, when given)."""
+        return [
+            (r.function, r.address)
+            for r in self
+            if r.line == line and (file is None or (r.file or "").endswith(file))
+        ]
 
 
 @dataclass

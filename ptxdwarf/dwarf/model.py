@@ -38,7 +38,7 @@ from .forms import (
     AUTO_STRING,
 )
 from .image import Reloc, SectionImage, Symbol
-from .lines import LineProgram
+from .lines import LineProgram, LineTable
 from .schemas import Block
 
 __all__ = [
@@ -522,6 +522,18 @@ class DebugInfo:
     labels = _Lazy[dict[str, dict[str, int]]](
         "Labels defined in each section: ``{section: {label: offset}}``."
     )
+
+    @property
+    def line_table(self) -> LineTable:
+        """The rows of the line programs (a cubin's ``.debug_line``; empty for PTX), with
+        queries: :meth:`~ptxdwarf.dwarf.lines.LineTable.lines_of` a function,
+        :meth:`~ptxdwarf.dwarf.lines.LineTable.addresses_of` a source line."""
+
+        def name(offset: int) -> str | None:
+            raw = self.strings.lookup(offset) if self.strings is not None else None
+            return None if raw is None else raw.decode("utf-8", "surrogateescape")
+
+        return LineTable(self.lines or [], name)
 
     def load_all(self) -> DebugInfo:
         """Decode now whatever is left for first use (and raise its errors now)."""
