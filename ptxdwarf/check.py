@@ -37,7 +37,7 @@ from .dwarf.lines import line_files
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .errors import DwarfError
-from .ptx.placement import first_label_at_zero
+from .ptx.placement import first_label_at_zero, line_rows
 from .ptx.reader import PtxFunction, PtxModule, parse_ptx
 from .ptx.symbols import (
     CODE_LABEL,
@@ -95,6 +95,8 @@ class CheckReport:
     dies: int = 0
     symbols: int = 0
     """Symbolic values (relocations in the PTX) that were matched."""
+    line_rows: int = 0
+    """Line-table rows of the cubin matched with the ``.loc`` directives that make them."""
     notes: list[str] = field(default_factory=list)
     debug: str = "dwarf"
     """What the PTX carries: ``dwarf`` (a ``.debug_info``), ``line-info`` (``.file``/``.loc``
@@ -116,14 +118,15 @@ class CheckReport:
         if self.status == "line-info-only":
             return (
                 f"{self.filename}: line information only (.file/.loc, no .debug_info): ptxas -g wrote its "
-                f"line table; no DWARF to compare ({tool})"
+                f"line table, {self.line_rows} rows of it match the .loc directives; no DWARF to compare ({tool})"
             )
         if self.status == "no-debug-info":
             return f"{self.filename}: no debug information (no debug section, no .file): nothing to compare ({tool})"
         if self.consistent:
             return (
                 f"{self.filename}: consistent ({self.units} unit(s), {self.dies} DIEs, "
-                f"{self.symbols} symbolic values matched; ptxas {self.ptxas_version}, {self.arch})"
+                f"{self.symbols} symbolic values, {self.line_rows} line-table rows matched; "
+                f"ptxas {self.ptxas_version}, {self.arch})"
             )
         return (
             f"{self.filename}: {len(self.differences)} difference(s) between the PTX and the cubin ptxas made"
@@ -141,6 +144,7 @@ class CheckReport:
             "units": self.units,
             "dies": self.dies,
             "symbols": self.symbols,
+            "line_rows": self.line_rows,
             "notes": self.notes,
             "differences": [asdict(d) for d in self.differences],
         }
@@ -781,8 +785,10 @@ def compare(
     report: CheckReport,
     *,
     symbols: SymbolTable | None = None,
+    rows: dict[str, dict[tuple[int, int], int]] | None = None,
 ) -> CheckReport:
-    """Fill ``report`` with the differences between ``ptx`` and the cubin."""
+    """Fill ``report`` with the differences between ``ptx`` and the cubin (``rows``: the
+    line-table rows each function's ``.loc`` directives make, :func:`expected_rows`)."""
     with gc_paused():
         found = cubin_images(cubin_bytes)
         try:
@@ -800,9 +806,61 @@ def compare(
         line_image = found.images.get(".debug_line")
         if module.files and line_image is not None and line_image.data:
             _compare_line_files(module, line_image.data, report)
+            _compare_line_rows(module, cubin, report, rows if rows is not None else expected_rows(module))
         _truncated_numbers(module, ptx, report)
         report.notes.extend(f"cubin: {note}" for note in cubin.notes)
     return report
+
+
+def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], int]]:
+    """Per function with a body, the (file, line) rows its ``.loc`` directives make, each
+    with the offset of the first ``.loc`` that gives it (:func:`~ptxdwarf.ptx.placement.line_rows`)."""
+    text = module.text
+    if ".loc" not in text:
+        return {}
+    return {f.name: line_rows(text, f) for f in module.functions if f.body_start >= 0}
+
+
+def _compare_line_rows(
+    module: PtxModule, cubin: DebugInfo, report: CheckReport, rows: dict[str, dict[tuple[int, int], int]]
+) -> None:
+    """The cubin's line-table rows against the ``.loc`` directives: each function's rows are
+    those its ``.loc`` directives make, and no row belongs to a function the module does not
+    define. A line with no row is a note naming the PTX line: ptxas -g also drops the rows
+    of code it eliminates (a load whose register is loaded again), which this comparison
+    cannot tell from a lost row."""
+    try:
+        programs = cubin.lines or []
+    except DwarfError as exc:
+        report.differences.append(Difference("<cubin>", ".debug_line", "readable", "unreadable", str(exc)))
+        return
+    got: dict[str, set[tuple[int, int]]] = {}
+    for program in programs:
+        for row in program.rows:
+            if not row.end_sequence and row.line and row.symbol is not None:
+                got.setdefault(row.symbol, set()).add((row.file, row.line))
+    text = module.text
+    for name, expected in rows.items():
+        found = got.get(name, set())
+        report.line_rows += len(found & expected.keys())
+        for (file, line), at in sorted(expected.items()):
+            if (file, line) in found:
+                continue
+            ptx_line = text.count("\n", 0, at) + 1
+            report.notes.append(
+                f"{module.filename}:{ptx_line}: no line-table row for .loc {file} {line} in {name} (its code "
+                "compiled to nothing, or ptxas dropped the row): a debugger cannot stop at that line"
+            )
+    for name in sorted(set(got) - set(rows)):
+        report.differences.append(
+            Difference(
+                "<cubin>",
+                ".debug_line",
+                "rows of the module's functions",
+                f"{len(got[name])} row(s) for {name}",
+                "the line table has rows for a function the PTX does not define",
+            )
+        )
 
 
 def _compare_line_files(module: PtxModule, data: bytes, report: CheckReport) -> None:
@@ -897,6 +955,7 @@ def check(
             info.load_all()
             symbols = symbol_table(module)
             _look_up_symbolic_values(info, symbols)
+            rows = expected_rows(module)
             relocatable = needs_compile_only(module)
         except BaseException:
             cancel.set()
@@ -915,7 +974,7 @@ def check(
     if note:
         report.notes.append(note)
     report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
-    return compare(module, info, result.cubin, report, symbols=symbols)
+    return compare(module, info, result.cubin, report, symbols=symbols, rows=rows)
 
 
 def _debug_content(module: PtxModule) -> str:

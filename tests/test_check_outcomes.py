@@ -63,6 +63,10 @@ def test_line_info_only(ptxas: Ptxas) -> None:
     assert report.status == "line-info-only" and report.consistent
     assert "consistent" not in report.summary() and "0 unit(s)" not in report.summary()
     assert report.summary().startswith("li.ptx: line information only")
+    assert (
+        report.line_rows > 0
+        and f"{report.line_rows} rows of it match the .loc directives" in report.summary()
+    )
     assert "warning: .debug_abbrev section not found" in report.notes
     assert json.loads(report.to_json())["status"] == "line-info-only"
 

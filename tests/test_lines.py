@@ -143,3 +143,47 @@ def test_function_lines_without_a_gpu(ptxas: Ptxas) -> None:
         assert all(fn == "_Z1kPi" for fn, _ in table.addresses_of(line, "k.cu"))
     debug = compile_ptx(_KERNEL, ptxas=ptxas)  # ptxas -g: unoptimised, a row for every .loc
     assert_function_lines(debug, "_Z1kPi", {5, 6, 7, 8, 9})
+
+
+# --- check compares the line table ------------------------------------------------------------
+
+
+def test_check_counts_the_line_rows(ptxas: Ptxas, llvm_dwarfdump: str, tmp_path: Path) -> None:
+    """``line_rows``: the (file, line) rows of each function, as llvm-dwarfdump reads the cubin."""
+    text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
+    report = ptxdwarf.check(text, ptxas=ptxas)
+    assert report.consistent
+    cubin = tmp_path / "c.cubin"
+    cubin.write_bytes(ptxas.compile(text, arch="sm_75", relocatable=True).cubin)
+    out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
+    sequences, current = [], set()
+    for m in re.finditer(r"^0x[0-9a-f]{16}\s+(\d+)\s+\d+\s+(\d+)\s+\d+\s+\d+\s*(.*)$", out, re.M):
+        if int(m.group(1)):
+            current.add((int(m.group(2)), int(m.group(1))))
+        if "end_sequence" in m.group(3):
+            sequences.append(current)
+            current = set()
+    assert report.line_rows == sum(len(s) for s in sequences) > 0
+    assert '"line_rows": %d' % report.line_rows in report.to_json()
+
+
+def test_check_notes_a_line_without_a_row(ptxas: Ptxas) -> None:
+    """A .loc whose code compiles to nothing (a load of a register loaded again) has no row: a
+    note names the PTX line."""
+    text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
+    at = text.index("$L__func_end0:")
+    text = text[:at] + "\t.loc\t1 43 1\n" + text[at:]  # no code follows: no row, and none expected
+    assert not [n for n in ptxdwarf.check(text, ptxas=ptxas).notes if "no line-table row" in n]
+    first = text.index("\tld.param.u32")
+    line = text.count("\n", 0, first) + 1
+    twice = (
+        text[:first]
+        + "\t.loc\t1 44 1\n"
+        + text[first : text.index("\n", first) + 1]
+        + "\t.loc\t1 1 0\n"
+        + text[first:]
+    )
+    notes = [n for n in ptxdwarf.check(twice, ptxas=ptxas).notes if "no line-table row" in n]
+    assert notes == [
+        f"<ptx>:{line}: no line-table row for .loc 1 44 in _Z3fooii (its code compiled to nothing, or ptxas dropped the row): a debugger cannot stop at that line"
+    ]

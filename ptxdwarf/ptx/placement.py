@@ -9,7 +9,7 @@ from typing import NamedTuple
 from .reader import PtxFunction, mask_comments
 from .statements import scan_body
 
-__all__ = ["first_instruction", "first_label_at_zero", "labels_dropped"]
+__all__ = ["first_instruction", "first_label_at_zero", "labels_dropped", "line_rows"]
 
 _LOC = re.compile(r"(?<![\w$.])\.loc\b")
 _LINE_LABEL = re.compile(r"^[ \t]*(?:[A-Za-z][\w$]*|[_$%][\w$]+)[ \t]*:(?!:)", re.MULTILINE)
@@ -63,6 +63,48 @@ def first_instruction(text: str, function: PtxFunction) -> int | None:
         if stmt.kind == "instr":
             return function.body_start + stmt.start
     return None
+
+
+_LOC_ROW = re.compile(r"\.loc\s+(\d+)\s+(\d+)")
+_INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)")
+
+
+def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], int]:
+    """The (file, line) rows ptxas ``-g`` makes for ``function``'s ``.loc`` directives, each
+    with the 0-based offset in ``text`` of the first ``.loc`` that gives it: a ``.loc`` that
+    an instruction follows before the next ``.loc``, or a label that code follows (line 0
+    excepted: ptxas folds it into the row before), and the call site an ``inlined_at F L``
+    names. Measured on the corpus (356 functions of nvcc, clang, numba, Triton, LLVM's tests,
+    nvopencc): every row of the cubin is one of these, and only one function has lines with
+    no row (register copies that compiled to nothing)."""
+    if function.body_start < 0:
+        return {}
+    body = mask_comments(text[function.body_start : function.body_end])
+    rows: dict[tuple[int, int], int] = {}
+    pending: tuple[tuple[int, int], int] | None = None
+    at_labels: list[tuple[tuple[int, int], int]] = []  # .loc rows a label holds until code follows
+    for stmt in scan_body(body, 0, len(body), labels=True):
+        if stmt.kind == "directive":
+            m = _LOC_ROW.match(stmt.text)
+            if m is not None:
+                at = function.body_start + stmt.start
+                pending = ((int(m.group(1)), int(m.group(2))), at)
+                inlined = _INLINED_AT.search(stmt.text)
+                if inlined is not None:
+                    rows.setdefault((int(inlined.group(1)), int(inlined.group(2))), at)
+        elif stmt.kind == "label":
+            if pending is not None:
+                at_labels.append(pending)
+                pending = None
+        else:
+            if pending is not None:
+                at_labels.append(pending)
+                pending = None
+            for (file, line), at in at_labels:
+                if line:
+                    rows.setdefault((file, line), at)
+            at_labels.clear()
+    return rows
 
 
 _LOC_LINE = re.compile(r"\.loc\s+\d+\s+(\d+)")
