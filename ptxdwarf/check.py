@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -33,11 +34,11 @@ from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
 from .dwarf.decode import decode_sections
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol, gc_paused
-from .dwarf.lines import line_files
+from .dwarf.lines import line_files, read_line_programs
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .errors import DwarfError
-from .ptx.placement import first_label_at_zero, line_rows
+from .ptx.placement import LocRow, first_label_at_zero, line_rows
 from .ptx.reader import PtxFunction, PtxModule, parse_ptx
 from .ptx.symbols import (
     CODE_LABEL,
@@ -785,7 +786,7 @@ def compare(
     report: CheckReport,
     *,
     symbols: SymbolTable | None = None,
-    rows: dict[str, dict[tuple[int, int], int]] | None = None,
+    rows: dict[str, dict[tuple[int, int], LocRow]] | None = None,
 ) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin (``rows``: the
     line-table rows each function's ``.loc`` directives make, :func:`expected_rows`)."""
@@ -806,13 +807,15 @@ def compare(
         line_image = found.images.get(".debug_line")
         if module.files and line_image is not None and line_image.data:
             _compare_line_files(module, line_image.data, report)
-            _compare_line_rows(module, cubin, report, rows if rows is not None else expected_rows(module))
+            _compare_line_rows(
+                module, cubin, found, report, rows if rows is not None else expected_rows(module)
+            )
         _truncated_numbers(module, ptx, report)
         report.notes.extend(f"cubin: {note}" for note in cubin.notes)
     return report
 
 
-def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], int]]:
+def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]:
     """Per function with a body, the (file, line) rows its ``.loc`` directives make, each
     with the offset of the first ``.loc`` that gives it (:func:`~ptxdwarf.ptx.placement.line_rows`)."""
     text = module.text
@@ -822,13 +825,17 @@ def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], int]]:
 
 
 def _compare_line_rows(
-    module: PtxModule, cubin: DebugInfo, report: CheckReport, rows: dict[str, dict[tuple[int, int], int]]
+    module: PtxModule,
+    cubin: DebugInfo,
+    found_images: CubinImages,
+    report: CheckReport,
+    rows: dict[str, dict[tuple[int, int], LocRow]],
 ) -> None:
     """The cubin's line-table rows against the ``.loc`` directives: each function's rows are
     those its ``.loc`` directives make, and no row belongs to a function the module does not
-    define. A line with no row is a note naming the PTX line: ptxas -g also drops the rows
-    of code it eliminates (a load whose register is loaded again), which this comparison
-    cannot tell from a lost row."""
+    define. A line with no row is a difference naming the PTX line when SASS came of its
+    code (``.nv_debug_line_sass`` maps SASS to PTX lines), else a note: ptxas -g drops the
+    rows of code it eliminates too (a load whose register is loaded again)."""
     try:
         programs = cubin.lines or []
     except DwarfError as exc:
@@ -840,16 +847,35 @@ def _compare_line_rows(
             if not row.end_sequence and row.line and row.symbol is not None:
                 got.setdefault(row.symbol, set()).add((row.file, row.line))
     text = module.text
+    with_sass = _lines_with_sass(found_images, report)
+    newlines: list[int] | None = None
     for name, expected in rows.items():
         found = got.get(name, set())
         report.line_rows += len(found & expected.keys())
-        for (file, line), at in sorted(expected.items()):
+        for (file, line), loc in sorted(expected.items()):
             if (file, line) in found:
                 continue
-            ptx_line = text.count("\n", 0, at) + 1
+            if newlines is None:
+                newlines = [m.start() for m in re.finditer("\n", text)]
+            ptx_line = bisect.bisect_left(newlines, loc.at) + 1
+            code_lines = {bisect.bisect_left(newlines, at) + 1 for at in loc.code}
+            sass = with_sass.get(name) if with_sass is not None else None
+            if sass is not None and code_lines & sass:
+                report.differences.append(
+                    Difference(
+                        name,
+                        ".debug_line",
+                        f"{file}:{line}",
+                        "no row",
+                        f"{module.filename}:{ptx_line}: ptxas compiled the code of this .loc (PTX line(s) "
+                        f"{', '.join(map(str, sorted(code_lines & sass)[:5]))} have SASS) but made no "
+                        "line-table row for it: a debugger cannot stop at that line",
+                    )
+                )
+                continue
+            why = "its code compiled to nothing" if sass is not None else "no .nv_debug_line_sass to tell why"
             report.notes.append(
-                f"{module.filename}:{ptx_line}: no line-table row for .loc {file} {line} in {name} (its code "
-                "compiled to nothing, or ptxas dropped the row): a debugger cannot stop at that line"
+                f"{module.filename}:{ptx_line}: no line-table row for .loc {file} {line} in {name} ({why})"
             )
     for name in sorted(set(got) - set(rows)):
         report.differences.append(
@@ -861,6 +887,28 @@ def _compare_line_rows(
                 "the line table has rows for a function the PTX does not define",
             )
         )
+
+
+def _lines_with_sass(found: CubinImages, report: CheckReport) -> dict[str, set[int]] | None:
+    """Per function, the PTX lines some SASS instruction came from (``.nv_debug_line_sass``);
+    None without that section."""
+    if found.line_sass is None:
+        return None
+    try:
+        programs = read_line_programs(found.line_sass)
+    except DwarfError as exc:
+        report.notes.append(f"cubin: .nv_debug_line_sass cannot be read ({exc})")
+        return None
+    out: dict[str, set[int]] = {}
+    for program in programs:
+        for i, row in enumerate(program.rows):
+            if row.symbol is None or row.end_sequence:
+                continue
+            nxt = program.rows[i + 1] if i + 1 < len(program.rows) else None
+            if nxt is not None and nxt.address == row.address and not nxt.end_sequence:
+                continue  # no instruction of its own: the next row starts at the same address
+            out.setdefault(row.symbol, set()).add(row.line)
+    return out
 
 
 def _compare_line_files(module: PtxModule, data: bytes, report: CheckReport) -> None:

@@ -185,5 +185,28 @@ def test_check_notes_a_line_without_a_row(ptxas: Ptxas) -> None:
     )
     notes = [n for n in ptxdwarf.check(twice, ptxas=ptxas).notes if "no line-table row" in n]
     assert notes == [
-        f"<ptx>:{line}: no line-table row for .loc 1 44 in _Z3fooii (its code compiled to nothing, or ptxas dropped the row): a debugger cannot stop at that line"
+        f"<ptx>:{line}: no line-table row for .loc 1 44 in _Z3fooii (its code compiled to nothing)"
     ]
+
+
+def test_a_row_lost_with_code_is_a_difference(ptxas: Ptxas) -> None:
+    """The rows check expects, with one more that ptxas cannot have made (line 999) whose
+    .loc governs an instruction that did compile: a difference, naming the PTX lines with SASS;
+    the same line governing nothing compiled is a note."""
+    from ptxdwarf.check import CheckReport, compare, expected_rows
+    from ptxdwarf.ptx.placement import LocRow
+
+    text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
+    module = ptxdwarf.parse_ptx(text)
+    cubin = ptxas.compile(text, arch="sm_75", relocatable=True).cubin
+    rows = expected_rows(module)
+    add = text.index("\tadd.s32")
+    add_line = text.count("\n", 0, add) + 1
+    rows["_Z3fooii"][(1, 999)] = LocRow(add, (add,))
+    report = compare(module, ptxdwarf.read_ptx(text), cubin, CheckReport("c.ptx", "sm_75", "", ""), rows=rows)
+    (diff,) = report.differences
+    assert (diff.path, diff.ptx, diff.cubin) == ("_Z3fooii", "1:999", "no row")
+    assert f"PTX line(s) {add_line} have SASS" in diff.message
+    rows["_Z3fooii"][(1, 999)] = LocRow(add, ())
+    report = compare(module, ptxdwarf.read_ptx(text), cubin, CheckReport("c.ptx", "sm_75", "", ""), rows=rows)
+    assert report.consistent and any("in _Z3fooii (its code compiled to nothing)" in n for n in report.notes)

@@ -76,6 +76,11 @@ class CubinImages:
     """How many relocations of each type the debug sections had."""
     nv_info: dict[str, bytes] = field(default_factory=dict)
     """The ``.nv.info.<function>`` sections (kernel parameter layout and more), by function."""
+    line_sass: SectionImage | None = None
+    """``.nv_debug_line_sass``, relocations applied: a line program from SASS addresses to
+    lines of the PTX text ptxas compiled (kept in ``.nv_debug_ptx_txt.HASH``)."""
+    ptx_text: bytes | None = None
+    """``.nv_debug_ptx_txt.HASH``: the PTX text, a NUL byte ending each line."""
     notes: list[str] = field(default_factory=list)
     """What the reader worked around (a relocation section whose ``sh_link`` names no symbol table)."""
 
@@ -280,6 +285,10 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
             result.images[section.name] = SectionImage(
                 section.name, section.data, relocs_applied=True, filename=name
             )
+        elif section.name == ".nv_debug_line_sass":
+            result.line_sass = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
+        elif section.name.startswith(".nv_debug_ptx_txt"):
+            result.ptx_text = section.data
     for section in sections:
         if section.type not in (_SHT_REL, _SHT_RELA):
             continue
@@ -287,6 +296,8 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
             continue
         target = names[section.info]
         image = result.images.get(target)
+        if image is None and target == ".nv_debug_line_sass":
+            image = result.line_sass
         if image is None:
             continue
         link = section.link
@@ -306,6 +317,10 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
                 f"{section.name}: sh_link {link} names {linked}, not a symbol table; its relocations were "
                 "resolved against .symtab"
             )
+        if target == ".nv_debug_line_sass":
+            data, relocs = _apply(found, section, image, {}, elf, name)
+            result.line_sass = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
+            continue
         data, relocs = _apply(found, section, image, result.relocation_types, elf, name)
         result.images[target] = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
     return result

@@ -291,6 +291,34 @@ QUIRKS: tuple[Quirk, ...] = (
         "file-index",
     ),
     _q(
+        "loc-file-undeclared",
+        "A .loc naming a file number no .file declares is accepted silently; the line table's rows keep the "
+        "number, which its file table lacks.",
+        ("loc-file-undeclared.accepted",),
+        ("ptxdwarf.attach.attach",),
+        "attach writes .file 1 and .loc 1 only",
+        "loc-file-undeclared",
+    ),
+    _q(
+        "inline-loc",
+        "'.loc F L C, function_name LABEL, inlined_at F2 L2 C2' needs PTX ISA 7.0 ('Line information of inline "
+        "functions'); without function_name it is a syntax error; F2 L2 C2 must be the location of a preceding "
+        ".loc (of any function); LABEL must be a .debug_str label ('Unresolved label'; a label of another debug "
+        "section: fatal 'reference to deleted symbol' under -c).",
+        (
+            "inline-loc.accepted",
+            "inline-loc.version-6.5",
+            "inline-loc.without-function-name",
+            "inline-loc.call-site-unused",
+            "inline-loc.call-site-in-earlier-function",
+            "inline-loc.unresolved-name",
+            "inline-loc.name-outside-str",
+        ),
+        (),
+        "ptxdwarf writes no inlined_at; lint and the version rule (7.0, repaired by fix) see producers' ones",
+        "inline-loc",
+    ),
+    _q(
         "file-two-strings",
         'LLVM\'s two-string .file INDEX "dir" "name" is a syntax error.',
         ("file-two-strings.llvm",),

@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 _ADDRESS_SIZE = re.compile(r"^[ \t]*\.address_size\b", re.MULTILINE)
+_INLINED_LOC = re.compile(r"^[ \t]*\.loc\b[^\n]*\binlined_at\b", re.MULTILINE)
 
 
 def check_text(ctx: LintContext) -> None:
@@ -277,6 +278,19 @@ def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
     needs: list[tuple[tuple[int, int], str, int]] = []
     if module.has_debug_target:
         needs.append(((3, 0), "a debug target (.target ..., debug)", module.target_line))
+    inlined = (
+        _INLINED_LOC.search(mask_comments(module.text, module.filename))
+        if "inlined_at" in module.text
+        else None
+    )
+    if inlined is not None:
+        needs.append(
+            (
+                (7, 0),
+                "line information of inline functions (.loc ..., inlined_at)",
+                module.text.count("\n", 0, inlined.start()) + 1,
+            )
+        )
     for block in module.sections:
         if not block.name.startswith(".debug_"):
             continue

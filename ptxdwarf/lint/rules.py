@@ -49,10 +49,19 @@ RULES: dict[str, tuple[str, str]] = {
         "(line-tables-only DWARF is not reported)",
     ),
     "file-two-strings": (ERROR, '.file INDEX "dir" "name" (LLVM 14); ptxas accepts only .file INDEX "path"'),
+    "loc-file-undeclared": (
+        ERROR,
+        "a .loc names a file number no .file declares (ptxas takes it; the line table then names a file it lacks)",
+    ),
+    "inline-loc": (
+        ERROR,
+        "a .loc with inlined_at that ptxas refuses: no function_name, a call site no preceding .loc used, or a "
+        "function_name that is not a .debug_str label",
+    ),
     "version-too-low": (
         ERROR,
         ".version is too low for what the sections use (debug target 3.0, label+N 3.2, "
-        "labels in sections 7.0, label differences 7.5)",
+        "labels in sections 7.0, inline .loc 7.0, label differences 7.5)",
     ),
     "bad-reference": (ERROR, "a DIE reference does not point at the start of a DIE of its unit"),
     "names-unit-offset": (

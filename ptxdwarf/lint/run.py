@@ -8,7 +8,7 @@ from ..dwarf.image import gc_paused
 from ..dwarf.model import DIE, DebugInfo, Unit
 from ..errors import DwarfError
 from ..ptx.reader import PtxModule, parse_ptx
-from . import header, labels, locations, predicates, units
+from . import header, labels, lines, locations, predicates, units
 from .context import LintContext, enclosing_subprogram
 from .finding import Finding, sort_key
 
@@ -29,6 +29,7 @@ def _run(module: PtxModule, ptxas_version: str | None) -> list[Finding]:
     header.check_section_form(ctx)
     header.check_not_debuggable(ctx)
     header.check_files(ctx)
+    lines.check_locs(ctx)
     header.check_sections(ctx)
     header.check_syntax(ctx)
     info = _decode(ctx)

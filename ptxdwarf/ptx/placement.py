@@ -9,7 +9,7 @@ from typing import NamedTuple
 from .reader import PtxFunction, mask_comments
 from .statements import scan_body
 
-__all__ = ["first_instruction", "first_label_at_zero", "labels_dropped", "line_rows"]
+__all__ = ["LocRow", "first_instruction", "first_label_at_zero", "labels_dropped", "line_rows"]
 
 _LOC = re.compile(r"(?<![\w$.])\.loc\b")
 _LINE_LABEL = re.compile(r"^[ \t]*(?:[A-Za-z][\w$]*|[_$%][\w$]+)[ \t]*:(?!:)", re.MULTILINE)
@@ -69,29 +69,39 @@ _LOC_ROW = re.compile(r"\.loc\s+(\d+)\s+(\d+)")
 _INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)")
 
 
-def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], int]:
-    """The (file, line) rows ptxas ``-g`` makes for ``function``'s ``.loc`` directives, each
-    with the 0-based offset in ``text`` of the first ``.loc`` that gives it: a ``.loc`` that
-    an instruction follows before the next ``.loc``, or a label that code follows (line 0
-    excepted: ptxas folds it into the row before), and the call site an ``inlined_at F L``
-    names. Measured on the corpus (356 functions of nvcc, clang, numba, Triton, LLVM's tests,
-    nvopencc): every row of the cubin is one of these, and only one function has lines with
-    no row (register copies that compiled to nothing)."""
+class LocRow(NamedTuple):
+    """A line-table row a function's ``.loc`` directives make: the offset of the first
+    ``.loc`` that gives it, and of each instruction those ``.loc`` directives govern."""
+
+    at: int
+    code: tuple[int, ...]
+
+
+def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]:
+    """The (file, line) rows ptxas ``-g`` makes for ``function``'s ``.loc`` directives
+    (offsets in ``text``): a ``.loc`` that an instruction follows before the next ``.loc``,
+    or a label that code follows (line 0 excepted: ptxas folds it into the row before), and
+    the call site an ``inlined_at F L`` names. Measured on the corpus (403 functions of nvcc,
+    clang, numba, Triton, LLVM's tests, nvopencc): every row of the cubin is one of these,
+    and in one function lines whose code compiled to nothing have none."""
     if function.body_start < 0:
         return {}
-    body = mask_comments(text[function.body_start : function.body_end])
-    rows: dict[tuple[int, int], int] = {}
+    base = function.body_start
+    body = mask_comments(text[base : function.body_end])
+    first: dict[tuple[int, int], int] = {}
+    code: dict[tuple[int, int], list[int]] = {}
     pending: tuple[tuple[int, int], int] | None = None
     at_labels: list[tuple[tuple[int, int], int]] = []  # .loc rows a label holds until code follows
+    current: tuple[int, int] | None = None  # the line the instructions now belong to
     for stmt in scan_body(body, 0, len(body), labels=True):
         if stmt.kind == "directive":
             m = _LOC_ROW.match(stmt.text)
             if m is not None:
-                at = function.body_start + stmt.start
+                at = base + stmt.start
                 pending = ((int(m.group(1)), int(m.group(2))), at)
                 inlined = _INLINED_AT.search(stmt.text)
                 if inlined is not None:
-                    rows.setdefault((int(inlined.group(1)), int(inlined.group(2))), at)
+                    first.setdefault((int(inlined.group(1)), int(inlined.group(2))), at)
         elif stmt.kind == "label":
             if pending is not None:
                 at_labels.append(pending)
@@ -99,12 +109,15 @@ def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], int]:
         else:
             if pending is not None:
                 at_labels.append(pending)
+                current = pending[0] if pending[0][1] else current
                 pending = None
-            for (file, line), at in at_labels:
-                if line:
-                    rows.setdefault((file, line), at)
+            for key, at in at_labels:
+                if key[1]:
+                    first.setdefault(key, at)
             at_labels.clear()
-    return rows
+            if current is not None:
+                code.setdefault(current, []).append(base + stmt.start)
+    return {key: LocRow(at, tuple(code.get(key, ()))) for key, at in first.items()}
 
 
 _LOC_LINE = re.compile(r"\.loc\s+\d+\s+(\d+)")

@@ -446,3 +446,96 @@ case(
     lambda: module(info(die(h.VAR_DATA4, ".b32 7"))[0], ABBREV),
     bytes_at(".debug_info", 15, bytes.fromhex("07000000")),
 )
+
+
+# --- .loc: inlined code and file numbers ------------------------------------------------------------
+
+_ADD = "\tadd.s32 %r3, %r1, %r2;\n"
+_NAME = section(".debug_str", "$L__fn0: .b8 102, 0")
+
+
+def _inlined(
+    loc: str, version: str = "7.5", names: str = _NAME, call_site: str = "\t.loc 1 2 0\n"
+) -> Callable[[], str]:
+    """_Z3addii with its add.s32 at ``loc`` (an inlined ``.loc``), after a ``.loc 1 2 0`` row."""
+    code = h.CODE.replace(_ADD, f"{call_site}\tmov.u32 %r3, %r3;\n\t{loc}\n{_ADD}", 1)
+    return lambda: module(names, version=version, code=code)
+
+
+case(
+    "inline-loc.accepted",
+    "inline-loc",
+    ".loc 1 12 1, function_name $L__fn0 (a .debug_str label), inlined_at 1 2 0 (a location a preceding .loc "
+    "used), .version 7.0 -> accepted",
+    _inlined(".loc 1 12 1, function_name $L__fn0, inlined_at 1 2 0", version="7.0"),
+    accepts(),
+)
+case(
+    "inline-loc.version-6.5",
+    "inline-loc",
+    "the same at .version 6.5 -> 'Line information of inline functions' requires PTX ISA .version 7.0",
+    _inlined(".loc 1 12 1, function_name $L__fn0, inlined_at 1 2 0", version="6.5"),
+    rejects(r"Line information of inline functions' requires PTX ISA \.version 7\.0"),
+)
+case(
+    "inline-loc.without-function-name",
+    "inline-loc",
+    ".loc 1 12 1, inlined_at 1 2 0 (no function_name) -> syntax error",
+    _inlined(".loc 1 12 1, inlined_at 1 2 0"),
+    rejects(r"Parsing error near 'inlined_at'"),
+)
+case(
+    "inline-loc.call-site-unused",
+    "inline-loc",
+    "inlined_at 1 3 0, a location no preceding .loc used -> 'must be used in a preceding .loc directive'",
+    _inlined(".loc 1 12 1, function_name $L__fn0, inlined_at 1 3 0"),
+    rejects(r"used in inlined_at directive must be used in a preceding \.loc directive"),
+)
+_ST = "\tst.global.u32 [%rd2], %r3;\n"
+case(
+    "inline-loc.call-site-in-earlier-function",
+    "inline-loc",
+    "inlined_at 1 1 0 in _Z4testPi, a location only _Z3addii (earlier in the text) used -> accepted (the "
+    "preceding .loc may be in another function)",
+    lambda: module(
+        _NAME, code=h.CODE.replace(_ST, "\t.loc 1 12 1, function_name $L__fn0, inlined_at 1 1 0\n" + _ST, 1)
+    ),
+    accepts(),
+    args=("-g", "-c", "-arch=sm_75"),
+)
+case(
+    "inline-loc.unresolved-name",
+    "inline-loc",
+    "function_name $L__nosuch (defined nowhere) -> 'Unresolved label ... used in function_name attribute'",
+    _inlined(".loc 1 12 1, function_name $L__nosuch, inlined_at 1 2 0"),
+    rejects(r"Unresolved label '\$L__nosuch' used in function_name attribute"),
+)
+case(
+    "inline-loc.name-outside-str",
+    "inline-loc",
+    "function_name $L__fn0 defined in .debug_loc (a unit in .debug_info beside it), not .debug_str, -g -c -> "
+    "fatal 'reference to deleted symbol' (without -c it compiles)",
+    _inlined(
+        ".loc 1 12 1, function_name $L__fn0, inlined_at 1 2 0",
+        names=ABBREV + info()[0] + section(".debug_loc", "$L__fn0: .b8 102, 0"),
+    ),
+    rejects(r"reference to deleted symbol"),
+    args=("-g", "-c", "-arch=sm_75"),
+)
+
+
+def _file_numbers(run: Run) -> tuple[bool, str]:
+    if run.cubin is None or run.cubin.get(".debug_line") is None:
+        return False, run.summary()
+    _dirs, files, used = h.line_files(run.cubin.get(".debug_line") or b"")
+    return 3 in used and len(files) == 1, f"{len(files)} file(s) in the table, rows use {sorted(used)}"
+
+
+case(
+    "loc-file-undeclared.accepted",
+    "loc-file-undeclared",
+    ".loc 3 12 1 with only .file 1 -> accepted; the line table's rows use file 3, which its one-file table "
+    "lacks",
+    lambda: module(code=h.CODE.replace(_ADD, "\t.loc 3 12 1\n" + _ADD, 1)),
+    _file_numbers,
+)

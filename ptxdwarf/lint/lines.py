@@ -1,0 +1,88 @@
+"""The ``.loc`` directives: file numbers ``.file`` declares, and the inline form ptxas takes
+(quirks loc-file-undeclared and inline-loc)."""
+
+from __future__ import annotations
+
+import re
+
+from ..ptx.reader import mask_comments
+from ..ptx.statements import scan_body
+from .context import LintContext
+
+__all__ = ["check_locs"]
+
+_LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
+_INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
+_FUNCTION_NAME = re.compile(r"\bfunction_name\s+([^\s,]+)")
+
+
+def check_locs(ctx: LintContext) -> None:
+    """loc-file-undeclared, inline-loc."""
+    module = ctx.module
+    text = module.text
+    if ".loc" not in text:
+        return
+    declared = {f.index for f in module.files}
+    masked = mask_comments(text, ctx.filename)
+    str_labels = ctx.images[".debug_str"].labels if ".debug_str" in ctx.images else {}
+    reported_files: set[int] = set()
+    used: set[tuple[int, int, int]] = set()  # locations of the .loc directives so far, in text order
+    for function in sorted(module.functions, key=lambda f: f.body_start):
+        if function.body_start < 0:
+            continue
+        for stmt in scan_body(masked, function.body_start, function.body_end):
+            if stmt.kind != "directive":
+                continue
+            m = _LOC.match(stmt.text)
+            if m is None:
+                continue
+            line = text.count("\n", 0, stmt.start) + 1
+            file = int(m.group(1))
+            if file not in declared and file not in reported_files:
+                reported_files.add(file)
+                ctx.add(
+                    "loc-file-undeclared",
+                    f".loc {file} ...: no .file {file} declares that file; ptxas takes it, and the line table's "
+                    "rows then name a file its table lacks (a debugger shows no source)",
+                    line=line,
+                )
+            inlined = _INLINED_AT.search(stmt.text)
+            if inlined is not None:
+                _check_inlined(ctx, stmt.text, inlined, used, str_labels, line)
+            used.add((file, int(m.group(2)), int(m.group(3) or 0)))
+
+
+def _check_inlined(
+    ctx: LintContext,
+    loc: str,
+    inlined: re.Match[str],
+    used: set[tuple[int, int, int]],
+    str_labels: dict[str, int],
+    line: int,
+) -> None:
+    name = _FUNCTION_NAME.search(loc)
+    if name is None:
+        ctx.add(
+            "inline-loc",
+            'inlined_at without function_name: ptxas reads it as a syntax error ("Parsing error near '
+            "'inlined_at'\")",
+            line=line,
+        )
+        return
+    site = (int(inlined.group(1)), int(inlined.group(2)), int(inlined.group(3) or 0))
+    if site not in used:
+        ctx.add(
+            "inline-loc",
+            f"inlined_at {site[0]} {site[1]} {site[2]}: no preceding .loc used that location; "
+            "ptxas: 'Source location ... used in inlined_at directive must be used in a preceding .loc directive'",
+            line=line,
+        )
+    label = name.group(1)
+    if label not in str_labels:
+        where = next((n for n, img in ctx.images.items() if label in img.labels), None)
+        what = (
+            f"is defined in {where}, not .debug_str (ptxas -c: fatal 'reference to deleted symbol')"
+            if where is not None
+            else "is not a label of .debug_str (ptxas: 'Unresolved label ... used in function_name attribute')"
+        )
+        ctx.add("inline-loc", f"function_name {label} {what}", line=line)
