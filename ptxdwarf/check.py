@@ -842,7 +842,7 @@ def _compare_line_rows(
         report.differences.append(Difference("<cubin>", ".debug_line", "readable", "unreadable", str(exc)))
         return
     got: dict[str, set[tuple[int, int]]] = {}
-    for program in programs:
+    for program in (p for p in programs if p.section == ".debug_line"):
         for row in program.rows:
             if not row.end_sequence and row.line and row.symbol is not None:
                 got.setdefault(row.symbol, set()).add((row.file, row.line))

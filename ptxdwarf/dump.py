@@ -300,6 +300,7 @@ def _line_program_json(info: DebugInfo, p: LineProgram) -> dict[str, Any]:
                 item["function"] = name
         rows.append(item)
     return {
+        "section": p.section,
         "offset": p.offset,
         "version": p.version,
         "files": [
@@ -513,9 +514,12 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
     it was inlined at."""
     if not info.lines:
         return
-    yield ""
-    yield ".debug_line contents:"
+    section = None
     for p in info.lines:
+        if p.section != section:
+            section = p.section
+            yield ""
+            yield f"{section} contents:"
         yield f"debug_line[0x{p.offset:08x}]"
         yield f"Line table prologue: version: {p.version}, files: {len(p.files)}"
         for i, raw_dir in enumerate(p.directories, 1):

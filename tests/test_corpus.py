@@ -370,7 +370,7 @@ def test_line_table_equals_llvm_dwarfdump(path: Path, tmp_path: Path, llvm_dwarf
         return
     code, out = cli("dump", "--json", str(cubin))
     assert code == 0
-    programs = json.loads(out).get("lines", [])
+    programs = [p for p in json.loads(out).get("lines", []) if p["section"] == ".debug_line"]
     theirs = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
     rows = [
         (int(m[0], 16), int(m[1]), int(m[2]), int(m[3]), "is_stmt" in m[4], "end_sequence" in m[4])

@@ -44,7 +44,7 @@ def test_inlined_rows_name_the_call_the_ptx_gives(rich_lineinfo: tuple[str, Path
     info = ptxdwarf.read_file(cubin)
     assert info.lines is not None and info.strings is not None
     seen = set()
-    for program in info.lines:
+    for program in (p for p in info.lines if p.section == ".debug_line"):
         for row, at in zip(program.rows, program.call_sites(), strict=True):
             if not row.context:
                 continue
@@ -62,7 +62,12 @@ def test_rows_equal_llvm_dwarfdump(rich_lineinfo: tuple[str, Path], llvm_dwarfdu
     rows = re.findall(r"^0x([0-9a-f]{16})\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s*(.*)$", theirs, re.M)
     info = ptxdwarf.read_file(cubin)
     assert info.lines is not None
-    ours = [(r.address, r.line, r.column, r.file, r.end_sequence) for p in info.lines for r in p.rows]
+    ours = [
+        (r.address, r.line, r.column, r.file, r.end_sequence)
+        for p in info.lines
+        if p.section == ".debug_line"
+        for r in p.rows
+    ]
     assert ours == [
         (int(a, 16), int(l), int(c), int(f), "end_sequence" in flags) for a, l, c, f, flags in rows
     ]
@@ -210,3 +215,34 @@ def test_a_row_lost_with_code_is_a_difference(ptxas: Ptxas) -> None:
     rows["_Z3fooii"][(1, 999)] = LocRow(add, ())
     report = compare(module, ptxdwarf.read_ptx(text), cubin, CheckReport("c.ptx", "sm_75", "", ""), rows=rows)
     assert report.consistent and any("in _Z3fooii (its code compiled to nothing)" in n for n in report.notes)
+
+
+def test_sass_rows_point_at_instructions_of_the_ptx_text(ptxas: Ptxas) -> None:
+    """``.nv_debug_line_sass``: each SASS address's row names a line of ``.nv_debug_ptx_txt``
+    that holds an instruction (ptxas keeps the text line for line, comments blanked), or, for
+    a kernel's prologue (its first row), the ``{`` that opens the function."""
+    for name in ("call_example.sm_75.ptx", "rich.sm_75.ptx"):
+        text = (FIXTURES / "nvcc" / name).read_text()
+        info = ptxdwarf.read_cubin(ptxas.compile(text, arch="sm_75", relocatable=True).cubin)
+        found = info.module
+        assert info.lines is not None and found.ptx_text is not None
+        ptx_lines = found.ptx_text.split(b"\0")
+        (program,) = [p for p in info.lines if p.section == ".nv_debug_line_sass"]
+        assert program.files[0][0].startswith(b".nv_debug_ptx_txt.")
+        checked = 0
+        first = True
+        for i, row in enumerate(program.rows):
+            nxt = program.rows[i + 1] if i + 1 < len(program.rows) else None
+            starts, first = first, row.end_sequence
+            if row.end_sequence or (nxt is not None and nxt.address == row.address):
+                continue  # no instruction of its own
+            line = ptx_lines[row.line - 1].strip()
+            if starts and line == b"{":
+                continue  # a kernel's prologue
+            assert line and not line.startswith((b".", b"{", b"}", b"//")) and not line.endswith(b":"), (
+                row,
+                line,
+            )
+            assert line == text.split("\n")[row.line - 1].strip().encode()
+            checked += 1
+        assert checked > 10

@@ -22,6 +22,7 @@ from elftools.elf.elffile import ELFFile
 
 from ..dwarf.decode import decode_sections
 from ..dwarf.image import Reloc, SectionImage, Symbol
+from ..dwarf.lines import read_line_programs
 from ..dwarf.model import DebugInfo
 from ..errors import CubinError
 
@@ -398,4 +399,8 @@ def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str |
     )
     info.module = found
     info.notes.extend(found.notes)
+    if found.line_sass is not None:
+        sass = found.line_sass
+        debug_line = info._lazy.pop("lines", None)
+        info._lazy["lines"] = lambda: [*(debug_line() if debug_line else []), *read_line_programs(sass)]
     return info

@@ -75,6 +75,9 @@ class LineProgram:
     rows: list[LineRow] = field(default_factory=list)
     length: int = 0
     """The unit's bytes, its length field included."""
+    section: str = ".debug_line"
+    """``.debug_line`` (source lines), or ``.nv_debug_line_sass`` (lines of the PTX text ptxas
+    compiled, kept in ``.nv_debug_ptx_txt``, for each SASS address)."""
 
     def path(self, number: int) -> str | None:
         """The path of file ``number`` (1-based), its directory joined; None if there is none."""
@@ -191,6 +194,7 @@ def read_line_programs(image: SectionImage) -> list[LineProgram]:
         if not any(data[pos:]):
             break  # padding after the last unit
         program = _read_program(data, pos, symbols)
+        program.section = image.name
         programs.append(program)
         pos += program.length
     return programs

@@ -515,8 +515,8 @@ class DebugInfo:
     aranges = _Lazy[list[ArangeSet] | None]("``.debug_aranges`` sets.")
     macinfo = _Lazy[list[MacinfoUnit] | None]("``.debug_macinfo`` units.")
     lines = _Lazy[list[LineProgram] | None](
-        "``.debug_line`` of a cubin: its line-number programs (None for PTX, whose producer's "
-        "``.debug_line`` ptxas discards; it stays in ``raw``)."
+        "A cubin's line-number programs: ``.debug_line``, then ``.nv_debug_line_sass`` (None for PTX, "
+        "whose producer's ``.debug_line`` ptxas discards; it stays in ``raw``)."
     )
     raw = _Lazy[dict[str, SectionImage]]("Sections ptxdwarf has no schema for, kept as they are.")
     labels = _Lazy[dict[str, dict[str, int]]](
@@ -533,7 +533,7 @@ class DebugInfo:
             raw = self.strings.lookup(offset) if self.strings is not None else None
             return None if raw is None else raw.decode("utf-8", "surrogateescape")
 
-        return LineTable(self.lines or [], name)
+        return LineTable([p for p in self.lines or [] if p.section == ".debug_line"], name)
 
     def load_all(self) -> DebugInfo:
         """Decode now whatever is left for first use (and raise its errors now)."""
