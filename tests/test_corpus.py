@@ -490,6 +490,40 @@ def test_attach_gives_what_ptxas_lint_and_check_accept(path: Path, check: str, t
     assert _check(out)["consistent"]
 
 
+_LOC_LINE = re.compile(r"^\s*\.loc\s[^\n]*", re.M)
+
+
+def _line_info_only(path: Path) -> bool:
+    """Line information without DWARF that describes variables: .loc, and no variable DIE."""
+    text = path.read_text()
+    if not _LOC_LINE.search(text) or ".rejected." in path.name:
+        return False
+    return not re.search(r"DW_TAG_(?:variable|formal_parameter)", cli("dump", str(path))[1])
+
+
+LINE_INFO = [p for p in FILES if _line_info_only(p)]
+
+
+@pytest.mark.parametrize("path", _params(LINE_INFO, "attach-lines"))
+def test_attach_keeps_the_line_information(path: Path, tmp_path: Path) -> None:
+    """attach, no flags, on line-info PTX (nvcc -lineinfo, Triton, numba lineinfo=True, clang
+    line tables): every .loc of the input stays, in order; ptxas -g accepts; lint finds no error;
+    check is consistent, line table included."""
+    out = tmp_path / f"{path.stem}.debug.ptx"
+    assert cli("attach", str(path), "-o", str(out))[0] == 0
+    text = out.read_text()
+    assert [m.strip() for m in _LOC_LINE.findall(text)] == [
+        m.strip() for m in _LOC_LINE.findall(path.read_text())
+    ]
+    try:
+        compile_text(text, tmp_path / "out.cubin")
+    except PtxasFailed as exc:
+        pytest.fail(f"ptxas -g rejects the attach output: {exc}")
+    assert not [f for f in _errors(out)], _errors(out)[:3]
+    report = _check(out)
+    assert report["consistent"] and report["line_rows"] > 0, report["differences"][:3]
+
+
 def test_corpus_size() -> None:
     """The corpus holds at least 80 files from at least 6 producers, and stays small."""
     producers = {p.parent.name for p in FILES}

@@ -47,9 +47,13 @@ def describe(
 ) -> tuple[DebugInfoBuilder, int, list[str]]:
     """The builder of the compile unit, its number of DIEs, the warnings."""
     mangled = any(f.name.startswith("_Z") for f in module.functions)
-    dbg = DebugInfoBuilder(
-        output_name, producer=PRODUCER, language="c++" if mangled else "c", file=output_name
-    )
+    if plan.keep_lines:  # the source is the input's own: its .file 1 names the compile unit
+        source = next((f.full_path for f in module.files if f.index == 1), module.files[0].full_path)
+        dbg = DebugInfoBuilder(source, producer=PRODUCER, language="c++" if mangled else "c", file=None)
+    else:
+        dbg = DebugInfoBuilder(
+            output_name, producer=PRODUCER, language="c++" if mangled else "c", file=output_name
+        )
     d = _Description(dbg, TypeMap(dbg), plan)
     _module_variables(d, module)
     for fn in funcs:

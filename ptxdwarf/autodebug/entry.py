@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..api import edit_debug_sections
+from ..api import decode_module, edit_debug_sections
 from ..attach import check_debuggable, check_symbols
+from ..dwarf.constants import TAG
 from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
-from ..errors import AttachError
+from ..errors import AttachError, PtxDwarfError
 from ..ptx.reader import PtxModule, mask_comments, parse_ptx
 from ..ptx.statements import scan_body
 from ..ptx.writer import Style
@@ -80,7 +81,7 @@ def attach_ptx(
     except ValueError:
         raise AttachError(f"unknown style {style!r} (nvcc, readable or compact)") from None
     warnings: list[str] = []
-    text, module, masked = _read(text, filename, replace)
+    text, module, masked, keep_lines = _read(text, filename, replace)
     renames = registers.rename_registers(module, masked) if rename_registers else registers.Renames()
     warnings.extend(renames.warnings)
     funcs = [Func(f, i, renames.by_function.get(i, {})) for i, f in enumerate(module.functions)]
@@ -88,7 +89,7 @@ def attach_ptx(
         fn.statements = scan_body(masked, fn.func.body_start, fn.func.body_end)
         fn.instrs = [s for s in fn.statements if s.kind == "instr"]
     prefix = _label_prefix(masked)
-    plan = make_plan(text, module, masked, funcs, prefix, output_name, debug_target)
+    plan = make_plan(text, module, masked, funcs, prefix, output_name, debug_target, keep_lines)
     edits = plan.edit(filename)
     for start, end, new in renames.edits:
         edits.replace(start, end, new)
@@ -101,16 +102,46 @@ def attach_ptx(
     images = encode(dbg.finish(), dbg.encode_options()).images
     ordered = {name: images[name] for name in DEBUG_SECTION_NAMES if name in images}
     ordered.update({k: v for k, v in images.items() if k not in ordered})
-    edit_debug_sections(edits, module, ordered, style)
+    # The line table's inlined functions are named by labels of the input's .debug_str.
+    keep = (".debug_str",) if keep_lines and ".debug_str" not in ordered else ()
+    edit_debug_sections(edits, module, ordered, style, keep=keep)
     return AttachResult(edits.apply(), warnings, renames.renamed, dies)
 
 
-def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str]:
-    """(text, module, masked text) of a module attach can change: without the debug
-    info it had (``replace``), or an :class:`AttachError` saying why not."""
+_LINE_TABLE_SECTIONS = frozenset(
+    {".debug_str", ".debug_abbrev", ".debug_info", ".debug_macinfo", ".debug_line"}
+)
+
+
+def _line_tables_only(module: PtxModule) -> bool:
+    """Whether the module's debug information is line information only: ``.file``/``.loc``,
+    and at most a compile unit that describes no variable (Triton's), whose sections attach
+    replaces."""
+    names = {
+        b.name for b in module.sections if b.name.startswith(".debug_") and (b.image.data or b.image.relocs)
+    }
+    if not names <= _LINE_TABLE_SECTIONS:
+        return False
+    if ".debug_info" not in names:
+        return True
+    try:
+        info = decode_module(module)
+        return not any(d.tag in (TAG.variable, TAG.formal_parameter) for d in info.iter_dies())
+    except PtxDwarfError:
+        return False
+
+
+def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str, bool]:
+    """(text, module, masked text, whether its own line information stays) of a module
+    attach can change: without the debug info it had (``replace``), with the line
+    information it has (``.file``/``.loc`` and no debug section), or an
+    :class:`AttachError` saying why not."""
     module = parse_ptx(text, filename)
     masked = mask_comments(text, filename)
     existing = existing_debug(module, masked)
+    keep_lines = False
+    if existing is not None and not replace and module.files and _line_tables_only(module):
+        keep_lines, existing = True, None
     if existing is not None:
         what, line = existing
         if not replace:
@@ -144,7 +175,7 @@ def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str]
     if not module.functions:
         raise AttachError("the module defines no function (.entry or .func with a body)", where=filename)
     check_debuggable(module, filename)
-    return text, module, masked
+    return text, module, masked, keep_lines
 
 
 def _label_prefix(masked: str) -> str:

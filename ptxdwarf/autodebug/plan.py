@@ -20,8 +20,10 @@ class Plan:
 
     LOC = object()
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, keep_lines: bool = False) -> None:
         self.text = text
+        self.keep_lines = keep_lines
+        """The input's own ``.file``/``.loc`` stay: no ``.loc`` of PTX lines, no declaration lines."""
         self.lines = Lines(text)
         self.raw = text.split("\n")
         self.crlf = "\r\n" in text
@@ -105,13 +107,14 @@ class Plan:
                 edits.insert(at, nl + added)
         return out
 
-    def out_line(self, offset: int) -> int:
-        """1-based line in the output of the input ``offset``."""
-        return self.out_index[self.segment_of(offset)] + 1
+    def out_line(self, offset: int) -> int | None:
+        """1-based line in the output of the input ``offset`` (None when the source lines
+        are the input's own ``.loc``: no line of the PTX is a declaration line then)."""
+        return None if self.keep_lines else self.out_index[self.segment_of(offset)] + 1
 
-    def out_line_of_input_line(self, line: int) -> int:
-        """1-based line in the output of the input's 1-based ``line``."""
-        return self.out_index[(line - 1, 0)] + 1
+    def out_line_of_input_line(self, line: int) -> int | None:
+        """1-based line in the output of the input's 1-based ``line`` (None as :meth:`out_line`)."""
+        return None if self.keep_lines else self.out_index[(line - 1, 0)] + 1
 
 
 def make_plan(
@@ -122,10 +125,12 @@ def make_plan(
     prefix: str,
     output_name: str,
     debug_target: bool,
+    keep_lines: bool = False,
 ) -> Plan:
     """The plan of ``text`` (see the module docstring); labels are ``prefix`` +
-    ``beginK``/``endK``."""
-    plan = Plan(text)
+    ``beginK``/``endK``. ``keep_lines``: the input's ``.file``/``.loc`` stay and no
+    ``.loc``/``.file`` is added."""
+    plan = Plan(text, keep_lines)
     _split_lines(plan, funcs)
     for fn in funcs:
         _place_locs(plan, fn, prefix)
@@ -138,7 +143,8 @@ def make_plan(
         (lines.at(m.start())[0] for m in _HEADER.finditer(masked)),
         default=0,
     )
-    plan.before.setdefault((anchor_line + 1, 0), []).insert(0, f'.file 1 "{output_name}"')
+    if not keep_lines:
+        plan.before.setdefault((anchor_line + 1, 0), []).insert(0, f'.file 1 "{output_name}"')
     return plan
 
 
@@ -183,7 +189,8 @@ def _place_locs(plan: Plan, fn: Func, prefix: str) -> None:
         if s.kind != "instr" or earlier_end > seg_start or seg in seen_segments:
             continue
         seen_segments.add(seg)
-        plan.insert_before(s.start, Plan.LOC)
+        if not plan.keep_lines:
+            plan.insert_before(s.start, Plan.LOC)
         if first:
             plan.insert_label(s.start, f"{prefix}begin{fn.index}", f)
             first = False
