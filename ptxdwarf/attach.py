@@ -8,22 +8,26 @@ entity, when a symbol or label the DIEs use is not in the module.
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .api import edit_debug_sections
 from .dwarf.encode import encode
-from .dwarf.image import DEBUG_SECTION_NAMES
+from .dwarf.image import DEBUG_SECTION_NAMES, SectionImage
 from .errors import AttachError
 from .ptx.edits import TextEdits
 from .ptx.placement import first_instruction, first_label_at_zero
-from .ptx.reader import PtxFunction, PtxModule, parse_ptx
+from .ptx.reader import PtxFunction, PtxModule, mask_comments, parse_ptx
+from .ptx.statements import scan_body
 from .ptx.writer import Style
 
 if TYPE_CHECKING:
     from .builder import DebugInfoBuilder
 
-__all__ = ["attach", "check_debuggable", "check_symbols", "not_debuggable"]
+__all__ = ["SourceLoc", "attach", "check_debuggable", "check_symbols", "not_debuggable"]
 
 
 def not_debuggable(module: PtxModule) -> list[tuple[int, str]]:
@@ -98,8 +102,18 @@ def attach(
     filename: str = "<ptx>",
     style: Style | str = Style.READABLE,
     string_labels: bool = False,
+    lines: Mapping[int, SourceLoc | tuple[str, int] | tuple[str, int, int]] | None = None,
+    debug_target: bool = True,
 ) -> str:
-    """``ptx_text`` with ``dbg``'s debug info attached (see the module docstring)."""
+    """``ptx_text`` with ``dbg``'s debug info attached (see the module docstring).
+
+    ``lines`` maps 1-based lines of ``ptx_text`` that start an instruction to the source
+    location of its code, ``(file, line)``, ``(file, line, column)`` or a :class:`SourceLoc`
+    (whose ``inlined_at`` chain says where inlined code was called); attach writes the
+    ``.file`` directives (numbered 1..N in order of first use) and a ``.loc`` before each
+    mapped line. ``debug_target=False`` leaves ``.target`` as it is (ptxas ``-g`` still
+    reads the sections; without ``-g`` it drops ``.debug_info`` but keeps the line table).
+    """
     module = parse_ptx(ptx_text, filename)
     if module.address_size is not None and module.address_size // 8 < dbg.address_size:
         # (4-byte DWARF addresses in a 64-bit module are fine: ptxas relocates them with R_CUDA_32.)
@@ -123,6 +137,8 @@ def attach(
     images = encode(dbg.finish(), dbg.encode_options(string_labels=string_labels)).images
 
     edits = TextEdits(ptx_text, where=filename)
+    if lines:
+        images = _write_lines(edits, module, lines, images, filename)
     _anchor_first_labels(edits, module, dbg)
     for f in dbg.functions:
         if not f.auto_labels:
@@ -133,18 +149,130 @@ def attach(
         assert found is not None
         end = ptx_text.rfind("\n", found.body_start, found.body_end)
         edits.insert(end + 1 if end >= 0 else found.body_end, f"{f.high_pc}:\n")
-    if not module.has_debug_target:
+    if debug_target and not module.has_debug_target:
         if module.target_span is None:
             raise AttachError("the module has no .target directive", where=filename)
         start, end = module.target_span
         line = ptx_text[start:end].rstrip()
         edits.replace(start, start + len(line), line + ", debug")
-    if not module.files:
+    if not module.files and not lines:
         edits.insert(_after_header(module), f'.file 1 "{_escape(dbg.file)}"\n')
     ordered = {name: images[name] for name in DEBUG_SECTION_NAMES if name in images}
     ordered.update({k: v for k, v in images.items() if k not in ordered})
     edit_debug_sections(edits, module, ordered, style)
     return edits.apply()
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A source location for :func:`attach`'s ``lines``: inlined code names the function it
+    belongs to (``function``, as the line table will name it) and where it was called
+    (``inlined_at``, itself a location, inlined or not)."""
+
+    file: str
+    line: int
+    column: int = 0
+    function: str | None = None
+    inlined_at: SourceLoc | None = None
+
+
+def _as_loc(value: SourceLoc | tuple[str, int] | tuple[str, int, int], where: str) -> SourceLoc:
+    if isinstance(value, SourceLoc):
+        loc = value
+    elif isinstance(value, tuple) and len(value) in (2, 3):
+        loc = SourceLoc(*value)
+    else:
+        raise AttachError(
+            f"{value!r}: a source location is (file, line), (file, line, column) or a SourceLoc", where=where
+        )
+    if (
+        not isinstance(loc.file, str)
+        or not loc.file
+        or not loc.file.isascii()
+        or '"' in loc.file
+        or "\n" in loc.file
+    ):
+        raise AttachError(
+            f"file {loc.file!r}: not a path .file can hold (ASCII, no quote or newline)", where=where
+        )
+    if not isinstance(loc.line, int) or not isinstance(loc.column, int) or loc.line < 1 or loc.column < 0:
+        raise AttachError(
+            f"{loc.file}:{loc.line}:{loc.column}: lines count from 1, columns from 0", where=where
+        )
+    if loc.inlined_at is not None and not loc.function:
+        raise AttachError(f"{loc.file}:{loc.line}: inlined code needs the name of its function", where=where)
+    return loc
+
+
+def _write_lines(
+    edits: TextEdits,
+    module: PtxModule,
+    lines: Mapping[int, SourceLoc | tuple[str, int] | tuple[str, int, int]],
+    images: dict[str, SectionImage],
+    filename: str,
+) -> dict[str, SectionImage]:
+    """The ``.file`` and ``.loc`` directives of ``lines`` (see :func:`attach`); the images, with
+    the names of inlined functions added to ``.debug_str`` under labels of their own."""
+    if module.files:
+        raise AttachError("lines= needs a module without .file/.loc directives", where=filename)
+    text = module.text
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    masked = mask_comments(text, filename)
+    instruction_lines: dict[int, int] = {}  # 1-based line -> offset of its first instruction
+    for f in module.functions:
+        if f.body_start < 0:
+            continue
+        for stmt in scan_body(masked, f.body_start, f.body_end):
+            if stmt.kind == "instr":
+                line = bisect.bisect_right(starts, stmt.start)
+                instruction_lines.setdefault(line, stmt.start)
+    files: dict[str, int] = {}
+    names: dict[str, str] = {}  # inlined function -> its .debug_str label
+
+    def number(path: str) -> int:
+        return files.setdefault(path, len(files) + 1)
+
+    used: set[tuple[int, int, int]] = set()
+
+    def directives(loc: SourceLoc) -> list[str]:
+        """The .loc lines for ``loc``: its call sites first (ptxas wants each used before)."""
+        head: list[str] = []
+        at = ""
+        if loc.inlined_at is not None:
+            site = loc.inlined_at
+            key = (number(site.file), site.line, site.column)
+            if key not in used:
+                head = directives(site)
+            label = names.setdefault(loc.function or "", f"$L__ptxdwarf_inl{len(names)}")
+            at = f", function_name {label}, inlined_at {key[0]} {key[1]} {key[2]}"
+        key = (number(loc.file), loc.line, loc.column)
+        used.add(key)
+        return [*head, f"\t.loc\t{key[0]} {key[1]} {key[2]}{at}"]
+
+    for ptx_line in sorted(lines):
+        where = f"{filename}:{ptx_line}"
+        loc = _as_loc(lines[ptx_line], where)
+        offset = instruction_lines.get(ptx_line)
+        if offset is None:
+            raise AttachError("lines= maps a line that starts no instruction", where=where)
+        line_start = starts[ptx_line - 1]
+        if masked[line_start:offset].strip():
+            raise AttachError(
+                "lines= maps a line whose instruction is not the first thing on it", where=where
+            )
+        edits.insert(line_start, "".join(d + "\n" for d in directives(loc)))
+    if names and (module.version or (0, 0)) < (7, 0):
+        raise AttachError("inlined code in lines= needs PTX ISA 7.0 or later (.version)", where=filename)
+    edits.insert(_after_header(module), "".join(f'.file {n} "{path}"\n' for path, n in files.items()))
+    if not names:
+        return images
+    strings = images.get(".debug_str") or SectionImage(".debug_str")
+    data = bytearray(strings.data)
+    labels = dict(strings.labels)
+    for name, label in names.items():
+        labels[label] = len(data)
+        data += name.encode("utf-8") + b"\0"
+    return {**images, ".debug_str": replace(strings, data=bytes(data), labels=labels)}
 
 
 def _anchor_first_labels(edits: TextEdits, module: PtxModule, dbg: DebugInfoBuilder) -> None:

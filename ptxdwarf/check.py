@@ -924,7 +924,19 @@ def _compare_line_files(module: PtxModule, data: bytes, report: CheckReport) -> 
     for number in sorted(table.used):
         want = declared.get(number)
         got = table.path(number)
-        if want is None or got == want:
+        if want is None:
+            report.differences.append(
+                Difference(
+                    ".debug_line",
+                    f"file {number}",
+                    "no .file of that number",
+                    got if got is not None else f"none ({len(table.files)} file(s) in the table)",
+                    "the line table's rows use a file number no .file declares (a .loc names it): a "
+                    "debugger finds no source for them (lint: loc-file-undeclared)",
+                )
+            )
+            continue
+        if got == want:
             continue
         report.differences.append(
             Difference(

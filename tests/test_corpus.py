@@ -447,7 +447,11 @@ def test_lint_reports_what_a_debugger_gets_wrong(path: Path, tmp_path: Path) -> 
 def test_check_says_consistent(path: Path, tmp_path: Path) -> None:
     if compiled_or_refused(path, tmp_path / "in.cubin") is None:
         return
-    assert _check(path)["consistent"]
+    report = _check(path)
+    assert report["consistent"]
+    # a file with line information has its rows matched (line 0 alone makes none)
+    if re.search(r"^\s*\.loc\s+\d+\s+[1-9]", path.read_text(), re.M):
+        assert report["line_rows"] > 0
 
 
 @pytest.mark.parametrize("rel", sorted(PTXAS_FAULTS))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import FIXTURES, run_dwarfdump
@@ -246,3 +247,190 @@ def test_sass_rows_point_at_instructions_of_the_ptx_text(ptxas: Ptxas) -> None:
             assert line == text.split("\n")[row.line - 1].strip().encode()
             checked += 1
         assert checked > 10
+
+
+# --- writing line tables: attach(lines=...) ------------------------------------------------
+
+
+def _example() -> tuple[str, Any, dict[int, Any]]:
+    """The README's example: a kernel mapped to two source files, one call inlined."""
+    from ptxdwarf import DebugInfoBuilder, loc
+    from ptxdwarf.attach import SourceLoc
+
+    ptx = (FIXTURES / "handwritten" / "scale.ptx").read_text()
+    dbg = DebugInfoBuilder(name="kernel.cu", comp_dir="/src", producer="example")
+    f32 = dbg.base_type("float", byte_size=4, encoding="float")
+    kernel = dbg.function("scale", linkage_name="scale", line=4, kernel=True)
+    kernel.parameter("f", f32, line=4, location=loc.param("scale_f"))
+    call = SourceLoc("/src/kernel.cu", 7, 5)
+    lines: dict[int, Any] = {
+        10: ("/src/kernel.cu", 5),
+        11: ("/src/kernel.cu", 5),
+        12: ("/src/kernel.cu", 6),
+        13: ("/src/kernel.cu", 6),
+        14: ("/src/kernel.cu", 6),
+        15: SourceLoc("/src/math.h", 3, 10, function="mul", inlined_at=call),
+        16: SourceLoc("/src/math.h", 3, 12, function="mul", inlined_at=call),
+        17: ("/src/kernel.cu", 8),
+        18: ("/src/kernel.cu", 9),
+    }
+    return ptx, dbg, lines
+
+
+def test_attach_writes_the_line_table(ptxas: Ptxas, llvm_dwarfdump: str, tmp_path: Path) -> None:
+    ptx, dbg, lines = _example()
+    out = ptxdwarf.attach(ptx, dbg, lines=lines)
+    cubin = tmp_path / "scale.cubin"
+    cubin.write_bytes(ptxas.compile(out, arch="sm_75", relocatable=True).cubin)
+    theirs = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
+    rows = {
+        (int(f), int(line))
+        for line, f, flags in re.findall(
+            r"^0x[0-9a-f]{16}\s+(\d+)\s+\d+\s+(\d+)\s+\d+\s+\d+\s*(.*)$", theirs, re.M
+        )
+        if "end_sequence" not in flags
+    }
+    assert rows == {(1, 5), (1, 6), (1, 7), (1, 8), (1, 9), (2, 3)}
+    # ptxas splits each path into an include directory and a name
+    assert re.findall(r'name: "([^"]*)"', theirs) == ["kernel.cu", "math.h"]
+    assert 'include_directories[  1] = "/src"' in theirs
+    info = ptxdwarf.read_file(cubin)
+    table = info.line_table
+    assert {(r.file, r.line) for r in table.lines_of("scale")} == {
+        ("/src/kernel.cu", 5),
+        ("/src/kernel.cu", 6),
+        ("/src/kernel.cu", 7),
+        ("/src/kernel.cu", 8),
+        ("/src/kernel.cu", 9),
+        ("/src/math.h", 3),
+    }
+    (inlined,) = [r for r in table if r.inlined]
+    assert (inlined.file, inlined.line, inlined.inlined) == ("/src/math.h", 3, "mul")
+    (program,) = [p for p in info.lines or [] if p.section == ".debug_line"]
+    sites = program.call_sites()
+    (at,) = [sites[i] for i, row in enumerate(program.rows) if row.context]
+    assert at is not None and program.rows[at].line == 7
+    report = ptxdwarf.check(out, ptxas=ptxas)
+    assert report.consistent and report.line_rows == 6
+    assert ptxdwarf.lint(out) == []
+
+
+def test_attach_lines_refuses_what_it_cannot_write() -> None:
+    ptx, dbg, lines = _example()
+    with pytest.raises(ptxdwarf.AttachError, match=r"<ptx>:8: lines= maps a line that starts no instruction"):
+        ptxdwarf.attach(ptx, dbg, lines={8: ("/src/kernel.cu", 1)})
+    with pytest.raises(ptxdwarf.AttachError, match=r"lines count from 1"):
+        ptxdwarf.attach(ptx, dbg, lines={10: ("/src/kernel.cu", 0)})
+    with pytest.raises(ptxdwarf.AttachError, match=r"needs PTX ISA 7.0"):
+        ptxdwarf.attach(ptx.replace(".version 7.5", ".version 6.4"), dbg, lines=lines)
+
+
+def test_attach_without_debug_target(ptxas: Ptxas) -> None:
+    ptx, dbg, lines = _example()
+    out = ptxdwarf.attach(ptx, dbg, lines=lines, debug_target=False)
+    assert ".target sm_75\n" in out
+    # without -g ptxas drops .debug_info but keeps the line table (quirk target-not-debug)
+    info = ptxdwarf.read_cubin(ptxas.compile(out, arch="sm_75", debug=False, relocatable=True).cubin)
+    assert {r.line for r in info.line_table.lines_of("scale")} == {5, 6, 7, 8, 9, 3}
+
+
+def test_check_reports_an_undeclared_loc_file(ptxas: Ptxas) -> None:
+    text = (FIXTURES / "lint" / "faults" / "loc-file-undeclared.ptx").read_text()
+    report = ptxdwarf.check(text, ptxas=ptxas)
+    assert [(d.what, d.ptx) for d in report.differences] == [("file 2", "no .file of that number")]
+
+
+def test_check_reports_a_planted_lost_line(ptxas: Ptxas) -> None:
+    """The cubin of the module without one of its .loc lines, compared with the module: that
+    line's instruction compiled (to the row before), and the line table has no row for it."""
+    from ptxdwarf.check import CheckReport, compare
+
+    text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
+    at = text.index("\tadd.s32")
+    line = text.count("\n", 0, at) + 1
+    planted = text[:at] + "\t.loc\t1 2 9\n" + text[at:]
+    cubin = ptxas.compile(text, arch="sm_75", relocatable=True).cubin  # no row for 1:2
+    module = ptxdwarf.parse_ptx(planted)
+    report = compare(module, ptxdwarf.read_ptx(planted), cubin, CheckReport("p.ptx", "sm_75", "", ""))
+    (diff,) = [d for d in report.differences if d.what == ".debug_line"]
+    assert (diff.path, diff.ptx, diff.cubin) == ("_Z3fooii", "1:2", "no row")
+    assert f"p.ptx:{line}: ptxas compiled the code of this .loc" in diff.message.replace("<ptx>", "p.ptx")
+
+
+def _rows_against_llvm(cubin: Path, llvm_dwarfdump: str) -> list[tuple[int, int, int, int, bool]]:
+    """The .debug_line rows ptxdwarf reads from ``cubin``, asserted equal to llvm-dwarfdump's."""
+    info = ptxdwarf.read_file(cubin)
+    ours = [
+        (r.address, r.line, r.column, r.file, r.end_sequence)
+        for p in info.lines or []
+        if p.section == ".debug_line"
+        for r in p.rows
+    ]
+    theirs = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
+    rows = re.findall(r"^0x([0-9a-f]{16})\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s*(.*)$", theirs, re.M)
+    assert ours == [(int(a, 16), int(l), int(c), int(f), "end_sequence" in fl) for a, l, c, f, fl in rows]
+    return ours
+
+
+_FIXTURES_WITH_LINES = sorted(
+    p
+    for p in FIXTURES.glob("*/*.ptx")
+    if p.parent.name != "corpus" and re.search(r"^\s*\.loc\s", p.read_text(errors="replace"), re.M)
+)
+
+
+@pytest.mark.parametrize("path", _FIXTURES_WITH_LINES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fixture_line_tables_equal_llvm_dwarfdump(path: Path, llvm_dwarfdump: str, tmp_path: Path) -> None:
+    """As the corpus test does, on the repository's own fixtures: every .debug_line row of the
+    cubin ptxas -g makes, read by dump --json, equals llvm-dwarfdump's."""
+    from ptxdwarf.cuda.ptxas import PtxasFailed, find_ptxas
+    from ptxdwarf.ptx import needs_compile_only
+
+    text = path.read_text()
+    try:
+        module = ptxdwarf.parse_ptx(text)
+    except ptxdwarf.PtxDwarfError:
+        return  # a fixture of bad input
+    tool = find_ptxas(version=module.version)
+    arch, _ = tool.choose_arch(module.target, None)
+    try:
+        cubin_bytes = tool.compile(text, arch=arch, relocatable=needs_compile_only(module)).cubin
+    except PtxasFailed:
+        assert any(f.severity == "error" for f in ptxdwarf.lint(text)), (
+            "ptxas refuses it, lint finds no error"
+        )
+        return
+    cubin = tmp_path / "f.cubin"
+    cubin.write_bytes(cubin_bytes)
+    ours = _rows_against_llvm(cubin, llvm_dwarfdump)
+    assert ours, "a module with .loc gives rows"
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "cubins").glob("*.cubin")), ids=lambda p: p.name)
+def test_stored_cubin_line_tables_equal_llvm_dwarfdump(path: Path, llvm_dwarfdump: str) -> None:
+    assert _rows_against_llvm(path, llvm_dwarfdump)
+
+
+def test_attach_writes_an_inlined_at_chain(ptxas: Ptxas) -> None:
+    """inner() inlined into outer() inlined into the kernel: each call site comes first, and the
+    innermost row's call row is outer's line, whose own call row is the kernel's."""
+    from ptxdwarf.attach import SourceLoc
+
+    ptx, dbg, _ = _example()
+    outer = SourceLoc("/src/outer.h", 20, 3, function="outer", inlined_at=SourceLoc("/src/kernel.cu", 7, 5))
+    lines = {
+        10: ("/src/kernel.cu", 5),
+        15: SourceLoc("/src/inner.h", 30, 1, function="inner", inlined_at=outer),
+    }
+    out = ptxdwarf.attach(ptx, dbg, lines=lines)
+    assert ".loc\t2 20 3, function_name $L__ptxdwarf_inl0, inlined_at 1 7 5" in out
+    assert ".loc\t3 30 1, function_name $L__ptxdwarf_inl1, inlined_at 2 20 3" in out
+    info = ptxdwarf.read_cubin(ptxas.compile(out, arch="sm_75", relocatable=True).cubin)
+    (program,) = [p for p in info.lines or [] if p.section == ".debug_line"]
+    sites = program.call_sites()
+    (inner,) = [i for i, r in enumerate(program.rows) if r.line == 30 and not r.end_sequence]
+    at_outer = sites[inner]
+    assert at_outer is not None and program.rows[at_outer].line == 20
+    at_kernel = sites[at_outer]
+    assert at_kernel is not None and program.rows[at_kernel].line == 7
+    assert {r.inlined for r in info.line_table if r.inlined} == {"inner", "outer"}
