@@ -133,7 +133,7 @@ __all__ = [
 ]
 
 from . import loc
-from .attach import attach
+from .attach import SourceLoc, attach
 from .builder import DebugInfoBuilder, Function, LexicalBlock, Member, Type, Variable
 from .loc import Location, LocationListSpec
 
@@ -144,6 +144,7 @@ __all__ += [
     "Location",
     "LocationListSpec",
     "Member",
+    "SourceLoc",
     "Type",
     "Variable",
     "attach",

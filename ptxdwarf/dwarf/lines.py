@@ -165,11 +165,11 @@ class LineTable:
 @dataclass
 class LineFiles:
     """Of one line-program unit: the include directories, the file entries (name, directory
-    index, modification time, length) and the file numbers its rows use (1 is the default)."""
+    index, modification time, length) and the file numbers its rows use."""
 
     directories: list[bytes] = field(default_factory=list)
     files: list[tuple[bytes, int, int, int]] = field(default_factory=list)
-    used: set[int] = field(default_factory=lambda: {1})
+    used: set[int] = field(default_factory=set)
 
     def path(self, number: int) -> str | None:
         """The path of file ``number`` (1-based), its directory joined; None if there is none."""
@@ -180,7 +180,7 @@ def line_files(data: bytes) -> LineFiles:
     """The file table and used file numbers of the first unit of ``data``; DwarfError if the
     unit is cut short or not version 2 to 4."""
     program = _read_program(data, 0, {})
-    return LineFiles(program.directories, program.files, {1} | {row.file for row in program.rows})
+    return LineFiles(program.directories, program.files, {row.file for row in program.rows})
 
 
 def read_line_programs(image: SectionImage) -> list[LineProgram]:
