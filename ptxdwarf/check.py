@@ -34,7 +34,7 @@ from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
 from .dwarf.decode import decode_sections
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol, gc_paused
-from .dwarf.lines import line_files, read_line_programs
+from .dwarf.lines import LineProgram, read_line_programs
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .errors import DwarfError
@@ -806,10 +806,18 @@ def compare(
         comparer.compare_sections()
         line_image = found.images.get(".debug_line")
         if module.files and line_image is not None and line_image.data:
-            _compare_line_files(module, line_image.data, report)
-            _compare_line_rows(
-                module, cubin, found, report, rows if rows is not None else expected_rows(module)
-            )
+            try:
+                programs = [p for p in cubin.lines or [] if p.section == ".debug_line"]
+            except DwarfError as exc:
+                report.differences.append(
+                    Difference("<cubin>", ".debug_line", "readable", "unreadable", str(exc))
+                )
+            else:
+                if programs:
+                    _compare_line_files(module, programs[0], report)
+                _compare_line_rows(
+                    module, programs, found, report, rows if rows is not None else expected_rows(module)
+                )
         _truncated_numbers(module, ptx, report)
         report.notes.extend(f"cubin: {note}" for note in cubin.notes)
     return report
@@ -826,7 +834,7 @@ def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]
 
 def _compare_line_rows(
     module: PtxModule,
-    cubin: DebugInfo,
+    programs: list[LineProgram],
     found_images: CubinImages,
     report: CheckReport,
     rows: dict[str, dict[tuple[int, int], LocRow]],
@@ -836,27 +844,25 @@ def _compare_line_rows(
     define. A line with no row is a difference naming the PTX line when SASS came of its
     code (``.nv_debug_line_sass`` maps SASS to PTX lines), else a note: ptxas -g drops the
     rows of code it eliminates too (a load whose register is loaded again)."""
-    try:
-        programs = cubin.lines or []
-    except DwarfError as exc:
-        report.differences.append(Difference("<cubin>", ".debug_line", "readable", "unreadable", str(exc)))
-        return
     got: dict[str, set[tuple[int, int]]] = {}
-    for program in (p for p in programs if p.section == ".debug_line"):
+    for program in programs:
         for row in program.rows:
             if not row.end_sequence and row.line and row.symbol is not None:
                 got.setdefault(row.symbol, set()).add((row.file, row.line))
     text = module.text
-    with_sass = _lines_with_sass(found_images, report)
+    with_sass: dict[str, set[int]] | None = None
+    sass_read = False  # .nv_debug_line_sass is read when a row is missing, not before (it is large)
     newlines: list[int] | None = None
     for name, expected in rows.items():
         found = got.get(name, set())
-        report.line_rows += len(found & expected.keys())
-        for (file, line), loc in sorted(expected.items()):
-            if (file, line) in found:
-                continue
+        missing = expected.keys() - found
+        report.line_rows += len(expected) - len(missing)
+        for file, line in sorted(missing):
+            loc = expected[(file, line)]
             if newlines is None:
                 newlines = [m.start() for m in re.finditer("\n", text)]
+            if not sass_read:
+                with_sass, sass_read = _lines_with_sass(found_images, report), True
             ptx_line = bisect.bisect_left(newlines, loc.at) + 1
             code_lines = {bisect.bisect_left(newlines, at) + 1 for at in loc.code}
             sass = with_sass.get(name) if with_sass is not None else None
@@ -911,17 +917,12 @@ def _lines_with_sass(found: CubinImages, report: CheckReport) -> dict[str, set[i
     return out
 
 
-def _compare_line_files(module: PtxModule, data: bytes, report: CheckReport) -> None:
+def _compare_line_files(module: PtxModule, table: LineProgram, report: CheckReport) -> None:
     """The line table ptxas made against the ``.file`` directives: each file number its rows
     use names the file the directive of that number names (quirk file-index: ptxas numbers
     its table densely, the rows keep the ``.loc`` numbers)."""
-    try:
-        table = line_files(data)
-    except DwarfError as exc:
-        report.differences.append(Difference("<cubin>", ".debug_line", "readable", "unreadable", str(exc)))
-        return
     declared = {f.index: f.full_path for f in module.files}
-    for number in sorted(table.used):
+    for number in sorted({row.file for row in table.rows}):
         want = declared.get(number)
         got = table.path(number)
         if want is None:

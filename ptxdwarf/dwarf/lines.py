@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import DwarfError
 from .forms import read_sleb, read_uleb
@@ -34,8 +35,7 @@ DW_LNE_NVIDIA_inlined_call = 0x90
 DW_LNE_NVIDIA_set_function_name = 0x91
 
 
-@dataclass(frozen=True, slots=True)
-class LineRow:
+class LineRow(NamedTuple):
     """One row of the line table.
 
     ``address`` is as relocated (a cubin) or as written; ``symbol`` names what the

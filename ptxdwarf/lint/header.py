@@ -4,6 +4,7 @@ values ptxas reads wrongly or cannot parse."""
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from ..attach import not_debuggable
@@ -42,8 +43,9 @@ def check_text(ctx: LintContext) -> None:
     bad = [i for i, ch in enumerate(text) if ord(ch) > 127 and (in_comments or masked[i] == ch)]
     if not bad:
         return
-    line = text.count("\n", 0, bad[0]) + 1
-    lines = {text.count("\n", 0, i) + 1 for i in bad[:1000]}
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    line = bisect.bisect_left(newlines, bad[0]) + 1
+    lines = {bisect.bisect_left(newlines, i) + 1 for i in bad[:1000]}
     where = "anywhere, comments included" if in_comments else "outside comments"
     ctx.add(
         "non-ascii",

@@ -6,14 +6,26 @@ from __future__ import annotations
 import re
 
 from ..ptx.reader import mask_comments
-from ..ptx.statements import scan_body
 from .context import LintContext
 
 __all__ = ["check_locs"]
 
 _LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
+_LOC_LINE = re.compile(r"^[ \t]*(\.loc\b[^\n]*)", re.MULTILINE)
 _INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 _FUNCTION_NAME = re.compile(r"\bfunction_name\s+([^\s,]+)")
+
+
+class _LineOf:
+    """The 1-based line of an offset, counted only when a finding needs it."""
+
+    __slots__ = ("offset", "text")
+
+    def __init__(self, text: str, offset: int) -> None:
+        self.text, self.offset = text, offset
+
+    def __int__(self) -> int:
+        return self.text.count("\n", 0, self.offset) + 1
 
 
 def check_locs(ctx: LintContext) -> None:
@@ -23,33 +35,30 @@ def check_locs(ctx: LintContext) -> None:
     if ".loc" not in text:
         return
     declared = {f.index for f in module.files}
-    masked = mask_comments(text, ctx.filename)
+    # A .loc starts its line; only a /* */ comment could hide one, so only then is the text masked.
+    masked = mask_comments(text, ctx.filename) if "/*" in text else text
     str_labels = ctx.images[".debug_str"].labels if ".debug_str" in ctx.images else {}
     reported_files: set[int] = set()
     used: set[tuple[int, int, int]] = set()  # locations of the .loc directives so far, in text order
-    for function in sorted(module.functions, key=lambda f: f.body_start):
-        if function.body_start < 0:
+    for found in _LOC_LINE.finditer(masked):
+        directive = found.group(1).split("//", 1)[0]
+        m = _LOC.match(directive)
+        if m is None:
             continue
-        for stmt in scan_body(masked, function.body_start, function.body_end):
-            if stmt.kind != "directive":
-                continue
-            m = _LOC.match(stmt.text)
-            if m is None:
-                continue
-            line = text.count("\n", 0, stmt.start) + 1
-            file = int(m.group(1))
-            if file not in declared and file not in reported_files:
-                reported_files.add(file)
-                ctx.add(
-                    "loc-file-undeclared",
-                    f".loc {file} ...: no .file {file} declares that file; ptxas takes it, and the line table's "
-                    "rows then name a file its table lacks (a debugger shows no source)",
-                    line=line,
-                )
-            inlined = _INLINED_AT.search(stmt.text)
-            if inlined is not None:
-                _check_inlined(ctx, stmt.text, inlined, used, str_labels, line)
-            used.add((file, int(m.group(2)), int(m.group(3) or 0)))
+        line = _LineOf(text, found.start(1))
+        file = int(m.group(1))
+        if file not in declared and file not in reported_files:
+            reported_files.add(file)
+            ctx.add(
+                "loc-file-undeclared",
+                f".loc {file} ...: no .file {file} declares that file; ptxas takes it, and the line table's "
+                "rows then name a file its table lacks (a debugger shows no source)",
+                line=int(line),
+            )
+        inlined = _INLINED_AT.search(directive)
+        if inlined is not None:
+            _check_inlined(ctx, directive, inlined, used, str_labels, line)
+        used.add((file, int(m.group(2)), int(m.group(3) or 0)))
 
 
 def _check_inlined(
@@ -58,7 +67,7 @@ def _check_inlined(
     inlined: re.Match[str],
     used: set[tuple[int, int, int]],
     str_labels: dict[str, int],
-    line: int,
+    line: _LineOf,
 ) -> None:
     name = _FUNCTION_NAME.search(loc)
     if name is None:
@@ -66,7 +75,7 @@ def _check_inlined(
             "inline-loc",
             'inlined_at without function_name: ptxas reads it as a syntax error ("Parsing error near '
             "'inlined_at'\")",
-            line=line,
+            line=int(line),
         )
         return
     site = (int(inlined.group(1)), int(inlined.group(2)), int(inlined.group(3) or 0))
@@ -75,7 +84,7 @@ def _check_inlined(
             "inline-loc",
             f"inlined_at {site[0]} {site[1]} {site[2]}: no preceding .loc used that location; "
             "ptxas: 'Source location ... used in inlined_at directive must be used in a preceding .loc directive'",
-            line=line,
+            line=int(line),
         )
     label = name.group(1)
     if label not in str_labels:
@@ -85,4 +94,4 @@ def _check_inlined(
             if where is not None
             else "is not a label of .debug_str (ptxas: 'Unresolved label ... used in function_name attribute')"
         )
-        ctx.add("inline-loc", f"function_name {label} {what}", line=line)
+        ctx.add("inline-loc", f"function_name {label} {what}", line=int(line))

@@ -11,6 +11,7 @@ which the sections are encoded again.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -63,6 +64,12 @@ class TextJob:
                 pos = text.find("\n", pos + 1)
             self._line_starts = starts
         return self._line_starts[line - 1]
+
+    def line_of(self, offset: int) -> int:
+        """The 1-based line of ``offset``."""
+        self.line_start(1)
+        assert self._line_starts is not None
+        return bisect.bisect_right(self._line_starts, offset)
 
     def line_span(self, line: int) -> tuple[int, int]:
         """The offsets of 1-based ``line`` (its newline not included)."""

@@ -76,7 +76,7 @@ def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
         if s[0] == '"' or s.isascii():
             continue
         job.edits.replace(m.start(), m.end(), "".join(ch if ch.isascii() else _ascii(ch) for ch in s))
-        line = text.count("\n", 0, m.start()) + 1
+        line = job.line_of(m.start())
         count = sum(1 for ch in s if not ch.isascii())
         repairs.append(
             Repair("non-ascii", job.where(line), f"{count} non-ASCII character(s) in a comment escaped")
@@ -137,7 +137,7 @@ def rename_dotted_symbols(job: TextJob, findings: list[Finding]) -> list[Repair]
             if table.lookup(valid).kind == UNDEFINED:
                 continue
             job.edits.replace(m.start(), m.end(), valid)
-            line = text.count("\n", 0, m.start()) + 1
+            line = job.line_of(m.start())
             repairs.append(
                 Repair("ptxas-syntax", job.where(line), f"{name} -> {valid} (the name the module defines)")
             )
@@ -177,7 +177,7 @@ def anchor_first_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
             continue
         name = _fresh(job, "$L__ptxdwarf_top", taken)
         job.edits.insert(at, f"{name}: ")
-        line = text.count("\n", 0, at) + 1
+        line = job.line_of(at)
         repairs.append(
             Repair(
                 "first-label-at-zero",
@@ -211,7 +211,7 @@ def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]
                 continue
             name = _fresh(job, "$L__ptxdwarf_keep", taken)
             job.edits.insert(m.end(), f"\n{name}:")
-            line = text.count("\n", 0, m.start()) + 1
+            line = job.line_of(m.start())
             repairs.append(
                 Repair(
                     "label-at-line-zero",
