@@ -482,3 +482,23 @@ def test_section_plus_n_too_large_for_its_field(addend: str) -> None:
     result = fix(text)
     assert ".debug_info+" + addend in result.text
     assert "symbol-outside-info" in {f.rule for f in result.remaining}
+
+
+def test_remap_nvrtc_default_program(tmp_path: Path) -> None:
+    """NVRTC names its source default_program, in the working directory (the compile unit:
+    name 'default_program', comp_dir the directory; .file the joined path). A map of the
+    joined path renames both, and the module still compiles to consistent debug info."""
+    path = ROOT / "fixtures" / "corpus" / "nvrtc-13.5" / "control.G.ptx"
+    text = load_ptx(path)
+    old = "/tmp/ptxdwarf-fixtures/corpus/default_program"
+    cu = read_ptx(text).units[0].die
+    assert cu is not None and (cu.get("name"), cu.get("comp_dir")) == (
+        "default_program",
+        old.rsplit("/", 1)[0],
+    )
+    new, changed = remap_paths(text, [(old, "/home/me/control.cu")])
+    assert changed == 2
+    assert '.file\t1 "/home/me/control.cu"' in new
+    cu = read_ptx(new).units[0].die
+    assert cu is not None and cu.get("name") == "/home/me/control.cu"
+    assert check(new).consistent

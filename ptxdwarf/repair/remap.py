@@ -35,7 +35,9 @@ def remap_path(path: str, remaps: Sequence[tuple[str, str]]) -> str:
 
 def remap_paths(text: str, remaps: Sequence[tuple[str, str]], *, filename: str = "<ptx>") -> tuple[str, int]:
     """``text`` with every ``.file`` path and the compile units' ``DW_AT_name`` and
-    ``DW_AT_comp_dir`` remapped; also the number of values changed. Changed names in
+    ``DW_AT_comp_dir`` remapped; also the number of values changed. A unit whose relative
+    name joined to its directory matches a map whole (NVRTC names it ``default_program``
+    in the working directory) gets the remapped path as its name. Changed names in
     ``.debug_info`` are written inline (``DW_FORM_string``).
     Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read.
     """
@@ -68,10 +70,23 @@ def remap_paths(text: str, remaps: Sequence[tuple[str, str]], *, filename: str =
             cu = unit.die
             if cu is None or cu.tag not in (TAG.compile_unit, TAG.partial_unit):
                 continue
+            name, comp_dir = cu.attr(AT.name), cu.attr(AT.comp_dir)
+            whole: str | None = None  # the unit's path, when a map names it whole (NVRTC's default_program)
+            if (
+                name is not None
+                and isinstance(name.value, str)
+                and not name.value.startswith("/")
+                and comp_dir is not None
+                and isinstance(comp_dir.value, str)
+                and remap_path(comp_dir.value, remaps) == comp_dir.value
+            ):
+                full = comp_dir.value.rstrip("/") + "/" + name.value
+                if remap_path(full, remaps) != full:
+                    whole = remap_path(full, remaps)
             for attr in cu.attributes:
                 if attr.name not in (AT.name, AT.comp_dir) or not isinstance(attr.value, str):
                     continue
-                new = remap_path(attr.value, remaps)
+                new = whole if whole is not None and attr is name else remap_path(attr.value, remaps)
                 if new != attr.value:
                     attr.form, attr.value, attr.relocs = int(FORM.string), new, ()
                     cu.abbrev_code = None
