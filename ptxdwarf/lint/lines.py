@@ -6,13 +6,12 @@ from __future__ import annotations
 import re
 
 from ..ptx.reader import mask_comments
+from ..ptx.statements import INLINED_AT, LOC
 from .context import LintContext
 
 __all__ = ["check_locs"]
 
-_LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 _LOC_LINE = re.compile(r"^[ \t]*(\.loc\b[^\n]*)", re.MULTILINE)
-_INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 _FUNCTION_NAME = re.compile(r"\bfunction_name\s+([^\s,]+)")
 
 
@@ -42,7 +41,7 @@ def check_locs(ctx: LintContext) -> None:
     used: set[tuple[int, int, int]] = set()  # locations of the .loc directives so far, in text order
     for found in _LOC_LINE.finditer(masked):
         directive = found.group(1).split("//", 1)[0]
-        m = _LOC.match(directive)
+        m = LOC.match(directive)
         if m is None:
             continue
         line = _LineOf(text, found.start(1))
@@ -55,7 +54,7 @@ def check_locs(ctx: LintContext) -> None:
                 "rows then name a file its table lacks (a debugger shows no source)",
                 line=int(line),
             )
-        inlined = _INLINED_AT.search(directive)
+        inlined = INLINED_AT.search(directive)
         if inlined is not None:
             _check_inlined(ctx, directive, inlined, used, str_labels, line)
         used.add((file, int(m.group(2)), int(m.group(3) or 0)))

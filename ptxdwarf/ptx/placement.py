@@ -7,7 +7,7 @@ import re
 from typing import NamedTuple
 
 from .reader import PtxFunction, mask_comments
-from .statements import scan_body
+from .statements import INLINED_AT, LOC, scan_body
 
 __all__ = ["LocRow", "first_instruction", "first_label_at_zero", "labels_dropped", "line_rows"]
 
@@ -65,10 +65,6 @@ def first_instruction(text: str, function: PtxFunction) -> int | None:
     return None
 
 
-_LOC_ROW = re.compile(r"\.loc\s+(\d+)\s+(\d+)")
-_INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)")
-
-
 class LocRow(NamedTuple):
     """A line-table row a function's ``.loc`` directives make: the offset of the first
     ``.loc`` that gives it, and of each instruction those ``.loc`` directives govern."""
@@ -95,11 +91,11 @@ def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]
     current: tuple[int, int] | None = None  # the line the instructions now belong to
     for stmt in scan_body(body, 0, len(body), labels=True):
         if stmt.kind == "directive":
-            m = _LOC_ROW.match(stmt.text)
+            m = LOC.match(stmt.text)
             if m is not None:
                 at = base + stmt.start
                 pending = ((int(m.group(1)), int(m.group(2))), at)
-                inlined = _INLINED_AT.search(stmt.text)
+                inlined = INLINED_AT.search(stmt.text)
                 if inlined is not None:
                     first.setdefault((int(inlined.group(1)), int(inlined.group(2))), at)
         elif stmt.kind == "label":
@@ -120,7 +116,6 @@ def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]
     return {key: LocRow(at, tuple(code.get(key, ()))) for key, at in first.items()}
 
 
-_LOC_LINE = re.compile(r"\.loc\s+\d+\s+(\d+)")
 _JUMP = re.compile(r"(@!?[%\w$]+\s+)?bra(?:\.uni)?\s+([%\w$]+)")
 
 
@@ -153,9 +148,9 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
             tokens.append(_Token(stmt.text))
             pending.append(stmt.text)
         elif stmt.kind == "directive":
-            m = _LOC_LINE.match(stmt.text)
+            m = LOC.match(stmt.text)
             if m is not None:
-                line = int(m.group(1))
+                line = int(m.group(2))
         else:
             m = _JUMP.match(stmt.text)
             tokens.append(_Token(None, line, bool(m and m.group(1)), m.group(2) if m else None))

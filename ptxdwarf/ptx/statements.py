@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["LABEL_AT", "Stmt", "scan_body"]
+__all__ = ["INLINED_AT", "LABEL_AT", "LOC", "Stmt", "scan_body"]
 
 LABEL_AT = re.compile(r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)\s*:(?!:)")
+#: A ``.loc`` directive's file, line and column (a statement's text, from its start).
+LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
+#: The call site of an inlined ``.loc``: ``inlined_at FILE LINE [COLUMN]``.
+INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 _SKIP = re.compile(r"[\s{};]*")
 _STATEMENT_STOP = re.compile(r'[;"]')
 
