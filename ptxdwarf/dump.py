@@ -273,11 +273,6 @@ def _sets_json(info: DebugInfo) -> dict[str, Any]:
     return out
 
 
-def _function_name(info: DebugInfo, offset: int | None) -> str | None:
-    raw = info.strings.lookup(offset) if info.strings is not None and offset is not None else None
-    return None if raw is None else raw.decode("utf-8", "surrogateescape")
-
-
 def _line_program_json(info: DebugInfo, p: LineProgram) -> dict[str, Any]:
     rows = []
     for row, at in zip(p.rows, p.call_sites(), strict=True):
@@ -295,7 +290,7 @@ def _line_program_json(info: DebugInfo, p: LineProgram) -> dict[str, Any]:
             item["context"] = row.context
             if at is not None:
                 item["inlined_at"] = at
-            name = _function_name(info, row.function_name)
+            name = info.string_at(row.function_name)
             if name is not None:
                 item["function"] = name
         rows.append(item)
@@ -539,7 +534,7 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
             )
             where = row.symbol or ""
             if row.context:
-                function = _function_name(info, row.function_name) or "?"
+                function = info.string_at(row.function_name) or "?"
                 at = sites[i]
                 call = p.rows[at] if at is not None else None
                 where = (

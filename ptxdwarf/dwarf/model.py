@@ -529,11 +529,12 @@ class DebugInfo:
         queries: :meth:`~ptxdwarf.dwarf.lines.LineTable.lines_of` a function,
         :meth:`~ptxdwarf.dwarf.lines.LineTable.addresses_of` a source line."""
 
-        def name(offset: int) -> str | None:
-            raw = self.strings.lookup(offset) if self.strings is not None else None
-            return None if raw is None else raw.decode("utf-8", "surrogateescape")
+        return LineTable([p for p in self.lines or [] if p.section == ".debug_line"], self.string_at)
 
-        return LineTable([p for p in self.lines or [] if p.section == ".debug_line"], name)
+    def string_at(self, offset: int | None) -> str | None:
+        """The ``.debug_str`` string at ``offset`` (None: no string starts there)."""
+        raw = self.strings.lookup(offset) if self.strings is not None and offset is not None else None
+        return None if raw is None else raw.decode("utf-8", "surrogateescape")
 
     def load_all(self) -> DebugInfo:
         """Decode now whatever is left for first use (and raise its errors now)."""
