@@ -185,6 +185,18 @@ __all__ += [
     "strip",
 ]
 
+from .cuda.regmap import FunctionRegisters, RegisterMapEntry, read_register_map
+from .visibility import RegisterLocation, register_locations, unmapped_registers
+
+__all__ += [
+    "FunctionRegisters",
+    "RegisterLocation",
+    "RegisterMapEntry",
+    "read_register_map",
+    "register_locations",
+    "unmapped_registers",
+]
+
 # Modules that moved into the dwarf/, ptx/ and cuda/ packages stay reachable as attributes
 # under their old names (``ptxdwarf.constants``); ``import ptxdwarf.constants`` works through
 # the small modules at the old paths.

@@ -35,9 +35,9 @@ from .dwarf.decode import decode_sections
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol, gc_paused
 from .dwarf.lines import LineProgram, read_line_programs
-from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
+from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit, die_path
 from .dwarf.schemas import Block
-from .errors import DwarfError
+from .errors import CubinError, DwarfError
 from .ptx.placement import LocRow, first_label_at_zero, line_rows
 from .ptx.reader import PtxFunction, PtxModule, parse_ptx
 from .ptx.symbols import (
@@ -56,6 +56,7 @@ from .ptx.symbols import (
     needs_compile_only,
     symbol_table,
 )
+from .visibility import RegisterLocation, register_locations, unmapped_registers
 
 __all__ = ["CheckReport", "Difference", "check", "compare", "kernel_param_offsets"]
 
@@ -99,6 +100,9 @@ class CheckReport:
     line_rows: int = 0
     """Line-table rows of the cubin matched with the ``.loc`` directives that make them."""
     notes: list[str] = field(default_factory=list)
+    registers: list[RegisterLocation] = field(default_factory=list)
+    """Each register location of the cubin's DWARF joined with ptxas's register map
+    (:func:`~ptxdwarf.visibility.register_locations`): where a debugger reads it."""
     debug: str = "dwarf"
     """What the PTX carries: ``dwarf`` (a ``.debug_info``), ``line-info`` (``.file``/``.loc``
     only: the cubin's line table is all ptxas makes of it) or ``none``."""
@@ -113,6 +117,33 @@ class CheckReport:
         if self.differences:
             return "differences"
         return {"line-info": "line-info-only", "none": "no-debug-info"}.get(self.debug, "consistent")
+
+    @property
+    def unmapped_registers(self) -> list[RegisterLocation]:
+        """The described registers ptxas's map never names: a debugger shows them as unavailable."""
+        return unmapped_registers(self.registers)
+
+    def register_summary(self) -> list[str]:
+        """How many described registers are in ptxas's register map, then, per function, those
+        a debugger cannot read (empty when the cubin has no map)."""
+        described: dict[str, dict[tuple[str, str], bool]] = {}
+        for loc in self.registers:
+            seen = described.setdefault(loc.function, {})
+            key = (loc.path, loc.register)
+            seen[key] = seen.get(key, False) or loc.mapped
+        total = sum(len(seen) for seen in described.values())
+        if not total:
+            return []
+        mapped = sum(ok for seen in described.values() for ok in seen.values())
+        lines = [f"registers: {mapped} of {total} described registers are in ptxas's register map"]
+        for function, seen in described.items():
+            missing = [_variable(path, reg) for (path, reg), ok in seen.items() if not ok]
+            if missing:
+                shown = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
+                lines.append(
+                    f"registers: {function}: {len(missing)} of {len(seen)} unavailable to a debugger: {shown}"
+                )
+        return lines
 
     def summary(self) -> str:
         tool = f"ptxas {self.ptxas_version}, {self.arch}"
@@ -146,10 +177,21 @@ class CheckReport:
             "dies": self.dies,
             "symbols": self.symbols,
             "line_rows": self.line_rows,
+            "registers_described": len({(r.path, r.register) for r in self.registers}),
+            "unmapped_registers": [
+                {"die": r.path, "function": r.function, "register": r.register}
+                for r in self.unmapped_registers
+            ],
             "notes": self.notes,
             "differences": [asdict(d) for d in self.differences],
         }
         return json.dumps(data, indent=1) + "\n"
+
+
+def _variable(path: str, register: str) -> str:
+    """``x (%r5)``; ``%r5`` for a variable named after its register (attach's)."""
+    name = path.rsplit("/", 1)[-1]
+    return register if name == register else f"{name} ({register})"
 
 
 def kernel_param_offsets(found: CubinImages) -> dict[str, dict[int, int]]:
@@ -767,18 +809,6 @@ def _attr_list(die: DIE) -> str:
     return ", ".join(at_name(a.name)[6:] for a in die.attributes)
 
 
-def die_path(die: DIE) -> str:
-    """``_Z4testPi/p``: the names from the unit down (linkage names for functions)."""
-    parts = []
-    d: DIE | None = die
-    while d is not None and d.parent is not None:
-        name = d.get(AT.linkage_name) or d.get(AT.MIPS_linkage_name) if d.tag == 0x2E else None
-        name = name or d.name or f"<{tag_name(d.tag)[7:]} 0x{d.offset:x}>"
-        parts.append(str(name))
-        d = d.parent
-    return "/".join(reversed(parts)) or die.name or f"<{tag_name(die.tag)[7:]} 0x{die.offset:x}>"
-
-
 def compare(
     module: PtxModule,
     ptx: DebugInfo,
@@ -819,8 +849,19 @@ def compare(
                     module, programs, found, report, rows if rows is not None else expected_rows(module)
                 )
         _truncated_numbers(module, ptx, report)
+        _join_register_map(cubin, found, report)
         report.notes.extend(f"cubin: {note}" for note in cubin.notes)
     return report
+
+
+def _join_register_map(cubin: DebugInfo, found: CubinImages, report: CheckReport) -> None:
+    """``report.registers``: the cubin's register locations against ptxas's register map."""
+    if found.reg_sass is None:
+        return
+    try:
+        report.registers = register_locations(cubin, found.register_map())
+    except CubinError as exc:
+        report.notes.append(f"cubin: register map not read: {exc}")
 
 
 def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]:

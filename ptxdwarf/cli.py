@@ -302,6 +302,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"note: {note}")
         for diff in report.differences:
             print(diff)
+        for line in report.register_summary():
+            print(line)
         print(report.summary())
         return codes[-1]
 
@@ -393,6 +395,8 @@ def _attach_one(path: str, args: Any) -> int:
         replace=bool(getattr(args, "replace", False)),
         style=getattr(args, "style", None) or "readable",
         debug_target=getattr(args, "debug_target", True),
+        only_mapped=bool(getattr(args, "only_mapped", False)),
+        ptxas=getattr(args, "ptxas", None),
     )
     for w in result.warnings:
         print(f"ptxdwarf: warning: {path}: {w}", file=sys.stderr)
@@ -533,6 +537,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_false",
         help="leave .target as it is (ptxas compiles '.target ..., debug' as with -g)",
     )
+    p.add_argument(
+        "--only-mapped",
+        action="store_true",
+        help="compile once with ptxas -g and describe only the registers its register map places "
+        "in SASS (those a debugger can show)",
+    )
+    p.add_argument("--ptxas", metavar="PATH", help="ptxas for --only-mapped (default: found by release)")
     _style_option(p, "layout of the sections (default: readable)")
     p.set_defaults(func=_cmd_attach)
 

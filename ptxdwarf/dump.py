@@ -14,6 +14,8 @@ import json
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from .cuda.cubin import CubinImages
+from .cuda.regmap import SASS_SECTION, FunctionRegisters
 from .dwarf.constants import (
     AT,
     FORM,
@@ -270,7 +272,18 @@ def _sets_json(info: DebugInfo) -> dict[str, Any]:
         out["other_sections"] = [{"name": name, "size": len(img.data)} for name, img in info.raw.items()]
     if info.lines is not None:
         out["lines"] = [_line_program_json(info, p) for p in info.lines]
+    functions = register_map(info)
+    if functions is not None:
+        out["register_map"] = [f.to_json() for f in functions]
     return out
+
+
+def register_map(info: DebugInfo) -> list[FunctionRegisters] | None:
+    """ptxas's register map of a cubin's ``info`` (None: not a cubin, or a cubin without one)."""
+    module = info.module
+    if not isinstance(module, CubinImages) or module.reg_sass is None:
+        return None
+    return module.register_map()
 
 
 def _line_program_json(info: DebugInfo, p: LineProgram) -> dict[str, Any]:
@@ -501,6 +514,24 @@ def iter_text(info: DebugInfo) -> Iterator[str]:
             continue
         yield ""
         yield f"{name}: {len(img.data)} bytes (not decoded)"
+    yield from iter_register_map_text(info)
+
+
+def iter_register_map_text(info: DebugInfo) -> Iterator[str]:
+    """ptxas's register map of a cubin, function by function: each PTX register, the SASS
+    register holding it and the code range (offsets in the function) where it does."""
+    functions = register_map(info)
+    if functions is None:
+        return
+    yield ""
+    yield f"{SASS_SECTION} contents:"
+    for f in functions:
+        yield f"function {f.function}: {len(f.entries)} entries"
+        yield "  PTX        SASS       low_pc     high_pc    piece  type"
+        for e in f.entries:
+            yield (
+                f"  {e.ptx:10} {e.sass:10} 0x{e.low_pc:08x} 0x{e.high_pc:08x} {e.piece:5}  {e.ptx_type or '-'}"
+            ).rstrip()
 
 
 def iter_line_text(info: DebugInfo) -> Iterator[str]:

@@ -17,6 +17,11 @@ trees. Line tables, without nvdisasm or a GPU::
     cubin = compile_ptx(ptx_text, debug=False, line_info=True)   # ptxas -lineinfo
     assert_function_lines(cubin, "_Z4testPi", {5, 6, 7}, file="test.cu")
     cubin.line_table().addresses_of(6, "test.cu")    # [("_Z4testPi", 0x30), ...]
+
+What a debugger can show, from ptxas's register map (``.nv_debug_info_reg_sass``)::
+
+    assert_readable(cubin, "_Z4testPi", "acc", 6, file="test.cu")   # ["R4"]
+    readable_variables(cubin, "_Z4testPi", 6)                        # {"acc": ["R4"], ...}
  The pytest plugin (registered as ``ptxdwarf``) provides the fixtures
 ``ptxas`` (the :class:`~ptxdwarf.ptxas.Ptxas` found) and ``compile_ptx``.
 """
@@ -28,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .api import read_ptx
-from .cuda.cubin import read_cubin
+from .cuda.cubin import cubin_images, read_cubin
 from .cuda.ptxas import Ptxas, find_ptxas
 from .dwarf.constants import AT, TAG, AddressClass, at_name, form_name, tag_name
 from .dwarf.expr import ExpressionError, Op, decode_expression
@@ -37,6 +42,7 @@ from .dwarf.model import DIE, Attribute, DebugInfo
 from .dwarf.schemas import Block
 from .ptx.reader import parse_ptx
 from .ptx.symbols import needs_compile_only
+from .visibility import RegisterLocation, register_locations
 
 __all__ = [
     "CompiledCubin",
@@ -45,9 +51,11 @@ __all__ = [
     "QueryLocation",
     "assert_dies_equal",
     "assert_function_lines",
+    "assert_readable",
     "compile_ptx",
     "die_diff",
     "query",
+    "readable_variables",
 ]
 
 
@@ -71,6 +79,57 @@ class CompiledCubin:
         """The cubin's line table (``.debug_line``)."""
         return read_cubin(self.data).line_table
 
+    def register_locations(self) -> list[RegisterLocation]:
+        """Each register location of the cubin's DWARF and where a debugger reads it
+        (:func:`~ptxdwarf.visibility.register_locations`)."""
+        info = read_cubin(self.data)
+        return register_locations(info, cubin_images(self.data).register_map())
+
+
+def readable_variables(
+    cubin: CompiledCubin, function: str, line: int, *, file: str | None = None
+) -> dict[str, list[str]]:
+    """The variables and parameters of ``function`` a debugger can show at source ``line``
+    (of a file whose path ends with ``file``): name -> the SASS registers holding it at the
+    first address of the line where it can be read."""
+    addresses = [a for f, a in cubin.line_table().addresses_of(line, file) if f == function]
+    if not addresses:
+        raise AssertionError(f"{function}: no code for line {line}{f' of {file}' if file else ''}")
+    result: dict[str, list[str]] = {}
+    for loc in cubin.register_locations():
+        if loc.function != function or loc.name in result:
+            continue
+        for address in addresses:
+            if loc.readable_at(address):
+                result[loc.name] = [e.sass for e in sorted(loc.entries_at(address), key=lambda e: e.piece)]
+                break
+    return result
+
+
+def assert_readable(
+    cubin: CompiledCubin, function: str, variable: str, line: int, *, file: str | None = None
+) -> list[str]:
+    """Fail unless a debugger can show ``variable`` of ``function`` (its symbol) at source
+    ``line``: a register location of it whose register ptxas's map places in SASS registers
+    at an address of that line. Returns those SASS registers."""
+    readable = readable_variables(cubin, function, line, file=file)
+    if variable in readable:
+        return readable[variable]
+    described = [
+        loc for loc in cubin.register_locations() if loc.function == function and loc.name == variable
+    ]
+    if not described:
+        why = "it has no register location in the cubin's DWARF"
+    elif not any(loc.mapped for loc in described):
+        regs = sorted({loc.register for loc in described})
+        why = f"ptxas's register map never names {', '.join(regs)}"
+    else:
+        why = "no register location of it covers the line's code in ptxas's register map"
+    shown = ", ".join(sorted(readable)) or "none"
+    raise AssertionError(
+        f"{function}: {variable} is not readable at line {line}: {why} (readable there: {shown})"
+    )
+
 
 def compile_ptx(
     ptx: str,
@@ -82,8 +141,8 @@ def compile_ptx(
 ) -> CompiledCubin:
     """Compile PTX text with ptxas (``-g`` unless ``debug=False``; ``-lineinfo`` with
     ``line_info``); temporary files are removed."""
-    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas)
     module = parse_ptx(ptx)
+    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
     chosen, _note = tool.choose_arch(module.target, arch)
     result = tool.compile(
         ptx,

@@ -19,6 +19,7 @@ import pytest
 from conftest import FIXTURES
 
 from ptxdwarf import cli
+from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.cuda.ptxas import find_ptxas
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,6 +131,10 @@ def _dump_objects(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
             yield "line program file", f
         for row in program["rows"]:
             yield "line row", row
+    for function in doc.get("register_map", []):
+        yield "register map function", function
+        for entry in function["entries"]:
+            yield "register map entry", entry
 
 
 def _check_against_doc(objects: Iterator[tuple[str, dict[str, Any]]], seen: set[str]) -> list[str]:
@@ -154,7 +159,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
 def test_formats_md_names_the_four_formats() -> None:
     assert _format_names() == ["ptxdwarf-dump/1", "ptxdwarf-check/1", "ptxdwarf-lint/1", "ptxdwarf-fix/1"]
     kinds = _documented()
-    assert len(kinds) == 25
+    assert len(kinds) == 28
     assert all(keys for keys, _ in kinds.values())
 
 
@@ -196,22 +201,35 @@ def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_p
         "line program",
         "line program file",
         "line row",
+        "register map function",
+        "register map entry",
         "fatbin document",
         "image",
     }
 
 
-def test_check_json_keys_are_documented(capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """``check --json`` with the real ptxas, on a consistent module and one with a difference."""
     seen: set[str] = set()
     problems: list[str] = []
-    for name, expected in (("spec/example.ptx", 0), ("lint/faults/func-param-address.ptx", 1)):
-        code, report = _run(capsys, "check", str(FIXTURES / name), "--json")
+    for name, expected in (
+        ("spec/example.ptx", 0),
+        ("lint/faults/func-param-address.ptx", 1),
+        ("nodebug/long_registers.ptx", 0),
+    ):
+        path = FIXTURES / name
+        if name.startswith("nodebug/"):  # attach's output: registers ptxas never maps
+            path = tmp_path / "attached.ptx"
+            path.write_text(
+                attach_ptx((FIXTURES / name).read_text(), output_name=str(path), rename_registers=True).text
+            )
+        code, report = _run(capsys, "check", str(path), "--json")
         assert code == expected
         assert report["format"] == "ptxdwarf-check/1"
         objects = [("check report", report)] + [("difference", d) for d in report["differences"]]
+        objects += [("unmapped register", r) for r in report["unmapped_registers"]]
         problems += _check_against_doc(iter(objects), seen)
-    assert seen == {"check report", "difference"}
+    assert seen == {"check report", "difference", "unmapped register"}
     assert problems == []
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..builder import DebugInfoBuilder, Function
@@ -40,12 +41,23 @@ class _Description:
     skipped_predicates: list[tuple[str, list[str], int]] = field(default_factory=list)
     """(function, predicates not described, predicates declared) of each function over the limit."""
     untyped: list[str] = field(default_factory=list)
+    keep: Mapping[str, set[str]] | None = None
+    """Only these registers, by function (``--only-mapped``); None: every register."""
+    unmapped: list[tuple[str, str]] = field(default_factory=list)
+    """(function, register) left out because ptxas's register map does not name them."""
 
 
 def describe(
-    module: PtxModule, funcs: list[Func], plan: Plan, masked: str, output_name: str, prefix: str
+    module: PtxModule,
+    funcs: list[Func],
+    plan: Plan,
+    masked: str,
+    output_name: str,
+    prefix: str,
+    keep: Mapping[str, set[str]] | None = None,
 ) -> tuple[DebugInfoBuilder, int, list[str]]:
-    """The builder of the compile unit, its number of DIEs, the warnings."""
+    """The builder of the compile unit, its number of DIEs, the warnings; ``keep`` names, by
+    function, the only registers to describe."""
     mangled = any(f.name.startswith("_Z") for f in module.functions)
     if plan.keep_lines:  # the source is the input's own: its .file 1 names the compile unit
         source = next((f.full_path for f in module.files if f.index == 1), module.files[0].full_path)
@@ -54,7 +66,7 @@ def describe(
         dbg = DebugInfoBuilder(
             output_name, producer=PRODUCER, language="c++" if mangled else "c", file=output_name
         )
-    d = _Description(dbg, TypeMap(dbg), plan)
+    d = _Description(dbg, TypeMap(dbg), plan, keep=keep)
     _module_variables(d, module)
     for fn in funcs:
         f = fn.func
@@ -71,6 +83,8 @@ def describe(
         )
     if d.skipped_predicates:
         d.warnings.append(_predicate_warning(d.skipped_predicates))
+    if d.unmapped:
+        d.warnings.append(_unmapped_warning(d.unmapped))
     if d.untyped:
         shown = ", ".join(d.untyped[:3]) + (", ..." if len(d.untyped) > 3 else "")
         d.warnings.append(
@@ -162,6 +176,21 @@ def _objects(d: _Description, f: PtxFunction, sub: Function) -> set[str]:
     return seen
 
 
+def _unmapped_warning(unmapped: list[tuple[str, str]]) -> str:
+    """The warning naming the registers ``--only-mapped`` left out, by function."""
+    by_function: dict[str, list[str]] = {}
+    for function, reg in unmapped:
+        by_function.setdefault(function, []).append(reg)
+    parts = []
+    for function, regs in by_function.items():
+        shown = ", ".join(regs[:5]) + (", ..." if len(regs) > 5 else "")
+        parts.append(f"{function}: {shown}")
+    return (
+        f"{len(unmapped)} register(s) not described ({'; '.join(parts)}): ptxas's register map does "
+        "not place them, so a debugger could not show them"
+    )
+
+
 def _predicate_warning(skipped: list[tuple[str, list[str], int]]) -> str:
     """The warning naming the predicate registers left out, by function."""
     parts = []
@@ -206,6 +235,9 @@ def _registers(d: _Description, fn: Func, sub: Function, seen: set[str], body: s
             seen.add(reg)
             if not fits(reg):
                 d.skipped_long.append(reg)
+                continue
+            if d.keep is not None and reg not in d.keep.get(fn.func.name, ()):
+                d.unmapped.append((fn.func.name, reg))
                 continue
             if v.type == ".pred":
                 predicates.append(reg)

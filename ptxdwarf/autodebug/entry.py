@@ -7,12 +7,15 @@ from dataclasses import dataclass
 
 from ..api import decode_module, edit_debug_sections
 from ..attach import check_debuggable, check_symbols
+from ..cuda.cubin import cubin_images
+from ..cuda.ptxas import Ptxas, find_ptxas
 from ..dwarf.constants import TAG
 from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
 from ..errors import AttachError, PtxDwarfError
 from ..ptx.reader import PtxModule, mask_comments, parse_ptx
 from ..ptx.statements import scan_body
+from ..ptx.symbols import needs_compile_only
 from ..ptx.writer import Style
 from . import registers
 from .describe import describe
@@ -20,7 +23,7 @@ from .existing import existing_debug, strip_debug
 from .plan import make_plan
 from .scan import Func, identifiers_starting
 
-__all__ = ["AttachResult", "attach_ptx", "default_output_name"]
+__all__ = ["AttachResult", "attach_ptx", "default_output_name", "mapped_registers"]
 
 
 @dataclass
@@ -60,6 +63,8 @@ def attach_ptx(
     replace: bool = False,
     style: str = "readable",
     debug_target: bool = True,
+    only_mapped: bool = False,
+    ptxas: Ptxas | str | None = None,
 ) -> AttachResult:
     """Give PTX ``text`` without debug info a line table pointing at itself and DWARF for
     every function, parameter, register and module variable (see the module docstring).
@@ -74,8 +79,43 @@ def attach_ptx(
     ``-O3``), so only without it does the module compile, without ``-g``, to exactly
     the code of the input; ``ptxas -g`` still finds the debug info (but ``ptxdwarf
     lint`` reports ``target-not-debug``).
+
+    ``only_mapped`` compiles the result once with ``ptxas -g`` (``ptxas``: a
+    :class:`~ptxdwarf.cuda.ptxas.Ptxas` or its path; default: found by release) and
+    describes again only the registers ptxas's register map places in SASS: those a
+    debugger can show. The others are named in a warning.
     """
     _check_output_name(output_name)
+    result = _attach(text, output_name, filename, rename_registers, replace, style, debug_target, None)
+    if not only_mapped:
+        return result
+    mapped = mapped_registers(result.text, filename=filename, ptxas=ptxas)
+    return _attach(text, output_name, filename, rename_registers, replace, style, debug_target, mapped)
+
+
+def mapped_registers(
+    text: str, *, filename: str = "<ptx>", ptxas: Ptxas | str | None = None
+) -> dict[str, set[str]]:
+    """By function, the PTX registers ptxas's register map places in SASS when it compiles
+    ``text`` with ``-g``."""
+    module = parse_ptx(text, filename)
+    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
+    arch, _note = tool.choose_arch(module.target, None)
+    compiled = tool.compile(text, arch=arch, relocatable=needs_compile_only(module), filename=filename)
+    return {f.function: f.registers() for f in cubin_images(compiled.cubin, name=filename).register_map()}
+
+
+def _attach(
+    text: str,
+    output_name: str,
+    filename: str,
+    rename_registers: bool,
+    replace: bool,
+    style: str,
+    debug_target: bool,
+    registers_to_describe: dict[str, set[str]] | None,
+) -> AttachResult:
+    """:func:`attach_ptx`, describing only the registers of ``registers_to_describe`` when given."""
     try:
         style = Style(style).value
     except ValueError:
@@ -93,7 +133,7 @@ def attach_ptx(
     edits = plan.edit(filename)
     for start, end, new in renames.edits:
         edits.replace(start, end, new)
-    dbg, dies, more = describe(module, funcs, plan, masked, output_name, prefix)
+    dbg, dies, more = describe(module, funcs, plan, masked, output_name, prefix, registers_to_describe)
     warnings.extend(more)
     try:
         check_symbols(module, dbg, plan.labels)

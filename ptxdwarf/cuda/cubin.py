@@ -25,6 +25,7 @@ from ..dwarf.image import Reloc, SectionImage, Symbol
 from ..dwarf.lines import read_line_programs
 from ..dwarf.model import DebugInfo
 from ..errors import CubinError
+from .regmap import SASS_SECTION, TYPE_SECTION, FunctionRegisters, read_register_map
 
 __all__ = ["CUDA_RELOCATIONS", "CubinSymbol", "CubinImages", "read_cubin", "cubin_images"]
 
@@ -82,8 +83,19 @@ class CubinImages:
     lines of the PTX text ptxas compiled (kept in ``.nv_debug_ptx_txt.HASH``)."""
     ptx_text: bytes | None = None
     """``.nv_debug_ptx_txt.HASH``: the PTX text, a NUL byte ending each line."""
+    reg_sass: bytes | None = None
+    """``.nv_debug_info_reg_sass``: where each PTX register lives in SASS (see :mod:`.regmap`)."""
+    reg_type: bytes | None = None
+    """``.nv_debug_info_reg_type``: the PTX type of each entry of ``reg_sass``."""
+    filename: str = "<cubin>"
     notes: list[str] = field(default_factory=list)
     """What the reader worked around (a relocation section whose ``sh_link`` names no symbol table)."""
+
+    def register_map(self) -> list[FunctionRegisters]:
+        """ptxas's register map, by function (empty when the cubin has none: no ``-g``)."""
+        if self.reg_sass is None:
+            return []
+        return read_register_map(self.reg_sass, self.reg_type, where=self.filename)
 
 
 def _open(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None) -> tuple[BinaryIO, str]:
@@ -257,7 +269,10 @@ def _relocations(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[
 
 def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
     result = CubinImages(
-        {}, machine=elf["e_machine"] if isinstance(elf["e_machine"], int) else 190, elf_class=elf.elfclass
+        {},
+        machine=elf["e_machine"] if isinstance(elf["e_machine"], int) else 190,
+        elf_class=elf.elfclass,
+        filename=name,
     )
     sections = _sections(elf, raw, name)
     names = [s.name for s in sections]
@@ -290,6 +305,10 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
             result.line_sass = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
         elif section.name.startswith(".nv_debug_ptx_txt"):
             result.ptx_text = section.data
+        elif section.name == SASS_SECTION:
+            result.reg_sass = section.data
+        elif section.name == TYPE_SECTION:
+            result.reg_type = section.data
     for section in sections:
         if section.type not in (_SHT_REL, _SHT_RELA):
             continue

@@ -18,6 +18,7 @@ from .constants import (
     EXPRESSION_ATTRIBUTES,
     FORM,
     SECTION_POINTER_ATTRIBUTES,
+    TAG,
     address_class_name,
     at_code,
     at_name,
@@ -55,6 +56,7 @@ __all__ = [
     "RangeList",
     "StringTable",
     "Unit",
+    "die_path",
     "REFERENCE_FORMS",
     "shape_of",
     "value_kind",
@@ -305,6 +307,18 @@ class DIE:
     def describe(self) -> str:
         """``DW_TAG_formal_parameter 'p' at 0xac`` for messages."""
         return repr(self)[5:-1]
+
+
+def die_path(die: DIE) -> str:
+    """``_Z4testPi/p``: the names from the unit down (linkage names for functions)."""
+    parts = []
+    d: DIE | None = die
+    while d is not None and d.parent is not None:
+        name = d.get(AT.linkage_name) or d.get(AT.MIPS_linkage_name) if d.tag == TAG.subprogram else None
+        name = name or d.name or f"<{tag_name(d.tag)[7:]} 0x{d.offset:x}>"
+        parts.append(str(name))
+        d = d.parent
+    return "/".join(reversed(parts)) or die.name or f"<{tag_name(die.tag)[7:]} 0x{die.offset:x}>"
 
 
 @dataclass(frozen=True, slots=True)

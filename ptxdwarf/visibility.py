@@ -1,0 +1,217 @@
+"""What a debugger can show: the cubin's DWARF joined with ptxas's register map.
+
+A variable or parameter whose location is ``DW_OP_regx %r5`` names a PTX register; a
+debugger finds its value through the function's entries for ``%r5`` in
+``.nv_debug_info_reg_sass`` (:mod:`ptxdwarf.cuda.regmap`). :func:`register_locations`
+gives, for each described register over each address range the DWARF states (the
+variable's scope, or each entry of its location list), the map entries a debugger
+reads it from. A register the function's map never names is shown as unavailable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from .cuda.regmap import FunctionRegisters, RegisterMapEntry
+from .dwarf.constants import AT, FORM, TAG
+from .dwarf.expr import ExpressionError, decode_expression
+from .dwarf.image import Symbol
+from .dwarf.model import DIE, Attribute, DebugInfo, die_path
+from .dwarf.schemas import Block
+
+__all__ = ["RegisterLocation", "register_locations", "unmapped_registers"]
+
+_VARIABLES = (TAG.variable, TAG.formal_parameter)
+
+
+@dataclass(frozen=True)
+class RegisterLocation:
+    """A described register over one address range, and where a debugger reads it."""
+
+    path: str
+    """The DIE path (``_Z4testPi/x``)."""
+    function: str
+    """The function whose code the range is in (its symbol)."""
+    register: str
+    """The PTX register the DWARF names."""
+    low_pc: int | None
+    high_pc: int | None
+    """The range, as offsets in the function's code (None: the DWARF gives none)."""
+    entries: tuple[RegisterMapEntry, ...]
+    """The function's map entries for the register that meet the range."""
+    mapped: bool
+    """Whether the function's map has any entry (with a nonempty range) for the register."""
+
+    @property
+    def readable(self) -> bool:
+        """Whether a debugger reads the register somewhere in the range."""
+        return bool(self.entries)
+
+    @property
+    def name(self) -> str:
+        """The variable's name (the last part of the path)."""
+        return self.path.rsplit("/", 1)[-1]
+
+    def entries_at(self, address: int) -> list[RegisterMapEntry]:
+        """The entries that hold the register at ``address`` (a code offset)."""
+        return [e for e in self.entries if e.covers(address, address + 1)]
+
+    def readable_at(self, address: int) -> bool:
+        """Whether every piece the map has of the register is in a SASS register at ``address``."""
+        if self.low_pc is not None and self.high_pc is not None and not self.low_pc <= address < self.high_pc:
+            return False
+        pieces = {e.piece for e in self.entries}
+        return bool(pieces) and {e.piece for e in self.entries_at(address)} >= pieces
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "die": self.path,
+            "function": self.function,
+            "register": self.register,
+            "low_pc": self.low_pc,
+            "high_pc": self.high_pc,
+            "mapped": self.mapped,
+            "sass": [e.to_json() for e in self.entries],
+        }
+
+
+def register_locations(info: DebugInfo, functions: Iterable[FunctionRegisters]) -> list[RegisterLocation]:
+    """Every register location of the variables and parameters of ``info`` (a cubin's DWARF),
+    joined with the register map ``functions``, in DIE order."""
+    maps = {f.function: f for f in functions}
+    result: list[RegisterLocation] = []
+    for die in info.iter_dies():
+        if die.tag not in _VARIABLES:
+            continue
+        attr = die.attr(AT.location)
+        if attr is None:
+            continue
+        scope = _scope(die)
+        if scope is None:
+            continue
+        function, low, high = scope
+        for register, lo, hi, in_function in _ranges(info, attr, function, low, high):
+            fmap = maps.get(in_function)
+            entries = fmap.of(register) if fmap else []
+            if lo is not None and hi is not None:
+                met = tuple(e for e in entries if e.covers(lo, hi))
+            else:
+                met = tuple(e for e in entries if not e.empty)
+            mapped = any(not e.empty for e in entries)
+            result.append(RegisterLocation(die_path(die), in_function, register, lo, hi, met, mapped))
+    return result
+
+
+def unmapped_registers(locations: Iterable[RegisterLocation]) -> list[RegisterLocation]:
+    """The locations whose register the function's map never names: a debugger shows them
+    as unavailable everywhere (one per DIE and register)."""
+    seen: set[tuple[str, str]] = set()
+    result = []
+    for loc in locations:
+        if not loc.mapped and (loc.path, loc.register) not in seen:
+            seen.add((loc.path, loc.register))
+            result.append(loc)
+    return result
+
+
+def _offset(value: object, function: str) -> int | None:
+    """A code address as an offset in ``function`` (None if it is not one)."""
+    if isinstance(value, Symbol):
+        if value.name != function:
+            return None
+        return value.addend
+    return value if isinstance(value, int) else None
+
+
+def _pc(die: DIE, name: int) -> object:
+    attr = die.attr(name)
+    if attr is None:
+        return None
+    return attr.symbol or attr.value
+
+
+def _scope(die: DIE) -> tuple[str, int | None, int | None] | None:
+    """(function, low, high) of the innermost scope with a code range around ``die``."""
+    low: int | None = None
+    high: int | None = None
+    d = die.parent
+    while d is not None:
+        if d.tag == TAG.subprogram and AT.low_pc in d:
+            function = _function_name(d)
+            if function is None:
+                return None
+            if low is None:
+                low, high = _range(d, function)
+            return function, low, high
+        if low is None and d.tag in (TAG.lexical_block, TAG.inlined_subroutine) and AT.low_pc in d:
+            sub = _enclosing_subprogram(d)
+            name = _function_name(sub) if sub is not None else None
+            if name is not None:
+                low, high = _range(d, name)
+        d = d.parent
+    return None
+
+
+def _enclosing_subprogram(die: DIE) -> DIE | None:
+    d = die.parent
+    while d is not None and not (d.tag == TAG.subprogram and AT.low_pc in d):
+        d = d.parent
+    return d
+
+
+def _function_name(sub: DIE) -> str | None:
+    """The symbol of a subprogram's code: its ``low_pc`` relocation, else its linkage name."""
+    attr = sub.attr(AT.low_pc)
+    symbol = attr.symbol if attr is not None else None
+    if symbol is not None:
+        return symbol.name
+    name = sub.get(AT.linkage_name) or sub.get(AT.MIPS_linkage_name) or sub.name
+    return str(name) if name else None
+
+
+def _range(die: DIE, function: str) -> tuple[int | None, int | None]:
+    low = _offset(_pc(die, AT.low_pc), function)
+    high_attr = die.attr(AT.high_pc)
+    if low is None or high_attr is None:
+        return None, None
+    high = _offset(_pc(die, AT.high_pc), function)
+    if high_attr.symbol is None and isinstance(high_attr.value, int) and high_attr.form != FORM.addr:
+        # DWARF 4's constant class: the length of the range.
+        high = low + high_attr.value
+    return low, high
+
+
+def _ranges(
+    info: DebugInfo, attr: Attribute, function: str, low: int | None, high: int | None
+) -> Iterator[tuple[str, int | None, int | None, str]]:
+    """(register, low, high, function) of each register location ``attr`` states."""
+    if isinstance(attr.value, Block):
+        register = _register(attr.value, info)
+        if register is not None:
+            yield register, low, high, function
+        return
+    if not isinstance(attr.value, int):
+        return
+    loc = info.location_list_at(attr.value)
+    if loc is None:
+        return
+    for begin, end, expr in loc.entries:
+        if expr is None:
+            continue
+        register = _register(expr, info)
+        if register is None:
+            continue
+        in_function = begin.name if isinstance(begin, Symbol) else function
+        yield register, _offset(begin, in_function), _offset(end, in_function), in_function
+
+
+def _register(expr: Block, info: DebugInfo) -> str | None:
+    """The PTX register of a location that is one ``DW_OP_regx`` (None for any other)."""
+    try:
+        ops = decode_expression(expr, info.units[0].address_size if info.units else 8)
+    except ExpressionError:
+        return None
+    if len(ops) != 1:
+        return None
+    return ops[0].register

@@ -1,0 +1,157 @@
+"""What a debugger can show: check's join of the DWARF with ptxas's register map, attach
+--only-mapped, the testing helpers and the dump of the map."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, fixture_id
+
+from ptxdwarf.api import read_ptx
+from ptxdwarf.autodebug import attach_ptx
+from ptxdwarf.check import check
+from ptxdwarf.cuda.cubin import cubin_images
+from ptxdwarf.dwarf.constants import AT, TAG
+from ptxdwarf.dwarf.expr import decode_expression
+from ptxdwarf.dwarf.model import DIE
+from ptxdwarf.dwarf.schemas import Block
+from ptxdwarf.testing import assert_readable, compile_ptx, readable_variables
+
+NUMBA_NODEBUG = [
+    FIXTURES / "nodebug" / "saxpy.numba.sm_75.ptx",
+    *sorted(FIXTURES.glob("corpus/numba/*.nodebug.sm_75.ptx")),
+]
+
+
+def _subprogram(die: DIE) -> str:
+    while die.tag != TAG.subprogram:
+        assert die.parent is not None
+        die = die.parent
+    return str(die.get(AT.linkage_name) or die.get(AT.MIPS_linkage_name) or die.name)
+
+
+def _described(ptx: str) -> set[tuple[str, str]]:
+    """(function, register) of each DW_OP_regx in the PTX's own DWARF."""
+    info = read_ptx(ptx)
+    names = set()
+    for die in info.iter_dies():
+        value = die.get(AT.location)
+        if die.tag in (TAG.variable, TAG.formal_parameter) and isinstance(value, Block):
+            registers = [op.register for op in decode_expression(value, 8) if op.register]
+            names.update((_subprogram(die), r) for r in registers)
+    return names
+
+
+def _in_map(cubin: bytes) -> set[tuple[str, str]]:
+    """(function, register) of the raw ``.nv_debug_info_reg_sass`` bytes: each function's part
+    starts with its name (``_Z...``, or ``__cuda_sm20_...`` that ptxas adds), each register name
+    (``%...``) follows a u32 whose high byte is 0."""
+    raw = cubin_images(cubin).reg_sass or b""
+    found = set()
+    function = None
+    for m in re.finditer(rb"(?:(?<=\x00)(%[A-Za-z0-9_$]+)|(_[A-Za-z0-9_$.]{2,}))\x00", raw):
+        if m.group(2):
+            function = m.group(2).decode()
+        else:
+            assert function is not None
+            found.add((function, m.group(1).decode()))
+    return found
+
+
+@pytest.mark.parametrize("path", NUMBA_NODEBUG, ids=fixture_id)
+def test_check_lists_exactly_the_registers_absent_from_the_map(path: Path) -> None:
+    out = attach_ptx(path.read_text(), output_name="/tmp/module.debug.ptx", filename=str(path)).text
+    cubin = compile_ptx(out)
+    described = _described(out)
+    absent = described - _in_map(cubin.data)
+    assert absent, "attach describes registers ptxas never maps (the %r0 of %r<N>)"
+    report = check(out, filename=str(path))
+    assert report.consistent
+    assert {(r.function, r.register) for r in report.unmapped_registers} == absent
+    data = json.loads(report.to_json())
+    assert {(r["function"], r["register"]) for r in data["unmapped_registers"]} == absent
+    assert data["registers_described"] == len(described)
+
+
+@pytest.mark.parametrize("path", NUMBA_NODEBUG[:3], ids=fixture_id)
+def test_attach_only_mapped_describes_what_a_debugger_can_show(path: Path) -> None:
+    text = path.read_text()
+    result = attach_ptx(text, output_name="/tmp/module.debug.ptx", filename=str(path), only_mapped=True)
+    assert any("register map does not place them" in w for w in result.warnings)
+    report = check(result.text, filename=str(path))
+    assert report.consistent
+    assert report.registers and not report.unmapped_registers
+    full = attach_ptx(text, output_name="/tmp/module.debug.ptx", filename=str(path)).text
+    assert _described(result.text) == _described(full) & _in_map(compile_ptx(full).data)
+
+
+@pytest.fixture(scope="module")
+def nvcc_g() -> str:
+    """nvcc -G of fixtures/src/readable.cu: line 3 sets i, 4 acc, 5 loops over j, 6 stores."""
+    return (FIXTURES / "nvcc" / "readable.G.sm_75.ptx").read_text()
+
+
+def test_readable_variables_follow_the_source(nvcc_g: str) -> None:
+    cubin = compile_ptx(nvcc_g)
+    assert readable_variables(cubin, "_Z1kPfPKfi", 3, file="readable.cu") == {}
+    at5 = readable_variables(cubin, "_Z1kPfPKfi", 5, file="readable.cu")
+    assert set(at5) == {"i", "acc"}
+    at6 = readable_variables(cubin, "_Z1kPfPKfi", 6, file="readable.cu")
+    assert set(at6) == {"i", "acc", "j"}
+    assert all(re.fullmatch(r"R\d+", r) for regs in at6.values() for r in regs)
+    assert assert_readable(cubin, "_Z1kPfPKfi", "acc", 5, file="readable.cu") == at5["acc"]
+    with pytest.raises(AssertionError, match=r"j is not readable at line 3: .*\(readable there: none\)"):
+        assert_readable(cubin, "_Z1kPfPKfi", "j", 3, file="readable.cu")
+    with pytest.raises(AssertionError, match="no register location"):
+        assert_readable(cubin, "_Z1kPfPKfi", "nothing", 5, file="readable.cu")
+    with pytest.raises(AssertionError, match="no code for line 1 "):
+        readable_variables(cubin, "_Z1kPfPKfi", 1, file="readable.cu")
+
+
+def test_dump_prints_the_map(nvcc_g: str, tmp_path: Path) -> None:
+    path = tmp_path / "k.cubin"
+    path.write_bytes(compile_ptx(nvcc_g).data)
+    run = [sys.executable, "-m", "ptxdwarf", "dump"]
+    text = subprocess.run([*run, str(path)], capture_output=True, text=True, check=True).stdout
+    assert ".nv_debug_info_reg_sass contents:" in text
+    assert re.search(r"function _Z1kPfPKfi: \d+ entries", text)
+    assert re.search(r"  %rd1 +R\d+ +0x[0-9a-f]{8} 0x[0-9a-f]{8} +[01]  b64", text)
+    doc = json.loads(
+        subprocess.run([*run, "--json", str(path)], capture_output=True, text=True, check=True).stdout
+    )
+    (function,) = doc["register_map"]
+    assert function["function"] == "_Z1kPfPKfi"
+    assert set(function["entries"][0]) == {"ptx", "sass", "low_pc", "high_pc", "piece", "type"}
+
+
+def test_check_text_names_unavailable_registers(tmp_path: Path) -> None:
+    path = NUMBA_NODEBUG[0]
+    out = tmp_path / "saxpy.debug.ptx"
+    out.write_text(attach_ptx(path.read_text(), output_name=str(out), filename=str(path)).text)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ptxdwarf", "check", str(out)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(
+        r"registers: (\d+) of (\d+) described registers are in ptxas's register map", proc.stdout
+    )
+    assert re.search(r"unavailable to a debugger: .*%r0", proc.stdout)
+
+
+NVCC_G = [
+    *(p for p in sorted(FIXTURES.glob("nvcc/*.ptx")) if "lineinfo" not in p.name),
+    *sorted(FIXTURES.glob("corpus/nvcc-13.*/*.G.*.ptx")),
+    *sorted(FIXTURES.glob("corpus/nvrtc-13.5/*.G.ptx")),
+]
+
+
+@pytest.mark.parametrize("path", NVCC_G, ids=fixture_id)
+def test_nvcc_g_describes_only_mapped_registers(path: Path) -> None:
+    report = check(path.read_text(), filename=str(path))
+    assert report.registers
+    assert not report.unmapped_registers
