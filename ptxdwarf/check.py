@@ -182,6 +182,7 @@ class CheckReport:
                 {"die": r.path, "function": r.function, "register": r.register}
                 for r in self.unmapped_registers
             ],
+            "register_locations": [r.to_json() for r in self.registers],
             "notes": self.notes,
             "differences": [asdict(d) for d in self.differences],
         }

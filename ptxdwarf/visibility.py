@@ -72,35 +72,86 @@ class RegisterLocation:
             "low_pc": self.low_pc,
             "high_pc": self.high_pc,
             "mapped": self.mapped,
-            "sass": [e.to_json() for e in self.entries],
+            "sass": [
+                {"sass": e.sass, "low_pc": e.low_pc, "high_pc": e.high_pc, "piece": e.piece}
+                for e in self.entries
+            ],
         }
 
 
 def register_locations(info: DebugInfo, functions: Iterable[FunctionRegisters]) -> list[RegisterLocation]:
     """Every register location of the variables and parameters of ``info`` (a cubin's DWARF),
     joined with the register map ``functions``, in DIE order."""
-    maps = {f.function: f for f in functions}
+    join = _Join(info, {f.function: f for f in functions})
     result: list[RegisterLocation] = []
     for die in info.iter_dies():
         if die.tag not in _VARIABLES:
             continue
         attr = die.attr(AT.location)
-        if attr is None:
+        if attr is None or die.parent is None:
             continue
-        scope = _scope(die)
+        scope = join.scope(die.parent)
         if scope is None:
             continue
         function, low, high = scope
-        for register, lo, hi, in_function in _ranges(info, attr, function, low, high):
-            fmap = maps.get(in_function)
-            entries = fmap.of(register) if fmap else []
+        path = None
+        for register, lo, hi, in_function in _ranges(join, attr, function, low, high):
+            entries = join.entries(in_function, register)
             if lo is not None and hi is not None:
                 met = tuple(e for e in entries if e.covers(lo, hi))
             else:
                 met = tuple(e for e in entries if not e.empty)
             mapped = any(not e.empty for e in entries)
-            result.append(RegisterLocation(die_path(die), in_function, register, lo, hi, met, mapped))
+            path = path or join.path(die)
+            result.append(RegisterLocation(path, in_function, register, lo, hi, met, mapped))
     return result
+
+
+class _Join:
+    """What :func:`register_locations` looks up more than once: scopes by DIE, registers by
+    expression, map entries by function and register."""
+
+    def __init__(self, info: DebugInfo, maps: dict[str, FunctionRegisters]) -> None:
+        self.info = info
+        self.maps = maps
+        self.address_size = info.units[0].address_size if info.units else 8
+        self._scopes: dict[int, tuple[str, int | None, int | None] | None] = {}
+        self._registers: dict[bytes, str | None] = {}
+        self._entries: dict[tuple[str, str], list[RegisterMapEntry]] = {}
+        self._paths: dict[int, str] = {}
+
+    def path(self, die: DIE) -> str:
+        """:func:`~ptxdwarf.dwarf.model.die_path`, the paths of the scopes kept."""
+        parent = die.parent
+        if parent is None or parent.parent is None:
+            return die_path(die)
+        key = id(parent)
+        parent_path = self._paths.get(key)
+        if parent_path is None:
+            parent_path = self._paths[key] = self.path(parent)
+        return die_path(die, parent_path)
+
+    def scope(self, die: DIE) -> tuple[str, int | None, int | None] | None:
+        """(function, low, high) of the innermost scope with a code range at or around ``die``."""
+        key = id(die)
+        if key not in self._scopes:
+            self._scopes[key] = _scope(die)
+        return self._scopes[key]
+
+    def register(self, expr: Block) -> str | None:
+        """The PTX register of a location that is one ``DW_OP_regx`` (None for any other)."""
+        key = bytes(expr)
+        if key not in self._registers:
+            self._registers[key] = _register(expr, self.address_size)
+        return self._registers[key]
+
+    def entries(self, function: str, register: str) -> list[RegisterMapEntry]:
+        key = (function, register)
+        found = self._entries.get(key)
+        if found is None:
+            fmap = self.maps.get(function)
+            found = self._entries[key] = fmap.of(register) if fmap else []
+        return found
 
 
 def unmapped_registers(locations: Iterable[RegisterLocation]) -> list[RegisterLocation]:
@@ -132,10 +183,10 @@ def _pc(die: DIE, name: int) -> object:
 
 
 def _scope(die: DIE) -> tuple[str, int | None, int | None] | None:
-    """(function, low, high) of the innermost scope with a code range around ``die``."""
+    """(function, low, high) of the innermost scope with a code range at or around ``die``."""
     low: int | None = None
     high: int | None = None
-    d = die.parent
+    d: DIE | None = die
     while d is not None:
         if d.tag == TAG.subprogram and AT.low_pc in d:
             function = _function_name(d)
@@ -183,33 +234,33 @@ def _range(die: DIE, function: str) -> tuple[int | None, int | None]:
 
 
 def _ranges(
-    info: DebugInfo, attr: Attribute, function: str, low: int | None, high: int | None
+    join: _Join, attr: Attribute, function: str, low: int | None, high: int | None
 ) -> Iterator[tuple[str, int | None, int | None, str]]:
     """(register, low, high, function) of each register location ``attr`` states."""
     if isinstance(attr.value, Block):
-        register = _register(attr.value, info)
+        register = join.register(attr.value)
         if register is not None:
             yield register, low, high, function
         return
     if not isinstance(attr.value, int):
         return
-    loc = info.location_list_at(attr.value)
+    loc = join.info.location_list_at(attr.value)
     if loc is None:
         return
     for begin, end, expr in loc.entries:
         if expr is None:
             continue
-        register = _register(expr, info)
+        register = join.register(expr)
         if register is None:
             continue
         in_function = begin.name if isinstance(begin, Symbol) else function
         yield register, _offset(begin, in_function), _offset(end, in_function), in_function
 
 
-def _register(expr: Block, info: DebugInfo) -> str | None:
+def _register(expr: Block, address_size: int) -> str | None:
     """The PTX register of a location that is one ``DW_OP_regx`` (None for any other)."""
     try:
-        ops = decode_expression(expr, info.units[0].address_size if info.units else 8)
+        ops = decode_expression(expr, address_size)
     except ExpressionError:
         return None
     if len(ops) != 1:

@@ -159,7 +159,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
 def test_formats_md_names_the_four_formats() -> None:
     assert _format_names() == ["ptxdwarf-dump/1", "ptxdwarf-check/1", "ptxdwarf-lint/1", "ptxdwarf-fix/1"]
     kinds = _documented()
-    assert len(kinds) == 28
+    assert len(kinds) == 30
     assert all(keys for keys, _ in kinds.values())
 
 
@@ -228,8 +228,16 @@ def test_check_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_
         assert report["format"] == "ptxdwarf-check/1"
         objects = [("check report", report)] + [("difference", d) for d in report["differences"]]
         objects += [("unmapped register", r) for r in report["unmapped_registers"]]
+        for r in report["register_locations"]:
+            objects += [("register location", r)] + [("register placement", p) for p in r["sass"]]
         problems += _check_against_doc(iter(objects), seen)
-    assert seen == {"check report", "difference", "unmapped register"}
+    assert seen == {
+        "check report",
+        "difference",
+        "unmapped register",
+        "register location",
+        "register placement",
+    }
     assert problems == []
 
 

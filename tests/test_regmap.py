@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, _missing, fixture_id
 from elftools.elf.elffile import ELFFile
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ptxdwarf.cuda.cubin import cubin_images
 from ptxdwarf.cuda.regmap import FunctionRegisters, RegisterMapEntry, read_register_map
@@ -327,5 +329,39 @@ def test_decoder_reads_a_made_section() -> None:
 )
 def test_bad_sections_are_one_line_errors(data: bytes, types: bytes | None, message: str) -> None:
     with pytest.raises(CubinError, match=message) as info:
-        read_register_map(data, types, where="x.cubin")
+        for f in read_register_map(data, types, where="x.cubin"):
+            assert f.entries
     assert str(info.value).startswith("x.cubin: ") and "\n" not in str(info.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.one_of(st.none(), st.binary(max_size=40)))
+def test_any_bytes_read_or_fail_cleanly(data: bytes, types: bytes | None) -> None:
+    try:
+        for f in read_register_map(data, types):
+            for e in f.entries:
+                assert e.ptx and f.of(e.ptx)
+                e.to_json()
+    except CubinError as exc:
+        assert "\n" not in str(exc)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_made_sections_read_back(data: st.DataObject) -> None:
+    entries = data.draw(
+        st.lists(
+            st.tuples(
+                st.integers(0, 3),
+                st.from_regex(rb"\A%[a-z]{1,3}[0-9]{0,3}\Z"),
+                st.integers(0, 2**32 - 1),
+                st.integers(0, 2**32 - 1),
+                st.integers(0, 2**32 - 1),
+            ),
+            max_size=8,
+        )
+    )
+    (f,) = read_register_map(_section(b"_Z1fv", entries))
+    assert [
+        (e.piece, e.ptx.encode(), e.register_class << 24 | e.number, e.low_pc, e.high_pc) for e in f.entries
+    ] == entries

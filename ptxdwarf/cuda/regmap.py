@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import NamedTuple
 
 from ..errors import CubinError
 
@@ -68,8 +67,7 @@ _U32 = struct.Struct("<I")
 _REG_RANGE = struct.Struct("<III")
 
 
-@dataclass(frozen=True, slots=True)
-class RegisterMapEntry:
+class RegisterMapEntry(NamedTuple):
     """One entry of the map: PTX register ``ptx`` is in SASS register ``sass`` from
     ``low_pc`` up to ``high_pc`` (offsets in its function's code)."""
 
@@ -107,7 +105,7 @@ class RegisterMapEntry:
 
     def covers(self, low: int, high: int) -> bool:
         """Whether this entry's range meets the address range [low, high)."""
-        return not self.empty and self.low_pc < high and low < self.high_pc
+        return self.low_pc < high and low < self.high_pc and self.low_pc < self.high_pc
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -120,16 +118,74 @@ class RegisterMapEntry:
         }
 
 
-@dataclass(frozen=True)
 class FunctionRegisters:
-    """The register map of one function."""
+    """The register map of one function; entries are decoded when first asked for."""
 
-    function: str
-    entries: tuple[RegisterMapEntry, ...]
+    def __init__(
+        self,
+        function: str,
+        data: bytes,
+        spans: list[tuple[int, int]],
+        types: bytes | None,
+        where: str = "<cubin>",
+    ) -> None:
+        self.function = function
+        self._data = data
+        self._spans = spans
+        """Per entry, where its name starts and its NUL is (its piece is the 4 bytes before)."""
+        self._types = types
+        self._where = where
+        self._entries: tuple[RegisterMapEntry, ...] | None = None
+        self._index: dict[bytes, list[int]] | None = None
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def __repr__(self) -> str:
+        return f"<FunctionRegisters {self.function} ({len(self)} entries)>"
+
+    def _entry(self, i: int, name: str) -> RegisterMapEntry:
+        start, end = self._spans[i]
+        reg, low, high = _REG_RANGE.unpack_from(self._data, end + 1)
+        (piece,) = _U32.unpack_from(self._data, start - 4)
+        code = None if self._types is None else self._types[i]
+        return _new_entry(RegisterMapEntry, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code))
+
+    def _name(self, raw: bytes, start: int) -> str:
+        if not raw.isascii():
+            raise CubinError(f"{SASS_SECTION}+0x{start:x}: register name is not ASCII", where=self._where)
+        return raw.decode("ascii")
+
+    @property
+    def entries(self) -> tuple[RegisterMapEntry, ...]:
+        """Every entry, in the order ptxas wrote them."""
+        if self._entries is None:
+            data = self._data
+            names: dict[bytes, str] = {}
+            entries = []
+            for i, (start, end) in enumerate(self._spans):
+                raw = data[start:end]
+                name = names.get(raw)
+                if name is None:
+                    name = names[raw] = self._name(raw, start)
+                entries.append(self._entry(i, name))
+            self._entries = tuple(entries)
+        return self._entries
 
     def of(self, ptx: str) -> list[RegisterMapEntry]:
         """The entries of PTX register ``ptx``, in the order ptxas wrote them."""
-        return [e for e in self.entries if e.ptx == ptx]
+        if self._index is None:
+            data = self._data
+            index: dict[bytes, list[int]] = {}
+            for i, (start, end) in enumerate(self._spans):
+                index.setdefault(data[start:end], []).append(i)
+            self._index = index
+        raw = ptx.encode("ascii", "replace")
+        found = self._index.get(raw)
+        if not found:
+            return []
+        name = self._name(raw, self._spans[found[0]][0])
+        return [self._entry(i, name) for i in found]
 
     def registers(self) -> set[str]:
         """The PTX registers that have an entry with a nonempty range."""
@@ -137,6 +193,10 @@ class FunctionRegisters:
 
     def to_json(self) -> dict[str, object]:
         return {"function": self.function, "entries": [e.to_json() for e in self.entries]}
+
+
+# Entries are made by the thousand: tuple.__new__ skips NamedTuple's Python-level __new__.
+_new_entry = tuple.__new__
 
 
 class _Reader:
@@ -161,38 +221,38 @@ class _Reader:
         self.pos = end + 1
         return raw.decode("ascii")
 
-    def unpack(self, shape: struct.Struct, what: str) -> tuple[Any, ...]:
-        if self.pos + shape.size > len(self.data):
-            raise self.fail(f"{what} runs past the end of the section", self.pos)
-        values = shape.unpack_from(self.data, self.pos)
-        self.pos += shape.size
-        return values
-
     def count(self, what: str, each: int) -> int:
-        (n,) = self.unpack(_U32, what)
+        if self.pos + 4 > len(self.data):
+            raise self.fail(f"{what} runs past the end of the section", self.pos)
+        (n,) = _U32.unpack_from(self.data, self.pos)
+        self.pos += 4
         if n * each > len(self.data) - self.pos:
             raise self.fail(f"{what} {n} does not fit in the section", self.pos - 4)
         return int(n)
 
 
-_RawEntry = tuple[int, str, int, int, int]
-
-
-def _sass_functions(data: bytes, where: str) -> Iterator[tuple[str, list[_RawEntry]]]:
+def _sass_functions(data: bytes, where: str) -> Iterator[tuple[str, list[tuple[int, int]]]]:
+    """(function, where each entry's name starts and ends) of ``.nv_debug_info_reg_sass``,
+    checked whole."""
     r = _Reader(data, SASS_SECTION, where)
-    while r.pos < len(data):
+    find = data.find
+    size = len(data)
+    while r.pos < size:
         function = r.name("function name")
         n = r.count("entry count", 4 + 2 + _REG_RANGE.size)
-        entries: list[_RawEntry] = []
+        spans: list[tuple[int, int]] = []
+        pos = r.pos
         for _ in range(n):
-            at = r.pos
-            (piece,) = r.unpack(_U32, "entry")
-            name = r.name("register name")
-            reg, low, high = r.unpack(_REG_RANGE, "entry")
-            if not name:
-                raise r.fail("entry with an empty register name", at)
-            entries.append((piece, name, reg, low, high))
-        yield function, entries
+            start = pos + 4
+            end = find(b"\0", start)
+            if end < 0 or end + 13 > size:
+                raise r.fail("entry runs past the end of the section", pos)
+            if end == start:
+                raise r.fail("entry with an empty register name", pos)
+            spans.append((start, end))
+            pos = end + 13
+        r.pos = pos
+        yield function, spans
 
 
 def _type_functions(data: bytes, where: str) -> Iterator[tuple[str, bytes, int]]:
@@ -210,7 +270,8 @@ def read_register_map(
 ) -> list[FunctionRegisters]:
     """The functions of ``.nv_debug_info_reg_sass`` (``sass``), with the types of
     ``.nv_debug_info_reg_type`` (``types``) when given; ``where`` names the cubin in errors
-    (:class:`~ptxdwarf.errors.CubinError`, naming section and offset)."""
+    (:class:`~ptxdwarf.errors.CubinError`, naming section and offset). The layout is checked
+    whole here; entries are decoded when asked for."""
     typed: dict[str, bytes] = {}
     if types is not None:
         for function, found, at in _type_functions(types, where):
@@ -218,29 +279,13 @@ def read_register_map(
                 raise _Reader(types, TYPE_SECTION, where).fail(f"function {function} given twice", at)
             typed[function] = found
     result: list[FunctionRegisters] = []
-    for function, raw in _sass_functions(sass, where):
+    for function, spans in _sass_functions(sass, where):
         codes = typed.get(function)
-        if codes is not None and len(codes) != len(raw):
+        if codes is not None and len(codes) != len(spans):
             raise CubinError(
-                f"{TYPE_SECTION}: function {function} has {len(codes)} types for {len(raw)} "
+                f"{TYPE_SECTION}: function {function} has {len(codes)} types for {len(spans)} "
                 f"{SASS_SECTION} entries",
                 where=where,
             )
-        result.append(
-            FunctionRegisters(
-                function,
-                tuple(
-                    RegisterMapEntry(
-                        name,
-                        reg >> 24,
-                        reg & 0xFFFFFF,
-                        low,
-                        high,
-                        piece,
-                        None if codes is None else codes[i],
-                    )
-                    for i, (piece, name, reg, low, high) in enumerate(raw)
-                ),
-            )
-        )
+        result.append(FunctionRegisters(function, sass, spans, codes, where))
     return result

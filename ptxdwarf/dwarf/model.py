@@ -309,16 +309,25 @@ class DIE:
         return repr(self)[5:-1]
 
 
-def die_path(die: DIE) -> str:
-    """``_Z4testPi/p``: the names from the unit down (linkage names for functions)."""
-    parts = []
-    d: DIE | None = die
-    while d is not None and d.parent is not None:
-        name = d.get(AT.linkage_name) or d.get(AT.MIPS_linkage_name) if d.tag == TAG.subprogram else None
-        name = name or d.name or f"<{tag_name(d.tag)[7:]} 0x{d.offset:x}>"
-        parts.append(str(name))
-        d = d.parent
-    return "/".join(reversed(parts)) or die.name or f"<{tag_name(die.tag)[7:]} 0x{die.offset:x}>"
+def die_path(die: DIE, parent_path: str | None = None) -> str:
+    """``_Z4testPi/p``: the names from the unit down (linkage names for functions).
+    ``parent_path``: the path of ``die.parent``, when the caller has it."""
+    if die.parent is None:
+        return die.name or f"<{tag_name(die.tag)[7:]} 0x{die.offset:x}>"
+    if parent_path is None:
+        parts = []
+        d: DIE | None = die.parent
+        while d is not None and d.parent is not None:
+            parts.append(_path_part(d))
+            d = d.parent
+        parent_path = "/".join(reversed(parts))
+    part = _path_part(die)
+    return f"{parent_path}/{part}" if parent_path else part
+
+
+def _path_part(die: DIE) -> str:
+    name = die.get(AT.linkage_name) or die.get(AT.MIPS_linkage_name) if die.tag == TAG.subprogram else None
+    return str(name or die.name or f"<{tag_name(die.tag)[7:]} 0x{die.offset:x}>")
 
 
 @dataclass(frozen=True, slots=True)
