@@ -365,3 +365,12 @@ def test_made_sections_read_back(data: st.DataObject) -> None:
     assert [
         (e.piece, e.ptx.encode(), e.register_class << 24 | e.number, e.low_pc, e.high_pc) for e in f.entries
     ] == entries
+
+
+def test_a_debug_target_makes_the_map_without_g() -> None:
+    """nvcc -G output says ``.target sm_75, debug``: plain ptxas writes the map for it too."""
+    ptx = (FIXTURES / "nvcc" / "readable.G.sm_75.ptx").read_text()
+    assert ".target sm_75, debug" in ptx
+    with_g = cubin_images(compile_ptx(ptx).data).register_map()
+    without = cubin_images(compile_ptx(ptx, debug=False).data).register_map()
+    assert [f.entries for f in without] == [f.entries for f in with_g] and with_g
