@@ -42,6 +42,8 @@ class RegisterLocation:
     """The function's map entries for the register that meet the range."""
     mapped: bool
     """Whether the function's map has any entry (with a nonempty range) for the register."""
+    pieces: frozenset[int] = frozenset()
+    """The pieces the function's map has of the register (0 and 1 for a 64-bit one)."""
 
     @property
     def readable(self) -> bool:
@@ -61,7 +63,7 @@ class RegisterLocation:
         """Whether every piece the map has of the register is in a SASS register at ``address``."""
         if self.low_pc is not None and self.high_pc is not None and not self.low_pc <= address < self.high_pc:
             return False
-        pieces = {e.piece for e in self.entries}
+        pieces = self.pieces or {e.piece for e in self.entries}
         return bool(pieces) and {e.piece for e in self.entries_at(address)} >= pieces
 
     def to_json(self) -> dict[str, object]:
@@ -101,9 +103,9 @@ def register_locations(info: DebugInfo, functions: Iterable[FunctionRegisters]) 
                 met = tuple(e for e in entries if e.covers(lo, hi))
             else:
                 met = tuple(e for e in entries if not e.empty)
-            mapped = any(not e.empty for e in entries)
+            pieces = join.pieces(in_function, register)
             path = path or join.path(die)
-            result.append(RegisterLocation(path, in_function, register, lo, hi, met, mapped))
+            result.append(RegisterLocation(path, in_function, register, lo, hi, met, bool(pieces), pieces))
     return result
 
 
@@ -119,6 +121,7 @@ class _Join:
         self._registers: dict[bytes, str | None] = {}
         self._entries: dict[tuple[str, str], list[RegisterMapEntry]] = {}
         self._paths: dict[int, str] = {}
+        self._pieces: dict[tuple[str, str], frozenset[int]] = {}
 
     def path(self, die: DIE) -> str:
         """:func:`~ptxdwarf.dwarf.model.die_path`, the paths of the scopes kept."""
@@ -144,6 +147,16 @@ class _Join:
         if key not in self._registers:
             self._registers[key] = _register(expr, self.address_size)
         return self._registers[key]
+
+    def pieces(self, function: str, register: str) -> frozenset[int]:
+        """The pieces of the register the function's map has in nonempty ranges."""
+        key = (function, register)
+        found = self._pieces.get(key)
+        if found is None:
+            found = self._pieces[key] = frozenset(
+                e.piece for e in self.entries(function, register) if not e.empty
+            )
+        return found
 
     def entries(self, function: str, register: str) -> list[RegisterMapEntry]:
         key = (function, register)

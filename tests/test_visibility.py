@@ -16,11 +16,13 @@ from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.check import check
 from ptxdwarf.cuda.cubin import cubin_images
+from ptxdwarf.cuda.regmap import RegisterMapEntry
 from ptxdwarf.dwarf.constants import AT, TAG
 from ptxdwarf.dwarf.expr import decode_expression
 from ptxdwarf.dwarf.model import DIE
 from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.testing import assert_readable, compile_ptx, readable_variables
+from ptxdwarf.visibility import RegisterLocation
 
 NUMBA_NODEBUG = [
     FIXTURES / "nodebug" / "saxpy.numba.sm_75.ptx",
@@ -155,3 +157,14 @@ def test_nvcc_g_describes_only_mapped_registers(path: Path) -> None:
     report = check(path.read_text(), filename=str(path))
     assert report.registers
     assert not report.unmapped_registers
+
+
+def test_a_64_bit_value_is_readable_only_where_both_halves_are() -> None:
+    low = RegisterMapEntry("%rd1", 5, 4, 0x10, 0x40, 0)
+    high = RegisterMapEntry("%rd1", 5, 5, 0x20, 0x30, 1)
+    loc = RegisterLocation("f/x", "f", "%rd1", 0x0, 0x50, (low, high), True, frozenset({0, 1}))
+    assert [loc.readable_at(a) for a in (0x10, 0x20, 0x2F, 0x30, 0x40)] == [False, True, True, False, False]
+    assert [e.sass for e in loc.entries_at(0x20)] == ["R4", "R5"]
+    only_low = RegisterLocation("f/x", "f", "%rd1", 0x0, 0x50, (low,), True, frozenset({0, 1}))
+    assert not only_low.readable_at(0x20)
+    assert not loc.readable_at(0x60)  # outside the variable's range
