@@ -11,7 +11,7 @@ reads it from. A register the function's map never names is shown as unavailable
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .cuda.regmap import FunctionRegisters, RegisterMapEntry
 from .dwarf.constants import AT, FORM, TAG
@@ -25,8 +25,7 @@ __all__ = ["RegisterLocation", "register_locations", "unmapped_registers"]
 _VARIABLES = (TAG.variable, TAG.formal_parameter)
 
 
-@dataclass(frozen=True)
-class RegisterLocation:
+class RegisterLocation(NamedTuple):
     """A described register over one address range, and where a debugger reads it."""
 
     path: str
@@ -98,14 +97,19 @@ def register_locations(info: DebugInfo, functions: Iterable[FunctionRegisters]) 
         function, low, high = scope
         path = None
         for register, lo, hi, in_function in _ranges(join, attr, function, low, high):
-            entries = join.entries(in_function, register)
+            fmap, ranges, pieces = join.lookup(in_function, register)
             if lo is not None and hi is not None:
-                met = tuple(e for e in entries if e.covers(lo, hi))
+                met = tuple(fmap.entry(i) for i, elo, ehi, _ in ranges if elo < hi and lo < ehi and elo < ehi)
+            elif ranges:
+                met = tuple(fmap.entry(i) for i, elo, ehi, _ in ranges if elo < ehi)
             else:
-                met = tuple(e for e in entries if not e.empty)
-            pieces = join.pieces(in_function, register)
+                met = ()
             path = path or join.path(die)
-            result.append(RegisterLocation(path, in_function, register, lo, hi, met, bool(pieces), pieces))
+            result.append(
+                _new_location(
+                    RegisterLocation, (path, in_function, register, lo, hi, met, bool(pieces), pieces)
+                )
+            )
     return result
 
 
@@ -119,9 +123,10 @@ class _Join:
         self.address_size = info.units[0].address_size if info.units else 8
         self._scopes: dict[int, tuple[str, int | None, int | None] | None] = {}
         self._registers: dict[bytes, str | None] = {}
-        self._entries: dict[tuple[str, str], list[RegisterMapEntry]] = {}
+        self._lookups: dict[
+            tuple[str, str], tuple[FunctionRegisters, list[tuple[int, int, int, int]], frozenset[int]]
+        ] = {}
         self._paths: dict[int, str] = {}
-        self._pieces: dict[tuple[str, str], frozenset[int]] = {}
 
     def path(self, die: DIE) -> str:
         """:func:`~ptxdwarf.dwarf.model.die_path`, the paths of the scopes kept."""
@@ -148,23 +153,25 @@ class _Join:
             self._registers[key] = _register(expr, self.address_size)
         return self._registers[key]
 
-    def pieces(self, function: str, register: str) -> frozenset[int]:
-        """The pieces of the register the function's map has in nonempty ranges."""
+    def lookup(
+        self, function: str, register: str
+    ) -> tuple[FunctionRegisters, list[tuple[int, int, int, int]], frozenset[int]]:
+        """The function's map, the ranges of the register's entries (:meth:`FunctionRegisters.ranges_of`)
+        and the pieces it has in nonempty ranges."""
         key = (function, register)
-        found = self._pieces.get(key)
+        found = self._lookups.get(key)
         if found is None:
-            found = self._pieces[key] = frozenset(
-                e.piece for e in self.entries(function, register) if not e.empty
-            )
+            fmap = self.maps.get(function) or _NO_MAP
+            ranges = fmap.ranges_of(register)
+            pieces = frozenset({piece for _, low, high, piece in ranges if low < high})
+            found = self._lookups[key] = (fmap, ranges, pieces)
         return found
 
-    def entries(self, function: str, register: str) -> list[RegisterMapEntry]:
-        key = (function, register)
-        found = self._entries.get(key)
-        if found is None:
-            fmap = self.maps.get(function)
-            found = self._entries[key] = fmap.of(register) if fmap else []
-        return found
+
+_NO_MAP = FunctionRegisters("", b"", [], None)
+
+# Locations are made by the thousand: tuple.__new__ skips NamedTuple's Python-level __new__.
+_new_location = tuple.__new__
 
 
 def unmapped_registers(locations: Iterable[RegisterLocation]) -> list[RegisterLocation]:

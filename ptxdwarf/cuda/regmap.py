@@ -137,6 +137,7 @@ class FunctionRegisters:
         self._where = where
         self._entries: tuple[RegisterMapEntry, ...] | None = None
         self._index: dict[bytes, list[int]] | None = None
+        self._names: dict[bytes, str] = {}
 
     def __len__(self) -> int:
         return len(self._spans)
@@ -172,20 +173,43 @@ class FunctionRegisters:
             self._entries = tuple(entries)
         return self._entries
 
-    def of(self, ptx: str) -> list[RegisterMapEntry]:
-        """The entries of PTX register ``ptx``, in the order ptxas wrote them."""
+    def _indices(self, ptx: str) -> list[int]:
         if self._index is None:
             data = self._data
             index: dict[bytes, list[int]] = {}
-            for i, (start, end) in enumerate(self._spans):
-                index.setdefault(data[start:end], []).append(i)
+            for i, name in enumerate([data[start:end] for start, end in self._spans]):
+                found = index.get(name)
+                if found is None:
+                    index[name] = [i]
+                else:
+                    found.append(i)
             self._index = index
-        raw = ptx.encode("ascii", "replace")
-        found = self._index.get(raw)
-        if not found:
-            return []
-        name = self._name(raw, self._spans[found[0]][0])
-        return [self._entry(i, name) for i in found]
+        return self._index.get(ptx.encode("ascii", "replace")) or []
+
+    def of(self, ptx: str) -> list[RegisterMapEntry]:
+        """The entries of PTX register ``ptx``, in the order ptxas wrote them."""
+        return [self.entry(i) for i in self._indices(ptx)]
+
+    def ranges_of(self, ptx: str) -> list[tuple[int, int, int, int]]:
+        """(index, low PC, high PC, piece) of each entry of PTX register ``ptx``, without
+        making the entries (:meth:`entry` makes one)."""
+        data = self._data
+        spans = self._spans
+        result = []
+        for i in self._indices(ptx):
+            start, end = spans[i]
+            _reg, low, high = _REG_RANGE.unpack_from(data, end + 1)
+            result.append((i, low, high, _U32.unpack_from(data, start - 4)[0]))
+        return result
+
+    def entry(self, index: int) -> RegisterMapEntry:
+        """Entry ``index`` (0-based, in the order ptxas wrote them)."""
+        start, end = self._spans[index]
+        raw = self._data[start:end]
+        name = self._names.get(raw)
+        if name is None:
+            name = self._names[raw] = self._name(raw, start)
+        return self._entry(index, name)
 
     def registers(self) -> set[str]:
         """The PTX registers that have an entry with a nonempty range."""
