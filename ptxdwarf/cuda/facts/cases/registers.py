@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from ....dwarf.expr import register_number
 from ....dwarf.forms import uleb_bytes
+from ...regmap import SASS_SECTION, read_register_map
 from .. import harness as h
 from ..case import accepts, crashes
 from ..harness import ABBREV, b8, cstring, die, info, module
@@ -128,11 +129,17 @@ def _named_register(name: str) -> Callable[[], str]:
     return lambda: module(ABBREV, info(sub)[0], code=_named_register_kernel(name))
 
 
+def _mapped(run: h.Run) -> set[str]:
+    """The registers ptxas's register map places in SASS (an entry with a nonempty range)."""
+    raw = run.cubin.get(SASS_SECTION) if run.cubin is not None else None
+    if not raw:
+        return set()
+    return {e.ptx for f in read_register_map(raw) for e in f.entries if not e.empty}
+
+
 def _maps(name: str) -> Callable[[h.Run], bool]:
     """ptxas's register map (.nv_debug_info_reg_sass) names the register."""
-    return lambda run: (
-        run.cubin is not None and name.encode() + b"\0" in (run.cubin.get(".nv_debug_info_reg_sass") or b"")
-    )
+    return lambda run: name in _mapped(run)
 
 
 case(
@@ -156,4 +163,59 @@ case(
     "the same with a register called 'a' -> compiled, 'a' in .nv_debug_info_reg_sass",
     _named_register("a"),
     accepts(_maps("a")),
+)
+
+
+def _unused_register_kernel(use_r0: bool) -> str:
+    """The kernel ``_Z4testPi`` declaring ``%r<3>`` and computing in %r1 and %r2; %r0 too
+    when ``use_r0``."""
+    return "\n".join(
+        [
+            ".visible .entry _Z4testPi(.param .u64 _Z4testPi_param_0)",
+            "{",
+            "\t.reg .b32 %r<3>;",
+            "\t.reg .b64 %rd<3>;",
+            "$L__func_begin1:",
+            "\t.loc 1 5 0",
+            "\tld.param.u64 %rd1, [_Z4testPi_param_0];",
+            "\tcvta.to.global.u64 %rd2, %rd1;",
+            "\tld.global.u32 %r1, [%rd2];",
+            "\tadd.u32 %r2, %r1, 7;",
+            *(["\tadd.u32 %r0, %r2, %r1;", "\tst.global.u32 [%rd2+4], %r0;"] if use_r0 else []),
+            "\tst.global.u32 [%rd2], %r2;",
+            "\tret;",
+            "$L__func_end1:",
+            "}",
+            "",
+        ]
+    )
+
+
+def _unused_register(use_r0: bool) -> Callable[[], str]:
+    sub = die(
+        h.SUBPROGRAM,
+        ".b64 $L__func_begin1",
+        ".b64 $L__func_end1",
+        b8(1, 0x9C),
+        cstring("_Z4testPi"),
+        children=[_regx("%r0"), _regx("%r1"), _regx("%r2")],
+    )
+    return lambda: module(ABBREV, info(sub)[0], code=_unused_register_kernel(use_r0))
+
+
+F = "register-unused"
+case(
+    "register-unused.declared-only",
+    F,
+    "%r0 of '.reg .b32 %r<3>' named by no instruction, described by DW_OP_regx beside %r1 and %r2 -> "
+    "compiles; %r1 and %r2 are in .nv_debug_info_reg_sass, %r0 is not",
+    _unused_register(False),
+    accepts(lambda run: _mapped(run) >= {"%r1", "%r2"} and "%r0" not in _mapped(run)),
+)
+case(
+    "register-unused.used",
+    F,
+    "the same kernel computing in %r0 too -> %r0 is in .nv_debug_info_reg_sass",
+    _unused_register(True),
+    accepts(_maps("%r0")),
 )
