@@ -1,6 +1,6 @@
 """What a debugger can show: the cubin's DWARF joined with ptxas's register map.
 
-A variable or parameter whose location is ``DW_OP_regx %r5`` names a PTX register; a
+A variable or parameter whose location is ``DW_OP_regx %r5`` (or a piece of one) names a PTX register; a
 debugger finds its value through the function's entries for ``%r5`` in
 ``.nv_debug_info_reg_sass`` (:mod:`ptxdwarf.cuda.regmap`). :func:`register_locations`
 gives, for each described register over each address range the DWARF states (the
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from .cuda.regmap import FunctionRegisters, RegisterMapEntry
-from .dwarf.constants import AT, FORM, TAG
+from .dwarf.constants import AT, FORM, OP, TAG
 from .dwarf.expr import ExpressionError, decode_expression
 from .dwarf.image import Symbol
 from .dwarf.model import DIE, Attribute, DebugInfo, die_path
@@ -122,7 +122,7 @@ class _Join:
         self.maps = maps
         self.address_size = info.units[0].address_size if info.units else 8
         self._scopes: dict[int, tuple[str, int | None, int | None] | None] = {}
-        self._registers: dict[bytes, str | None] = {}
+        self._registers: dict[bytes, tuple[str, ...]] = {}
         self._lookups: dict[
             tuple[str, str], tuple[FunctionRegisters, list[tuple[int, int, int, int]], frozenset[int]]
         ] = {}
@@ -146,12 +146,13 @@ class _Join:
             self._scopes[key] = _scope(die)
         return self._scopes[key]
 
-    def register(self, expr: Block) -> str | None:
-        """The PTX register of a location that is one ``DW_OP_regx`` (None for any other)."""
+    def registers(self, expr: Block) -> tuple[str, ...]:
+        """The PTX registers of a location that is ``DW_OP_regx`` or pieces of registers."""
         key = bytes(expr)
-        if key not in self._registers:
-            self._registers[key] = _register(expr, self.address_size)
-        return self._registers[key]
+        found = self._registers.get(key)
+        if found is None:
+            found = self._registers[key] = _registers(expr, self.address_size)
+        return found
 
     def lookup(
         self, function: str, register: str
@@ -258,8 +259,7 @@ def _ranges(
 ) -> Iterator[tuple[str, int | None, int | None, str]]:
     """(register, low, high, function) of each register location ``attr`` states."""
     if isinstance(attr.value, Block):
-        register = join.register(attr.value)
-        if register is not None:
+        for register in join.registers(attr.value):
             yield register, low, high, function
         return
     if not isinstance(attr.value, int):
@@ -270,19 +270,29 @@ def _ranges(
     for begin, end, expr in loc.entries:
         if expr is None:
             continue
-        register = join.register(expr)
-        if register is None:
-            continue
         in_function = begin.name if isinstance(begin, Symbol) else function
-        yield register, _offset(begin, in_function), _offset(end, in_function), in_function
+        for register in join.registers(expr):
+            yield register, _offset(begin, in_function), _offset(end, in_function), in_function
 
 
-def _register(expr: Block, address_size: int) -> str | None:
-    """The PTX register of a location that is one ``DW_OP_regx`` (None for any other)."""
+def _registers(expr: Block, address_size: int) -> tuple[str, ...]:
+    """The PTX registers of a location that is one ``DW_OP_regx``, or a composition of
+    ``DW_OP_regx`` pieces and empty pieces; () for any other."""
     try:
         ops = decode_expression(expr, address_size)
     except ExpressionError:
-        return None
-    if len(ops) != 1:
-        return None
-    return ops[0].register
+        return ()
+    if len(ops) == 1:
+        return (ops[0].register,) if ops[0].register is not None else ()
+    found = []
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        if op.code == OP.piece:
+            i += 1
+            continue
+        if op.register is None or op.code != OP.regx or i + 1 >= len(ops) or ops[i + 1].code != OP.piece:
+            return ()
+        found.append(op.register)
+        i += 2
+    return tuple(found)

@@ -215,7 +215,7 @@ def test_check_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_
     for name, expected in (
         ("spec/example.ptx", 0),
         ("lint/faults/func-param-address.ptx", 1),
-        ("nodebug/long_registers.ptx", 0),
+        ("nodebug/handwritten.ptx", 0),
     ):
         path = FIXTURES / name
         if name.startswith("nodebug/"):  # attach's output: registers ptxas never maps

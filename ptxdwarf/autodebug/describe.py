@@ -13,6 +13,7 @@ from ..dwarf.constants import HANDLE_CLASS, SPACE_CLASS, AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME
 from ..loc import address, local, param, register
 from ..ptx.reader import PtxFunction, PtxModule, PtxVariable
+from ..ptx.statements import used_names
 from .params import device_param_location, param_loads
 from .plan import Plan
 from .registers import fits
@@ -148,7 +149,8 @@ def _parameters(d: _Description, fn: Func, sub: Function, header: str) -> None:
         if f.is_kernel:
             sub.parameter(p.name, t, line=line, location=param(p.name))
             continue
-        where, why = device_param_location(p.byte_size, loads.get(p.name, []))
+        mapped = d.keep.get(f.name, set()) if d.keep is not None else None
+        where, why = device_param_location(p.byte_size, loads.get(p.name, []), mapped)
         if where is None:
             no_location.append(f"{p.name} ({why})")
         sub.parameter(p.name, t, line=line, location=where)
@@ -204,21 +206,24 @@ def _predicate_warning(skipped: list[tuple[str, list[str], int]]) -> str:
     )
 
 
-#: A register range declaring more names than this (``%r<100000000>``) is described by the
-#: names its function's body uses, not name by name (ptxas takes such ranges, at a cost in memory).
+#: A register range declaring more names than this (``%r<100000000>``) is not walked name by
+#: name (ptxas takes such ranges, at a cost in memory): the names the body uses are picked out.
 RANGE_LIMIT = 10000
 
 
-def _range_names(v: PtxVariable, body: str) -> list[str]:
-    """The names of register range ``v`` to describe: all of them, or those ``body`` uses."""
-    if v.count is None or v.count <= RANGE_LIMIT:
-        return v.names()
-    used = {m.group() for m in re.finditer(re.escape(v.name) + r"(?:0|[1-9][0-9]*)(?![\w$])", body)}
+def _used_names(v: PtxVariable, used: frozenset[str]) -> list[str]:
+    """The names declaration ``v`` makes that the code uses (``used``), in order."""
+    if v.count is None:
+        return [v.name] if v.name in used else []
+    if v.count <= RANGE_LIMIT:
+        return [n for n in v.names() if n in used]
     return sorted((n for n in used if v.declares(n)), key=lambda n: int(n[len(v.name) :]))
 
 
 def _registers(d: _Description, fn: Func, sub: Function, seen: set[str], body: str) -> None:
-    """A variable per register of ``fn``, at most :data:`MAX_PREDICATES` of them ``.pred``."""
+    """A variable per register the code of ``fn`` uses (ptxas -g maps no other), at most
+    :data:`MAX_PREDICATES` of them ``.pred``."""
+    used = used_names(body, 0, len(body))
     predicates: list[str] = []
     for v in fn.func.declarations:
         if v.space != "reg":
@@ -228,7 +233,7 @@ def _registers(d: _Description, fn: Func, sub: Function, seen: set[str], body: s
             d.untyped.append(v.name)
             continue
         line = d.plan.out_line_of_input_line(v.line)
-        for old in _range_names(v, body):
+        for old in _used_names(v, used):
             reg = fn.renamed.get(old, old)
             if reg in seen:
                 continue

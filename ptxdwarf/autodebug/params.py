@@ -7,7 +7,7 @@ the register(s) its ``ld.param`` loads go to (see :mod:`ptxdwarf.autodebug`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..dwarf.constants import AddressClass
@@ -99,8 +99,11 @@ def _empty_pieces(size: int) -> list[Op]:
 MAX_PIECED_SIZE = 65536
 
 
-def device_param_location(size: int | None, loads: list[list[Load]]) -> tuple[Location | None, str | None]:
-    """The location of a device-function parameter from its ``ld.param`` loads, or (None, why)."""
+def device_param_location(
+    size: int | None, loads: list[list[Load]], mapped: Collection[str] | None = None
+) -> tuple[Location | None, str | None]:
+    """The location of a device-function parameter from its ``ld.param`` loads, or (None, why);
+    ``mapped``: the only registers to name (the others become empty pieces)."""
     if not loads:
         return None, "never loaded by ld.param"
     if size is not None and size > MAX_PIECED_SIZE:
@@ -123,6 +126,8 @@ def device_param_location(size: int | None, loads: list[list[Load]]) -> tuple[Lo
     if chosen is not None:
         if not fits(chosen):
             return None, f"loaded into {chosen}, whose name is longer than {MAX_REGISTER_NAME} characters"
+        if mapped is not None and chosen not in mapped:
+            return None, f"loaded into {chosen}, which ptxas's register map does not place"
         return register(chosen), None
     # Pieces: each offset loaded into one register, no overlaps.
     by_offset: dict[int, Load] = {}
@@ -141,7 +146,11 @@ def device_param_location(size: int | None, loads: list[list[Load]]) -> tuple[Lo
         if offset < pos:
             return None, f"loads overlap at byte {offset}"
         ops.extend(_empty_pieces(offset - pos))
-        if fits(x.register or "") and x.width not in _BAD_PIECE_SIZES:
+        if (
+            fits(x.register or "")
+            and x.width not in _BAD_PIECE_SIZES
+            and (mapped is None or x.register in mapped)
+        ):
             ops.append(Op.make("regx", register_number(x.register or "")))
             ops.append(Op.make("piece", x.width))
             described += 1
@@ -151,7 +160,10 @@ def device_param_location(size: int | None, loads: list[list[Load]]) -> tuple[Lo
     if size is not None and pos > size:
         return None, f"loads reach byte {pos} of a {size}-byte parameter"
     if not described:
-        return None, "loaded only into registers that cannot be described (long names, 16-byte loads)"
+        return (
+            None,
+            "loaded only into registers that cannot be described (long names, 16-byte loads, unmapped)",
+        )
     if size is not None and pos < size:
         ops.extend(_empty_pieces(size - pos))
     return expression(ops, AddressClass.REG), None

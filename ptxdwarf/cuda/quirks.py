@@ -541,6 +541,20 @@ QUIRKS: tuple[Quirk, ...] = (
         "not-debuggable",
     ),
     _q(
+        "register-unused",
+        "ptxas -g maps only the registers the code uses: a register described by DW_OP_regx that no "
+        "instruction names (the %r0 a '.reg .b32 %r<N>' declaration creates, and numba never uses) is not in "
+        ".nv_debug_info_reg_sass, so a debugger shows it as unavailable. Registers the code uses can be "
+        "missing too, when ptxas folds their values away.",
+        ("register-unused.declared-only", "register-unused.used"),
+        ("ptxdwarf.ptx.statements.used_names", "ptxdwarf.autodebug.describe._registers"),
+        "attach describes only the registers the code uses; attach --only-mapped compiles once and leaves out "
+        "(or makes empty pieces of) the registers the map lacks",
+        None,
+        lint_note="describing a register in vain does no harm to the cubin; check lists every described register "
+        "the map lacks (unmapped_registers), which lint cannot know without ptxas",
+    ),
+    _q(
         "predicate-count",
         "With -g, a function whose subprogram (named after it) describes 52 or more .pred registers by "
         "DW_OP_regx kills ptxas (SIGSEGV) when those predicates guard branches; 51 never did. Only predicates "
