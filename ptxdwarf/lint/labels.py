@@ -3,6 +3,7 @@ where it is used, and code labels belong to the function their DIE describes."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -132,7 +133,20 @@ def _check_outside_info(
         )
 
 
-_LINE_ZERO_LOC = re.compile(r"^[ \t]*\.loc[ \t]+\d+[ \t]+0(?!\d)", re.MULTILINE)
+#: A ``.loc`` of line 0; :func:`_line_zero_locs` checks that it starts its line (a pattern
+#: anchored at line starts is tried at every character, one that starts with ``.loc`` is not).
+_LINE_ZERO_LOC = re.compile(r"\.loc[ \t]+\d+[ \t]+0(?!\d)")
+
+
+def _line_zero_locs(text: str) -> list[int]:
+    """The starts of the lines of ``text`` that begin with a ``.loc`` of line 0 (after blanks), in order."""
+    starts = []
+    rfind = text.rfind
+    for m in _LINE_ZERO_LOC.finditer(text):
+        line_start = rfind("\n", 0, m.start()) + 1
+        if not text[line_start : m.start()].strip(" \t"):
+            starts.append(line_start)
+    return starts
 
 
 def _before_any_loc(text: str, f: PtxFunction, labels: list[str]) -> bool:
@@ -153,11 +167,13 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
         f = code_labels[label]
         by_function.setdefault(id(f), (f, []))[1].append(label)
     text = ctx.module.text
+    zero_locs = _line_zero_locs(text)
     for f, labels in by_function.values():
         if f.body_start < 0:
             continue
         dropped: dict[str, str] = {}
-        if _LINE_ZERO_LOC.search(text, f.body_start, f.body_end) or _before_any_loc(text, f, labels):
+        i = bisect.bisect_left(zero_locs, f.body_start)
+        if (i < len(zero_locs) and zero_locs[i] < f.body_end) or _before_any_loc(text, f, labels):
             dropped = labels_dropped(text, f)
         for label, cause in dropped.items():
             if label in used:
