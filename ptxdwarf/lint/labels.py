@@ -12,6 +12,7 @@ from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo
 from ..ptx.placement import first_label_at_zero, labels_dropped
 from ..ptx.reader import PtxFunction, is_dotted_name
+from ..ptx.statements import loc_lines
 from ..ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,
@@ -133,20 +134,8 @@ def _check_outside_info(
         )
 
 
-#: A ``.loc`` of line 0; :func:`_line_zero_locs` checks that it starts its line (a pattern
-#: anchored at line starts is tried at every character, one that starts with ``.loc`` is not).
+#: A ``.loc`` directive of line 0.
 _LINE_ZERO_LOC = re.compile(r"\.loc[ \t]+\d+[ \t]+0(?!\d)")
-
-
-def _line_zero_locs(text: str) -> list[int]:
-    """The starts of the lines of ``text`` that begin with a ``.loc`` of line 0 (after blanks), in order."""
-    starts = []
-    rfind = text.rfind
-    for m in _LINE_ZERO_LOC.finditer(text):
-        line_start = rfind("\n", 0, m.start()) + 1
-        if not text[line_start : m.start()].strip(" \t"):
-            starts.append(line_start)
-    return starts
 
 
 def _before_any_loc(text: str, f: PtxFunction, labels: list[str]) -> bool:
@@ -167,7 +156,7 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
         f = code_labels[label]
         by_function.setdefault(id(f), (f, []))[1].append(label)
     text = ctx.module.text
-    zero_locs = _line_zero_locs(text)
+    zero_locs = [m.start() for m in loc_lines(text) if _LINE_ZERO_LOC.match(m.group())]
     for f, labels in by_function.values():
         if f.body_start < 0:
             continue

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["INLINED_AT", "LABEL_AT", "LOC", "Stmt", "scan_body"]
+__all__ = ["INLINED_AT", "LABEL_AT", "LOC", "Stmt", "loc_lines", "scan_body"]
 
 LABEL_AT = re.compile(r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)\s*:(?!:)")
 #: A ``.loc`` directive's file, line and column (a statement's text, from its start).
@@ -15,6 +16,7 @@ INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 #: One statement after the blanks, braces and ``;`` before it: a label definition, a
 #: directive that ends with its line (``.loc``, ``.file``, ``@@``), or a statement up to
 #: its ``;`` (strings skipped; up to the end when no ``;`` or closing quote follows).
+_LOC_TO_LINE_END = re.compile(r"\.loc\b[^\n]*")
 _STATEMENT = re.compile(
     r"[\s{};]*((?P<label>" + LABEL_AT.pattern + r')|(?P<line>(?:\.loc|\.file|@@)[^\n]*)|(?:[^;"]+|"[^"]*")*)'
 )
@@ -60,3 +62,14 @@ def scan_body(masked: str, start: int, end: int, *, labels: bool = False) -> lis
             )
             pos = stop + 1
     return out
+
+
+def loc_lines(text: str) -> Iterator[re.Match[str]]:
+    """The ``.loc`` directives that begin a line of ``text`` (after blanks), each to the end of its line."""
+    # A search for ".loc" skips ahead quickly; one anchored at line starts tries every character.
+    rfind = text.rfind
+    for m in _LOC_TO_LINE_END.finditer(text):
+        start = m.start()
+        line_start = rfind("\n", 0, start) + 1
+        if line_start == start or not text[line_start:start].strip(" \t"):
+            yield m
