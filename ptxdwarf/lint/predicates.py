@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..dwarf.constants import AT, OP
-from ..dwarf.expr import decode_expression, register_name
+from ..dwarf.expr import Op, decode_expression, register_name
 from ..dwarf.model import DIE, Unit
 from ..errors import PtxDwarfError
 from .context import LintContext
@@ -19,9 +21,13 @@ PREDICATE_LIMIT = 52
 class PredicateCount:
     """Counts, per subprogram, the ``.pred`` registers its location expressions name."""
 
-    def __init__(self, ctx: LintContext, unit: Unit) -> None:
+    def __init__(
+        self, ctx: LintContext, unit: Unit, decode: Callable[[bytes], list[Op]] | None = None
+    ) -> None:
         self.ctx = ctx
         self.unit = unit
+        self._decode = decode or (lambda block: decode_expression(block, unit.address_size))
+        """The operations of an expression of ``unit`` (the location checks' decoder shares its answers)."""
         self._named: dict[int, tuple[DIE, set[str]]] = {}
 
     def see(self, die: DIE, sp: DIE | None) -> None:
@@ -35,7 +41,7 @@ class PredicateCount:
         if inner.form not in BLOCK_FORMS or not isinstance(inner.value, bytes):
             return
         try:
-            ops = decode_expression(inner.value, self.unit.address_size)
+            ops = self._decode(inner.value)
         except PtxDwarfError:
             return  # reported by the location checks
         for op in ops:

@@ -91,7 +91,7 @@ def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int
     units.check_unit_length(ctx, unit)
     forms = units.FormChecks(ctx, info, unit)
     places = locations.LocationChecks(ctx, info, unit, loc_refs)
-    predicate_count = predicates.PredicateCount(ctx, unit)
+    predicate_count = predicates.PredicateCount(ctx, unit, places.decode)
     address_class = places.check_address_class
     check_attribute = forms.check_attribute
     innermost = units.innermost
