@@ -1087,7 +1087,16 @@ def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list
     if not body.isascii() or "\x0b" in body or "\x0c" in body:
         return None
     stripped = body.strip()
-    if not stripped or _NOT_DIRECTIVE_LINE.search(stripped) is not None:
+    if not stripped:
+        return None
+    lead = body[: len(body) - len(body.lstrip())].count("\n")
+    start = first_line + lead
+    offsets = _plain_line_offsets(stripped)
+    if offsets is not None:
+        if offsets.pop() != len(data):
+            return None
+        return offsets, list(range(start, start + len(offsets)))
+    if _NOT_DIRECTIVE_LINE.search(stripped) is not None:
         return None
     tokens = stripped.split()
     directives = tokens[0::2]
@@ -1100,9 +1109,35 @@ def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list
     offsets = list(accumulate(sizes, initial=0))
     if offsets.pop() != len(data):
         return None
-    lead = body[: len(body) - len(body.lstrip())].count("\n")
-    start = first_line + lead
     return offsets, list(range(start, start + len(directives)))
+
+
+#: A line's directive (its separator, see ``_LINE_SEPARATORS``) -> its size; a comma of a
+#: ``.b8`` list -> 1 more byte.
+_ITEM_SIZE = bytes.maketrans(b"\x06\x03\x01\x02,", b"\x01\x02\x04\x08\x01")
+_LINE_START = bytes.maketrans(b"\x06\x03\x01\x02,", b"\x01\x01\x01\x01\x00")
+_NOT_ITEM = bytes(c for c in range(256) if c not in b",\x01\x02\x03\x06")
+_NO_VALUE = re.compile("[\x01\x02\x03\x06][\x01\x02\x03\x06]")
+
+
+def _plain_line_offsets(stripped: str) -> list[int] | None:
+    """The offset of each line of an ASCII section body (no blanks around it) and then its
+    size, when every line is a directive, one space and its values with no blank (as nvcc
+    writes; only ``.b8`` lists), read with a few whole-text operations; None for anything else."""
+    s = "\n" + stripped
+    for line_start, separator in _LINE_SEPARATORS:
+        s = s.replace(line_start, separator)
+    if "\n" in s or " " in s or "\t" in s or "\r" in s or _NO_VALUE.search(s) is not None:
+        return None
+    if "," in s and _WIDE_LIST.search(s) is not None:
+        return None
+    items = s.encode("ascii").translate(None, _NOT_ITEM)
+    sums = list(accumulate(items.translate(_ITEM_SIZE), initial=0))
+    if "," not in s:
+        return sums
+    offsets = list(compress(sums, items.translate(_LINE_START)))
+    offsets.append(sums[-1])
+    return offsets
 
 
 def _shorten(text: str, limit: int = 40) -> str:
