@@ -12,7 +12,6 @@ from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo
 from ..ptx.placement import first_label_at_zero, labels_dropped
 from ..ptx.reader import PtxFunction, is_dotted_name
-from ..ptx.statements import loc_lines
 from ..ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,
@@ -42,13 +41,12 @@ def check_relocations(ctx: LintContext) -> None:
         if not name.startswith(".debug_"):
             continue
         in_info = name == ".debug_info"
-        for reloc in image.relocs:
-            sym = reloc.symbol
+        for offset, _size, sym in image.relocs:
             found = lookup(sym.name)
             kind = found.kind
             if kind == CODE_LABEL and not sym.addend:
                 if sym.name not in code_labels:
-                    code_labels[sym.name] = (name, reloc.offset)
+                    code_labels[sym.name] = (name, offset)
                 continue  # the common case: nothing to say
             if kind == UNDEFINED and is_dotted_name(sym.name):
                 continue  # ptxas cannot parse it at all: a ptxas-syntax finding says so
@@ -61,13 +59,13 @@ def check_relocations(ctx: LintContext) -> None:
                     f"{what} {sym} used in {name} is not defined in this module; ptxas silently writes 0"
                     if kind != REGISTER
                     else f"{sym} used in {name} is a register, which ptxas cannot resolve: it silently writes 0",
-                    die=ctx.die_containing(reloc.offset) if in_info else None,
+                    die=ctx.die_containing(offset) if in_info else None,
                     section=name,
-                    offset=reloc.offset,
+                    offset=offset,
                 )
                 continue
             if not in_info:
-                _check_outside_info(ctx, name, reloc.offset, sym, kind, found.section)
+                _check_outside_info(ctx, name, offset, sym, kind, found.section)
             elif sym.addend and kind in (CODE_LABEL, DEPOT):
                 what = (
                     "ptxas writes label+N in place but relocates against the label alone"
@@ -77,20 +75,20 @@ def check_relocations(ctx: LintContext) -> None:
                 ctx.add(
                     "symbol-addend",
                     f"{sym} in .debug_info: {what}; use a label at the address itself",
-                    die=ctx.die_containing(reloc.offset) if in_info else None,
+                    die=ctx.die_containing(offset) if in_info else None,
                     section=name,
-                    offset=reloc.offset,
+                    offset=offset,
                 )
             if kind == CODE_LABEL and sym.name not in code_labels:
-                code_labels[sym.name] = (name, reloc.offset)
+                code_labels[sym.name] = (name, offset)
             if kind == DEVICE_PARAM and found.function is not None:
                 ctx.add(
                     "func-param-address",
                     f"{sym} is a parameter of .func {found.function.name}: ptxas writes 0 for it (only kernel "
                     "parameters have an address); describe the register or stack slot that holds it",
-                    die=ctx.die_containing(reloc.offset) if in_info else None,
+                    die=ctx.die_containing(offset) if in_info else None,
                     section=name,
-                    offset=reloc.offset,
+                    offset=offset,
                 )
             if in_info and kind == DATA_LABEL and found.section == ".debug_str":
                 if sym.name in strp_uses:
@@ -99,12 +97,12 @@ def check_relocations(ctx: LintContext) -> None:
                         f".debug_str label {sym.name} is referenced again (first at "
                         f"{image.source(strp_uses[sym.name])}); ptxas resolves the second reference to 0: "
                         "give every reference its own label or write .debug_str+N",
-                        die=ctx.die_containing(reloc.offset) if in_info else None,
+                        die=ctx.die_containing(offset) if in_info else None,
                         section=name,
-                        offset=reloc.offset,
+                        offset=offset,
                     )
                 else:
-                    strp_uses[sym.name] = reloc.offset
+                    strp_uses[sym.name] = offset
     check_label_placement(ctx, code_labels)
 
 
@@ -156,7 +154,7 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
         f = code_labels[label]
         by_function.setdefault(id(f), (f, []))[1].append(label)
     text = ctx.module.text
-    zero_locs = [m.start() for m in loc_lines(text) if _LINE_ZERO_LOC.match(m.group())]
+    zero_locs = [m.start() for m in ctx.loc_lines if _LINE_ZERO_LOC.match(m.group())]
     for f, labels in by_function.values():
         if f.body_start < 0:
             continue

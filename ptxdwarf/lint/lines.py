@@ -35,11 +35,12 @@ def check_locs(ctx: LintContext) -> None:
     declared = {f.index for f in module.files}
     # A .loc starts its line; only a /* */ comment could hide one, so only then is the text masked.
     masked = mask_comments(text, ctx.filename) if "/*" in text else text
+    found_lines = loc_lines(masked) if masked is not text else ctx.loc_lines
     str_labels = ctx.images[".debug_str"].labels if ".debug_str" in ctx.images else {}
     reported_files: set[int] = set()
     used: set[tuple[int, int, int]] = set()  # locations of the .loc directives so far, in text order
     inlining = "inlined_at" in masked  # else no .loc has an inlined_at to check against those used
-    for found in loc_lines(masked):
+    for found in found_lines:
         directive = found.group().split("//", 1)[0]
         m = LOC.match(directive)
         if m is None:

@@ -936,7 +936,7 @@ def _line_section(
         s = s.replace(line_start, separator)
     if "\n" in s or " " in s or "\t" in s or "\r" in s or "\x0b" in s or "\x0c" in s:
         return None
-    if _WIDE_LIST.search(s) is not None:
+    if "," in s and _WIDE_LIST.search(s) is not None:
         return None
     for pattern, separator in _SYMBOL_SEPARATORS:
         s = pattern.sub(separator, s)
