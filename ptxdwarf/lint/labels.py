@@ -152,7 +152,10 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
     by_function: dict[int, tuple[PtxFunction, list[str]]] = {}
     for label in used:
         f = code_labels[label]
-        by_function.setdefault(id(f), (f, []))[1].append(label)
+        entry = by_function.get(id(f))
+        if entry is None:
+            entry = by_function[id(f)] = (f, [])
+        entry[1].append(label)
     text = ctx.module.text
     zero_locs = [m.start() for m in ctx.loc_lines if _LINE_ZERO_LOC.match(m.group())]
     for f, labels in by_function.values():
