@@ -37,6 +37,7 @@ __all__ = [
 _VARIABLE_TAGS = frozenset({TAG.variable, TAG.formal_parameter})
 _LIST_FORMS = frozenset({FORM.data4, FORM.data8, FORM.sec_offset})
 _REGISTER_OPS = frozenset({OP.regx, OP.bregx})
+_LOCATION = int(AT.location)  # looked up on every DIE: a plain int is quicker than an enum member
 
 
 class LocationChecks:
@@ -78,7 +79,7 @@ class LocationChecks:
             )
 
     def check_location(self, die: DIE, sp: DIE | None) -> None:
-        location = die.attr(AT.location)
+        location = die.attr(_LOCATION)
         if location is None:
             return
         inner = innermost(location)

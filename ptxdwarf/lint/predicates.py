@@ -17,6 +17,10 @@ __all__ = ["PREDICATE_LIMIT", "PredicateCount"]
 #: on (quirk ``predicate-count``).
 PREDICATE_LIMIT = 52
 
+# Codes looked up on every DIE, as plain ints (an enum member's look-up is slower).
+_LOCATION = int(AT.location)
+_REGX = int(OP.regx)
+
 
 class PredicateCount:
     """Counts, per subprogram, the ``.pred`` registers its location expressions name."""
@@ -34,7 +38,7 @@ class PredicateCount:
         """Note the register ``die``'s single-expression location names, if a predicate of ``sp``'s function."""
         if sp is None or die is sp:
             return
-        location = die.attr(AT.location)
+        location = die.attr(_LOCATION)
         if location is None:
             return
         inner = innermost(location)
@@ -45,7 +49,7 @@ class PredicateCount:
         except PtxDwarfError:
             return  # reported by the location checks
         for op in ops:
-            if op.code != OP.regx or not op.args or not isinstance(op.args[0], int):
+            if op.code != _REGX or not op.args or not isinstance(op.args[0], int):
                 continue
             name = register_name(op.args[0])
             f = self.ctx.subprogram_function(sp) if name is not None else None

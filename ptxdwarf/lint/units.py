@@ -31,6 +31,9 @@ BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM
 _DWARF2_FORMS_MAX = 0x16
 _REFERENCE_OR_ADDR = REFERENCE_FORMS | {FORM.ref_addr}
 _CHECKED_FORMS = _REFERENCE_OR_ADDR | {FORM.strp}
+# Codes every attribute is compared with, as plain ints (an enum member's look-up is slower).
+_INDIRECT = int(FORM.indirect)
+_REF_ADDR = int(FORM.ref_addr)
 
 
 def innermost(attr: Attribute) -> Attribute:
@@ -96,11 +99,7 @@ class FormChecks:
     def check_attribute(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
         unit = self.unit
         form = inner.form or 0
-        if (
-            attr.form == FORM.indirect
-            and isinstance(attr.value, Attribute)
-            and attr.value.form == FORM.indirect
-        ):
+        if attr.form == _INDIRECT and isinstance(attr.value, Attribute) and attr.value.form == _INDIRECT:
             self.ctx.add_attr(
                 "dwarf4-form",
                 f"{at_name(attr.name)} is DW_FORM_indirect whose value is DW_FORM_indirect again: ptxas exits "
@@ -123,7 +122,7 @@ class FormChecks:
                 die,
                 attr,
             )
-        if form == FORM.ref_addr:
+        if form == _REF_ADDR:
             size = unit.address_size if unit.version == 2 else 4
             if size != 8:
                 self.ctx.add_attr(
@@ -142,7 +141,7 @@ class FormChecks:
             return
         info, unit = self.info, self.unit
         target = inner.target
-        if inner.form == FORM.ref_addr:
+        if inner.form == _REF_ADDR:
             ok = info.die_at(target) is not None
             scope = ".debug_info"
         else:
