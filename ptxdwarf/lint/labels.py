@@ -210,7 +210,7 @@ def check_label_in(
         return
     name = value.name
     symbols = ctx.symbols
-    other = symbols.functions.get(name) or symbols.code_labels.get(name)
+    other = symbols.code_owner(name)
     if other is None or other is f or name in symbols.data_labels:
         return
     what = (

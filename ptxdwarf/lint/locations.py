@@ -173,12 +173,14 @@ class LocationChecks:
             return
         self.loc_refs.add(loc.offset)
         f = ctx.subprogram_function(sp) if sp is not None else None
+        code_owner = ctx.symbols.code_owner
         prefix = f"location list .debug_loc+{loc.offset:#x} entry "
         for i, (begin, end, expr) in enumerate(loc.entries):
             context = prefix + str(i)
             if f is not None:
                 for v in (begin, end):
-                    check_label_in(ctx, v, f, die, attr, context)
+                    if isinstance(v, Symbol) and code_owner(v.name) is not f:  # else nothing to say
+                        check_label_in(ctx, v, f, die, attr, context)
             if expr is None:
                 continue
             try:
