@@ -82,9 +82,10 @@ def _decode(ctx: LintContext) -> DebugInfo | None:
 def _check_dwarf(ctx: LintContext, info: DebugInfo) -> None:
     units.check_abbrevs(ctx, info)
     loc_refs: set[int] = set()
+    filled: set[tuple[int, int]] = set()
     for unit in info.units:
-        _check_unit(ctx, info, unit, loc_refs)
-    units.check_info_relocs(ctx, info)
+        _check_unit(ctx, info, unit, loc_refs, filled)
+    units.check_info_relocs(ctx, info, filled)
     locations.check_loc_lists(ctx, info, loc_refs)
     for name, sets in ((".debug_pubnames", info.pubnames), (".debug_pubtypes", info.pubtypes)):
         for ns in sets or ():
@@ -92,10 +93,12 @@ def _check_dwarf(ctx: LintContext, info: DebugInfo) -> None:
     units.check_aranges(ctx, info)
 
 
-def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int]) -> None:
+def _check_unit(
+    ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int], filled: set[tuple[int, int]]
+) -> None:
     """The checks of each DIE of ``unit``, in one walk."""
     units.check_unit_length(ctx, unit)
-    forms = units.FormChecks(ctx, info, unit)
+    forms = units.FormChecks(ctx, info, unit, filled)
     places = locations.LocationChecks(ctx, info, unit, loc_refs)
     predicate_count = predicates.PredicateCount(ctx, unit, places.decode)
     address_class = places.check_address_class
