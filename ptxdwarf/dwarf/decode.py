@@ -468,7 +468,9 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
             return -1
         inner: tuple[Reloc, ...] = ()
         if rmap is not None:
-            inner = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
+            found = image.relocs_in(first, pos)
+            if found:
+                inner = tuple(r.moved(-first) for r in found)
         entries.append((begin, end, Block(data[first:pos], inner)))
     lists.append(LocationList(start, entries))
     return pos

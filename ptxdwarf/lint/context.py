@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Any
 
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from ..ptx.reader import PtxFunction, PtxModule, SectionBlock
+from ..ptx.statements import loc_lines
 from ..ptx.symbols import SymbolTable, symbol_table
 from .finding import Finding
 from .rules import RULES
@@ -40,6 +42,7 @@ class LintContext:
         self._die_starts: list[int] = []
         self._dies: list[DIE] = []
         self._roots: dict[int, Unit] = {}
+        self._loc_lines: list[re.Match[str]] | None = None
 
     def set_info(self, info: DebugInfo | None) -> None:
         """The decoded debug sections (None when they cannot be decoded)."""
@@ -49,6 +52,13 @@ class LintContext:
             self._dies = dies
             self._die_starts = [d.offset for d in dies]
             self._roots = {id(u.die): u for u in info.units if u.die is not None}
+
+    @property
+    def loc_lines(self) -> list[re.Match[str]]:
+        """The ``.loc`` lines of the module's text (see :func:`~ptxdwarf.ptx.statements.loc_lines`)."""
+        if self._loc_lines is None:
+            self._loc_lines = list(loc_lines(self.module.text))
+        return self._loc_lines
 
     # --- reporting ----------------------------------------------------------
 

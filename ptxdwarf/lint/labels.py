@@ -3,6 +3,7 @@ where it is used, and code labels belong to the function their DIE describes."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -40,13 +41,12 @@ def check_relocations(ctx: LintContext) -> None:
         if not name.startswith(".debug_"):
             continue
         in_info = name == ".debug_info"
-        for reloc in image.relocs:
-            sym = reloc.symbol
+        for offset, _size, sym in image.relocs:
             found = lookup(sym.name)
             kind = found.kind
             if kind == CODE_LABEL and not sym.addend:
                 if sym.name not in code_labels:
-                    code_labels[sym.name] = (name, reloc.offset)
+                    code_labels[sym.name] = (name, offset)
                 continue  # the common case: nothing to say
             if kind == UNDEFINED and is_dotted_name(sym.name):
                 continue  # ptxas cannot parse it at all: a ptxas-syntax finding says so
@@ -59,13 +59,13 @@ def check_relocations(ctx: LintContext) -> None:
                     f"{what} {sym} used in {name} is not defined in this module; ptxas silently writes 0"
                     if kind != REGISTER
                     else f"{sym} used in {name} is a register, which ptxas cannot resolve: it silently writes 0",
-                    die=ctx.die_containing(reloc.offset) if in_info else None,
+                    die=ctx.die_containing(offset) if in_info else None,
                     section=name,
-                    offset=reloc.offset,
+                    offset=offset,
                 )
                 continue
             if not in_info:
-                _check_outside_info(ctx, name, reloc.offset, sym, kind, found.section)
+                _check_outside_info(ctx, name, offset, sym, kind, found.section)
             elif sym.addend and kind in (CODE_LABEL, DEPOT):
                 what = (
                     "ptxas writes label+N in place but relocates against the label alone"
@@ -75,20 +75,20 @@ def check_relocations(ctx: LintContext) -> None:
                 ctx.add(
                     "symbol-addend",
                     f"{sym} in .debug_info: {what}; use a label at the address itself",
-                    die=ctx.die_containing(reloc.offset) if in_info else None,
+                    die=ctx.die_containing(offset) if in_info else None,
                     section=name,
-                    offset=reloc.offset,
+                    offset=offset,
                 )
             if kind == CODE_LABEL and sym.name not in code_labels:
-                code_labels[sym.name] = (name, reloc.offset)
+                code_labels[sym.name] = (name, offset)
             if kind == DEVICE_PARAM and found.function is not None:
                 ctx.add(
                     "func-param-address",
                     f"{sym} is a parameter of .func {found.function.name}: ptxas writes 0 for it (only kernel "
                     "parameters have an address); describe the register or stack slot that holds it",
-                    die=ctx.die_containing(reloc.offset) if in_info else None,
+                    die=ctx.die_containing(offset) if in_info else None,
                     section=name,
-                    offset=reloc.offset,
+                    offset=offset,
                 )
             if in_info and kind == DATA_LABEL and found.section == ".debug_str":
                 if sym.name in strp_uses:
@@ -97,12 +97,12 @@ def check_relocations(ctx: LintContext) -> None:
                         f".debug_str label {sym.name} is referenced again (first at "
                         f"{image.source(strp_uses[sym.name])}); ptxas resolves the second reference to 0: "
                         "give every reference its own label or write .debug_str+N",
-                        die=ctx.die_containing(reloc.offset) if in_info else None,
+                        die=ctx.die_containing(offset) if in_info else None,
                         section=name,
-                        offset=reloc.offset,
+                        offset=offset,
                     )
                 else:
-                    strp_uses[sym.name] = reloc.offset
+                    strp_uses[sym.name] = offset
     check_label_placement(ctx, code_labels)
 
 
@@ -132,7 +132,8 @@ def _check_outside_info(
         )
 
 
-_LINE_ZERO_LOC = re.compile(r"^[ \t]*\.loc[ \t]+\d+[ \t]+0(?!\d)", re.MULTILINE)
+#: A ``.loc`` directive of line 0.
+_LINE_ZERO_LOC = re.compile(r"\.loc[ \t]+\d+[ \t]+0(?!\d)")
 
 
 def _before_any_loc(text: str, f: PtxFunction, labels: list[str]) -> bool:
@@ -151,13 +152,18 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
     by_function: dict[int, tuple[PtxFunction, list[str]]] = {}
     for label in used:
         f = code_labels[label]
-        by_function.setdefault(id(f), (f, []))[1].append(label)
+        entry = by_function.get(id(f))
+        if entry is None:
+            entry = by_function[id(f)] = (f, [])
+        entry[1].append(label)
     text = ctx.module.text
+    zero_locs = [m.start() for m in ctx.loc_lines if _LINE_ZERO_LOC.match(m.group())]
     for f, labels in by_function.values():
         if f.body_start < 0:
             continue
         dropped: dict[str, str] = {}
-        if _LINE_ZERO_LOC.search(text, f.body_start, f.body_end) or _before_any_loc(text, f, labels):
+        i = bisect.bisect_left(zero_locs, f.body_start)
+        if (i < len(zero_locs) and zero_locs[i] < f.body_end) or _before_any_loc(text, f, labels):
             dropped = labels_dropped(text, f)
         for label, cause in dropped.items():
             if label in used:
@@ -204,7 +210,7 @@ def check_label_in(
         return
     name = value.name
     symbols = ctx.symbols
-    other = symbols.functions.get(name) or symbols.code_labels.get(name)
+    other = symbols.code_owner(name)
     if other is None or other is f or name in symbols.data_labels:
         return
     what = (

@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 
 from ..ptx.reader import mask_comments
-from ..ptx.statements import INLINED_AT, LOC
+from ..ptx.statements import INLINED_AT, LOC, loc_lines
 from .context import LintContext
 
 __all__ = ["check_locs"]
 
-_LOC_LINE = re.compile(r"^[ \t]*(\.loc\b[^\n]*)", re.MULTILINE)
 _FUNCTION_NAME = re.compile(r"\bfunction_name\s+([^\s,]+)")
 
 
@@ -36,15 +35,16 @@ def check_locs(ctx: LintContext) -> None:
     declared = {f.index for f in module.files}
     # A .loc starts its line; only a /* */ comment could hide one, so only then is the text masked.
     masked = mask_comments(text, ctx.filename) if "/*" in text else text
+    found_lines = loc_lines(masked) if masked is not text else ctx.loc_lines
     str_labels = ctx.images[".debug_str"].labels if ".debug_str" in ctx.images else {}
     reported_files: set[int] = set()
     used: set[tuple[int, int, int]] = set()  # locations of the .loc directives so far, in text order
-    for found in _LOC_LINE.finditer(masked):
-        directive = found.group(1).split("//", 1)[0]
+    inlining = "inlined_at" in masked  # else no .loc has an inlined_at to check against those used
+    for found in found_lines:
+        directive = found.group().split("//", 1)[0]
         m = LOC.match(directive)
         if m is None:
             continue
-        line = _LineOf(text, found.start(1))
         file = int(m.group(1))
         if file not in declared and file not in reported_files:
             reported_files.add(file)
@@ -52,11 +52,13 @@ def check_locs(ctx: LintContext) -> None:
                 "loc-file-undeclared",
                 f".loc {file} ...: no .file {file} declares that file; ptxas takes it, and the line table's "
                 "rows then name a file its table lacks (a debugger shows no source)",
-                line=int(line),
+                line=int(_LineOf(text, found.start())),
             )
+        if not inlining:
+            continue
         inlined = INLINED_AT.search(directive)
         if inlined is not None:
-            _check_inlined(ctx, directive, inlined, used, str_labels, line)
+            _check_inlined(ctx, directive, inlined, used, str_labels, _LineOf(text, found.start()))
         used.add((file, int(m.group(2)), int(m.group(3) or 0)))
 
 

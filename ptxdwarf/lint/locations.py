@@ -36,6 +36,8 @@ __all__ = [
 
 _VARIABLE_TAGS = frozenset({TAG.variable, TAG.formal_parameter})
 _LIST_FORMS = frozenset({FORM.data4, FORM.data8, FORM.sec_offset})
+_REGISTER_OPS = frozenset({OP.regx, OP.bregx})
+_LOCATION = int(AT.location)  # looked up on every DIE: a plain int is quicker than an enum member
 
 
 class LocationChecks:
@@ -77,7 +79,7 @@ class LocationChecks:
             )
 
     def check_location(self, die: DIE, sp: DIE | None) -> None:
-        location = die.attr(AT.location)
+        location = die.attr(_LOCATION)
         if location is None:
             return
         inner = innermost(location)
@@ -171,11 +173,14 @@ class LocationChecks:
             return
         self.loc_refs.add(loc.offset)
         f = ctx.subprogram_function(sp) if sp is not None else None
+        code_owner = ctx.symbols.code_owner
+        prefix = f"location list .debug_loc+{loc.offset:#x} entry "
         for i, (begin, end, expr) in enumerate(loc.entries):
-            context = f"location list .debug_loc+{loc.offset:#x} entry {i}"
+            context = prefix + str(i)
             if f is not None:
                 for v in (begin, end):
-                    check_label_in(ctx, v, f, die, attr, context)
+                    if isinstance(v, Symbol) and code_owner(v.name) is not f:  # else nothing to say
+                        check_label_in(ctx, v, f, die, attr, context)
             if expr is None:
                 continue
             try:
@@ -191,7 +196,7 @@ class LocationChecks:
         ctx = self.ctx
         symbols = ctx.symbols
         for op in ops:
-            if op.code not in (OP.regx, OP.bregx) or not op.args or not isinstance(op.args[0], int):
+            if op.code not in _REGISTER_OPS or not op.args or not isinstance(op.args[0], int):
                 continue
             number = op.args[0]
             if number in self._names:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..dwarf.constants import AT, OP
-from ..dwarf.expr import decode_expression, register_name
+from ..dwarf.expr import Op, decode_expression, register_name
 from ..dwarf.model import DIE, Unit
 from ..errors import PtxDwarfError
 from .context import LintContext
@@ -15,31 +17,39 @@ __all__ = ["PREDICATE_LIMIT", "PredicateCount"]
 #: on (quirk ``predicate-count``).
 PREDICATE_LIMIT = 52
 
+# Codes looked up on every DIE, as plain ints (an enum member's look-up is slower).
+_LOCATION = int(AT.location)
+_REGX = int(OP.regx)
+
 
 class PredicateCount:
     """Counts, per subprogram, the ``.pred`` registers its location expressions name."""
 
-    def __init__(self, ctx: LintContext, unit: Unit) -> None:
+    def __init__(
+        self, ctx: LintContext, unit: Unit, decode: Callable[[bytes], list[Op]] | None = None
+    ) -> None:
         self.ctx = ctx
         self.unit = unit
+        self._decode = decode or (lambda block: decode_expression(block, unit.address_size))
+        """The operations of an expression of ``unit`` (the location checks' decoder shares its answers)."""
         self._named: dict[int, tuple[DIE, set[str]]] = {}
 
     def see(self, die: DIE, sp: DIE | None) -> None:
         """Note the register ``die``'s single-expression location names, if a predicate of ``sp``'s function."""
         if sp is None or die is sp:
             return
-        location = die.attr(AT.location)
+        location = die.attr(_LOCATION)
         if location is None:
             return
         inner = innermost(location)
         if inner.form not in BLOCK_FORMS or not isinstance(inner.value, bytes):
             return
         try:
-            ops = decode_expression(inner.value, self.unit.address_size)
+            ops = self._decode(inner.value)
         except PtxDwarfError:
             return  # reported by the location checks
         for op in ops:
-            if op.code != OP.regx or not op.args or not isinstance(op.args[0], int):
+            if op.code != _REGX or not op.args or not isinstance(op.args[0], int):
                 continue
             name = register_name(op.args[0])
             f = self.ctx.subprogram_function(sp) if name is not None else None

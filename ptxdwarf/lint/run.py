@@ -14,6 +14,12 @@ from .finding import Finding, sort_key
 
 __all__ = ["lint", "lint_module"]
 
+# The codes the walk of every DIE compares with, as plain ints (an enum member's look-up is slower).
+_SUBPROGRAM = int(TAG.subprogram)
+_MEMBER = int(TAG.member)
+_ADDRESS_CLASS = int(AT.address_class)
+_INDIRECT = int(FORM.indirect)
+
 
 def lint_module(module: PtxModule, *, ptxas_version: str | None = None) -> list[Finding]:
     """The findings for an already parsed module, sorted by line (``ptxas_version``: as
@@ -76,9 +82,10 @@ def _decode(ctx: LintContext) -> DebugInfo | None:
 def _check_dwarf(ctx: LintContext, info: DebugInfo) -> None:
     units.check_abbrevs(ctx, info)
     loc_refs: set[int] = set()
+    filled: set[tuple[int, int]] = set()
     for unit in info.units:
-        _check_unit(ctx, info, unit, loc_refs)
-    units.check_info_relocs(ctx, info)
+        _check_unit(ctx, info, unit, loc_refs, filled)
+    units.check_info_relocs(ctx, info, filled)
     locations.check_loc_lists(ctx, info, loc_refs)
     for name, sets in ((".debug_pubnames", info.pubnames), (".debug_pubtypes", info.pubtypes)):
         for ns in sets or ():
@@ -86,21 +93,22 @@ def _check_dwarf(ctx: LintContext, info: DebugInfo) -> None:
     units.check_aranges(ctx, info)
 
 
-def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int]) -> None:
+def _check_unit(
+    ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int], filled: set[tuple[int, int]]
+) -> None:
     """The checks of each DIE of ``unit``, in one walk."""
     units.check_unit_length(ctx, unit)
-    forms = units.FormChecks(ctx, info, unit)
+    forms = units.FormChecks(ctx, info, unit, filled)
     places = locations.LocationChecks(ctx, info, unit, loc_refs)
-    predicate_count = predicates.PredicateCount(ctx, unit)
+    predicate_count = predicates.PredicateCount(ctx, unit, places.decode)
     address_class = places.check_address_class
     check_attribute = forms.check_attribute
     innermost = units.innermost
-    indirect = FORM.indirect
     # The enclosing subprogram of each DIE, from its parent's (pre-order walk): linear in depth.
     enclosing: dict[int, DIE | None] = {}
     for die in unit.iter_dies():
         parent = die.parent
-        if die.tag == TAG.subprogram:
+        if die.tag == _SUBPROGRAM:
             sp: DIE | None = die
         elif parent is not None and id(parent) in enclosing:
             sp = enclosing[id(parent)]
@@ -108,15 +116,15 @@ def _check_unit(ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int
             sp = enclosing_subprogram(die)
         enclosing[id(die)] = sp
         for attr in die.attributes:
-            inner = attr if attr.form != indirect else innermost(attr)
+            inner = attr if attr.form != _INDIRECT else innermost(attr)
             check_attribute(die, attr, inner)
-            if attr.name == AT.address_class:
+            if attr.name == _ADDRESS_CLASS:
                 address_class(die, attr, inner)
         places.check_location(die, sp)
         predicate_count.see(die, sp)
         labels.check_die_labels(ctx, info, die, sp)
-        if die.tag == TAG.subprogram:
+        if die.tag == _SUBPROGRAM:
             locations.check_name_order(ctx, die)
-        elif die.tag == TAG.member:
+        elif die.tag == _MEMBER:
             locations.check_bitfield_member(ctx, die)
     predicate_count.finish()

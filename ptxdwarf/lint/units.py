@@ -31,6 +31,9 @@ BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM
 _DWARF2_FORMS_MAX = 0x16
 _REFERENCE_OR_ADDR = REFERENCE_FORMS | {FORM.ref_addr}
 _CHECKED_FORMS = _REFERENCE_OR_ADDR | {FORM.strp}
+# Codes every attribute is compared with, as plain ints (an enum member's look-up is slower).
+_INDIRECT = int(FORM.indirect)
+_REF_ADDR = int(FORM.ref_addr)
 
 
 def innermost(attr: Attribute) -> Attribute:
@@ -85,22 +88,27 @@ def check_unit_length(ctx: LintContext, unit: Unit) -> None:
 
 
 class FormChecks:
-    """dwarf4-form, ref-addr-size, bad-reference over the DIEs of one unit."""
+    """dwarf4-form, ref-addr-size, bad-reference over the DIEs of one unit; on the way, the
+    fields of relocatable forms go to ``filled`` (what :func:`check_info_relocs` needs)."""
 
-    def __init__(self, ctx: LintContext, info: DebugInfo, unit: Unit) -> None:
+    def __init__(
+        self, ctx: LintContext, info: DebugInfo, unit: Unit, filled: set[tuple[int, int]] | None = None
+    ) -> None:
         self.ctx = ctx
         self.info = info
         self.unit = unit
         self._reported: set[tuple[int, int]] = set()
+        self.filled: set[tuple[int, int]] = set() if filled is None else filled
+        """(offset, size) of each decoded fixed-size attribute of a relocatable form seen."""
+        self._relocatable_sizes = _relocatable_sizes(unit)
 
     def check_attribute(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
+        size = self._relocatable_sizes.get(attr.form)  # type: ignore[arg-type]
+        if size is not None and attr.offset >= 0:
+            self.filled.add((attr.offset, size))
         unit = self.unit
         form = inner.form or 0
-        if (
-            attr.form == FORM.indirect
-            and isinstance(attr.value, Attribute)
-            and attr.value.form == FORM.indirect
-        ):
+        if attr.form == _INDIRECT and isinstance(attr.value, Attribute) and attr.value.form == _INDIRECT:
             self.ctx.add_attr(
                 "dwarf4-form",
                 f"{at_name(attr.name)} is DW_FORM_indirect whose value is DW_FORM_indirect again: ptxas exits "
@@ -123,7 +131,7 @@ class FormChecks:
                 die,
                 attr,
             )
-        if form == FORM.ref_addr:
+        if form == _REF_ADDR:
             size = unit.address_size if unit.version == 2 else 4
             if size != 8:
                 self.ctx.add_attr(
@@ -142,7 +150,7 @@ class FormChecks:
             return
         info, unit = self.info, self.unit
         target = inner.target
-        if inner.form == FORM.ref_addr:
+        if inner.form == _REF_ADDR:
             ok = info.die_at(target) is not None
             scope = ".debug_info"
         else:
@@ -224,31 +232,22 @@ def _addr_operand_size(info: DebugInfo, die: DIE, attr: Attribute, start: int, o
     return None
 
 
-def _filled_fields(info: DebugInfo) -> set[tuple[int, int]]:
-    """(offset, size) of each decoded fixed-size attribute of a relocatable form."""
-    found: set[tuple[int, int]] = set()
-    for unit in info.units:
-        sizes = {
-            form: struct.calcsize("<" + fmt)
-            for form, fmt in fixed_formats(unit.version, unit.address_size).items()
-            if form in RELOCATABLE_FORMS
-        }
-        get = sizes.get
-        for die in unit.iter_dies():
-            for a in die.attributes:
-                size = get(a.form)  # type: ignore[arg-type]
-                if size is not None and a.offset >= 0:
-                    found.add((a.offset, size))
-    return found
+def _relocatable_sizes(unit: Unit) -> dict[int, int]:
+    """The size of each fixed-size relocatable form in ``unit``."""
+    return {
+        form: struct.calcsize("<" + fmt)
+        for form, fmt in fixed_formats(unit.version, unit.address_size).items()
+        if form in RELOCATABLE_FORMS
+    }
 
 
-def check_info_relocs(ctx: LintContext, info: DebugInfo) -> None:
-    """reloc-width: each symbolic value of .debug_info fills one relocatable field or DW_OP_addr operand."""
+def check_info_relocs(ctx: LintContext, info: DebugInfo, filled: set[tuple[int, int]]) -> None:
+    """reloc-width: each symbolic value of .debug_info fills one relocatable field or DW_OP_addr operand
+    (``filled``: the relocatable fields of every unit, as :class:`FormChecks` collects them)."""
     image = ctx.images.get(".debug_info")
     if image is None or not image.relocs:
         return
     fields = _Fields(info)
-    filled = _filled_fields(info)
     for reloc in image.relocs:
         if (reloc.offset, reloc.size) in filled:
             continue  # the common case: exactly one relocatable field

@@ -143,6 +143,7 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
     line: int | None = None
     first_line: dict[str, int | None] = {}
     pending: list[str] = []
+    plain: dict[int | None, _Token] = {}  # the token of an instruction that does not branch, by line
     for stmt in scan_body(body, 0, len(body), labels=True):
         if stmt.kind == "label":
             tokens.append(_Token(stmt.text))
@@ -152,8 +153,14 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
             if m is not None:
                 line = int(m.group(2))
         else:
-            m = _JUMP.match(stmt.text)
-            tokens.append(_Token(None, line, bool(m and m.group(1)), m.group(2) if m else None))
+            m = _JUMP.match(stmt.text) if "bra" in stmt.text else None
+            if m is not None:
+                tokens.append(_Token(None, line, bool(m.group(1)), m.group(2)))
+            else:
+                token = plain.get(line)
+                if token is None:
+                    token = plain[line] = _Token(None, line)
+                tokens.append(token)
             for name in pending:
                 first_line[name] = line
             pending = []

@@ -383,22 +383,40 @@ def mask_comments(text: str, filename: str = "<ptx>") -> str:
     """``text`` with every comment replaced by spaces (newlines kept), strings untouched."""
     if "/" not in text:
         return text
-
-    def blank(m: re.Match[str]) -> str:
-        s = m.group(0)
-        if s[0] == '"':
-            return s
-        if s.startswith("/*"):
-            return re.sub(r"[^\n]", " ", s)
-        return " " * len(s)
-
-    masked = _COMMENT_OR_STRING.sub(blank, text)
+    # The pattern is tried only where a '/' or '"' stands: a search for either character
+    # set visits every character, a literal find does not.
+    match = _COMMENT_OR_STRING.match
+    find = text.find
+    pieces: list[str] = []
+    done = 0
+    slash, quote = find("/"), find('"')
+    while slash >= 0:
+        start = slash if quote < 0 or slash < quote else quote
+        m = match(text, start)
+        pos = start + 1
+        if m is not None:
+            pos = m.end()
+            if text[start] == "/":
+                pieces.append(text[done:start])
+                pieces.append(_blank_comment(m.group()))
+                done = pos
+        if slash < pos:
+            slash = find("/", pos)
+        if 0 <= quote < pos:
+            quote = find('"', pos)
+    masked = "".join(pieces) + text[done:] if pieces else text
     pos = masked.find("/*")
     if pos >= 0:
         raise PtxSyntaxError(
             "unterminated /* comment", filename=filename, line=masked.count("\n", 0, pos) + 1
         )
     return masked
+
+
+def _blank_comment(comment: str) -> str:
+    if comment.startswith("/*"):
+        return re.sub(r"[^\n]", " ", comment)
+    return " " * len(comment)
 
 
 # --- numbers and symbols --------------------------------------------------
@@ -918,7 +936,7 @@ def _line_section(
         s = s.replace(line_start, separator)
     if "\n" in s or " " in s or "\t" in s or "\r" in s or "\x0b" in s or "\x0c" in s:
         return None
-    if _WIDE_LIST.search(s) is not None:
+    if "," in s and _WIDE_LIST.search(s) is not None:
         return None
     for pattern, separator in _SYMBOL_SEPARATORS:
         s = pattern.sub(separator, s)
@@ -1069,7 +1087,16 @@ def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list
     if not body.isascii() or "\x0b" in body or "\x0c" in body:
         return None
     stripped = body.strip()
-    if not stripped or _NOT_DIRECTIVE_LINE.search(stripped) is not None:
+    if not stripped:
+        return None
+    lead = body[: len(body) - len(body.lstrip())].count("\n")
+    start = first_line + lead
+    offsets = _plain_line_offsets(stripped)
+    if offsets is not None:
+        if offsets.pop() != len(data):
+            return None
+        return offsets, list(range(start, start + len(offsets)))
+    if _NOT_DIRECTIVE_LINE.search(stripped) is not None:
         return None
     tokens = stripped.split()
     directives = tokens[0::2]
@@ -1082,9 +1109,35 @@ def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list
     offsets = list(accumulate(sizes, initial=0))
     if offsets.pop() != len(data):
         return None
-    lead = body[: len(body) - len(body.lstrip())].count("\n")
-    start = first_line + lead
     return offsets, list(range(start, start + len(directives)))
+
+
+#: A line's directive (its separator, see ``_LINE_SEPARATORS``) -> its size; a comma of a
+#: ``.b8`` list -> 1 more byte.
+_ITEM_SIZE = bytes.maketrans(b"\x06\x03\x01\x02,", b"\x01\x02\x04\x08\x01")
+_LINE_START = bytes.maketrans(b"\x06\x03\x01\x02,", b"\x01\x01\x01\x01\x00")
+_NOT_ITEM = bytes(c for c in range(256) if c not in b",\x01\x02\x03\x06")
+_NO_VALUE = re.compile("[\x01\x02\x03\x06][\x01\x02\x03\x06]")
+
+
+def _plain_line_offsets(stripped: str) -> list[int] | None:
+    """The offset of each line of an ASCII section body (no blanks around it) and then its
+    size, when every line is a directive, one space and its values with no blank (as nvcc
+    writes; only ``.b8`` lists), read with a few whole-text operations; None for anything else."""
+    s = "\n" + stripped
+    for line_start, separator in _LINE_SEPARATORS:
+        s = s.replace(line_start, separator)
+    if "\n" in s or " " in s or "\t" in s or "\r" in s or _NO_VALUE.search(s) is not None:
+        return None
+    if "," in s and _WIDE_LIST.search(s) is not None:
+        return None
+    items = s.encode("ascii").translate(None, _NOT_ITEM)
+    sums = list(accumulate(items.translate(_ITEM_SIZE), initial=0))
+    if "," not in s:
+        return sums
+    offsets = list(compress(sums, items.translate(_LINE_START)))
+    offsets.append(sums[-1])
+    return offsets
 
 
 def _shorten(text: str, limit: int = 40) -> str:
@@ -1093,13 +1146,13 @@ def _shorten(text: str, limit: int = 40) -> str:
 
 # --- the module -----------------------------------------------------------
 
-#: Everything the module scan stops at but labels. No groups and no lookbehind,
-#: so that ``re`` skips ahead to the next ``.``, ``{``, ``}`` or ``"``.
+#: Everything the module scan stops at but labels: a directive word (``_TOKEN_WORD``),
+#: a brace or a string.
 _DECL_WORDS = ("reg", "local", "shared", "global", "const", "param", "tex", "texref", "samplerref", "surfref")
-_TOKEN = re.compile(
+_TOKEN_WORD = re.compile(
     r"\.(?:section|version|target|address_size|file|entry|func|" + "|".join(_DECL_WORDS) + r")\b"
-    r'|[{}]|"(?:[^"\\\n]|\\.)*"'
 )
+_TOKEN = re.compile(_TOKEN_WORD.pattern + r'|[{}]|"(?:[^"\\\n]|\\.)*"')
 _TOKEN_KIND = {
     ".section": "section",
     ".version": "version",
@@ -1233,6 +1286,42 @@ def _unquote(s: str) -> str:
     return re.sub(r"\\(.)", r"\1", s[1:-1])
 
 
+class _Tokens:
+    """The tokens of ``_TOKEN`` in comment-masked text, in order. The pattern is tried only
+    where a token may start (found with literal searches): a search for the whole pattern
+    tries it at every character."""
+
+    __slots__ = ("_i", "_match", "_starts", "_text")
+
+    def __init__(self, masked: str) -> None:
+        starts = [m.start() for m in _TOKEN_WORD.finditer(masked)]
+        find = masked.find
+        for c in '{}"':
+            pos = find(c)
+            while pos >= 0:
+                starts.append(pos)
+                pos = find(c, pos + 1)
+        starts.sort()
+        self._starts = starts
+        self._i = 0
+        self._text = masked
+        self._match = _TOKEN.match
+
+    def next(self, pos: int) -> re.Match[str] | None:
+        """The first token at or after ``pos`` (never before the last one returned)."""
+        starts, i, text, match = self._starts, self._i, self._text, self._match
+        while i < len(starts):
+            start = starts[i]
+            i += 1
+            if start >= pos:
+                m = match(text, start)
+                if m is not None:
+                    self._i = i
+                    return m
+        self._i = i
+        return None
+
+
 class _ModuleParser:
     def __init__(self, text: str, filename: str) -> None:
         self.text = text
@@ -1263,14 +1352,14 @@ class _ModuleParser:
         function: PtxFunction | None = None
         pending: PtxFunction | None = None
         pos = 0
-        search = _TOKEN.search
+        next_token = _Tokens(masked).next
         find = masked.find
         # Labels are found from their colons (a scan for every identifier of the
         # instructions is slow); each is handled, in text order, before the token
         # that follows it.
         colon = find(":")
         while True:
-            m = search(masked, pos)
+            m = next_token(pos)
             if m is None:
                 break
             start = m.start()

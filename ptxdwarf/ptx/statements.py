@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["INLINED_AT", "LABEL_AT", "LOC", "Stmt", "scan_body"]
+__all__ = ["INLINED_AT", "LABEL_AT", "LOC", "Stmt", "loc_lines", "scan_body"]
 
 LABEL_AT = re.compile(r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)\s*:(?!:)")
 #: A ``.loc`` directive's file, line and column (a statement's text, from its start).
 LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 #: The call site of an inlined ``.loc``: ``inlined_at FILE LINE [COLUMN]``.
 INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
-_SKIP = re.compile(r"[\s{};]*")
-_STATEMENT_STOP = re.compile(r'[;"]')
+#: One statement after the blanks, braces and ``;`` before it: a label definition, a
+#: directive that ends with its line (``.loc``, ``.file``, ``@@``), or a statement up to
+#: its ``;`` (strings skipped; up to the end when no ``;`` or closing quote follows).
+_LOC_TO_LINE_END = re.compile(r"\.loc\b[^\n]*")
+_STATEMENT = re.compile(
+    r"[\s{};]*((?P<label>" + LABEL_AT.pattern + r')|(?P<line>(?:\.loc|\.file|@@)[^\n]*)|(?:[^;"]+|"[^"]*")*)'
+)
 
 
-@dataclass
+@dataclass(slots=True)
 class Stmt:
     """A statement of a function body: ``kind`` "instr", "directive" or "label" (``text`` is
     then the label's name)."""
@@ -29,50 +35,44 @@ class Stmt:
 
 def scan_body(masked: str, start: int, end: int, *, labels: bool = False) -> list[Stmt]:
     """The statements of a function body (``masked``: the module's text with comments
-    blanked): instructions and directives, and with ``labels`` the label definitions; no
-    braces."""
+    blanked; ``end``: the body's closing brace, or the end of ``masked``): instructions and directives, and with ``labels``
+    the label definitions; no braces."""
     out: list[Stmt] = []
+    append = out.append
+    match = _STATEMENT.match
     pos = start
-    n = end
-    while pos < n:
-        skip = _SKIP.match(masked, pos, n)
-        assert skip is not None  # it matches the empty string
-        pos = skip.end()
-        if pos >= n:
+    while pos < end:
+        m = match(masked, pos, end)
+        assert m is not None  # it matches the empty string
+        first, stop = m.span(1)
+        if first >= end:
             break
-        c = masked[pos]
-        m = LABEL_AT.match(masked, pos)
-        if m is not None and m.end() <= n:
+        if m.group("label") is not None:
             if labels:
-                out.append(Stmt(pos, m.end(), masked[pos : m.end() - 1].rstrip(), "label"))
-            pos = m.end()
-            continue
-        if masked.startswith((".loc", ".file", "@@"), pos):
-            stop = masked.find("\n", pos, n)
-            stop = n if stop < 0 else stop
-            out.append(Stmt(pos, stop, masked[pos:stop], "directive"))
+                append(Stmt(first, stop, masked[first : stop - 1].rstrip(), "label"))
             pos = stop
-            continue
-        stop = _statement_end(masked, pos, n)
-        text = masked[pos:stop]
-        out.append(Stmt(pos, stop + 1, text, "directive" if c == "." else "instr"))
-        pos = stop + 1
+        elif m.group("line") is not None:
+            append(Stmt(first, stop, masked[first:stop], "directive"))
+            pos = stop
+        else:
+            if stop < end and masked[stop] != ";":
+                stop = end  # a quote that no other closes
+            append(
+                Stmt(first, stop + 1, masked[first:stop], "directive" if masked[first] == "." else "instr")
+            )
+            pos = stop + 1
     return out
 
 
-def _statement_end(masked: str, pos: int, end: int) -> int:
-    """Offset of the ``;`` ending the statement at ``pos`` (strings skipped)."""
-    i = pos
-    while True:
-        m = _STATEMENT_STOP.search(masked, i, end)
-        if m is None:
-            return end
-        if m.group() == ";":
-            return m.start()
-        close = masked.find('"', m.start() + 1, end)
-        if close < 0:
-            return end
-        i = close + 1
+def loc_lines(text: str) -> Iterator[re.Match[str]]:
+    """The ``.loc`` directives that begin a line of ``text`` (after blanks), each to the end of its line."""
+    # A search for ".loc" skips ahead quickly; one anchored at line starts tries every character.
+    rfind = text.rfind
+    for m in _LOC_TO_LINE_END.finditer(text):
+        start = m.start()
+        line_start = rfind("\n", 0, start) + 1
+        if line_start == start or not text[line_start:start].strip(" \t"):
+            yield m
 
 
 _REG_DECLARATION = re.compile(r"\.reg\b[^;]*;")

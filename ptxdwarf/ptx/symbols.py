@@ -229,11 +229,13 @@ class SymbolTable:
 class _Registers:
     """One function's ``.reg`` declarations, by name and by range prefix."""
 
-    __slots__ = ("ranges", "scalars")
+    __slots__ = ("found", "ranges", "scalars")
 
     def __init__(self) -> None:
         self.scalars: dict[str, tuple[int, PtxVariable]] = {}
         self.ranges: dict[str, list[tuple[int, PtxVariable]]] = {}
+        self.found: dict[str, PtxVariable | None] = {}
+        """The answers of :meth:`find` so far (the declarations are all added first)."""
 
     def add(self, index: int, v: PtxVariable) -> None:
         if v.count is None:
@@ -244,6 +246,8 @@ class _Registers:
     def find(self, name: str) -> PtxVariable | None:
         """The first declaration that declares ``name``: ranges are looked up by each
         prefix of ``name`` that leaves only digits."""
+        if name in self.found:
+            return self.found[name]
         best = self.scalars.get(name)
         if self.ranges:
             digits = len(name) - len(name.rstrip("0123456789"))
@@ -252,7 +256,8 @@ class _Registers:
                     if v.declares(name) and (best is None or index < best[0]):
                         best = (index, v)
                         break
-        return best[1] if best is not None else None
+        found = self.found[name] = best[1] if best is not None else None
+        return found
 
 
 def symbol_table(module: PtxModule) -> SymbolTable:
