@@ -667,101 +667,127 @@ class _Comparer:
             if x.value != y.value:
                 self.differ(path, outer, _show(x.value), _show(y.value))
 
-    # --- other sections ----------------------------------------------------
 
-    def compare_sections(self) -> None:
-        mine = self.ptx.sections or {}
-        theirs = self.cubin.sections or {}
-        for name in (".debug_abbrev", ".debug_str"):
-            a, b = mine.get(name), theirs.get(name)
-            if a is None or not a.data:
-                continue
-            if b is None:
-                self.differ(name, "section", f"{len(a.data)} bytes", "missing")
-            elif a.data != b.data:
-                at = next(
-                    (i for i, (p, q) in enumerate(zip(a.data, b.data, strict=False)) if p != q),
-                    min(len(a.data), len(b.data)),
+# --- the sections besides .debug_info ----------------------------------------
+
+
+def compare_sections(c: _Comparer) -> None:
+    """The sections besides ``.debug_info``: each as ptxas should have written it."""
+    _compare_bytes(c)
+    _compare_name_sets(c)
+    _compare_aranges(c)
+    _compare_location_lists(c)
+    _compare_range_lists(c)
+
+
+def _compare_bytes(c: _Comparer) -> None:
+    """``.debug_abbrev`` and ``.debug_str``: byte for byte."""
+    mine = c.ptx.sections or {}
+    theirs = c.cubin.sections or {}
+    for name in (".debug_abbrev", ".debug_str"):
+        a, b = mine.get(name), theirs.get(name)
+        if a is None or not a.data:
+            continue
+        if b is None:
+            c.differ(name, "section", f"{len(a.data)} bytes", "missing")
+        elif a.data != b.data:
+            at = next(
+                (i for i, (p, q) in enumerate(zip(a.data, b.data, strict=False)) if p != q),
+                min(len(a.data), len(b.data)),
+            )
+            c.differ(
+                f"{name}+0x{at:x}",
+                "bytes",
+                f"{len(a.data)} bytes",
+                f"{len(b.data)} bytes",
+                "the section changed",
+            )
+
+
+def _compare_name_sets(c: _Comparer) -> None:
+    """``.debug_pubnames`` and ``.debug_pubtypes``: unit offsets and entries."""
+    for key in ("pubnames", "pubtypes"):
+        sets_a = getattr(c.ptx, key) or []
+        sets_b = getattr(c.cubin, key) or []
+        if len(sets_a) != len(sets_b):
+            c.differ(f".debug_{key}", "sets", len(sets_a), len(sets_b))
+            continue
+        for i, (x, y) in enumerate(zip(sets_a, sets_b, strict=False)):
+            where = f".debug_{key}[{i}]"
+            if isinstance(x.unit_offset, Symbol):
+                c.expect_symbol(
+                    where,
+                    "unit offset",
+                    x.unit_offset,
+                    y.unit_offset if isinstance(y.unit_offset, Symbol) else None,
+                    _num(c.cubin, y.unit_offset),
                 )
-                self.differ(
-                    f"{name}+0x{at:x}",
-                    "bytes",
-                    f"{len(a.data)} bytes",
-                    f"{len(b.data)} bytes",
-                    "the section changed",
-                )
-        for key in ("pubnames", "pubtypes"):
-            sets_a = getattr(self.ptx, key) or []
-            sets_b = getattr(self.cubin, key) or []
-            if len(sets_a) != len(sets_b):
-                self.differ(f".debug_{key}", "sets", len(sets_a), len(sets_b))
+            elif x.unit_offset != _num(c.cubin, y.unit_offset):
+                c.differ(where, "unit offset", x.unit_offset, y.unit_offset)
+            if x.entries != y.entries or x.unit_length != y.unit_length:
+                c.differ(where, "entries", x.entries[:4], y.entries[:4])
+
+
+def _compare_aranges(c: _Comparer) -> None:
+    """``.debug_aranges``: each tuple's begin and length."""
+    if c.ptx.aranges:
+        b_sets = c.cubin.aranges or []
+        for i, x in enumerate(c.ptx.aranges):
+            where = f".debug_aranges[{i}]"
+            if i >= len(b_sets):
+                c.differ(where, "set", "present", "missing")
                 continue
-            for i, (x, y) in enumerate(zip(sets_a, sets_b, strict=False)):
-                where = f".debug_{key}[{i}]"
-                if isinstance(x.unit_offset, Symbol):
-                    self.expect_symbol(
-                        where,
-                        "unit offset",
-                        x.unit_offset,
-                        y.unit_offset if isinstance(y.unit_offset, Symbol) else None,
-                        _num(self.cubin, y.unit_offset),
-                    )
-                elif x.unit_offset != _num(self.cubin, y.unit_offset):
-                    self.differ(where, "unit offset", x.unit_offset, y.unit_offset)
-                if x.entries != y.entries or x.unit_length != y.unit_length:
-                    self.differ(where, "entries", x.entries[:4], y.entries[:4])
-        if self.ptx.aranges:
-            b_sets = self.cubin.aranges or []
-            for i, x in enumerate(self.ptx.aranges):
-                where = f".debug_aranges[{i}]"
-                if i >= len(b_sets):
-                    self.differ(where, "set", "present", "missing")
-                    continue
-                y = b_sets[i]
-                for j, ((b0, l0), (b1, l1)) in enumerate(zip(x.tuples, y.tuples, strict=False)):
-                    for label, p, q in (("begin", b0, b1), ("length", l0, l1)):
-                        self.expect_value(f"{where}[{j}]", label, p, q)
-        if self.ptx.locations:
-            lists_b = {lst.offset: lst for lst in self.cubin.locations or []}
-            asize = self.ptx.units[0].address_size if self.ptx.units else 8
-            for loc in self.ptx.locations:
-                where = f".debug_loc+0x{loc.offset:x}"
-                other = lists_b.get(loc.offset)
-                if other is None or len(other.entries) > len(loc.entries):
-                    self.differ(
-                        where,
-                        "list",
-                        f"{len(loc.entries)} entries",
-                        "missing" if other is None else f"{len(other.entries)} entries",
-                    )
-                    continue
-                for k, ((b0, e0, x0), (b1, e1, x1)) in enumerate(
-                    zip(loc.entries, other.entries, strict=False)
-                ):
-                    for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
-                        self.expect_value(f"{where}[{k}]", label, p, q)
-                    self.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
-                    if x0 is not None and x1 is not None:
-                        self.expect_expression(f"{where}[{k}]", "expression", x0, x1, asize)
-                if len(other.entries) < len(loc.entries):
-                    self.list_ends_early(where, loc, len(other.entries))
-        if self.ptx.ranges:
-            ranges_b = {lst.offset: lst for lst in self.cubin.ranges or []}
-            for rng in self.ptx.ranges:
-                where = f".debug_ranges+0x{rng.offset:x}"
-                got = ranges_b.get(rng.offset)
-                if got is None or len(got.entries) != len(rng.entries):
-                    self.differ(
-                        where,
-                        "list",
-                        f"{len(rng.entries)} entries",
-                        "missing" if got is None else f"{len(got.entries)} entries",
-                    )
-                    continue
-                for k, ((b0, e0), (b1, e1)) in enumerate(zip(rng.entries, got.entries, strict=False)):
-                    for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
-                        self.expect_value(f"{where}[{k}]", label, p, q)
-                    self.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
+            y = b_sets[i]
+            for j, ((b0, l0), (b1, l1)) in enumerate(zip(x.tuples, y.tuples, strict=False)):
+                for label, p, q in (("begin", b0, b1), ("length", l0, l1)):
+                    c.expect_value(f"{where}[{j}]", label, p, q)
+
+
+def _compare_location_lists(c: _Comparer) -> None:
+    """``.debug_loc``: each list's ranges and expressions."""
+    if c.ptx.locations:
+        lists_b = {lst.offset: lst for lst in c.cubin.locations or []}
+        asize = c.ptx.units[0].address_size if c.ptx.units else 8
+        for loc in c.ptx.locations:
+            where = f".debug_loc+0x{loc.offset:x}"
+            other = lists_b.get(loc.offset)
+            if other is None or len(other.entries) > len(loc.entries):
+                c.differ(
+                    where,
+                    "list",
+                    f"{len(loc.entries)} entries",
+                    "missing" if other is None else f"{len(other.entries)} entries",
+                )
+                continue
+            for k, ((b0, e0, x0), (b1, e1, x1)) in enumerate(zip(loc.entries, other.entries, strict=False)):
+                for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
+                    c.expect_value(f"{where}[{k}]", label, p, q)
+                c.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
+                if x0 is not None and x1 is not None:
+                    c.expect_expression(f"{where}[{k}]", "expression", x0, x1, asize)
+            if len(other.entries) < len(loc.entries):
+                c.list_ends_early(where, loc, len(other.entries))
+
+
+def _compare_range_lists(c: _Comparer) -> None:
+    """``.debug_ranges``: each list's ranges."""
+    if c.ptx.ranges:
+        ranges_b = {lst.offset: lst for lst in c.cubin.ranges or []}
+        for rng in c.ptx.ranges:
+            where = f".debug_ranges+0x{rng.offset:x}"
+            got = ranges_b.get(rng.offset)
+            if got is None or len(got.entries) != len(rng.entries):
+                c.differ(
+                    where,
+                    "list",
+                    f"{len(rng.entries)} entries",
+                    "missing" if got is None else f"{len(got.entries)} entries",
+                )
+                continue
+            for k, ((b0, e0), (b1, e1)) in enumerate(zip(rng.entries, got.entries, strict=False)):
+                for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
+                    c.expect_value(f"{where}[{k}]", label, p, q)
+                c.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
 
 
 def _dropped(label: str, function: str, how: str) -> str:
@@ -834,7 +860,7 @@ def compare(
             )
         comparer = _Comparer(module, ptx, cubin, found, report, symbols)
         comparer.compare_units()
-        comparer.compare_sections()
+        compare_sections(comparer)
         line_image = found.images.get(".debug_line")
         if module.files and line_image is not None and line_image.data:
             try:

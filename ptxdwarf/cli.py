@@ -435,7 +435,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ptxdwarf {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    _reading_commands(sub)
+    _writing_commands(sub)
+    return parser
 
+
+def _reading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The commands that read and check: dump, check, lint."""
     p = sub.add_parser(
         "dump",
         help="show the debug info of PTX text, a cubin, a fatbin or a host object",
@@ -452,6 +458,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_dump)
 
+    p = sub.add_parser(
+        "check",
+        help="compile with ptxas -g and compare the cubin's debug info with the PTX's",
+        epilog=_EXIT_CODES,
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
+    p.add_argument("--arch", help="GPU architecture for ptxas, such as sm_75 (default: from .target)")
+    p.add_argument(
+        "--ptxas", help="the ptxas to run (default: $PTXAS, PATH, $CUDA_HOME, the nvidia-cuda-nvcc wheel)"
+    )
+    p.add_argument("--json", action="store_true", help="JSON report (format ptxdwarf-check/1)")
+    p.set_defaults(func=_cmd_check)
+
+    p = sub.add_parser(
+        "lint", help="static checks of the debug sections against the PTX around them", epilog=_EXIT_CODES
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
+    p.add_argument("--json", action="store_true", help="findings as JSON (one array for all files)")
+    _ptxas_options(p, "report the traps of")
+    p.set_defaults(func=_cmd_lint)
+
+
+def _writing_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The commands that write PTX: rewrite, fix, strip, attach."""
     p = sub.add_parser(
         "rewrite", help="decode and re-encode every debug section of a PTX file", epilog=_EXIT_CODES
     )
@@ -493,27 +523,6 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_strip)
 
     p = sub.add_parser(
-        "check",
-        help="compile with ptxas -g and compare the cubin's debug info with the PTX's",
-        epilog=_EXIT_CODES,
-    )
-    p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
-    p.add_argument("--arch", help="GPU architecture for ptxas, such as sm_75 (default: from .target)")
-    p.add_argument(
-        "--ptxas", help="the ptxas to run (default: $PTXAS, PATH, $CUDA_HOME, the nvidia-cuda-nvcc wheel)"
-    )
-    p.add_argument("--json", action="store_true", help="JSON report (format ptxdwarf-check/1)")
-    p.set_defaults(func=_cmd_check)
-
-    p = sub.add_parser(
-        "lint", help="static checks of the debug sections against the PTX around them", epilog=_EXIT_CODES
-    )
-    p.add_argument("files", nargs="+", metavar="FILE", help="PTX text")
-    p.add_argument("--json", action="store_true", help="findings as JSON (one array for all files)")
-    _ptxas_options(p, "report the traps of")
-    p.set_defaults(func=_cmd_lint)
-
-    p = sub.add_parser(
         "attach",
         help="give PTX without debug info a line table and DWARF that point at the PTX itself",
         epilog=_EXIT_CODES,
@@ -546,8 +555,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ptxas", metavar="PATH", help="ptxas for --only-mapped (default: found by release)")
     _style_option(p, "layout of the sections (default: readable)")
     p.set_defaults(func=_cmd_attach)
-
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
