@@ -13,8 +13,8 @@ debug info (hand-written, or from a generator that writes no DWARF) and writes:
 - a compile unit named after the output file, producer ``ptxdwarf attach``, with a
   subprogram per ``.entry``/``.func`` (linkage name = the PTX symbol, name = the
   demangled C++ name when the symbol is Itanium-mangled, type = the return
-  parameter's type), formal parameters, a variable per declared register
-  (address class 2), ``.local`` (6) and ``.shared`` (8) object of each function,
+  parameter's type), formal parameters, a variable per register the code uses
+  (address class 2; ptxas -g maps no other register), ``.local`` (6) and ``.shared`` (8) object of each function,
   and per module ``.global`` (5), ``.const`` (4), ``.shared`` (8), ``.texref``
   (10), ``.samplerref`` (11) and ``.surfref`` (9) variable; base types named after
   the PTX types (``.u32``: 4 bytes unsigned, ``.f32`` float, ``.pred`` boolean),

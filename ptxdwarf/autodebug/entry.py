@@ -67,7 +67,8 @@ def attach_ptx(
     ptxas: Ptxas | str | None = None,
 ) -> AttachResult:
     """Give PTX ``text`` without debug info a line table pointing at itself and DWARF for
-    every function, parameter, register and module variable (see the module docstring).
+    every function, parameter, register the code uses and module variable (see the module
+    docstring).
 
     ``output_name`` is the file the result will be written to: ``.file 1`` and the
     compile unit name it, so the ``.loc`` line numbers refer to that file. Raises
