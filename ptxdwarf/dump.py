@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from .cuda.cubin import CubinImages
-from .cuda.regmap import SASS_SECTION, FunctionRegisters
+from .cuda.cubin import register_map
+from .cuda.regmap import SASS_SECTION
 from .dwarf.constants import (
     AT,
     FORM,
@@ -276,14 +276,6 @@ def _sets_json(info: DebugInfo) -> dict[str, Any]:
     if functions is not None:
         out["register_map"] = [f.to_json() for f in functions]
     return out
-
-
-def register_map(info: DebugInfo) -> list[FunctionRegisters] | None:
-    """ptxas's register map of a cubin's ``info`` (None: not a cubin, or a cubin without one)."""
-    module = info.module
-    if not isinstance(module, CubinImages) or module.reg_sass is None:
-        return None
-    return module.register_map()
 
 
 def _line_program_json(info: DebugInfo, p: LineProgram) -> dict[str, Any]:

@@ -33,15 +33,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .api import read_ptx
-from .cuda.cubin import cubin_images, read_cubin
-from .cuda.ptxas import Ptxas, find_ptxas
+from .cuda.cubin import read_cubin, register_map
+from .cuda.ptxas import Ptxas, compile_text
 from .dwarf.constants import AT, TAG, AddressClass, at_name, form_name, tag_name
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.lines import LineTable
 from .dwarf.model import DIE, Attribute, DebugInfo
 from .dwarf.schemas import Block
-from .ptx.reader import parse_ptx
-from .ptx.symbols import needs_compile_only
 from .visibility import RegisterLocation, register_locations
 
 __all__ = [
@@ -83,7 +81,7 @@ class CompiledCubin:
         """Each register location of the cubin's DWARF and where a debugger reads it
         (:func:`~ptxdwarf.visibility.register_locations`)."""
         info = read_cubin(self.data)
-        return register_locations(info, cubin_images(self.data).register_map())
+        return register_locations(info, register_map(info) or [])
 
 
 def readable_variables(
@@ -141,15 +139,8 @@ def compile_ptx(
 ) -> CompiledCubin:
     """Compile PTX text with ptxas (``-g`` unless ``debug=False``; ``-lineinfo`` with
     ``line_info``); temporary files are removed."""
-    module = parse_ptx(ptx)
-    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
-    chosen, _note = tool.choose_arch(module.target, arch)
-    result = tool.compile(
-        ptx,
-        arch=chosen,
-        debug=debug,
-        relocatable=needs_compile_only(module),
-        extra=["-lineinfo"] if line_info else [],
+    result, chosen = compile_text(
+        ptx, ptxas=ptxas, arch=arch, debug=debug, extra=["-lineinfo"] if line_info else []
     )
     return CompiledCubin(result.cubin, chosen, ptx)
 

@@ -8,14 +8,13 @@ from dataclasses import dataclass
 from ..api import decode_module, edit_debug_sections
 from ..attach import check_debuggable, check_symbols
 from ..cuda.cubin import cubin_images
-from ..cuda.ptxas import Ptxas, find_ptxas
+from ..cuda.ptxas import Ptxas, compile_text
 from ..dwarf.constants import TAG
 from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
 from ..errors import AttachError, PtxDwarfError
 from ..ptx.reader import PtxModule, mask_comments, parse_ptx
 from ..ptx.statements import scan_body
-from ..ptx.symbols import needs_compile_only
 from ..ptx.writer import Style
 from . import registers
 from .describe import describe
@@ -99,10 +98,7 @@ def mapped_registers(
 ) -> dict[str, set[str]]:
     """By function, the PTX registers ptxas's register map places in SASS when it compiles
     ``text`` with ``-g``."""
-    module = parse_ptx(text, filename)
-    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
-    arch, _note = tool.choose_arch(module.target, None)
-    compiled = tool.compile(text, arch=arch, relocatable=needs_compile_only(module), filename=filename)
+    compiled, _arch = compile_text(text, ptxas=ptxas, filename=filename)
     return {f.function: f.registers() for f in cubin_images(compiled.cubin, name=filename).register_map()}
 
 

@@ -27,7 +27,7 @@ from ..dwarf.model import DebugInfo
 from ..errors import CubinError
 from .regmap import SASS_SECTION, TYPE_SECTION, FunctionRegisters, read_register_map
 
-__all__ = ["CUDA_RELOCATIONS", "CubinSymbol", "CubinImages", "read_cubin", "cubin_images"]
+__all__ = ["CUDA_RELOCATIONS", "CubinSymbol", "CubinImages", "cubin_images", "read_cubin", "register_map"]
 
 #: CUDA relocation types that may appear in debug sections: code -> (name, size in bytes).
 CUDA_RELOCATIONS: dict[int, tuple[str, int]] = {
@@ -406,6 +406,15 @@ def _apply(
 
 
 _offset_of = operator.itemgetter(0)
+
+
+def register_map(info: DebugInfo) -> list[FunctionRegisters] | None:
+    """ptxas's register map of the cubin :func:`read_cubin` read into ``info`` (None: not a
+    cubin, or a cubin without one)."""
+    module = info.module
+    if not isinstance(module, CubinImages) or module.reg_sass is None:
+        return None
+    return module.register_map()
 
 
 def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None) -> DebugInfo:

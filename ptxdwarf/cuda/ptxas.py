@@ -346,3 +346,32 @@ def _signal_name(number: int) -> str:
 def _arch_key(name: str) -> tuple[int, str]:
     m = _SM.match(name)
     return (int(m.group(1)), m.group(2)) if m else (0, name)
+
+
+def compile_text(
+    text: str,
+    *,
+    ptxas: Ptxas | str | None = None,
+    arch: str | None = None,
+    debug: bool = True,
+    extra: Sequence[str] = (),
+    filename: str | None = None,
+) -> tuple[PtxasResult, str]:
+    """Compile PTX ``text`` with the ptxas that takes its ``.version`` (unless ``ptxas``
+    names one), for its ``.target`` (unless ``arch``), with ``-c`` when the module needs it;
+    the result and the architecture compiled for. ``filename`` names the text in errors."""
+    from ..ptx.reader import parse_ptx
+    from ..ptx.symbols import needs_compile_only
+
+    module = parse_ptx(text, filename or "<ptx>")
+    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
+    chosen, _note = tool.choose_arch(module.target, arch)
+    result = tool.compile(
+        text,
+        arch=chosen,
+        debug=debug,
+        relocatable=needs_compile_only(module),
+        extra=extra,
+        filename=filename or "input.ptx",
+    )
+    return result, chosen

@@ -145,32 +145,11 @@ class FunctionRegisters:
     def __repr__(self) -> str:
         return f"<FunctionRegisters {self.function} ({len(self)} entries)>"
 
-    def _entry(self, i: int, name: str) -> RegisterMapEntry:
-        start, end = self._spans[i]
-        reg, low, high = _REG_RANGE.unpack_from(self._data, end + 1)
-        (piece,) = _U32.unpack_from(self._data, start - 4)
-        code = None if self._types is None else self._types[i]
-        return _new_entry(RegisterMapEntry, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code))
-
-    def _name(self, raw: bytes, start: int) -> str:
-        if not raw.isascii():
-            raise CubinError(f"{SASS_SECTION}+0x{start:x}: register name is not ASCII", where=self._where)
-        return raw.decode("ascii")
-
     @property
     def entries(self) -> tuple[RegisterMapEntry, ...]:
         """Every entry, in the order ptxas wrote them."""
         if self._entries is None:
-            data = self._data
-            names: dict[bytes, str] = {}
-            entries = []
-            for i, (start, end) in enumerate(self._spans):
-                raw = data[start:end]
-                name = names.get(raw)
-                if name is None:
-                    name = names[raw] = self._name(raw, start)
-                entries.append(self._entry(i, name))
-            self._entries = tuple(entries)
+            self._entries = tuple(self.entry(i) for i in range(len(self._spans)))
         return self._entries
 
     def _indices(self, ptx: str) -> list[int]:
@@ -204,12 +183,18 @@ class FunctionRegisters:
 
     def entry(self, index: int) -> RegisterMapEntry:
         """Entry ``index`` (0-based, in the order ptxas wrote them)."""
+        data = self._data
         start, end = self._spans[index]
-        raw = self._data[start:end]
+        raw = data[start:end]
         name = self._names.get(raw)
         if name is None:
-            name = self._names[raw] = self._name(raw, start)
-        return self._entry(index, name)
+            if not raw.isascii():
+                raise CubinError(f"{SASS_SECTION}+0x{start:x}: register name is not ASCII", where=self._where)
+            name = self._names[raw] = raw.decode("ascii")
+        reg, low, high = _REG_RANGE.unpack_from(data, end + 1)
+        (piece,) = _U32.unpack_from(data, start - 4)
+        code = None if self._types is None else self._types[index]
+        return _new_entry(RegisterMapEntry, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code))
 
     def registers(self) -> set[str]:
         """The PTX registers that have an entry with a nonempty range."""

@@ -15,31 +15,27 @@ from ._base import case
 __all__: list[str] = []
 
 
-def _branching_kernel(predicates: int) -> str:
-    """A kernel ``_Z4testPi`` setting ``predicates`` predicates, each guarding a branch."""
-    body = []
-    for i in range(predicates):
-        body += [
-            f"\tsetp.gt.u32 %p{i}, %r1, {i};",
-            f"\t@%p{i} bra $L__BB{i};",
-            f"\tadd.u32 %r2, %r2, {i + 1};",
-            f"$L__BB{i}:",
-        ]
+def _regx(name: str) -> h.Die:
+    """A variable at ``DW_OP_regx name``."""
+    expr = [0x90, *uleb_bytes(register_number(name))]
+    return die(h.VAR_BLOCK, b8(len(expr), *expr))
+
+
+def _test_kernel(registers: str, body: list[str], more: tuple[str, ...] = ()) -> str:
+    """The kernel ``_Z4testPi`` declaring ``.b32`` ``registers``, ``%rd<3>`` and the
+    declarations ``more``, loading its pointer parameter into %rd2 and running ``body``."""
     return "\n".join(
         [
             ".visible .entry _Z4testPi(.param .u64 _Z4testPi_param_0)",
             "{",
-            "\t.reg .b32 %r<4>;",
+            f"\t.reg .b32 {registers};",
             "\t.reg .b64 %rd<3>;",
-            f"\t.reg .pred %p<{predicates}>;",
+            *more,
             "$L__func_begin1:",
             "\t.loc 1 5 0",
             "\tld.param.u64 %rd1, [_Z4testPi_param_0];",
             "\tcvta.to.global.u64 %rd2, %rd1;",
-            "\tld.global.u32 %r1, [%rd2];",
-            "\tmov.u32 %r2, 0;",
             *body,
-            "\tst.global.u32 [%rd2], %r2;",
             "\tret;",
             "$L__func_end1:",
             "}",
@@ -48,15 +44,9 @@ def _branching_kernel(predicates: int) -> str:
     )
 
 
-def _regx(name: str) -> h.Die:
-    """A variable at ``DW_OP_regx name``."""
-    expr = [0x90, *uleb_bytes(register_number(name))]
-    return die(h.VAR_BLOCK, b8(len(expr), *expr))
-
-
-def predicates(count: int, described: int) -> Callable[[], str]:
-    """The branching kernel with ``count`` predicates, the first ``described`` of them
-    described by variables of its subprogram."""
+def _describing(registers: list[str], code: str) -> Callable[[], str]:
+    """The module of ``code`` whose subprogram ``_Z4testPi`` describes ``registers`` by
+    DW_OP_regx."""
     # The subprogram is named after the kernel: ptxas ties a subprogram's registers to the
     # function of that name (under another name the kernel compiles at any count).
     sub = die(
@@ -65,9 +55,25 @@ def predicates(count: int, described: int) -> Callable[[], str]:
         ".b64 $L__func_end1",
         b8(1, 0x9C),
         cstring("_Z4testPi"),
-        children=[_regx(f"%p{i}") for i in range(described)] or [[]],
+        children=[_regx(name) for name in registers] or [[]],
     )
-    return lambda: module(ABBREV, info(sub)[0], code=_branching_kernel(count))
+    return lambda: module(ABBREV, info(sub)[0], code=code)
+
+
+def predicates(count: int, described: int) -> Callable[[], str]:
+    """The kernel setting ``count`` predicates, each guarding a branch, the first ``described``
+    of them described by variables of its subprogram."""
+    body = ["\tld.global.u32 %r1, [%rd2];", "\tmov.u32 %r2, 0;"]
+    for i in range(count):
+        body += [
+            f"\tsetp.gt.u32 %p{i}, %r1, {i};",
+            f"\t@%p{i} bra $L__BB{i};",
+            f"\tadd.u32 %r2, %r2, {i + 1};",
+            f"$L__BB{i}:",
+        ]
+    body.append("\tst.global.u32 [%rd2], %r2;")
+    code = _test_kernel("%r<4>", body, (f"\t.reg .pred %p<{count}>;",))
+    return _describing([f"%p{i}" for i in range(described)], code)
 
 
 F = "predicate-count"
@@ -94,39 +100,14 @@ case(
 )
 
 
-def _named_register_kernel(name: str) -> str:
-    """The kernel ``_Z4testPi`` keeping a sum in a register called ``name``."""
-    return "\n".join(
-        [
-            ".visible .entry _Z4testPi(.param .u64 _Z4testPi_param_0)",
-            "{",
-            f"\t.reg .b32 {name};",
-            "\t.reg .b64 %rd<3>;",
-            "$L__func_begin1:",
-            "\t.loc 1 5 0",
-            "\tld.param.u64 %rd1, [_Z4testPi_param_0];",
-            "\tcvta.to.global.u64 %rd2, %rd1;",
-            f"\tld.global.u32 {name}, [%rd2];",
-            f"\tadd.u32 {name}, {name}, 7;",
-            f"\tst.global.u32 [%rd2], {name};",
-            "\tret;",
-            "$L__func_end1:",
-            "}",
-            "",
-        ]
-    )
-
-
 def _named_register(name: str) -> Callable[[], str]:
-    sub = die(
-        h.SUBPROGRAM,
-        ".b64 $L__func_begin1",
-        ".b64 $L__func_end1",
-        b8(1, 0x9C),
-        cstring("_Z4testPi"),
-        children=[_regx(name)],
-    )
-    return lambda: module(ABBREV, info(sub)[0], code=_named_register_kernel(name))
+    """The kernel keeping a sum in a register called ``name``, described."""
+    body = [
+        f"\tld.global.u32 {name}, [%rd2];",
+        f"\tadd.u32 {name}, {name}, 7;",
+        f"\tst.global.u32 [%rd2], {name};",
+    ]
+    return _describing([name], _test_kernel(name, body))
 
 
 def _mapped(run: h.Run) -> set[str]:
@@ -166,41 +147,16 @@ case(
 )
 
 
-def _unused_register_kernel(use_r0: bool) -> str:
-    """The kernel ``_Z4testPi`` declaring ``%r<3>`` and computing in %r1 and %r2; %r0 too
-    when ``use_r0``."""
-    return "\n".join(
-        [
-            ".visible .entry _Z4testPi(.param .u64 _Z4testPi_param_0)",
-            "{",
-            "\t.reg .b32 %r<3>;",
-            "\t.reg .b64 %rd<3>;",
-            "$L__func_begin1:",
-            "\t.loc 1 5 0",
-            "\tld.param.u64 %rd1, [_Z4testPi_param_0];",
-            "\tcvta.to.global.u64 %rd2, %rd1;",
-            "\tld.global.u32 %r1, [%rd2];",
-            "\tadd.u32 %r2, %r1, 7;",
-            *(["\tadd.u32 %r0, %r2, %r1;", "\tst.global.u32 [%rd2+4], %r0;"] if use_r0 else []),
-            "\tst.global.u32 [%rd2], %r2;",
-            "\tret;",
-            "$L__func_end1:",
-            "}",
-            "",
-        ]
-    )
-
-
 def _unused_register(use_r0: bool) -> Callable[[], str]:
-    sub = die(
-        h.SUBPROGRAM,
-        ".b64 $L__func_begin1",
-        ".b64 $L__func_end1",
-        b8(1, 0x9C),
-        cstring("_Z4testPi"),
-        children=[_regx("%r0"), _regx("%r1"), _regx("%r2")],
-    )
-    return lambda: module(ABBREV, info(sub)[0], code=_unused_register_kernel(use_r0))
+    """The kernel declaring ``%r<3>`` and computing in %r1 and %r2 (and %r0 when ``use_r0``),
+    all three described."""
+    body = [
+        "\tld.global.u32 %r1, [%rd2];",
+        "\tadd.u32 %r2, %r1, 7;",
+        *(["\tadd.u32 %r0, %r2, %r1;", "\tst.global.u32 [%rd2+4], %r0;"] if use_r0 else []),
+        "\tst.global.u32 [%rd2], %r2;",
+    ]
+    return _describing(["%r0", "%r1", "%r2"], _test_kernel("%r<3>", body))
 
 
 F = "register-unused"
