@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .api import decode_module
 from .cuda.cubin import CubinImages, cubin_images
@@ -38,6 +38,7 @@ from .dwarf.lines import LineProgram, read_line_programs
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit, die_path
 from .dwarf.schemas import Block
 from .errors import CubinError, DwarfError
+from .parallel import run_beside
 from .ptx.placement import LocRow, first_label_at_zero, line_rows
 from .ptx.reader import PtxFunction, PtxModule, parse_ptx
 from .ptx.symbols import (
@@ -858,37 +859,82 @@ def compare(
             report.differences.append(
                 Difference("<cubin>", ".debug_line", "line information (.file/.loc)", "no .debug_line")
             )
-        comparer = _Comparer(module, ptx, cubin, found, report, symbols)
-        comparer.compare_units()
-        compare_sections(comparer)
-        line_image = found.images.get(".debug_line")
-        if module.files and line_image is not None and line_image.data:
-            try:
-                programs = [p for p in cubin.lines or [] if p.section == ".debug_line"]
-            except DwarfError as exc:
-                report.differences.append(
-                    Difference("<cubin>", ".debug_line", "readable", "unreadable", str(exc))
-                )
-            else:
-                if programs:
-                    _compare_line_files(module, programs[0], report)
-                _compare_line_rows(
-                    module, programs, found, report, rows if rows is not None else expected_rows(module)
-                )
-        _truncated_numbers(module, ptx, report)
-        _join_register_map(cubin, found, report)
+        state, (registers, register_note) = run_beside(
+            lambda: _compare_dwarf(module, ptx, cubin, found, report, symbols, rows),
+            lambda: _join_register_map(cubin, found),
+            work=len(module.text),
+        )
+        _ComparisonState.restore(state, report)
+        report.registers = registers
+        if register_note:
+            report.notes.append(register_note)
         report.notes.extend(f"cubin: {note}" for note in cubin.notes)
     return report
 
 
-def _join_register_map(cubin: DebugInfo, found: CubinImages, report: CheckReport) -> None:
-    """``report.registers``: the cubin's register locations against ptxas's register map."""
+class _ComparisonState(NamedTuple):
+    """What the comparison adds to a report (it may run in another process, :mod:`.parallel`)."""
+
+    differences: list[Difference]
+    units: int
+    dies: int
+    symbols: int
+    line_rows: int
+    notes: list[str]
+
+    @classmethod
+    def restore(cls, state: _ComparisonState, report: CheckReport) -> None:
+        report.differences, report.notes = state.differences, state.notes
+        report.units, report.dies, report.symbols, report.line_rows = (
+            state.units,
+            state.dies,
+            state.symbols,
+            state.line_rows,
+        )
+
+
+def _compare_dwarf(
+    module: PtxModule,
+    ptx: DebugInfo,
+    cubin: DebugInfo,
+    found: CubinImages,
+    report: CheckReport,
+    symbols: SymbolTable | None,
+    rows: dict[str, dict[tuple[int, int], LocRow]] | None,
+) -> _ComparisonState:
+    """Compare the units, the other sections, the line table and the numbers ptxas truncates."""
+    comparer = _Comparer(module, ptx, cubin, found, report, symbols)
+    comparer.compare_units()
+    compare_sections(comparer)
+    line_image = found.images.get(".debug_line")
+    if module.files and line_image is not None and line_image.data:
+        try:
+            programs = [p for p in cubin.lines or [] if p.section == ".debug_line"]
+        except DwarfError as exc:
+            report.differences.append(
+                Difference("<cubin>", ".debug_line", "readable", "unreadable", str(exc))
+            )
+        else:
+            if programs:
+                _compare_line_files(module, programs[0], report)
+            _compare_line_rows(
+                module, programs, found, report, rows if rows is not None else expected_rows(module)
+            )
+    _truncated_numbers(module, ptx, report)
+    return _ComparisonState(
+        report.differences, report.units, report.dies, report.symbols, report.line_rows, report.notes
+    )
+
+
+def _join_register_map(cubin: DebugInfo, found: CubinImages) -> tuple[list[RegisterLocation], str | None]:
+    """The cubin's register locations against ptxas's register map, and a note when the map
+    cannot be read."""
     if found.reg_sass is None:
-        return
+        return [], None
     try:
-        report.registers = register_locations(cubin, found.register_map())
+        return register_locations(cubin, found.register_map()), None
     except CubinError as exc:
-        report.notes.append(f"cubin: register map not read: {exc}")
+        return [], f"cubin: register map not read: {exc}"
 
 
 def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]:

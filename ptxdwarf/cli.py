@@ -9,6 +9,7 @@ on stderr, never a traceback (set ``PTXDWARF_DEBUG=1`` to see one).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import re
@@ -78,7 +79,9 @@ def _error(exc: BaseException) -> int:
 def _each(files: Sequence[str], one: Callable[[str], int]) -> int:
     """Run ``one`` on every file; an error stops that file only. The exit code is the worst."""
     worst = 0
-    for path in files:
+    for i, path in enumerate(files):
+        if i and not gc.isenabled():
+            gc.collect()  # the console script runs without the collector (run); free the last file's model
         try:
             code = one(path)
         except (BrokenPipeError, KeyboardInterrupt):
@@ -580,9 +583,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    The process runs without the cyclic garbage collector, which would otherwise walk a large
+    module's model again and again while it is built, and ends without tearing the model down
+    (on a 30 MB module both cost seconds): the output is flushed and the process exits.
+    """
+    gc.disable()
     try:
         code = main()
     except BrokenPipeError:
         code = 0
-    sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+    os._exit(code)

@@ -11,7 +11,6 @@ reads it from. A register the function's map never names is shown as unavailable
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
 
 from .cuda.regmap import FunctionRegisters, RegisterMapEntry
 from .dwarf.constants import AT, FORM, OP, TAG
@@ -25,8 +24,20 @@ __all__ = ["RegisterLocation", "register_locations", "unmapped_registers"]
 _VARIABLES = (TAG.variable, TAG.formal_parameter)
 
 
-class RegisterLocation(NamedTuple):
+class RegisterLocation:
     """A described register over one address range, and where a debugger reads it."""
+
+    __slots__ = (
+        "_entries",
+        "_ranges",
+        "function",
+        "high_pc",
+        "low_pc",
+        "mapped",
+        "path",
+        "pieces",
+        "register",
+    )
 
     path: str
     """The DIE path (``_Z4testPi/x``)."""
@@ -37,12 +48,73 @@ class RegisterLocation(NamedTuple):
     low_pc: int | None
     high_pc: int | None
     """The range, as offsets in the function's code (None: the DWARF gives none)."""
-    entries: tuple[RegisterMapEntry, ...]
-    """The function's map entries for the register that meet the range."""
     mapped: bool
     """Whether the function's map has any entry (with a nonempty range) for the register."""
-    pieces: frozenset[int] = frozenset()
+    pieces: frozenset[int]
     """The pieces the function's map has of the register (0 and 1 for a 64-bit one)."""
+
+    def __init__(
+        self,
+        path: str,
+        function: str,
+        register: str,
+        low_pc: int | None,
+        high_pc: int | None,
+        entries: Iterable[RegisterMapEntry],
+        mapped: bool,
+        pieces: frozenset[int] = frozenset(),
+    ) -> None:
+        self.path, self.function, self.register = path, function, register
+        self.low_pc, self.high_pc = low_pc, high_pc
+        self.mapped, self.pieces = mapped, pieces
+        self._entries: tuple[RegisterMapEntry, ...] | None = tuple(entries)
+        self._ranges: tuple[FunctionRegisters, list[tuple[int, int, int, int]]] | None = None
+
+    @property
+    def entries(self) -> tuple[RegisterMapEntry, ...]:
+        """The function's map entries for the register that meet the range."""
+        if self._entries is None:
+            assert self._ranges is not None
+            fmap, ranges = self._ranges
+            lo, hi = self.low_pc, self.high_pc
+            if lo is not None and hi is not None:
+                met = [i for i, elo, ehi, _ in ranges if elo < hi and lo < ehi and elo < ehi]
+            else:
+                met = [i for i, elo, ehi, _ in ranges if elo < ehi]
+            self._entries = tuple(fmap.entry(i) for i in met)
+            self._ranges = None
+        return self._entries
+
+    def _key(self) -> tuple[object, ...]:
+        return (
+            self.path,
+            self.function,
+            self.register,
+            self.low_pc,
+            self.high_pc,
+            self.entries,
+            self.mapped,
+            self.pieces,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RegisterLocation) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"RegisterLocation(path={self.path!r}, function={self.function!r}, register={self.register!r}, "
+            f"low_pc={self.low_pc!r}, high_pc={self.high_pc!r}, entries={self.entries!r}, "
+            f"mapped={self.mapped!r}, pieces={self.pieces!r})"
+        )
+
+    def __getstate__(self) -> tuple[object, ...]:
+        return self._key()
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        self.__init__(*state)  # type: ignore[misc]
 
     @property
     def readable(self) -> bool:
@@ -85,6 +157,8 @@ def register_locations(info: DebugInfo, functions: Iterable[FunctionRegisters]) 
     joined with the register map ``functions``, in DIE order."""
     join = _Join(info, {f.function: f for f in functions})
     result: list[RegisterLocation] = []
+    append = result.append
+    new_location = object.__new__
     for die in info.iter_dies():
         if die.tag not in _VARIABLES:
             continue
@@ -98,18 +172,12 @@ def register_locations(info: DebugInfo, functions: Iterable[FunctionRegisters]) 
         path = None
         for register, lo, hi, in_function in _ranges(join, attr, function, low, high):
             fmap, ranges, pieces = join.lookup(in_function, register)
-            if lo is not None and hi is not None:
-                met = tuple(fmap.entry(i) for i, elo, ehi, _ in ranges if elo < hi and lo < ehi and elo < ehi)
-            elif ranges:
-                met = tuple(fmap.entry(i) for i, elo, ehi, _ in ranges if elo < ehi)
-            else:
-                met = ()
             path = path or join.path(die)
-            result.append(
-                _new_location(
-                    RegisterLocation, (path, in_function, register, lo, hi, met, bool(pieces), pieces)
-                )
-            )
+            loc = new_location(RegisterLocation)
+            loc.path, loc.function, loc.register = path, in_function, register
+            loc.low_pc, loc.high_pc, loc.mapped, loc.pieces = lo, hi, bool(pieces), pieces
+            loc._entries, loc._ranges = None, (fmap, ranges)
+            append(loc)
     return result
 
 
@@ -170,9 +238,6 @@ class _Join:
 
 
 _NO_MAP = FunctionRegisters("", b"", [], None)
-
-# Locations are made by the thousand: tuple.__new__ skips NamedTuple's Python-level __new__.
-_new_location = tuple.__new__
 
 
 def unmapped_registers(locations: Iterable[RegisterLocation]) -> list[RegisterLocation]:

@@ -32,6 +32,25 @@ def test_every_fixture_is_consistent(path: Path, ptxas: Ptxas) -> None:
         assert report.dies > 0 and report.symbols > 0
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["spec/example.ptx", "nvcc/call_example.sm_75.ptx", "nvcc/readable.G.sm_75.ptx", "nvcc/rich.sm_75.ptx"],
+)
+def test_counts_are_those_of_an_independent_reader(name: str, ptxas: Ptxas) -> None:
+    """The units and DIEs check compared are those pyelftools finds in the cubin ptxas makes."""
+    from elftools.elf.elffile import ELFFile
+
+    text = (FIXTURES / name).read_text()
+    report = check(text, filename=name, ptxas=ptxas)
+    dwarf = ELFFile(io.BytesIO(compile_ptx(text, ptxas=ptxas).data)).get_dwarf_info(
+        relocate_dwarf_sections=False
+    )
+    units = list(dwarf.iter_CUs())
+    dies = sum(1 for cu in units for die in cu.iter_DIEs() if not die.is_null())
+    assert (report.units, report.dies) == (len(units), dies)
+    assert report.symbols > 0
+
+
 def test_builder_output_is_consistent(ptxas: Ptxas) -> None:
     from test_builder import ALL_SPACES, rich
 

@@ -79,3 +79,60 @@ def test_every_command_names_its_file_argument_file(command: str) -> None:
     usage = ptxdwarf(command, "--help").stdout
     assert " FILE" in usage
     assert "IN.ptx" not in usage and "FILE.ptx" not in usage
+
+
+# The console script runs without the cyclic collector and ends with os._exit: what it
+# printed must still arrive whole, and a reader that goes away is not an error.
+
+
+def test_a_large_output_arrives_whole_through_a_pipe() -> None:
+    cubin = FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin"
+    expected = ptxdwarf("dump", str(cubin))
+    assert expected.returncode == 0 and len(expected.stdout) > 65536  # more than a pipe holds
+    proc = subprocess.run(
+        [sys.executable, "-c", "from ptxdwarf.cli import run; run()", "dump", str(cubin)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert (proc.returncode, proc.stderr) == (0, expected.stderr)
+    assert proc.stdout == expected.stdout
+
+
+def test_a_reader_that_goes_away_is_not_an_error() -> None:
+    cubin = FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin"
+    proc = subprocess.run(
+        f"{sys.executable} -m ptxdwarf dump {cubin} | head -c 10",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert "Error" not in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stdout) == 10
+
+
+def test_the_console_script_frees_each_file_before_the_next(tmp_path: Path) -> None:
+    """With the collector off, the models of earlier files would otherwise stay."""
+    script = (
+        "import gc, sys\n"
+        "import ptxdwarf.cli as cli\n"
+        "counts = []\n"
+        "collect = gc.collect\n"
+        "gc.collect = lambda *a: counts.append(1) or collect(*a)\n"
+        "sys.argv = ['ptxdwarf', 'lint', sys.argv[1], sys.argv[1], sys.argv[1]]\n"
+        "orig = cli.main\n"
+        "def main(argv=None):\n"
+        "    code = orig(argv)\n"
+        "    print('collections', len(counts), 'enabled', gc.isenabled(), file=sys.stderr)\n"
+        "    return code\n"
+        "cli.main = main\n"
+        "cli.run()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, CLEAN], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "collections 2 enabled False" in proc.stderr

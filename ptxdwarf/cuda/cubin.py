@@ -366,6 +366,7 @@ def _apply(
     known_types = CUDA_RELOCATIONS
     last = -1
     in_order = not relocs
+    new_reloc = tuple.__new__  # skips NamedTuple's Python-level __new__: there are hundreds of thousands
     for offset, index, rtype, addend in _relocations(elf, section, where):
         known = known_types.get(rtype)
         if known is None:
@@ -393,7 +394,7 @@ def _apply(
         symbol = symbols.get(key)
         if symbol is None or symbol.value != value:
             symbol = symbols[key] = Symbol(sym.name or f"sym{index}", addend, value)
-        append(Reloc(offset, size, symbol))
+        append(new_reloc(Reloc, (offset, size, symbol)))
         if offset < last:
             in_order = False
         last = offset

@@ -7,6 +7,7 @@ from ..dwarf.decode import decode_sections
 from ..dwarf.image import gc_paused
 from ..dwarf.model import DIE, DebugInfo, Unit
 from ..errors import DwarfError
+from ..parallel import run_beside
 from ..ptx.reader import PtxModule, parse_ptx
 from . import header, labels, lines, locations, predicates, units
 from .context import LintContext, enclosing_subprogram
@@ -41,10 +42,22 @@ def _run(module: PtxModule, ptxas_version: str | None) -> list[Finding]:
     info = _decode(ctx)
     ctx.set_info(info)
     header.check_debug_target(ctx, info)
-    labels.check_relocations(ctx)
-    if info is not None:
-        _check_dwarf(ctx, info)
-    return sorted(ctx.findings, key=sort_key)
+    before = ctx.findings[:]
+
+    def relocations() -> list[Finding]:
+        start = len(ctx.findings)
+        labels.check_relocations(ctx)
+        return ctx.findings[start:]
+
+    def dwarf() -> list[Finding]:
+        start = len(ctx.findings)
+        if info is not None:
+            _check_dwarf(ctx, info)
+        return ctx.findings[start:]
+
+    # The two share nothing but caches; on a large module each takes about a second.
+    found, more = run_beside(relocations, dwarf, work=len(ctx.module.text))
+    return sorted([*before, *found, *more], key=sort_key)
 
 
 def lint(text: str, *, filename: str = "<ptx>", ptxas_version: str | None = None) -> list[Finding]:

@@ -1,0 +1,179 @@
+"""ptxdwarf.parallel: the child's result comes back, and a child that fails changes nothing."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ptxdwarf import check
+from ptxdwarf.parallel import MIN_WORK, can_fork, run_beside
+
+check_module = importlib.import_module("ptxdwarf.check")  # ptxdwarf.check is also the function
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+
+
+@needs_fork
+def test_child_runs_in_another_process() -> None:
+    child_pid, parent_pid = run_beside(os.getpid, os.getpid, fork=True)
+    assert parent_pid == os.getpid()
+    assert child_pid != os.getpid()
+
+
+def test_without_fork_both_run_here_child_first() -> None:
+    order: list[str] = []
+    result = run_beside(lambda: order.append("child") or 1, lambda: order.append("parent") or 2, fork=False)
+    assert result == (1, 2)
+    assert order == ["child", "parent"]
+
+
+@needs_fork
+def test_child_side_effects_stay_in_the_child() -> None:
+    seen: list[int] = []
+    run_beside(lambda: seen.append(1), lambda: None, fork=True)
+    assert seen == []
+
+
+@needs_fork
+def test_a_child_that_raises_is_run_again_here() -> None:
+    calls: list[int] = []
+
+    def child() -> str:
+        calls.append(os.getpid())
+        if len(calls) == 1 and os.getpid() == calls[0] and calls[0] != MAIN:
+            raise RuntimeError("only in the child")
+        return "again"
+
+    MAIN = os.getpid()
+    assert run_beside(child, lambda: "parent", fork=True) == ("again", "parent")
+    assert calls == [MAIN]  # the child's own call is not seen here
+
+
+@needs_fork
+def test_an_exception_of_the_work_raises_here() -> None:
+    def child() -> None:
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="bad input"):
+        run_beside(child, lambda: None, fork=True)
+
+
+@needs_fork
+def test_a_result_that_does_not_pickle_is_computed_here() -> None:
+    here = os.getpid()
+    result, _ = run_beside(lambda: lambda: os.getpid(), lambda: None, fork=True)
+    assert result() == here
+
+
+@needs_fork
+def test_a_child_that_dies_is_run_again_here() -> None:
+    here = os.getpid()
+
+    def child() -> int:
+        if os.getpid() != here:
+            os._exit(3)
+        return 7
+
+    assert run_beside(child, lambda: 8, fork=True) == (7, 8)
+
+
+@needs_fork
+def test_the_parent_failing_reaps_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    forked: list[int] = []
+    fork = os.fork
+
+    def recording_fork() -> int:
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
+
+    def parent() -> None:
+        raise KeyError("parent")
+
+    with pytest.raises(KeyError):
+        run_beside(lambda: 1, parent, fork=True)
+    assert len(forked) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked[0], os.WNOHANG)
+
+
+def test_small_work_is_not_worth_a_fork() -> None:
+    here = os.getpid()
+    assert run_beside(os.getpid, os.getpid, work=MIN_WORK - 1) == (here, here)
+    if can_fork():
+        assert run_beside(os.getpid, os.getpid, work=MIN_WORK)[0] != here
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert not can_fork()
+    finally:
+        stop.set()
+        t.join()
+
+
+def _force(monkeypatch: pytest.MonkeyPatch, module: object, fork: bool) -> None:
+    """``module`` forks (or not) whatever the size of its work."""
+
+    def forced(
+        child: Callable[[], object], parent: Callable[[], object], work: int = 0
+    ) -> tuple[object, object]:
+        return run_beside(child, parent, fork=fork)
+
+    monkeypatch.setattr(module, "run_beside", forced)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "nvcc/readable.G.sm_75.ptx",
+        "nvcc/rich.sm_75.ptx",
+        "handwritten/scale.ptx",
+        "numba/kernel_locals.sm_75.ptx",
+        "corpus/numba-nvvm-13.5/shared_local.debugopt.ptx",  # the comparison adds notes
+    ],
+)
+def test_check_reports_the_same_with_and_without_a_fork(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = FIXTURES / name
+    text = path.read_text()
+    reports = []
+    for fork in (True, False):
+        _force(monkeypatch, check_module, fork)
+        reports.append(check(text, filename=name).to_json())
+    assert reports[0] == reports[1]
+
+
+lint_run = importlib.import_module("ptxdwarf.lint.run")
+PTX_FIXTURES = sorted(FIXTURES.rglob("*.ptx"))
+
+
+def test_lint_finds_the_same_with_and_without_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over every fixture: lint's checks of relocations and of the DWARF run side by side."""
+    from ptxdwarf import lint
+    from ptxdwarf.errors import PtxDwarfError
+
+    assert len(PTX_FIXTURES) > 300
+    differ = []
+    for path in PTX_FIXTURES:
+        results = []
+        for fork in (True, False):
+            _force(monkeypatch, lint_run, fork)
+            try:
+                results.append([str(f) for f in lint(path.read_text(errors="replace"), filename=str(path))])
+            except PtxDwarfError as exc:
+                results.append([f"error: {exc}"])
+        if results[0] != results[1]:
+            differ.append(path.name)
+    assert differ == []
