@@ -19,7 +19,7 @@ from .dwarf.encode import encode
 from .dwarf.image import DEBUG_SECTION_NAMES, SectionImage
 from .errors import AttachError
 from .ptx.edits import TextEdits
-from .ptx.placement import first_instruction, first_label_at_zero
+from .ptx.placement import first_label_anchors
 from .ptx.reader import PtxFunction, PtxModule, mask_comments, parse_ptx
 from .ptx.statements import scan_body
 from .ptx.writer import Style
@@ -279,17 +279,9 @@ def _anchor_first_labels(edits: TextEdits, module: PtxModule, dbg: DebugInfoBuil
     """A label before the first instruction of each function whose first label the DIEs use
     and ptxas would place at offset 0 (quirk first-label-at-zero); it is then the second."""
     used = dbg.labels_used
-    n = 0
-    for f in dbg.functions:
-        found = module.function(f.linkage_name)
-        if found is None or first_label_at_zero(module.text, found) not in used:
-            continue
-        at = first_instruction(module.text, found)
-        assert at is not None  # a misplaced first label comes after an instruction
-        while (name := f"$L__ptxdwarf_top{n}") in used or module.function_of_label(name) is not None:
-            n += 1
-        n += 1
-        edits.insert(at, f"{name}: ")
+    functions = [f for f in (module.function(b.linkage_name) for b in dbg.functions) if f is not None]
+    for anchor in first_label_anchors(module, functions, used, set(used)):
+        edits.insert(anchor.at, f"{anchor.name}: ")
 
 
 def _after_header(module: PtxModule) -> int:

@@ -1579,17 +1579,29 @@ def test_deep_rewrite(style: str, extreme, tmp_path: Path, capsys: pytest.Captur
 
 
 # ``python -m ptxdwarf`` in a child that reports its own peak RSS (VmHWM, which, unlike
-# ru_maxrss, does not inherit the pytest parent's high-water mark across fork+exec).
+# ru_maxrss, does not inherit the pytest parent's high-water mark across fork+exec), as
+# it exits: the console script ends with os._exit.
 _MEASURED_MAIN = """
 import os, runpy, sys
-try:
-    sys.argv = ["ptxdwarf", *sys.argv[1:]]
-    runpy.run_module("ptxdwarf", run_name="__main__", alter_sys=True)
-finally:
+
+def report_peak():
     with open("/proc/self/status") as f:
         hwm = next(line for line in f if line.startswith("VmHWM:"))
     with open(os.environ["PEAK_FILE"], "w") as f:
         f.write(hwm.split()[1])
+
+_exit = os._exit
+
+def exit_reporting_peak(code):
+    report_peak()
+    _exit(code)
+
+os._exit = exit_reporting_peak
+try:
+    sys.argv = ["ptxdwarf", *sys.argv[1:]]
+    runpy.run_module("ptxdwarf", run_name="__main__", alter_sys=True)
+finally:
+    report_peak()
 """
 
 

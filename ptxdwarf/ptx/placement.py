@@ -4,12 +4,22 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Container, Iterable
 from typing import NamedTuple
 
-from .reader import PtxFunction, mask_comments
+from .reader import PtxFunction, PtxModule, mask_comments
 from .statements import INLINED_AT, LOC, scan_body
+from .symbols import symbol_table
 
-__all__ = ["LocRow", "first_instruction", "first_label_at_zero", "labels_dropped", "line_rows"]
+__all__ = [
+    "Anchor",
+    "LocRow",
+    "first_instruction",
+    "first_label_anchors",
+    "first_label_at_zero",
+    "labels_dropped",
+    "line_rows",
+]
 
 _LOC = re.compile(r"(?<![\w$.])\.loc\b")
 _LINE_LABEL = re.compile(r"^[ \t]*(?:[A-Za-z][\w$]*|[_$%][\w$]+)[ \t]*:(?!:)", re.MULTILINE)
@@ -63,6 +73,38 @@ def first_instruction(text: str, function: PtxFunction) -> int | None:
         if stmt.kind == "instr":
             return function.body_start + stmt.start
     return None
+
+
+class Anchor(NamedTuple):
+    """A label to put before a function's first instruction so that ptxas places the label
+    after it right (quirk first-label-at-zero)."""
+
+    function: PtxFunction
+    label: str
+    """The label ptxas would place at offset 0, which becomes the function's second."""
+    at: int
+    """The offset of the first instruction in the module's text."""
+    name: str
+    """The new label (``$L__ptxdwarf_topN``), declared nowhere in the module."""
+
+
+def first_label_anchors(
+    module: PtxModule, functions: Iterable[PtxFunction], used: Container[str], taken: set[str]
+) -> list[Anchor]:
+    """The anchors of those of ``functions`` whose first label is in ``used`` (the labels the
+    debug sections refer to) and is one ptxas places at offset 0 (:func:`first_label_at_zero`);
+    each new name is kept out of ``taken`` and added to it."""
+    text = module.text
+    table = symbol_table(module)
+    anchors = []
+    for f in functions:
+        label = first_label_at_zero(text, f)
+        if label is None or label not in used:
+            continue
+        at = first_instruction(text, f)
+        if at is not None:
+            anchors.append(Anchor(f, label, at, table.fresh("$L__ptxdwarf_top", taken)))
+    return anchors
 
 
 class LocRow(NamedTuple):

@@ -143,6 +143,15 @@ class SymbolTable:
             found = self._looked_up[name] = self._lookup(name)
         return found
 
+    def fresh(self, stem: str, taken: set[str]) -> str:
+        """``stem`` + the first number that gives a name the module does not declare and
+        ``taken`` does not hold; the name is added to ``taken``."""
+        n = 0
+        while (name := f"{stem}{n}") in taken or self.lookup(name).kind != UNDEFINED:
+            n += 1
+        taken.add(name)
+        return name
+
     def _lookup(self, name: str) -> PtxSymbol:
         if name.startswith("."):
             return PtxSymbol(name, SECTION, section=name)

@@ -8,7 +8,7 @@ import re
 from ..cuda.quirks import quirk
 from ..lint.finding import Finding
 from ..lint.header import version_needs
-from ..ptx.placement import first_instruction, first_label_at_zero, labels_dropped
+from ..ptx.placement import first_label_anchors, labels_dropped
 from ..ptx.reader import is_dotted_name, mask_comments
 from ..ptx.symbols import UNDEFINED, ptx_valid_name, symbol_table
 from .registry import Repair, TextJob, repairer
@@ -149,41 +149,21 @@ def _used_labels(job: TextJob) -> set[str]:
     return {r.symbol.name for image in job.module.images(debug_only=True).values() for r in image.relocs}
 
 
-def _fresh(job: TextJob, stem: str, taken: set[str]) -> str:
-    """A label name of ``stem`` + a number that nothing in the module uses."""
-    table = symbol_table(job.module)
-    n = 0
-    while (name := f"{stem}{n}") in taken or table.lookup(name).kind != UNDEFINED:
-        n += 1
-    taken.add(name)
-    return name
-
-
 @repairer("text")
 def anchor_first_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """A label before the first instruction of each function whose first label the debug
     sections use and ptxas would place at the function's start: that label is then the
     second, and placed right."""
-    module, text = job.module, job.module.text
-    used = _used_labels(job)
-    taken: set[str] = set()
+    module = job.module
     repairs = []
-    for f in module.functions:
-        label = first_label_at_zero(text, f)
-        if label is None or label not in used:
-            continue
-        at = first_instruction(text, f)
-        if at is None:
-            continue
-        name = _fresh(job, "$L__ptxdwarf_top", taken)
-        job.edits.insert(at, f"{name}: ")
-        line = job.line_of(at)
+    for anchor in first_label_anchors(module, module.functions, _used_labels(job), set()):
+        job.edits.insert(anchor.at, f"{anchor.name}: ")
         repairs.append(
             Repair(
                 "first-label-at-zero",
-                job.where(line),
-                f"{name} put before the first instruction of {f.name}, "
-                f"so that {label} is not its first label",
+                job.where(job.line_of(anchor.at)),
+                f"{anchor.name} put before the first instruction of {anchor.function.name}, "
+                f"so that {anchor.label} is not its first label",
             )
         )
     return repairs
@@ -209,7 +189,7 @@ def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]
             m = re.compile(rf"(?<![\w$%]){re.escape(label)}[ \t]*:").search(masked, f.body_start, f.body_end)
             if m is None:
                 continue
-            name = _fresh(job, "$L__ptxdwarf_keep", taken)
+            name = symbol_table(module).fresh("$L__ptxdwarf_keep", taken)
             job.edits.insert(m.end(), f"\n{name}:")
             line = job.line_of(m.start())
             repairs.append(
