@@ -3,10 +3,11 @@
 :func:`run_beside` runs one callable in a forked child process while this process runs the
 other, and brings the child's result back pickled. ``check`` uses it after ptxas has
 finished: the DWARF comparison in the child, the register-map join here, each about a
-second on a large module. Where forking is not safe or would not help (no ``fork``, one
-processor, other threads alive, which a fork would leave holding their locks), the two run
-here one after the other; a child that fails in any way is run again here, so the results
-are the same either way.
+second on a large module; ``lint`` the checks of symbolic values beside those of the DIEs.
+Where forking is not safe or would not help (no ``fork``, one processor, ``PTXDWARF_JOBS=1``
+in the environment, other threads alive, which a fork would leave holding their locks, or
+less than :data:`MIN_WORK` of input), the two run here one after the other; a child that
+fails in any way is run again here, so the results are the same either way.
 """
 
 from __future__ import annotations
@@ -36,10 +37,17 @@ def _processors() -> int:
         return os.cpu_count() or 1
 
 
+def _jobs() -> int:
+    """``$PTXDWARF_JOBS``, the most processes a command may use (1: never fork); 2 if unset."""
+    value = os.environ.get("PTXDWARF_JOBS", "")
+    return int(value) if value.isdigit() else 2
+
+
 def can_fork() -> bool:
     """Whether :func:`run_beside` would fork here: ``os.fork`` exists, this process may run
-    on two processors or more, and no other thread is alive."""
-    return hasattr(os, "fork") and _processors() > 1 and threading.active_count() == 1
+    on two processors or more, ``$PTXDWARF_JOBS`` is not 1 (or 0), and no other thread is
+    alive."""
+    return hasattr(os, "fork") and min(_processors(), _jobs()) > 1 and threading.active_count() == 1
 
 
 def run_beside(

@@ -113,6 +113,13 @@ def test_small_work_is_not_worth_a_fork() -> None:
         assert run_beside(os.getpid, os.getpid, work=MIN_WORK)[0] != here
 
 
+def test_jobs_1_in_the_environment_keeps_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PTXDWARF_JOBS", "1")
+    assert not can_fork()
+    here = os.getpid()
+    assert run_beside(os.getpid, os.getpid, work=MIN_WORK) == (here, here)
+
+
 def test_no_fork_while_another_thread_runs() -> None:
     stop = threading.Event()
     t = threading.Thread(target=stop.wait)
