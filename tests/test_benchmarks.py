@@ -14,6 +14,7 @@ from conftest import FIXTURES, ROOT
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_check  # noqa: E402
+import bench_cli  # noqa: E402
 import bench_emit  # noqa: E402
 import bench_parse  # noqa: E402
 
@@ -74,3 +75,10 @@ def test_bench_parse_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_bench_check_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_check.main(["--ptx", str(SMALL_NVCC), "--runs", "1", "--cache", str(tmp_path)]) == 0
     assert "check ratio:" in capsys.readouterr().out
+
+
+def test_bench_cli_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_cli.main(["--ptx", str(SMALL_NVCC), "--pairs", "1", "--cache", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "lint ratio:" in out and "check ratio:" in out
+    assert "dump ratio:" in out  # llvm-dwarfdump (LLVM 14) is part of the test set-up

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Command-line benchmark: whole ``ptxdwarf`` processes against the tools they stand beside.
+
+Three ratios of docs/performance.md, each of whole processes (start-up, imports and exit
+included, as a user or a build runs them):
+
+- ``lint``: ``ptxdwarf lint M.ptx`` against ``ptxas -g -c M.ptx`` (target <= 0.15);
+- ``check``: ``ptxdwarf check M.ptx`` (ptxas included) against ``ptxas -g -c M.ptx`` (<= 1.1);
+- ``dump``: ``ptxdwarf dump M.cubin`` against ``llvm-dwarfdump --debug-info M.cubin`` (<= 3).
+
+The two commands of a ratio run in turn, A B A B ..., after one warm-up run of each, and
+the ratio is taken pair by pair, so that a host whose speed drifts during the run still
+gives a meaningful figure; the median of the pairs is the figure, the range shows the
+noise. Output goes to the null device. The load average is printed before and after.
+
+The module is the one of ``bench_parse.py`` (``gen_large_module.py`` compiled with
+``nvcc -G -ptx``, cached in ``benchmarks/.cache/``) and its ``ptxas -g`` cubin.
+
+    python3 benchmarks/bench_cli.py                        # all three, 5 pairs each
+    python3 benchmarks/bench_cli.py lint --pairs 9
+    python3 benchmarks/bench_cli.py --ptx some.ptx check
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import ptxdwarf
+from ptxdwarf.ptxas import find_ptxas
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_parse import cached_cubin, generated_ptx  # noqa: E402
+
+TARGETS = {"lint": "<= 0.15", "check": "<= 1.1", "dump": "<= 3"}
+
+
+def timed(command: list[str]) -> float:
+    """Wall seconds of one run of ``command``, its output thrown away."""
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def pairs(a: list[str], b: list[str], count: int) -> tuple[list[float], list[float]]:
+    """The wall seconds of ``count`` runs of each, in turn, after a warm-up run of each."""
+    timed(a)
+    timed(b)
+    times_a, times_b = [], []
+    for _ in range(count):
+        times_a.append(timed(a))
+        times_b.append(timed(b))
+    return times_a, times_b
+
+
+def load() -> str:
+    try:
+        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "load average unknown"
+
+
+def dwarfdump() -> str | None:
+    return shutil.which("llvm-dwarfdump") or shutil.which("llvm-dwarfdump-14")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("commands", nargs="*", metavar="COMMAND", help="lint, check, dump (default: all)")
+    parser.add_argument(
+        "--functions", type=int, default=3000, help="device functions of the generated module"
+    )
+    parser.add_argument("--ptx", type=Path, help="use this PTX file instead of generating one")
+    parser.add_argument("--arch", default="sm_75")
+    parser.add_argument("--pairs", type=int, default=5, help="timed runs of each command (default 5)")
+    parser.add_argument("--cache", type=Path, default=HERE / ".cache")
+    parser.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.find_ptxas())")
+    args = parser.parse_args(argv)
+    commands = args.commands or list(TARGETS)
+    unknown = [c for c in commands if c not in TARGETS]
+    if unknown:
+        parser.error(f"unknown command {unknown[0]} (choose from lint, check, dump)")
+
+    args.cache.mkdir(parents=True, exist_ok=True)
+    path = args.ptx or generated_ptx(args.cache, args.functions, args.arch)
+    text = path.read_text()
+    tool = find_ptxas(args.ptxas)
+    module = ptxdwarf.parse_ptx(text, str(path))
+    arch, _note = tool.choose_arch(module.target, args.arch)
+    me = [sys.executable, "-m", "ptxdwarf"]
+    print(f"module       {path}  ({len(text):,} chars PTX)")
+    print(f"ptxas        {tool.path} ({tool.version}), {arch}")
+    print(f"before       {load()}")
+    ratios: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        ptxas = [tool.path, "-g", f"-arch={arch}", "-c", str(path), "-o", str(Path(tmp) / "out.cubin")]
+        for name in commands:
+            if name == "dump":
+                reader = dwarfdump()
+                if reader is None:
+                    print("dump         skipped: llvm-dwarfdump is not on PATH")
+                    continue
+                cubin = Path(tmp) / "module.cubin"
+                cubin.write_bytes(cached_cubin(args.cache, path, text, arch, tool.path))
+                a, b = [*me, "dump", str(cubin)], [reader, "--debug-info", str(cubin)]
+            else:
+                a, b = [*me, name, str(path)], ptxas
+            times_a, times_b = pairs(a, b, args.pairs)
+            each = sorted(x / y for x, y in zip(times_a, times_b, strict=True))
+            ratios[name] = statistics.median(each)
+            print(
+                f"{name:<12} {statistics.median(times_a):8.2f} s against {statistics.median(times_b):.2f} s "
+                f"({' '.join(b[:1])}), medians of {args.pairs}; pair ratios {each[0]:.2f}-{each[-1]:.2f}"
+            )
+    print(f"after        {load()}")
+    for name, ratio in ratios.items():
+        print(f"{name} ratio: {ratio:.2f} (target {TARGETS[name]}, median of {args.pairs} pairs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
