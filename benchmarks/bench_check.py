@@ -26,19 +26,13 @@ from ptxdwarf.ptxas import find_ptxas
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_parse import generated_ptx  # noqa: E402
+from bench_parse import generated_ptx, module_arguments  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--functions", type=int, default=3000, help="device functions of the generated module"
-    )
-    parser.add_argument("--ptx", type=Path, help="use this PTX file instead of generating one")
-    parser.add_argument("--arch", default="sm_75")
+    module_arguments(parser)
     parser.add_argument("--runs", type=int, default=2, help="timed runs of each; the best counts (default 2)")
-    parser.add_argument("--cache", type=Path, default=HERE / ".cache")
-    parser.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.find_ptxas())")
     args = parser.parse_args(argv)
 
     args.cache.mkdir(parents=True, exist_ok=True)

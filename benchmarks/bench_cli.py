@@ -39,7 +39,7 @@ from ptxdwarf.ptxas import find_ptxas
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_parse import cached_cubin, generated_ptx  # noqa: E402
+from bench_parse import cached_cubin, generated_ptx, module_arguments  # noqa: E402
 
 TARGETS = {"lint": "<= 0.15", "check": "<= 1.1", "dump": "<= 3"}
 
@@ -76,14 +76,8 @@ def dwarfdump() -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("commands", nargs="*", metavar="COMMAND", help="lint, check, dump (default: all)")
-    parser.add_argument(
-        "--functions", type=int, default=3000, help="device functions of the generated module"
-    )
-    parser.add_argument("--ptx", type=Path, help="use this PTX file instead of generating one")
-    parser.add_argument("--arch", default="sm_75")
+    module_arguments(parser)
     parser.add_argument("--pairs", type=int, default=5, help="timed runs of each command (default 5)")
-    parser.add_argument("--cache", type=Path, default=HERE / ".cache")
-    parser.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.find_ptxas())")
     args = parser.parse_args(argv)
     commands = args.commands or list(TARGETS)
     unknown = [c for c in commands if c not in TARGETS]

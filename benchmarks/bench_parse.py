@@ -198,16 +198,13 @@ def sizes(text: str) -> tuple[int, int, dict[str, int]]:
 # --- main -----------------------------------------------------------------------
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def module_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options that choose the benchmark module and the ptxas (shared by the scripts)."""
     ap.add_argument(
         "--functions", type=int, default=3000, help="device functions of the generated module (default 3000)"
     )
     ap.add_argument("--ptx", type=Path, help="use this PTX file instead of generating one")
     ap.add_argument("--arch", default="sm_75", help="nvcc and ptxas -arch (default sm_75)")
-    ap.add_argument(
-        "--runs", type=int, default=3, help="timed runs of each reader; the best counts (default 3)"
-    )
     ap.add_argument(
         "--cache",
         type=Path,
@@ -215,6 +212,14 @@ def main(argv=None) -> int:
         help="where the generated PTX and the cubins are kept (default benchmarks/.cache)",
     )
     ap.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.ptxas.find_ptxas())")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    module_arguments(ap)
+    ap.add_argument(
+        "--runs", type=int, default=3, help="timed runs of each reader; the best counts (default 3)"
+    )
     ap.add_argument("--no-sizes", action="store_true", help="skip the size ratios (three rewrites)")
     args = ap.parse_args(argv)
     if args.runs < 1 or args.functions < 1:
