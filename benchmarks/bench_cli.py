@@ -70,7 +70,12 @@ def load() -> str:
 
 
 def dwarfdump() -> str | None:
-    return shutil.which("llvm-dwarfdump") or shutil.which("llvm-dwarfdump-14")
+    """llvm-dwarfdump on PATH, else the newest of Debian's ``/usr/lib/llvm-*``."""
+    found = shutil.which("llvm-dwarfdump") or shutil.which("llvm-dwarfdump-14")
+    if found is None:
+        installed = sorted(Path("/usr/lib").glob("llvm-*/bin/llvm-dwarfdump"), reverse=True)
+        found = str(installed[0]) if installed else None
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("commands", nargs="*", metavar="COMMAND", help="lint, check, dump (default: all)")
     module_arguments(parser)
     parser.add_argument("--pairs", type=int, default=5, help="timed runs of each command (default 5)")
+    parser.add_argument("--llvm-dwarfdump", metavar="PATH", help="the reader dump is timed against")
     args = parser.parse_args(argv)
     commands = args.commands or list(TARGETS)
     unknown = [c for c in commands if c not in TARGETS]
@@ -99,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         ptxas = [tool.path, "-g", f"-arch={arch}", "-c", str(path), "-o", str(Path(tmp) / "out.cubin")]
         for name in commands:
             if name == "dump":
-                reader = dwarfdump()
+                reader = args.llvm_dwarfdump or dwarfdump()
                 if reader is None:
-                    print("dump         skipped: llvm-dwarfdump is not on PATH")
+                    print("dump         skipped: no llvm-dwarfdump (--llvm-dwarfdump PATH)")
                     continue
                 cubin = Path(tmp) / "module.cubin"
                 cubin.write_bytes(cached_cubin(args.cache, path, text, arch, tool.path))
