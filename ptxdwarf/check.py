@@ -864,7 +864,7 @@ def compare(
             lambda: _join_register_map(cubin, found),
             work=len(module.text),
         )
-        _ComparisonState.restore(state, report)
+        state.restore(report)
         report.registers = registers
         if register_note:
             report.notes.append(register_note)
@@ -882,15 +882,11 @@ class _ComparisonState(NamedTuple):
     line_rows: int
     notes: list[str]
 
-    @classmethod
-    def restore(cls, state: _ComparisonState, report: CheckReport) -> None:
-        report.differences, report.notes = state.differences, state.notes
-        report.units, report.dies, report.symbols, report.line_rows = (
-            state.units,
-            state.dies,
-            state.symbols,
-            state.line_rows,
-        )
+    def restore(self, report: CheckReport) -> None:
+        """Put the comparison's results into ``report``."""
+        report.differences, report.notes = self.differences, self.notes
+        report.units, report.dies = self.units, self.dies
+        report.symbols, report.line_rows = self.symbols, self.line_rows
 
 
 def _compare_dwarf(
