@@ -184,3 +184,59 @@ def test_lint_finds_the_same_with_and_without_a_fork(monkeypatch: pytest.MonkeyP
         if results[0] != results[1]:
             differ.append(path.name)
     assert differ == []
+
+
+_COUNTING_FORKS = """
+import os, sys
+forks = []
+fork = os.fork
+
+def counting_fork():
+    pid = fork()
+    if pid:
+        forks.append(pid)
+    return pid
+
+os.fork = counting_fork
+_exit = os._exit
+
+def exit_counting(code):
+    print("forks", len(forks), file=sys.stderr)
+    _exit(code)
+
+os._exit = exit_counting
+from ptxdwarf.cli import run
+sys.argv = ["ptxdwarf", *sys.argv[1:]]
+run()
+"""
+
+
+def test_the_console_script_forks_on_a_large_module_and_finds_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real threshold and the real process: lint of a 1.5 MB module."""
+    import subprocess
+    import sys
+
+    import test_bad_input
+
+    monkeypatch.setattr(test_bad_input, "WIDE", 300_000)
+    text, _count = test_bad_input.extreme_ptx("wide")
+    assert len(text) >= MIN_WORK
+    path = tmp_path / "wide.ptx"
+    path.write_text(text)
+    runs = {}
+    for jobs in ("2", "1"):
+        env = {**os.environ, "PTXDWARF_JOBS": jobs}
+        runs[jobs] = subprocess.run(
+            [sys.executable, "-c", _COUNTING_FORKS, "lint", "--json", str(path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+    if can_fork():
+        assert "forks 1" in runs["2"].stderr
+    assert "forks 0" in runs["1"].stderr
+    assert (runs["2"].returncode, runs["2"].stdout) == (runs["1"].returncode, runs["1"].stdout)
+    assert runs["1"].returncode in (0, 1) and runs["1"].stdout.startswith("[")
