@@ -21,12 +21,11 @@ import time
 from pathlib import Path
 
 import ptxdwarf
-from ptxdwarf.ptxas import find_ptxas
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_parse import generated_ptx, module_arguments  # noqa: E402
+from bench_parse import benchmark_module, module_arguments  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,12 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=2, help="timed runs of each; the best counts (default 2)")
     args = parser.parse_args(argv)
 
-    args.cache.mkdir(parents=True, exist_ok=True)
-    path = args.ptx or generated_ptx(args.cache, args.functions, args.arch)
-    text = path.read_text()
-    tool = find_ptxas(args.ptxas)
-    module = ptxdwarf.parse_ptx(text, str(path))
-    arch, _note = tool.choose_arch(module.target, args.arch)
+    path, text, module, tool, arch = benchmark_module(args)
 
     ptxas_times = []
     check_times = []

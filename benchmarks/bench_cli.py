@@ -33,13 +33,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import ptxdwarf
-from ptxdwarf.ptxas import find_ptxas
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_parse import cached_cubin, generated_ptx, module_arguments  # noqa: E402
+from bench_parse import benchmark_module, cached_cubin, module_arguments  # noqa: E402
 
 TARGETS = {"lint": "<= 0.15", "check": "<= 1.1", "dump": "<= 3"}
 
@@ -90,12 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown command {unknown[0]} (choose from lint, check, dump)")
 
-    args.cache.mkdir(parents=True, exist_ok=True)
-    path = args.ptx or generated_ptx(args.cache, args.functions, args.arch)
-    text = path.read_text()
-    tool = find_ptxas(args.ptxas)
-    module = ptxdwarf.parse_ptx(text, str(path))
-    arch, _note = tool.choose_arch(module.target, args.arch)
+    path, text, module, tool, arch = benchmark_module(args)
     me = [sys.executable, "-m", "ptxdwarf"]
     print(f"module       {path}  ({len(text):,} chars PTX)")
     print(f"ptxas        {tool.path} ({tool.version}), {arch}")

@@ -43,7 +43,7 @@ from pathlib import Path
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
-from ptxdwarf.ptxas import find_ptxas
+from ptxdwarf.ptxas import Ptxas, find_ptxas
 
 HERE = Path(__file__).resolve().parent
 STYLES = ("nvcc", "readable", "compact")
@@ -212,6 +212,18 @@ def module_arguments(ap: argparse.ArgumentParser) -> None:
         help="where the generated PTX and the cubins are kept (default benchmarks/.cache)",
     )
     ap.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.ptxas.find_ptxas())")
+
+
+def benchmark_module(args: argparse.Namespace) -> tuple[Path, str, ptxdwarf.PtxModule, Ptxas, str]:
+    """The module the options of :func:`module_arguments` choose (generated if need be), its
+    text, parsed module, the ptxas and the ``-arch`` to compile it with."""
+    args.cache.mkdir(parents=True, exist_ok=True)
+    path = args.ptx or generated_ptx(args.cache, args.functions, args.arch)
+    text = path.read_text()
+    tool = find_ptxas(args.ptxas)
+    module = ptxdwarf.parse_ptx(text, str(path))
+    arch, _note = tool.choose_arch(module.target, args.arch)
+    return path, text, module, tool, arch
 
 
 def main(argv=None) -> int:
