@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..dwarf.constants import AT, FORM, TAG
 from ..dwarf.decode import decode_sections
 from ..dwarf.image import gc_paused
@@ -43,21 +45,24 @@ def _run(module: PtxModule, ptxas_version: str | None) -> list[Finding]:
     ctx.set_info(info)
     header.check_debug_target(ctx, info)
     before = ctx.findings[:]
-
-    def relocations() -> list[Finding]:
-        start = len(ctx.findings)
-        labels.check_relocations(ctx)
-        return ctx.findings[start:]
-
-    def dwarf() -> list[Finding]:
-        start = len(ctx.findings)
-        if info is not None:
-            _check_dwarf(ctx, info)
-        return ctx.findings[start:]
-
     # The two share nothing but caches; on a large module each takes about a second.
-    found, more = run_beside(relocations, dwarf, work=len(ctx.module.text))
+    found, more = run_beside(
+        _added(ctx, lambda: labels.check_relocations(ctx)),
+        _added(ctx, lambda: _check_dwarf(ctx, info) if info is not None else None),
+        work=len(ctx.module.text),
+    )
     return sorted([*before, *found, *more], key=sort_key)
+
+
+def _added(ctx: LintContext, checks: Callable[[], None]) -> Callable[[], list[Finding]]:
+    """``checks`` as a callable that returns the findings they add."""
+
+    def run() -> list[Finding]:
+        start = len(ctx.findings)
+        checks()
+        return ctx.findings[start:]
+
+    return run
 
 
 def lint(text: str, *, filename: str = "<ptx>", ptxas_version: str | None = None) -> list[Finding]:
