@@ -9,63 +9,152 @@ Reading::
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-from .api import (
-    decode_module,
-    load_text,
-    read_all,
-    read_file,
-    read_ptx,
-    read_ptx_file,
-    replace_debug_sections,
-    rewrite_ptx,
-)
-from .dump import dump_json, dump_text, iter_json
-from .dwarf.constants import AT, ATE, FORM, LANG, OP, TAG, AddressClass, address_class_name
-from .dwarf.decode import decode_sections
-from .dwarf.encode import Encoded, EncodeOptions, encode, encode_sections
-from .dwarf.expr import (
-    ExpressionError,
-    Op,
-    decode_expression,
-    encode_expression,
-    register_name,
-    register_number,
-)
-from .dwarf.image import Reloc, SectionImage, Symbol
-from .dwarf.model import (
-    DIE,
-    AbbrevDecl,
-    AbbrevTable,
-    ArangeSet,
-    Attribute,
-    BuiltDIE,
-    DebugInfo,
-    LocationList,
-    NameSet,
-    RangeList,
-    StringTable,
-    Unit,
-)
-from .dwarf.schemas import Block
-from .errors import (
-    AttachError,
-    BuilderError,
-    CubinError,
-    DwarfError,
-    EncodeError,
-    LayoutError,
-    PtxDwarfError,
-    PtxSyntaxError,
-    RegisterNameError,
-    ToolError,
-)
-from .ptx.reader import PtxModule, parse_ptx
-from .ptx.writer import Style, format_section, format_sections
+if TYPE_CHECKING:
+    from . import loc
+    from .abi import ParamDecl
+    from .api import (
+        decode_module,
+        load_text,
+        read_all,
+        read_file,
+        read_ptx,
+        read_ptx_file,
+        replace_debug_sections,
+        rewrite_ptx,
+    )
+    from .attach import SourceLoc, attach
+    from .builder import DebugInfoBuilder, Function, LexicalBlock, Member, Type, Variable
+    from .check import CheckReport, Difference, check
+    from .cuda.cubin import cubin_images, read_cubin
+    from .cuda.ptxas import Ptxas, PtxasCancelled, PtxasFailed, find_ptxas
+    from .cuda.regmap import FunctionRegisters, RegisterMapEntry, read_register_map
+    from .dump import dump_json, dump_text, iter_json
+    from .dwarf.constants import AT, ATE, FORM, LANG, OP, TAG, AddressClass, address_class_name
+    from .dwarf.decode import decode_sections
+    from .dwarf.encode import Encoded, EncodeOptions, encode, encode_sections
+    from .dwarf.expr import (
+        ExpressionError,
+        Op,
+        decode_expression,
+        encode_expression,
+        register_name,
+        register_number,
+    )
+    from .dwarf.image import Reloc, SectionImage, Symbol
+    from .dwarf.model import (
+        DIE,
+        AbbrevDecl,
+        AbbrevTable,
+        ArangeSet,
+        Attribute,
+        BuiltDIE,
+        DebugInfo,
+        LocationList,
+        NameSet,
+        RangeList,
+        StringTable,
+        Unit,
+    )
+    from .dwarf.schemas import Block
+    from .errors import (
+        AttachError,
+        BuilderError,
+        CubinError,
+        DwarfError,
+        EncodeError,
+        LayoutError,
+        PtxDwarfError,
+        PtxSyntaxError,
+        RegisterNameError,
+        ToolError,
+        UsageError,
+    )
+    from .lint import Finding, lint
+    from .loc import Location, LocationListSpec
+    from .ptx.reader import PtxModule, parse_ptx
+    from .ptx.writer import Style, format_section, format_sections
+    from .repair import FixResult, Repair, fix, remap_paths, strip
+    from .visibility import RegisterLocation, register_locations, unmapped_registers
+
+# The public API: each name and the module it comes from, imported on first use so that
+# ``import ptxdwarf`` (and every command line run) loads only what it needs. A name equal to
+# ``if TYPE_CHECKING`` above says the same for type checkers. Module ``"."``: the name is a submodule.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "api": (
+        "decode_module",
+        "load_text",
+        "read_all",
+        "read_file",
+        "read_ptx",
+        "read_ptx_file",
+        "replace_debug_sections",
+        "rewrite_ptx",
+    ),
+    "dump": ("dump_json", "dump_text", "iter_json"),
+    "dwarf.constants": ("AT", "ATE", "FORM", "LANG", "OP", "TAG", "AddressClass", "address_class_name"),
+    "dwarf.decode": ("decode_sections",),
+    "dwarf.encode": ("Encoded", "EncodeOptions", "encode", "encode_sections"),
+    "dwarf.expr": (
+        "ExpressionError",
+        "Op",
+        "decode_expression",
+        "encode_expression",
+        "register_name",
+        "register_number",
+    ),
+    "dwarf.image": ("Reloc", "SectionImage", "Symbol"),
+    "dwarf.model": (
+        "DIE",
+        "AbbrevDecl",
+        "AbbrevTable",
+        "ArangeSet",
+        "Attribute",
+        "BuiltDIE",
+        "DebugInfo",
+        "LocationList",
+        "NameSet",
+        "RangeList",
+        "StringTable",
+        "Unit",
+    ),
+    "dwarf.schemas": ("Block",),
+    "errors": (
+        "AttachError",
+        "BuilderError",
+        "CubinError",
+        "DwarfError",
+        "EncodeError",
+        "LayoutError",
+        "PtxDwarfError",
+        "PtxSyntaxError",
+        "RegisterNameError",
+        "ToolError",
+        "UsageError",
+    ),
+    "ptx.reader": ("PtxModule", "parse_ptx"),
+    "ptx.writer": ("Style", "format_section", "format_sections"),
+    ".": ("loc",),
+    "loc": ("Location", "LocationListSpec"),
+    "attach": ("SourceLoc", "attach"),
+    "builder": ("DebugInfoBuilder", "Function", "LexicalBlock", "Member", "Type", "Variable"),
+    "cuda.cubin": ("cubin_images", "read_cubin"),
+    "abi": ("ParamDecl",),
+    "check": ("CheckReport", "Difference", "check"),
+    "cuda.ptxas": ("Ptxas", "PtxasCancelled", "PtxasFailed", "find_ptxas"),
+    "lint": ("Finding", "lint"),
+    "repair": ("FixResult", "Repair", "fix", "remap_paths", "strip"),
+    "cuda.regmap": ("FunctionRegisters", "RegisterMapEntry", "read_register_map"),
+    "visibility": ("RegisterLocation", "register_locations", "unmapped_registers"),
+}
+
+_ORIGIN = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "AT",
@@ -79,36 +168,61 @@ __all__ = [
     "Block",
     "BuilderError",
     "BuiltDIE",
+    "CheckReport",
     "CubinError",
     "DIE",
     "DebugInfo",
+    "DebugInfoBuilder",
+    "Difference",
     "DwarfError",
     "EncodeError",
     "EncodeOptions",
     "Encoded",
     "ExpressionError",
     "FORM",
+    "Finding",
+    "FixResult",
+    "Function",
+    "FunctionRegisters",
     "LANG",
     "LayoutError",
+    "LexicalBlock",
+    "Location",
     "LocationList",
+    "LocationListSpec",
+    "Member",
     "NameSet",
     "OP",
     "Op",
+    "ParamDecl",
     "PtxDwarfError",
     "PtxModule",
     "PtxSyntaxError",
+    "Ptxas",
+    "PtxasCancelled",
+    "PtxasFailed",
     "RangeList",
+    "RegisterLocation",
+    "RegisterMapEntry",
     "RegisterNameError",
     "Reloc",
+    "Repair",
     "SectionImage",
+    "SourceLoc",
     "StringTable",
     "Style",
     "Symbol",
     "TAG",
     "ToolError",
+    "Type",
     "Unit",
+    "UsageError",
+    "Variable",
     "__version__",
     "address_class_name",
+    "attach",
+    "check",
+    "cubin_images",
     "decode_expression",
     "decode_module",
     "decode_sections",
@@ -117,83 +231,28 @@ __all__ = [
     "encode",
     "encode_expression",
     "encode_sections",
+    "find_ptxas",
+    "fix",
     "format_section",
     "format_sections",
     "iter_json",
+    "lint",
     "load_text",
+    "loc",
     "parse_ptx",
     "read_all",
+    "read_cubin",
     "read_file",
     "read_ptx",
     "read_ptx_file",
-    "register_name",
-    "register_number",
-    "replace_debug_sections",
-    "rewrite_ptx",
-]
-
-from . import loc
-from .attach import SourceLoc, attach
-from .builder import DebugInfoBuilder, Function, LexicalBlock, Member, Type, Variable
-from .loc import Location, LocationListSpec
-
-__all__ += [
-    "DebugInfoBuilder",
-    "Function",
-    "LexicalBlock",
-    "Location",
-    "LocationListSpec",
-    "Member",
-    "SourceLoc",
-    "Type",
-    "Variable",
-    "attach",
-    "loc",
-]
-
-from .cuda.cubin import cubin_images, read_cubin
-
-__all__ += ["cubin_images", "read_cubin"]
-
-from .abi import ParamDecl
-from .check import CheckReport, Difference, check
-from .cuda.ptxas import Ptxas, PtxasCancelled, PtxasFailed, find_ptxas
-from .lint import Finding, lint
-
-__all__ += [
-    "CheckReport",
-    "Difference",
-    "Finding",
-    "ParamDecl",
-    "Ptxas",
-    "PtxasCancelled",
-    "PtxasFailed",
-    "check",
-    "find_ptxas",
-    "lint",
-]
-
-from .errors import UsageError
-from .repair import FixResult, Repair, fix, remap_paths, strip
-
-__all__ += [
-    "FixResult",
-    "Repair",
-    "UsageError",
-    "fix",
-    "remap_paths",
-    "strip",
-]
-
-from .cuda.regmap import FunctionRegisters, RegisterMapEntry, read_register_map
-from .visibility import RegisterLocation, register_locations, unmapped_registers
-
-__all__ += [
-    "FunctionRegisters",
-    "RegisterLocation",
-    "RegisterMapEntry",
     "read_register_map",
     "register_locations",
+    "register_name",
+    "register_number",
+    "remap_paths",
+    "replace_debug_sections",
+    "rewrite_ptx",
+    "strip",
     "unmapped_registers",
 ]
 
@@ -218,19 +277,30 @@ _MOVED = {
 
 
 def __getattr__(name: str) -> object:
+    module = _ORIGIN.get(name)
+    if module is not None:
+        if module == ".":
+            value: object = importlib.import_module(f".{name}", __name__)
+        else:
+            value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
     if name in _MOVED:
-        import importlib
-
         return importlib.import_module(f".{_MOVED[name]}", __name__)
     raise AttributeError(f"module 'ptxdwarf' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_ORIGIN})
+
+
 class _Package(types.ModuleType):
-    """The package module: ``import ptxdwarf.encode`` (the old path of the module) must not
-    replace the :func:`encode` function the package exports under the same name."""
+    """The package module: importing a submodule that shares its name with an export
+    (``ptxdwarf.check``, or the old path ``ptxdwarf.encode``) must not replace the
+    function the package exports under that name."""
 
     def __setattr__(self, name: str, value: object) -> None:
-        if isinstance(value, types.ModuleType) and callable(globals().get(name)):
+        if isinstance(value, types.ModuleType) and _ORIGIN.get(name, ".") != ".":
             return
         super().__setattr__(name, value)
 

@@ -99,3 +99,67 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
         assert {"ptxdwarf.ptx.reader", "ptxdwarf.check"} <= _imports(bad)
     finally:
         bad.unlink()
+
+
+def _type_checking_imports() -> dict[str, str]:
+    """Name -> module path (``"."``: the name is a submodule) of the imports under
+    ``if TYPE_CHECKING`` in the package's ``__init__``."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text())
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+    )
+    found = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom) and node.level == 1
+        for alias in node.names:
+            found[alias.asname or alias.name] = node.module or "."
+    return found
+
+
+def test_the_lazy_exports_are_what_type_checkers_see() -> None:
+    origin = {name: module for module, names in ptxdwarf._EXPORTS.items() for name in names}
+    assert origin == _type_checking_imports()
+    assert sorted(ptxdwarf.__all__) == sorted([*origin, "__version__"])
+    import importlib
+
+    for name, module in origin.items():
+        if module == ".":
+            expected = importlib.import_module(f"ptxdwarf.{name}")
+        else:
+            expected = getattr(importlib.import_module(f"ptxdwarf.{module}"), name)
+        assert getattr(ptxdwarf, name) is expected, name
+    assert set(ptxdwarf.__all__) <= set(dir(ptxdwarf))
+
+
+def test_the_command_line_starts_without_the_whole_library() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, ptxdwarf.cli; print(sorted(m for m in sys.modules if m.startswith('ptxdwarf.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = set(ast.literal_eval(out))
+    assert "ptxdwarf.cli" in loaded
+    heavy = {
+        "ptxdwarf.dwarf.encode",
+        "ptxdwarf.dwarf.decode",
+        "ptxdwarf.builder",
+        "ptxdwarf.check",
+        "ptxdwarf.lint",
+    }
+    assert not loaded & heavy, sorted(loaded & heavy)
+
+
+def test_a_submodule_import_keeps_the_function_of_its_name() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import ptxdwarf.check, ptxdwarf.lint.run, ptxdwarf.attach, ptxdwarf; "
+        "print(all(callable(f) and not isinstance(f, type(ptxdwarf)) "
+        "for f in (ptxdwarf.check, ptxdwarf.lint, ptxdwarf.attach)), "
+        "type(ptxdwarf.loc).__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "module"]
