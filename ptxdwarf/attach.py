@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from .api import edit_debug_sections
 from .dwarf.encode import encode
-from .dwarf.image import DEBUG_SECTION_NAMES, SectionImage
+from .dwarf.image import DEBUG_SECTION_NAMES, SectionImage, gc_paused
 from .errors import AttachError
 from .ptx.edits import TextEdits
 from .ptx.placement import first_label_anchors
@@ -114,6 +114,19 @@ def attach(
     mapped line. ``debug_target=False`` leaves ``.target`` as it is (ptxas ``-g`` still
     reads the sections; without ``-g`` it drops ``.debug_info`` but keeps the line table).
     """
+    with gc_paused():
+        return _attach(ptx_text, dbg, filename, style, string_labels, lines, debug_target)
+
+
+def _attach(
+    ptx_text: str,
+    dbg: DebugInfoBuilder,
+    filename: str,
+    style: Style | str,
+    string_labels: bool,
+    lines: Mapping[int, SourceLoc | tuple[str, int] | tuple[str, int, int]] | None,
+    debug_target: bool,
+) -> str:
     module = parse_ptx(ptx_text, filename)
     if module.address_size is not None and module.address_size // 8 < dbg.address_size:
         # (4-byte DWARF addresses in a 64-bit module are fine: ptxas relocates them with R_CUDA_32.)
