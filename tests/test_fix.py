@@ -292,6 +292,38 @@ def test_strip(path: Path, tmp_path: Path) -> None:
     assert code == [line for line in strip(lines).splitlines() if line.strip()]
 
 
+MID_LINE_LOC = """.version 7.0
+.target sm_75
+.address_size 64
+
+.file 1 "a.cu"
+
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	.reg .b32 	%r<3>;
+	.loc 1 3 0
+	mov.u32 	%r1, 1; .loc 1 4 0
+	add.s32 	%r2, %r1, 1; { .loc 1 5 0
+	ret; }
+}
+"""
+
+
+def test_strip_takes_a_loc_that_follows_a_statement_on_its_line(ptxas: Ptxas) -> None:
+    """ptxas reads a ``.loc`` after the ``;`` of a statement on the same line: left behind by
+    strip, it warns that a .loc has no .file (measured with ptxas 13.0)."""
+    assert ptxas.compile(MID_LINE_LOC, arch="sm_75", debug=False).messages == []
+    bare = strip(MID_LINE_LOC)
+    assert ".loc" not in bare and ".file" not in bare
+    assert "\tmov.u32 \t%r1, 1;\n\tadd.s32 \t%r2, %r1, 1; {\n\tret; }\n" in bare
+    assert ptxas.compile(bare, arch="sm_75", debug=False).messages == []
+    # what strip removed is what ptxas warns about when only the .file goes
+    no_file = MID_LINE_LOC.replace('.file 1 "a.cu"\n', "")
+    assert [m.severity for m in ptxas.compile(no_file, arch="sm_75", debug=False).messages] == ["warning"]
+
+
 def _code(cubin: Path) -> dict[str, bytes]:
     """The SASS of each function: the cubin's ``.text.NAME`` sections."""
     from elftools.elf.elffile import ELFFile

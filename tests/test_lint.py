@@ -1465,3 +1465,17 @@ def test_not_debuggable_multiple_returns() -> None:
     m = assemble(base_tree(), header=header)
     (f,) = only(run(m), "not-debuggable")
     assert "returns 2 values" in f.message and f.severity == "error"
+
+
+def test_a_loc_after_a_statement_on_its_line_is_read(ptxas: Ptxas) -> None:
+    """ptxas reads ``.loc`` after a ``;`` on the same line, and check finds what it made of one
+    naming an undeclared file; lint must see it too."""
+    text = (
+        '.version 7.0\n.target sm_75\n.address_size 64\n\n.file 1 "a.cu"\n\n'
+        ".visible .entry k()\n{\n\t.reg .b32 \t%r<3>;\n\t.loc 1 3 0\n"
+        "\tmov.u32 \t%r1, 1; .loc 2 4 0\n\tadd.s32 \t%r2, %r1, 1;\n\tret;\n}\n"
+    )
+    found = [(f.rule, f.where) for f in lint(text, filename="m.ptx")]
+    assert found == [("loc-file-undeclared", "m.ptx:11")]
+    report = check(text, ptxas=ptxas)
+    assert [(d.what, d.ptx) for d in report.differences] == [("file 2", "no .file of that number")]

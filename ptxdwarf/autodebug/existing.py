@@ -7,10 +7,10 @@ from collections import Counter
 
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule
+from ..ptx.statements import line_directive_spans
 from .scan import directive_re
 
 _LOC = directive_re("loc")
-_LOC_FILE_LINE = re.compile(directive_re("loc", "file").pattern + r"[^\n]*")
 
 
 def existing_debug(module: PtxModule, masked: str) -> tuple[str, int] | None:
@@ -34,13 +34,9 @@ def existing_debug(module: PtxModule, masked: str) -> tuple[str, int] | None:
 
 def strip_debug(text: str, module: PtxModule, masked: str) -> str:
     """``text`` without debug sections, ``.loc``/``.file`` directives and attach's own labels."""
-    cuts: list[tuple[int, int]] = []
-    for block in module.sections:
-        if block.name.startswith(".debug_"):
-            cuts.append((block.start, block.end))
-    for m in _LOC_FILE_LINE.finditer(masked):
-        cuts.append((m.start(), m.end()))
-    code = _blank(masked, cuts)  # without the debug sections, which refer to the labels
+    cuts = [(block.start, block.end) for block in module.sections if block.name.startswith(".debug_")]
+    directives = line_directive_spans(masked)
+    code = _blank(masked, cuts + directives)  # without the debug sections, which refer to the labels
     uses = Counter(m.group() for m in re.finditer(r"\$\w+(?![\w$])", code))
     for m in re.finditer(r"(?m)^[ \t]*(\$L__ptxdwarf\w*_(?:begin|end)\d+)[ \t]*:[ \t]*$", code):
         if uses[m.group(1)] == 1:  # defined, never used
@@ -55,7 +51,7 @@ def strip_debug(text: str, module: PtxModule, masked: str) -> str:
             start, end = line_start, min(line_end + 1, len(masked))
         widened.append((start, end))
     edits = TextEdits(text, where=module.filename)
-    for start, end in _union(widened):
+    for start, end in _union(widened + directives):
         edits.delete(start, end)
     return edits.apply()
 

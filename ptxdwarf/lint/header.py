@@ -13,6 +13,7 @@ from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
 from ..ptx.reader import PtxModule, SectionBlock, mask_comments
+from ..ptx.statements import INLINED_AT, loc_lines
 from .context import LintContext
 from .rules import ERROR, WARNING
 
@@ -29,7 +30,6 @@ __all__ = [
 ]
 
 _ADDRESS_SIZE = re.compile(r"^[ \t]*\.address_size\b", re.MULTILINE)
-_INLINED_LOC = re.compile(r"^[ \t]*\.loc\b[^\n]*\binlined_at\b", re.MULTILINE)
 
 
 def check_text(ctx: LintContext) -> None:
@@ -281,7 +281,14 @@ def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
     if module.has_debug_target:
         needs.append(((3, 0), "a debug target (.target ..., debug)", module.target_line))
     inlined = (
-        _INLINED_LOC.search(mask_comments(module.text, module.filename))
+        next(
+            (
+                m
+                for m in loc_lines(mask_comments(module.text, module.filename))
+                if INLINED_AT.search(m.group())
+            ),
+            None,
+        )
         if "inlined_at" in module.text
         else None
     )

@@ -33,7 +33,7 @@ def check_locs(ctx: LintContext) -> None:
     if ".loc" not in text:
         return
     declared = {f.index for f in module.files}
-    # A .loc starts its line; only a /* */ comment could hide one, so only then is the text masked.
+    # A .loc starts a statement; only a /* */ comment could hide one, so only then is the text masked.
     masked = mask_comments(text, ctx.filename) if "/*" in text else text
     found_lines = loc_lines(masked) if masked is not text else ctx.loc_lines
     str_labels = ctx.images[".debug_str"].labels if ".debug_str" in ctx.images else {}

@@ -6,7 +6,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["INLINED_AT", "LABEL_AT", "LOC", "Stmt", "loc_lines", "scan_body"]
+__all__ = [
+    "INLINED_AT",
+    "LABEL_AT",
+    "LOC",
+    "Stmt",
+    "line_directive_spans",
+    "line_directives",
+    "loc_lines",
+    "scan_body",
+]
 
 LABEL_AT = re.compile(r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)\s*:(?!:)")
 #: A ``.loc`` directive's file, line and column (a statement's text, from its start).
@@ -16,7 +25,11 @@ INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 #: One statement after the blanks, braces and ``;`` before it: a label definition, a
 #: directive that ends with its line (``.loc``, ``.file``, ``@@``), or a statement up to
 #: its ``;`` (strings skipped; up to the end when no ``;`` or closing quote follows).
-_LOC_TO_LINE_END = re.compile(r"\.loc\b[^\n]*")
+_TO_LINE_END = {
+    ("loc",): re.compile(r"\.loc\b[^\n]*"),
+    ("file",): re.compile(r"\.file\b[^\n]*"),
+    ("loc", "file"): re.compile(r"\.(?:loc|file)\b[^\n]*"),
+}
 _STATEMENT = re.compile(
     r"[\s{};]*((?P<label>" + LABEL_AT.pattern + r')|(?P<line>(?:\.loc|\.file|@@)[^\n]*)|(?:[^;"]+|"[^"]*")*)'
 )
@@ -64,15 +77,39 @@ def scan_body(masked: str, start: int, end: int, *, labels: bool = False) -> lis
     return out
 
 
-def loc_lines(text: str) -> Iterator[re.Match[str]]:
-    """The ``.loc`` directives that begin a line of ``text`` (after blanks), each to the end of its line."""
-    # A search for ".loc" skips ahead quickly; one anchored at line starts tries every character.
-    rfind = text.rfind
-    for m in _LOC_TO_LINE_END.finditer(text):
-        start = m.start()
-        line_start = rfind("\n", 0, start) + 1
-        if line_start == start or not text[line_start:start].strip(" \t"):
+def line_directives(text: str, names: tuple[str, ...] = ("loc",)) -> Iterator[re.Match[str]]:
+    """The directives ``.loc`` (``names``: also or instead ``"file"``) of comment-masked ``text``
+    that begin a statement, each to the end of its line: at a line's start after blanks, or
+    after the ``;``, brace or label colon that ends what comes before it on the line (ptxas
+    reads ``mov.u32 %r1, 1; .loc 1 4 0``)."""
+    # A search for ".loc" skips ahead quickly; one anchored at statement starts tries every character.
+    for m in _TO_LINE_END[names].finditer(text):
+        i = m.start() - 1
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        if i < 0 or text[i] in "\n;{}:":
             yield m
+
+
+def loc_lines(text: str) -> Iterator[re.Match[str]]:
+    """The ``.loc`` directives of ``text`` (see :func:`line_directives`)."""
+    return line_directives(text)
+
+
+def line_directive_spans(masked: str, names: tuple[str, ...] = ("loc", "file")) -> list[tuple[int, int]]:
+    """What removing the directives :func:`line_directives` finds takes out of ``masked``: the
+    whole line of one alone on its line, else the directive and the blanks before it."""
+    spans = []
+    for m in line_directives(masked, names):
+        start, end = m.span()
+        line_start = masked.rfind("\n", 0, start) + 1
+        if not masked[line_start:start].strip(" \t"):
+            start, end = line_start, min(end + 1, len(masked))
+        else:
+            while masked[start - 1] in " \t":
+                start -= 1
+        spans.append((start, end))
+    return spans
 
 
 _REG_DECLARATION = re.compile(r"\.reg\b[^;]*;")

@@ -6,11 +6,11 @@ import re
 
 from ..ptx.edits import TextEdits
 from ..ptx.reader import mask_comments, parse_ptx
+from ..ptx.statements import line_directive_spans, loc_lines
 
 __all__ = ["strip"]
 
-_LINE_DIRECTIVE = re.compile(r"^[ \t]*\.(?:loc|file)\b[^\n]*(?:\n|$)", re.MULTILINE)
-_INLINED_NAME = re.compile(r"^[ \t]*\.loc\b[^\n]*\bfunction_name\b", re.MULTILINE)
+_FUNCTION_NAME = re.compile(r"\bfunction_name\b")
 _DEBUG_ITEM = re.compile(r"[ \t]*,[ \t]*debug\b")
 
 
@@ -37,9 +37,9 @@ def strip(text: str, *, keep_lines: bool = False, filename: str = "<ptx>") -> st
     masked = mask_comments(text, filename)
     keep: tuple[str, ...] = ()
     if not keep_lines:
-        for m in _LINE_DIRECTIVE.finditer(masked):
-            edits.delete(m.start(), m.end())
-    elif _INLINED_NAME.search(masked):
+        for start, end in line_directive_spans(masked):
+            edits.delete(start, end)
+    elif any(_FUNCTION_NAME.search(m.group()) for m in loc_lines(masked)):
         keep = (".debug_str",)
     edit_debug_sections(edits, module, {}, keep=keep)
     return edits.apply()
