@@ -6,7 +6,9 @@ through the library's entry points; anything but success or a ``PtxDwarfError`` 
 
 Each input runs through reading, ``dump_text``, ``dump_json``, ``lint``, ``rewrite_ptx``,
 ``fix`` and ``strip`` (PTX) or ``read_all`` and the dumps (binaries); one in
-``--attach-every`` PTX inputs also through ``attach_ptx`` and ``remap_paths``. A finding is an exception that is not a ``PtxDwarfError`` subclass, an
+``--attach-every`` PTX inputs also through ``attach_ptx`` and ``remap_paths``, and one in
+``--check-every`` through ``check`` (ptxas -g and the comparison with its cubin; ptxas's own
+time is not counted against ``--timeout``). A finding is an exception that is not a ``PtxDwarfError`` subclass, an
 input that takes more than ``--timeout`` CPU seconds (a hang or a blow-up) or more than
 ``--memory`` MB, or an error message of more than one line. Each finding's input is written
 to ``--out`` with its traceback; keep the minimised input under ``fixtures/regressions/`` once
@@ -222,7 +224,7 @@ def mutate_binary(rng: random.Random, raw: bytes) -> bytes:
 # --- targets ---------------------------------------------------------------------------------------
 
 
-def run_text(text: str, rng: random.Random, attach: bool) -> None:
+def run_text(text: str, rng: random.Random, attach: bool, check: bool = False) -> None:
     try:
         info = ptxdwarf.read_ptx(text, filename="fuzz.ptx").load_all()
         ptxdwarf.dump_text(info)
@@ -257,6 +259,13 @@ def run_text(text: str, rng: random.Random, attach: bool) -> None:
             _one_line(exc)
         try:
             ptxdwarf.remap_paths(text, [("/", "/remapped/"), ("t", "x")], filename="fuzz.ptx")
+        except PtxDwarfError as exc:
+            _one_line(exc)
+    if check:
+        try:
+            report = ptxdwarf.check(text, filename="fuzz.ptx")
+            report.summary()
+            report.to_json()
         except PtxDwarfError as exc:
             _one_line(exc)
 
@@ -305,7 +314,8 @@ def worker(index: int, args: argparse.Namespace, counter: object) -> None:
             else:
                 payload = mutate_text(rng, rng.choice(texts))
                 attach = args.attach_every > 0 and done % args.attach_every == 0
-                task = lambda p=payload, a=attach: run_text(p, rng, a)  # noqa: E731
+                check = args.check_every > 0 and done % args.check_every == 0
+                task = lambda p=payload, a=attach, c=check: run_text(p, rng, a, c)  # noqa: E731
             report = None
             try:
                 if watch is not None:
@@ -358,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
         "--binary-share", type=float, default=0.25, help="share of binary inputs (default 0.25)"
     )
     parser.add_argument("--attach-every", type=int, default=20, help="attach every Nth PTX input (0: never)")
+    parser.add_argument(
+        "--check-every", type=int, default=100, help="check (runs ptxas) every Nth PTX input (0: never)"
+    )
     parser.add_argument("--nice", type=int, default=0, help="lower the workers' priority by this much")
     parser.add_argument(
         "--memory",
