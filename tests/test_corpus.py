@@ -1,6 +1,6 @@
 """The outside corpus (``fixtures/corpus``): ptxdwarf against real tools on other producers' PTX.
 
-Every file was written by a producer other than ptxdwarf (nvcc 13.0 and 13.5, numba-cuda,
+Every file was written by a producer other than ptxdwarf (nvcc 12.4, 13.0 and 13.5, numba-cuda,
 Triton, clang 14, ...; recipes in ``fixtures/corpus/README.md``). Each check runs the CLI
 and the real ptxas and llvm-dwarfdump:
 

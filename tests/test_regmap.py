@@ -112,6 +112,7 @@ _PRODUCERS = (
     "numba/*.ptx",
     "nodebug/*.ptx",
     "clang/*.O*.ptx",
+    "corpus/nvcc-12.4/*.ptx",
     "corpus/nvcc-13.0/*.ptx",
     "corpus/nvcc-13.5/*.ptx",
     "corpus/numba/*.ptx",

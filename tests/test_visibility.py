@@ -184,7 +184,7 @@ def test_check_text_names_unavailable_registers(tmp_path: Path) -> None:
 
 NVCC_G = [
     *(p for p in sorted(FIXTURES.glob("nvcc/*.ptx")) if "lineinfo" not in p.name),
-    *sorted(FIXTURES.glob("corpus/nvcc-13.*/*.G.*.ptx")),
+    *sorted(FIXTURES.glob("corpus/nvcc-1[23].*/*.G.*.ptx")),
     *sorted(FIXTURES.glob("corpus/nvrtc-13.5/*.G.ptx")),
 ]
 
