@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -399,6 +400,19 @@ def test_check_picks_a_ptxas_that_takes_the_version() -> None:
     from ptxdwarf.cuda.ptxas import Ptxas as _Ptxas
 
     assert _Ptxas(report.ptxas).max_version >= (9, 5)
+
+
+def test_the_version_a_ptxas_refuses_with_is_the_one_it_lists() -> None:
+    """ptxas of CUDA 12 has no --list-version; Ptxas.max_version then reads the version it names
+    when it refuses .version 99.9 ("current version is '8.4'"). On every ptxas found here, the
+    two ways agree (ptxas 12.0, 12.4 and 12.9 were measured to give 8.0, 8.4 and 8.8)."""
+    tools = {os.path.realpath(path): path for _, path in candidate_paths() if os.access(path, os.X_OK)}
+    assert tools
+    for path in tools.values():
+        tool = Ptxas(path)
+        listed = tool.max_version
+        assert listed >= (9, 0), (path, listed)
+        assert tool.refused_version() == listed, path
 
 
 def test_line_table_file_numbers_with_gaps_are_found(ptxas: Ptxas) -> None:

@@ -143,6 +143,8 @@ def parse_messages(stderr: str) -> list[PtxasMessage]:
 
 
 _SM = re.compile(r"^sm_(\d+)([a-z]?)$")
+#: ptxas refusing a ``.version`` newer than it takes: ``... current version is '8.4'``.
+_CURRENT_VERSION = re.compile(r"current version is '(\d+)\.(\d+)'")
 
 
 class Ptxas:
@@ -163,9 +165,24 @@ class Ptxas:
 
     @functools.cached_property
     def max_version(self) -> tuple[int, int]:
-        """The newest PTX ISA ``.version`` this ptxas takes (``ptxas --list-version``)."""
+        """The newest PTX ISA ``.version`` this ptxas takes: ``ptxas --list-version``, or
+        where there is no such option (CUDA 12 and older) what ptxas names as its current
+        version when refusing a module of ``.version 99.9``; (0, 0) if neither says."""
         found = re.findall(r"^(\d+)\.(\d+)\s*$", self._run_plain(["--list-version"]), re.M)
-        return max((int(a), int(b)) for a, b in found) if found else (0, 0)
+        if found:
+            return max((int(a), int(b)) for a, b in found)
+        return self.refused_version()
+
+    def refused_version(self) -> tuple[int, int]:
+        """The current PTX ISA version ptxas names when it refuses ``.version 99.9``; (0, 0)
+        if it names none."""
+        with tempfile.TemporaryDirectory(prefix="ptxdwarf-") as tmp:
+            probe = os.path.join(tmp, "probe.ptx")
+            with open(probe, "w") as fh:
+                fh.write(".version 99.9\n.target sm_75\n.address_size 64\n")
+            said = self._run_plain([probe, "-o", os.path.join(tmp, "probe.cubin")])
+        m = _CURRENT_VERSION.search(said)
+        return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
 
     @functools.cached_property
     def architectures(self) -> list[str]:
