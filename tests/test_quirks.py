@@ -29,10 +29,12 @@ def test_quirk_ids_are_unique_and_looked_up() -> None:
 
 
 def test_holds_for_a_release() -> None:
-    comment = quirk("non-ascii-comment")  # holds on 13.0, not on 13.4 and 13.5
+    comment = quirk("non-ascii-comment")  # holds on 12.9 and 13.0, not on 12.0, 12.4, 13.4 and 13.5
     assert comment.holds_for("13.0") and not comment.holds_for("13.5")
-    assert comment.holds_for("12.8")  # before the first release measured: as on 13.0
+    assert not comment.holds_for("12.4") and comment.holds_for("12.9")
+    assert comment.holds_for("12.8")  # between 12.4 and 12.9: holds on one neighbour
     assert comment.holds_for("13.2")  # between 13.0 and 13.4: holds on one neighbour
+    assert not comment.holds_for("11.8")  # before the first release measured: as on 12.0
     assert not comment.holds_for("14.0")  # after the last: as on 13.5
     assert comment.holds_for(None)
     assert quirk("non-ascii").holds_for("13.5")

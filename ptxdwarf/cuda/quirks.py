@@ -20,7 +20,7 @@ from types import MappingProxyType
 __all__ = ["MEASURED_ON", "QUIRKS", "Quirk", "markdown_table", "quirk", "quirks_for_rule", "resolve"]
 
 #: The ptxas releases the harness was run on for this registry.
-MEASURED_ON = ("13.0", "13.4", "13.5")
+MEASURED_ON = ("12.0", "12.4", "12.9", "13.0", "13.4", "13.5")
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "the encoder writes unit lengths and DIE offsets as numbers",
         "info-label-difference",
         repairs=("ptxdwarf.repair.sections.encode_again",),
+        holds_on=("13.0", "13.4", "13.5"),
     ),
     _q(
         "symbol-outside-info",
@@ -173,6 +174,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "the encoder numbers new abbreviations densely in table order",
         "abbrev-code-order",
         repairs=("ptxdwarf.repair.sections.renumber_abbrevs",),
+        holds_on=("12.9", "13.0", "13.4", "13.5"),
     ),
     _q(
         "dwarf4-form",
@@ -335,6 +337,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ("ptxdwarf.autodebug.entry._check_output_name", "ptxdwarf.ptx.writer.format_section"),
         "the section writer's output is ASCII; attach refuses a non-ASCII output name for .file",
         "non-ascii",
+        holds_on=("12.4", "12.9", "13.0", "13.4", "13.5"),
     ),
     _q(
         "non-ascii-comment",
@@ -344,7 +347,7 @@ QUIRKS: tuple[Quirk, ...] = (
         (),
         "ptxdwarf's own comments are ASCII",
         "non-ascii",
-        holds_on=("13.0",),
+        holds_on=("12.9", "13.0"),
         repairs=("ptxdwarf.repair.text.escape_comments",),
     ),
     _q(
@@ -384,6 +387,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "the builder writes DW_AT_data_member_location before the bit attributes",
         "bitfield-member-order",
         repairs=("ptxdwarf.repair.sections.bitfield_location_first",),
+        holds_on=("12.9", "13.0", "13.4", "13.5"),
     ),
     _q(
         "orphan-depot-list",
@@ -433,6 +437,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "attach splits pieces to avoid those sizes",
         None,
         lint_note="no rule yet: which sizes fail depends on where the piece sits, which the harness only samples",
+        holds_on=("12.9", "13.0", "13.4", "13.5"),
     ),
     _q(
         "depot-in-pieces",
@@ -565,6 +570,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "attach describes at most 51 predicate registers per function (the first declared) and warns about the "
         "rest",
         "predicate-count",
+        holds_on=("12.9", "13.0", "13.4", "13.5"),
     ),
 )
 

@@ -8,10 +8,12 @@ per ptxas when several are given).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from ..ptxas import Ptxas
 from .case import Case
 from .cases import CASES
 from .harness import run_ptxas
@@ -40,12 +42,32 @@ def _run_one(ptxas: str, c: Case) -> Outcome:
         ptx = c.ptx()
     except OSError as exc:
         return Outcome(c.id, c.fact, c.expected, f"no input: {exc}", False)
+    lowered = None
+    if c.any_version:
+        ptx, lowered = _within_reach(ptx, Ptxas(ptxas).max_version)
     run = run_ptxas(ptxas, ptx, c.args)
     try:
         holds, observed = c.check(run)
     except (IndexError, ValueError) as exc:  # the cubin is not what the check can read
         holds, observed = False, f"{run.summary()}; unreadable: {exc}"
+    if lowered is not None:
+        observed = f"{observed} (at .version {lowered})"
     return Outcome(c.id, c.fact, c.expected, observed, holds)
+
+
+_VERSION_LINE = re.compile(rb"^([ \t]*\.version[ \t]+)(\d+)\.(\d+)", re.MULTILINE)
+
+
+def _within_reach(ptx: str | bytes, newest: tuple[int, int]) -> tuple[str | bytes, str | None]:
+    """``ptx`` with its ``.version`` lowered to ``newest`` when it is newer, and the version
+    written (None: left as it was)."""
+    data = ptx.encode("latin-1") if isinstance(ptx, str) else ptx
+    m = _VERSION_LINE.search(data)
+    if m is None or newest == (0, 0) or (int(m.group(2)), int(m.group(3))) <= newest:
+        return ptx, None
+    version = f"{newest[0]}.{newest[1]}"
+    data = data[: m.start(2)] + version.encode() + data[m.end(3) :]
+    return (data.decode("latin-1") if isinstance(ptx, str) else data), version
 
 
 def run_cases(ptxas: str, cases: Iterable[Case] | None = None, *, jobs: int = 2) -> list[Outcome]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..quirks import MEASURED_ON
 from .harness import Run
 
-__all__ = ["Case", "Check", "accepts", "bytes_at", "crashes", "rejects", "relocated", "show"]
+__all__ = ["Case", "Check", "accepts", "bytes_at", "crashes", "fails", "rejects", "relocated", "show"]
 
 #: Judges a run: (does the fact hold, what was observed in one line).
 Check = Callable[[Run], tuple[bool, str]]
@@ -24,6 +24,9 @@ class Case:
     ``expected`` says in words what ptxas must do for the fact to hold; ``holds_on``
     lists the ptxas releases it was found to hold on (of those the registry was
     measured on). ``timing`` cases compare run times and are left out unless asked for.
+    ``any_version``: what the case measures does not depend on the PTX ISA version, so a
+    ``.version`` newer than the ptxas takes (the fault fixtures are nvcc 13.0 output, 9.0)
+    is lowered to the newest it takes, and the observation says so.
     """
 
     id: str
@@ -34,6 +37,7 @@ class Case:
     args: Sequence[str] = ("-g", "-arch=sm_75")
     timing: bool = False
     holds_on: tuple[str, ...] = MEASURED_ON
+    any_version: bool = False
 
 
 def show(data: bytes | None) -> str:
@@ -58,6 +62,17 @@ def rejects(pattern: str, *, exit_code: int | None = None) -> Check:
         if exit_code is not None:
             ok = ok and run.returncode == exit_code
         return ok, run.summary()
+
+    return check
+
+
+def fails(pattern: str) -> Check:
+    """ptxas fails: it prints something matching ``pattern``, or it is killed by a signal."""
+    rejected = rejects(pattern)
+
+    def check(run: Run) -> tuple[bool, str]:
+        ok, observed = rejected(run)
+        return ok or run.crashed, observed
 
     return check
 

@@ -83,6 +83,7 @@ case(
     "52 predicates each guarding a branch, all 52 described by DW_OP_regx -> killed by a signal",
     predicates(52, 52),
     crashes(),
+    holds_on=("12.9", "13.0", "13.4", "13.5"),
 )
 case(
     "predicate-count.51",

@@ -27,6 +27,7 @@ case(
     "unit_length as $L__end-$L__start (both .debug_info labels) -> fatal 'Attempted to truncate larger than current size'",
     _info_labels_diff,
     rejects("Attempted to truncate larger than current size"),
+    holds_on=("13.0", "13.4", "13.5"),
 )
 _strs = section(".debug_str", "$L__a: .b8 97, 0\n$L__b: .b8 98, 99, 0")
 info_case(
