@@ -27,6 +27,7 @@ from ptxdwarf.api import load_text
 from ptxdwarf.check import check
 from ptxdwarf.cli import main_lint
 from ptxdwarf.cuda.facts import CASES
+from ptxdwarf.cuda.quirks import MEASURED_ON, QUIRKS, quirks_for_rule
 from ptxdwarf.lint import RULES, Finding, lint, lint_module
 from ptxdwarf.ptxas import Ptxas
 
@@ -1479,3 +1480,26 @@ def test_a_loc_after_a_statement_on_its_line_is_read(ptxas: Ptxas) -> None:
     assert found == [("loc-file-undeclared", "m.ptx:11")]
     report = check(text, ptxas=ptxas)
     assert [(d.what, d.ptx) for d in report.differences] == [("file 2", "no .file of that number")]
+
+
+@pytest.mark.parametrize(
+    "rule",
+    sorted(
+        q.lint_rule
+        for q in QUIRKS
+        if q.lint_rule and q.holds_on and q.holds_on != MEASURED_ON and len(quirks_for_rule(q.lint_rule)) == 1
+    ),
+)
+def test_a_trap_is_reported_for_the_releases_it_was_measured_on(rule: str) -> None:
+    """With ``ptxas_version``, a rule that reports a ptxas trap finds its fault fixture for the
+    releases where the registry measured its quirk, and nothing for the others (ptxas 12.0 and
+    12.4 take an abbreviation code past the table, which 12.9 and 13.x refuse). non-ascii, the
+    rule of two quirks, has tests of its own."""
+    text = (FIXTURES / "lint" / "faults" / f"{rule}.ptx").read_text(
+        encoding="utf-8", errors="surrogateescape"
+    )
+    for release in MEASURED_ON:
+        expected = quirks_for_rule(rule)[0].holds_for(release)
+        found = [f for f in lint(text, filename="f.ptx", ptxas_version=release) if f.rule == rule]
+        assert bool(found) == expected, (rule, release)
+    assert [f for f in lint(text, filename="f.ptx") if f.rule == rule]

@@ -6,6 +6,7 @@ import bisect
 import re
 from typing import Any
 
+from ..cuda.quirks import quirks_for_rule
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
@@ -43,6 +44,7 @@ class LintContext:
         self._dies: list[DIE] = []
         self._roots: dict[int, Unit] = {}
         self._loc_lines: list[re.Match[str]] | None = None
+        self._traps: dict[str, bool] = {}
 
     def set_info(self, info: DebugInfo | None) -> None:
         """The decoded debug sections (None when they cannot be decoded)."""
@@ -74,7 +76,12 @@ class LintContext:
         offset: int | None = None,
         severity: str | None = None,
     ) -> None:
-        """Record a finding of ``rule``; ``where`` defaults to the line, else the section offset's or the DIE's line."""
+        """Record a finding of ``rule``; ``where`` defaults to the line, else the section offset's or the DIE's line.
+
+        With :attr:`ptxas_version`, a finding of a rule that reports a ptxas trap is left out
+        when the quirk registry measured that the trap does not hold for that release."""
+        if self.ptxas_version is not None and not self._trap_holds(rule):
+            return
         if where is None:
             where = f"{self.filename}:{line}" if line else None
         if where is None and section is not None and offset is not None:
@@ -98,6 +105,15 @@ class LintContext:
                 offset,
             )
         )
+
+    def _trap_holds(self, rule: str) -> bool:
+        """Whether ``rule`` reports something for :attr:`ptxas_version`: it is no quirk's rule, a
+        quirk of it holds for that release, or none of its quirks was reproduced anywhere."""
+        found = self._traps.get(rule)
+        if found is None:
+            measured = [q for q in quirks_for_rule(rule) if q.holds_on]
+            found = self._traps[rule] = not measured or any(q.holds_for(self.ptxas_version) for q in measured)
+        return found
 
     def add_attr(self, rule: str, message: str, die: DIE, attr: Attribute, **kw: Any) -> None:
         """Record a finding at attribute ``attr`` of ``die`` (its value's place in .debug_info)."""

@@ -33,8 +33,8 @@ _ADDRESS_SIZE = re.compile(r"^[ \t]*\.address_size\b", re.MULTILINE)
 
 
 def check_text(ctx: LintContext) -> None:
-    """non-ascii: ptxas rejects a byte above 127 outside comments (quirk non-ascii), and 13.0
-    in comments too (quirk non-ascii-comment)."""
+    """non-ascii: ptxas rejects a byte above 127 outside comments (quirk non-ascii), and 12.9 and
+    13.0 in comments too (quirk non-ascii-comment)."""
     text = ctx.module.text
     if text.isascii():
         return

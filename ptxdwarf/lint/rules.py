@@ -157,8 +157,8 @@ RULES: dict[str, tuple[str, str]] = {
     ),
     "non-ascii": (
         ERROR,
-        "a non-ASCII byte outside comments (ptxas rejects it), or in a comment (ptxas 13.0 rejects it; 13.4 and "
-        "13.5 do not)",
+        "a non-ASCII byte outside comments (ptxas rejects it; 12.0 takes it in a .file name), or in a comment "
+        "(ptxas 12.9 and 13.0 reject it; 12.0, 12.4, 13.4 and 13.5 do not)",
     ),
     "debug-target-without-info": (ERROR, ".target lists debug but the module has no debug section"),
     "orphan-depot-list": (
