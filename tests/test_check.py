@@ -411,7 +411,7 @@ def test_the_version_a_ptxas_refuses_with_is_the_one_it_lists() -> None:
     for path in tools.values():
         tool = Ptxas(path)
         listed = tool.max_version
-        assert listed >= (9, 0), (path, listed)
+        assert listed > (0, 0), (path, listed)
         assert tool.refused_version() == listed, path
 
 
