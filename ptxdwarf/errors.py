@@ -7,14 +7,23 @@ or the DIE), so the command line can print it as is.
 
 from __future__ import annotations
 
+# Line breaks and other control characters (tab aside), escaped as Python writes them: a
+# message may quote a name read from the input.
+_ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(0x20), 0x7F, 0x85, 0x2028, 0x2029) if c != 0x09}
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks and other control characters escaped (``\\n``, ``\\x00``)."""
+    return text.translate(_ESCAPES)
+
 
 class PtxDwarfError(Exception):
     """Base class of every error ptxdwarf raises on bad input or misuse."""
 
     def __init__(self, message: str, *, where: str | None = None) -> None:
-        self.message = message
-        self.where = where
-        super().__init__(f"{where}: {message}" if where else message)
+        self.message = one_line(message)
+        self.where = one_line(where) if where is not None else None
+        super().__init__(f"{self.where}: {self.message}" if self.where else self.message)
 
 
 class PtxSyntaxError(PtxDwarfError):

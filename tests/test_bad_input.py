@@ -1673,7 +1673,20 @@ REGRESSIONS = {
     "bare-target.badptx": ":2: bad .target directive",
     "bare-target-semi.badptx": ":2: bad .target directive",
     "bare-target-eof.badptx": ":2: bad .target directive",
+    "fatbin-section-name-with-newlines.fatbin": "runs past its container",
 }
+
+
+def test_a_name_read_from_the_input_keeps_the_message_on_one_line() -> None:
+    """A mutated cubin's section name full of line breaks, quoted in the error (once a message
+    of 26 lines): every PtxDwarfError escapes control characters."""
+    path = FIXTURES / "regressions" / "fatbin-section-name-with-newlines.fatbin"
+    with pytest.raises(PtxDwarfError) as caught:
+        for _label, info in ptxdwarf.read_all(path):
+            info.load_all()
+    message = str(caught.value)
+    assert "\n" not in message and "\\n" in message and "runs past the end of the file" in message, message
+    assert "\n" not in caught.value.message
 
 
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))
