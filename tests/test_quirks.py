@@ -192,3 +192,18 @@ def test_command_line_relative_ptxas(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"ptxas \d+\.\d+: 1 of 1 hold$", proc.stdout.rstrip())
+
+
+def test_a_fixture_case_runs_at_a_version_the_ptxas_reads() -> None:
+    """The fault fixtures are .version 9.0; ptxas 12.4 reads 8.4 at most (measured), so an
+    ``any_version`` case runs there at 8.4, and at its own version where that is taken."""
+    from ptxdwarf.cuda.facts import _within_reach
+
+    text = "// x\n.version 9.0\n.target sm_75\n"
+    assert _within_reach(text, (8, 4)) == ("// x\n.version 8.4\n.target sm_75\n", "8.4")
+    assert _within_reach(text.encode(), (8, 4)) == (b"// x\n.version 8.4\n.target sm_75\n", "8.4")
+    assert _within_reach(text, (9, 0)) == (text, None)
+    assert _within_reach(text, (0, 0)) == (text, None)
+    assert [c.id for c in CASES if c.any_version] == [
+        c.id for c in CASES if c.id.endswith(".fixture") or c.id.startswith("bitfield-member-order.")
+    ]
