@@ -11,7 +11,7 @@ from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from ..ptx.reader import PtxFunction, PtxModule, SectionBlock
-from ..ptx.statements import loc_lines
+from ..ptx.statements import line_directives
 from ..ptx.symbols import SymbolTable, symbol_table
 from .finding import Finding
 from .rules import RULES
@@ -57,9 +57,9 @@ class LintContext:
 
     @property
     def loc_lines(self) -> list[re.Match[str]]:
-        """The ``.loc`` lines of the module's text (see :func:`~ptxdwarf.ptx.statements.loc_lines`)."""
+        """The ``.loc`` lines of the module's text (see :func:`~ptxdwarf.ptx.statements.line_directives`)."""
         if self._loc_lines is None:
-            self._loc_lines = list(loc_lines(self.module.text))
+            self._loc_lines = list(line_directives(self.module.text))
         return self._loc_lines
 
     # --- reporting ----------------------------------------------------------

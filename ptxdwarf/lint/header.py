@@ -13,7 +13,7 @@ from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
 from ..ptx.reader import PtxModule, SectionBlock, mask_comments
-from ..ptx.statements import INLINED_AT, loc_lines
+from ..ptx.statements import INLINED_AT, line_directives
 from .context import LintContext
 from .rules import ERROR, WARNING
 
@@ -284,7 +284,7 @@ def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
         next(
             (
                 m
-                for m in loc_lines(mask_comments(module.text, module.filename))
+                for m in line_directives(mask_comments(module.text, module.filename))
                 if INLINED_AT.search(m.group())
             ),
             None,

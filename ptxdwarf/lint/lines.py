@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ..ptx.reader import mask_comments
-from ..ptx.statements import INLINED_AT, LOC, loc_lines
+from ..ptx.statements import INLINED_AT, LOC, line_directives
 from .context import LintContext
 
 __all__ = ["check_locs"]
@@ -35,7 +35,7 @@ def check_locs(ctx: LintContext) -> None:
     declared = {f.index for f in module.files}
     # A .loc starts a statement; only a /* */ comment could hide one, so only then is the text masked.
     masked = mask_comments(text, ctx.filename) if "/*" in text else text
-    found_lines = loc_lines(masked) if masked is not text else ctx.loc_lines
+    found_lines = line_directives(masked) if masked is not text else ctx.loc_lines
     str_labels = ctx.images[".debug_str"].labels if ".debug_str" in ctx.images else {}
     reported_files: set[int] = set()
     used: set[tuple[int, int, int]] = set()  # locations of the .loc directives so far, in text order

@@ -13,7 +13,6 @@ __all__ = [
     "Stmt",
     "line_directive_spans",
     "line_directives",
-    "loc_lines",
     "scan_body",
 ]
 
@@ -25,11 +24,8 @@ INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 #: One statement after the blanks, braces and ``;`` before it: a label definition, a
 #: directive that ends with its line (``.loc``, ``.file``, ``@@``), or a statement up to
 #: its ``;`` (strings skipped; up to the end when no ``;`` or closing quote follows).
-_TO_LINE_END = {
-    ("loc",): re.compile(r"\.loc\b[^\n]*"),
-    ("file",): re.compile(r"\.file\b[^\n]*"),
-    ("loc", "file"): re.compile(r"\.(?:loc|file)\b[^\n]*"),
-}
+_LOC_TO_LINE_END = re.compile(r"\.loc\b[^\n]*")
+_LOC_OR_FILE_TO_LINE_END = re.compile(r"\.(?:loc|file)\b[^\n]*")
 _STATEMENT = re.compile(
     r"[\s{};]*((?P<label>" + LABEL_AT.pattern + r')|(?P<line>(?:\.loc|\.file|@@)[^\n]*)|(?:[^;"]+|"[^"]*")*)'
 )
@@ -77,13 +73,13 @@ def scan_body(masked: str, start: int, end: int, *, labels: bool = False) -> lis
     return out
 
 
-def line_directives(text: str, names: tuple[str, ...] = ("loc",)) -> Iterator[re.Match[str]]:
-    """The directives ``.loc`` (``names``: also or instead ``"file"``) of comment-masked ``text``
-    that begin a statement, each to the end of its line: at a line's start after blanks, or
-    after the ``;``, brace or label colon that ends what comes before it on the line (ptxas
-    reads ``mov.u32 %r1, 1; .loc 1 4 0``)."""
+def line_directives(text: str, *, files: bool = False) -> Iterator[re.Match[str]]:
+    """The ``.loc`` directives (with ``files``, the ``.file`` ones too) of comment-masked
+    ``text`` that begin a statement, each to the end of its line: at a line's start after
+    blanks, or after the ``;``, brace or label colon that ends what comes before it on the
+    line (ptxas reads ``mov.u32 %r1, 1; .loc 1 4 0``)."""
     # A search for ".loc" skips ahead quickly; one anchored at statement starts tries every character.
-    for m in _TO_LINE_END[names].finditer(text):
+    for m in (_LOC_OR_FILE_TO_LINE_END if files else _LOC_TO_LINE_END).finditer(text):
         i = m.start() - 1
         while i >= 0 and text[i] in " \t":
             i -= 1
@@ -91,16 +87,12 @@ def line_directives(text: str, names: tuple[str, ...] = ("loc",)) -> Iterator[re
             yield m
 
 
-def loc_lines(text: str) -> Iterator[re.Match[str]]:
-    """The ``.loc`` directives of ``text`` (see :func:`line_directives`)."""
-    return line_directives(text)
-
-
-def line_directive_spans(masked: str, names: tuple[str, ...] = ("loc", "file")) -> list[tuple[int, int]]:
-    """What removing the directives :func:`line_directives` finds takes out of ``masked``: the
-    whole line of one alone on its line, else the directive and the blanks before it."""
+def line_directive_spans(masked: str) -> list[tuple[int, int]]:
+    """What removing the ``.loc`` and ``.file`` directives :func:`line_directives` finds takes
+    out of ``masked``: the whole line of one alone on its line, else the directive and the
+    blanks before it."""
     spans = []
-    for m in line_directives(masked, names):
+    for m in line_directives(masked, files=True):
         start, end = m.span()
         line_start = masked.rfind("\n", 0, start) + 1
         if not masked[line_start:start].strip(" \t"):

@@ -6,7 +6,7 @@ import re
 
 from ..ptx.edits import TextEdits
 from ..ptx.reader import mask_comments, parse_ptx
-from ..ptx.statements import line_directive_spans, loc_lines
+from ..ptx.statements import line_directive_spans, line_directives
 
 __all__ = ["strip"]
 
@@ -39,7 +39,7 @@ def strip(text: str, *, keep_lines: bool = False, filename: str = "<ptx>") -> st
     if not keep_lines:
         for start, end in line_directive_spans(masked):
             edits.delete(start, end)
-    elif any(_FUNCTION_NAME.search(m.group()) for m in loc_lines(masked)):
+    elif any(_FUNCTION_NAME.search(m.group()) for m in line_directives(masked)):
         keep = (".debug_str",)
     edit_debug_sections(edits, module, {}, keep=keep)
     return edits.apply()

@@ -37,15 +37,15 @@ def cases_for(fact: str) -> list[Case]:
     return [c for c in CASES if c.fact == fact]
 
 
-def _run_one(ptxas: str, c: Case) -> Outcome:
+def _run_one(tool: Ptxas, c: Case) -> Outcome:
     try:
         ptx = c.ptx()
     except OSError as exc:
         return Outcome(c.id, c.fact, c.expected, f"no input: {exc}", False)
     lowered = None
     if c.any_version:
-        ptx, lowered = _within_reach(ptx, Ptxas(ptxas).max_version)
-    run = run_ptxas(ptxas, ptx, c.args)
+        ptx, lowered = _within_reach(ptx, tool.max_version)
+    run = run_ptxas(tool.path, ptx, c.args)
     try:
         holds, observed = c.check(run)
     except (IndexError, ValueError) as exc:  # the cubin is not what the check can read
@@ -61,13 +61,13 @@ _VERSION_LINE = re.compile(rb"^([ \t]*\.version[ \t]+)(\d+)\.(\d+)", re.MULTILIN
 def _within_reach(ptx: str | bytes, newest: tuple[int, int]) -> tuple[str | bytes, str | None]:
     """``ptx`` with its ``.version`` lowered to ``newest`` when it is newer, and the version
     written (None: left as it was)."""
-    data = ptx.encode("latin-1") if isinstance(ptx, str) else ptx
+    data = ptx.encode("utf-8", "surrogateescape") if isinstance(ptx, str) else ptx
     m = _VERSION_LINE.search(data)
     if m is None or newest == (0, 0) or (int(m.group(2)), int(m.group(3))) <= newest:
         return ptx, None
     version = f"{newest[0]}.{newest[1]}"
     data = data[: m.start(2)] + version.encode() + data[m.end(3) :]
-    return (data.decode("latin-1") if isinstance(ptx, str) else data), version
+    return (data.decode("utf-8", "surrogateescape") if isinstance(ptx, str) else data), version
 
 
 def run_cases(ptxas: str, cases: Iterable[Case] | None = None, *, jobs: int = 2) -> list[Outcome]:
@@ -75,5 +75,6 @@ def run_cases(ptxas: str, cases: Iterable[Case] | None = None, *, jobs: int = 2)
     chosen = [c for c in CASES if not c.timing] if cases is None else list(cases)
     if any(c.timing for c in chosen):
         jobs = 1  # timing cases measure run time: no other ptxas beside them
+    tool = Ptxas(ptxas)  # its newest .version is asked for by the first case that needs it, then kept
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda c: _run_one(ptxas, c), chosen))
+        return list(pool.map(lambda c: _run_one(tool, c), chosen))
