@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxdwarf.ptxas import Ptxas, find_ptxas
+from ptxdwarf.ptxas import Ptxas, candidate_paths, find_ptxas
 
 pytest_plugins = ["pytester"]
 
@@ -32,6 +32,31 @@ GOOD_FIXTURES = sorted(
 
 #: The outside corpus (fixtures/corpus): other producers' output, tested differentially.
 CORPUS = sorted(FIXTURES.glob("corpus/*/*.ptx"))
+
+
+#: More ptxas executables for the tests that compare releases: paths separated by
+#: ``os.pathsep``. ``.ci/run`` installs ptxas 12.0, 12.4, 12.9 and 13.4 and names them here.
+EXTRA_PTXAS = "PTXDWARF_TEST_PTXAS"
+
+
+def every_ptxas() -> list[str]:
+    """Every ptxas the tests know of, each once (by its real path): those ptxdwarf finds
+    (PATH, ``$CUDA_HOME``, the wheel) and those of ``$PTXDWARF_TEST_PTXAS``. A path named
+    there that does not exist is kept, so that the tests using it fail."""
+    paths = [path for _, path in candidate_paths() if os.access(path, os.X_OK)]
+    paths += [os.path.abspath(p) for p in os.environ.get(EXTRA_PTXAS, "").split(os.pathsep) if p]
+    seen: dict[str, str] = {}
+    for path in paths:
+        seen.setdefault(os.path.realpath(path), path)
+    return list(seen.values())
+
+
+def ptxas_id(path: str) -> str:
+    """A test id naming a ptxas by its release (its path when it does not run)."""
+    try:
+        return f"ptxas-{Ptxas(path).version}"
+    except Exception:  # noqa: BLE001 - the test itself reports what is wrong with it
+        return path
 
 
 def fixture_id(path: Path) -> str:

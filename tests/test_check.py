@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, GOOD_FIXTURES, fixture_id
+from conftest import FIXTURES, GOOD_FIXTURES, every_ptxas, fixture_id, ptxas_id
 
 import ptxdwarf
 from ptxdwarf import AddressClass, DebugInfoBuilder, loc
 from ptxdwarf.check import check
 from ptxdwarf.cli import main
-from ptxdwarf.ptxas import Ptxas, PtxasFailed, candidate_paths, wheel_ptxas
+from ptxdwarf.cuda.facts import within_reach
+from ptxdwarf.ptxas import Ptxas, PtxasFailed, wheel_ptxas
 from ptxdwarf.testing import assert_dies_equal, compile_ptx, query
 
 EXAMPLE = (FIXTURES / "spec" / "example.ptx").read_text()
@@ -303,23 +303,16 @@ def test_cli_check(tmp_path: Path) -> None:
     assert main(["check", str(good), "--ptxas", str(tmp_path / "nope")]) == 2
 
 
-def _all_ptxas() -> list[str]:
-    seen: dict[str, str] = {}
-    for where, path in candidate_paths():
-        real = str(Path(path).resolve())
-        if Path(path).exists() and real not in seen.values():
-            seen[where + ":" + path] = real
-    return list(seen)
-
-
-@pytest.mark.parametrize("which", _all_ptxas() or ["none"])
-def test_check_with_every_ptxas_found(which: str) -> None:
-    """The ptxas from PATH and the one from the nvidia-cuda-nvcc wheel both work."""
-    if which == "none":
-        pytest.fail("no ptxas found at all")
-    path = which.split(":", 1)[1]
-    report = check(CALL, filename="call.ptx", ptxas=Ptxas(path))
+@pytest.mark.parametrize("path", every_ptxas(), ids=ptxas_id)
+def test_check_with_every_ptxas(path: str) -> None:
+    """check works with each ptxas the tests know of (PATH's, the wheel's, and in CI those of
+    CUDA 12.0, 12.4, 12.9 and 13.4), on the module lowered to a ``.version`` it reads."""
+    tool = Ptxas(path)
+    text, _lowered = within_reach(CALL, tool.max_version)
+    assert isinstance(text, str)
+    report = check(text, filename="call.ptx", ptxas=tool)
     assert report.consistent, report.differences
+    assert report.ptxas_version == tool.version and report.dies > 0 and report.line_rows > 0
 
 
 def test_the_wheel_ptxas_is_found() -> None:
@@ -406,9 +399,9 @@ def test_the_version_a_ptxas_refuses_with_is_the_one_it_lists() -> None:
     """ptxas of CUDA 12 has no --list-version; Ptxas.max_version then reads the version it names
     when it refuses .version 99.9 ("current version is '8.4'"). On every ptxas found here, the
     two ways agree (ptxas 12.0, 12.4 and 12.9 were measured to give 8.0, 8.4 and 8.8)."""
-    tools = {os.path.realpath(path): path for _, path in candidate_paths() if os.access(path, os.X_OK)}
+    tools = every_ptxas()
     assert tools
-    for path in tools.values():
+    for path in tools:
         tool = Ptxas(path)
         listed = tool.max_version
         assert listed > (0, 0), (path, listed)

@@ -62,11 +62,14 @@ from typing import Any
 
 import pytest
 from conftest import CORPUS as FILES
-from conftest import ROOT, run_dwarfdump
+from conftest import ROOT, every_ptxas, ptxas_id, run_dwarfdump
 from elftools.elf.elffile import ELFFile
 
+from ptxdwarf.check import check as run_check
 from ptxdwarf.cli import main
+from ptxdwarf.cuda.facts import within_reach
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
+from ptxdwarf.errors import ToolError
 from ptxdwarf.ptx import needs_compile_only, parse_ptx
 
 CORPUS = ROOT / "fixtures" / "corpus"
@@ -462,6 +465,48 @@ def test_check_reports_what_ptxas_gets_wrong(rel: str) -> None:
     doc = json.loads(out)
     assert (code, doc["status"]) == (1, "differences")
     assert {d["ptx"] for d in doc["differences"]} == PTXAS_FAULTS[rel]
+
+
+def _newer_than(tool: Ptxas, module: Any) -> bool:
+    """Whether the module's ``.target`` is newer than every architecture ``tool`` has."""
+    try:
+        tool.choose_arch(module.target, None)
+    except ToolError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("ptxas", every_ptxas(), ids=ptxas_id)
+def test_check_says_the_same_on_every_release(ptxas: str) -> None:
+    """check on every corpus file, with each ptxas the tests know of (in CI, CUDA 12.0 to
+    13.5), the file lowered to a ``.version`` that ptxas reads: consistent, or on the files
+    of :data:`PTXAS_FAULTS` exactly those faults; ptxas refuses the ``.rejected.`` files.
+    Files whose ``.target`` is newer than every architecture of that ptxas are left out
+    (nvcc 13.0's sm_100 files on CUDA 12), and counted."""
+    tool = Ptxas(ptxas)
+    problems: list[str] = []
+    newer = 0
+    for path in FILES:
+        text, _lowered = within_reach(path.read_text(), tool.max_version)
+        assert isinstance(text, str)
+        if _newer_than(tool, parse_ptx(text)):
+            newer += 1
+            continue
+        rel = _rel(path)
+        try:
+            report = run_check(text, filename=path.name, ptxas=tool)
+        except PtxasFailed as exc:
+            if ".rejected." not in rel:
+                problems.append(f"{rel}: refused: {exc}")
+            continue
+        if ".rejected." in rel:
+            problems.append(f"{rel}: compiled, though ptxas {find_ptxas().version} refuses it")
+        got = {d.ptx for d in report.differences}
+        if got != PTXAS_FAULTS.get(rel, set()):
+            problems.append(f"{rel}: {sorted(got)[:4]}, expected {sorted(PTXAS_FAULTS.get(rel, set()))}")
+    assert not problems, "\n".join(problems)
+    arch_newest = tool.architectures[-1] if tool.architectures else "?"
+    assert newer < len(FILES) // 2, f"{newer} of {len(FILES)} files newer than {arch_newest}"
 
 
 _ATTACH = {

@@ -1222,6 +1222,22 @@ def test_address_size() -> None:
     assert at(f, m, 3)
 
 
+@pytest.mark.parametrize("target", ["sm_50", "sm_52", "sm_53", "sm_60", "sm_35"])
+def test_address_size_default(target: str) -> None:
+    """No .address_size with .target sm_50, sm_52 or sm_53: ptxas 12.x takes the module as 32-bit
+    there and refuses -g (quirk address-size-default); sm_60 is 64-bit, and an older .target
+    does not say which architecture it is compiled for."""
+    header = HEADER.replace(".address_size 64\n", "").replace(".target sm_75", f".target {target}")
+    m = assemble(base_tree(), header=header)
+    if target in ("sm_60", "sm_35"):
+        assert run(m) == []
+        return
+    (f,) = only(run(m), "address-size-default")
+    assert at(f, m, 2) and f"for {target}" in f.message
+    assert lint(m.text, filename="t.ptx", ptxas_version="12.9")
+    assert lint(m.text, filename="t.ptx", ptxas_version="13.0") == []
+
+
 def test_non_ascii() -> None:
     m = assemble(base_tree(), header=HEADER.replace(".version 7.5", ".version 7.5 // \u00e9t\u00e9"))
     (f,) = only(run(m), "non-ascii")

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import every_ptxas, ptxas_id
 
 from ptxdwarf.cuda import facts, quirks
 from ptxdwarf.cuda.facts import CASES, run_cases
-from ptxdwarf.cuda.ptxas import find_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, candidate_paths, find_ptxas
 from ptxdwarf.cuda.quirks import QUIRKS, Quirk, quirk, quirks_for_rule, resolve
 from ptxdwarf.lint import RULES
 
@@ -121,23 +122,34 @@ def test_docs_results_agree_with_the_cases() -> None:
         assert held == [r in c.holds_on for r in releases], c.id
 
 
-@pytest.fixture(scope="module")
-def outcomes() -> dict[str, facts.Outcome]:
-    tool = find_ptxas()
+@pytest.fixture(scope="module", params=every_ptxas(), ids=ptxas_id)
+def measured(request: pytest.FixtureRequest) -> tuple[str, dict[str, facts.Outcome]]:
+    """A ptxas release the registry was measured on and what each case does on it (every
+    ptxas the tests know of, see ``conftest.every_ptxas``: in CI, six releases)."""
+    tool = Ptxas(request.param)
     if tool.version not in quirks.MEASURED_ON:
         pytest.skip(f"ptxas {tool.version} is not one the registry was measured on")
-    return {o.case: o for o in run_cases(tool.path)}
+    return tool.version, {o.case: o for o in run_cases(tool.path)}
 
 
-def test_facts_hold_on_the_ptxas_found(outcomes: dict[str, facts.Outcome]) -> None:
+def test_facts_hold_on_every_ptxas(measured: tuple[str, dict[str, facts.Outcome]]) -> None:
     """Every case marked as holding for this ptxas release holds, on the real ptxas; every
     case marked as not holding does not (then the registry needs updating)."""
-    version = find_ptxas().version
+    version, outcomes = measured
     by_id = {c.id: c for c in CASES}
     wrong = [
         f"{cid}: {o.observed}" for cid, o in outcomes.items() if (version in by_id[cid].holds_on) != o.holds
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_ci_measures_every_release_of_the_registry() -> None:
+    """Each release the registry was measured on is a ptxas found here or one ``.ci/run``
+    installs for the tests (``$PTXDWARF_TEST_PTXAS``), so CI re-measures every column."""
+    script = (ROOT / ".ci" / "run").read_text()
+    installed = set(re.findall(r"nvidia-cuda-nvcc(?:-cu12)?==(\d+\.\d+)\.", script))
+    found = {Ptxas(path).version for _, path in candidate_paths() if os.access(path, os.X_OK)}
+    assert not set(quirks.MEASURED_ON) - installed - found
 
 
 def test_quirk_holds_where_all_its_cases_hold() -> None:
@@ -197,13 +209,13 @@ def test_command_line_relative_ptxas(tmp_path: Path) -> None:
 def test_a_fixture_case_runs_at_a_version_the_ptxas_reads() -> None:
     """The fault fixtures are .version 9.0; ptxas 12.4 reads 8.4 at most (measured), so an
     ``any_version`` case runs there at 8.4, and at its own version where that is taken."""
-    from ptxdwarf.cuda.facts import _within_reach
+    from ptxdwarf.cuda.facts import within_reach
 
     text = "// x\n.version 9.0\n.target sm_75\n"
-    assert _within_reach(text, (8, 4)) == ("// x\n.version 8.4\n.target sm_75\n", "8.4")
-    assert _within_reach(text.encode(), (8, 4)) == (b"// x\n.version 8.4\n.target sm_75\n", "8.4")
-    assert _within_reach(text, (9, 0)) == (text, None)
-    assert _within_reach(text, (0, 0)) == (text, None)
+    assert within_reach(text, (8, 4)) == ("// x\n.version 8.4\n.target sm_75\n", "8.4")
+    assert within_reach(text.encode(), (8, 4)) == (b"// x\n.version 8.4\n.target sm_75\n", "8.4")
+    assert within_reach(text, (9, 0)) == (text, None)
+    assert within_reach(text, (0, 0)) == (text, None)
     assert [c.id for c in CASES if c.any_version] == [
         c.id for c in CASES if c.id.endswith(".fixture") or c.id.startswith("bitfield-member-order.")
     ]

@@ -227,6 +227,23 @@ QUIRKS: tuple[Quirk, ...] = (
         "address-size",
     ),
     _q(
+        "address-size-default",
+        "Without .address_size, ptxas of CUDA 12 compiling for sm_50, sm_52 or sm_53 takes the module as "
+        "32-bit and refuses -g as for .address_size 32 ('must match with .address_size of 32 bits for -g "
+        "compilation'); for sm_60 and later the same module is 64-bit and compiles. ptxas of CUDA 13 has no "
+        "sm_5x.",
+        (
+            "address-size-default.sm_50",
+            "address-size-default.sm_52",
+            "address-size-default.sm_53",
+            "address-size-default.fixture",
+        ),
+        ("ptxdwarf.autodebug.attach_ptx", "ptxdwarf.attach.attach"),
+        "attach refuses a module whose .address_size is not 64",
+        "address-size-default",
+        holds_on=("12.0", "12.4", "12.9"),
+    ),
+    _q(
         "func-param-address",
         "The address of a .func parameter (.b64 _Z3addii_param_1) is written as 0, no relocation.",
         ("func-param-address.zero",),

@@ -60,8 +60,12 @@ def _has_info(ctx: LintContext) -> bool:
     return any(b.image.data for b in ctx.section_blocks.get(".debug_info", ()))
 
 
+#: The architectures for which ptxas of CUDA 12 takes a module without .address_size as 32-bit.
+_SM5X = frozenset({"sm_50", "sm_52", "sm_53"})
+
+
 def check_header(ctx: LintContext) -> None:
-    """debug-target-without-info, address-size."""
+    """debug-target-without-info, address-size, address-size-default."""
     module = ctx.module
     has_info = _has_info(ctx)
     debug_blocks = [b for b in module.sections if b.name.startswith(".debug_")]
@@ -72,8 +76,9 @@ def check_header(ctx: LintContext) -> None:
             "presence of .target debug')",
             line=module.target_line or None,
         )
-    # Without .address_size ptxas -g compiles the debug info (measured); only 32 is refused.
-    if debug_blocks and has_info and module.address_size == 32:
+    if not (debug_blocks and has_info):
+        return
+    if module.address_size == 32:
         m = _ADDRESS_SIZE.search(module.text)
         line = module.text.count("\n", 0, m.start()) + 1 if m else None
         ctx.add(
@@ -81,6 +86,18 @@ def check_header(ctx: LintContext) -> None:
             ".address_size 32 with debug info: ptxas -g needs .address_size 64",
             line=line or module.version_line or None,
         )
+    elif module.address_size is None:
+        # Without .address_size the module is 64-bit for ptxas, except for sm_5x on CUDA 12. An
+        # older .target says nothing of the architecture it is compiled for.
+        old = next((t for t in module.target if t in _SM5X), None)
+        if old is not None:
+            ctx.add(
+                "address-size-default",
+                f"no .address_size in a module for {old}: ptxas of CUDA 12 takes it as 32-bit for {old} and "
+                "refuses -g ('must match with .address_size of 32 bits'); write .address_size 64 after .target "
+                "(PTX ISA 2.3 or later) or compile for sm_60 or later",
+                line=module.target_line or module.version_line or None,
+            )
 
 
 _DATA_TAGS = frozenset({TAG.variable, TAG.formal_parameter})

@@ -145,6 +145,11 @@ RULES: dict[str, tuple[str, str]] = {
         ERROR,
         "debug info in a module whose .address_size is not 64 (ptxas cannot compile it with -g)",
     ),
+    "address-size-default": (
+        ERROR,
+        "debug info in a module for sm_50, sm_52 or sm_53 without .address_size (ptxas of CUDA 12 takes it "
+        "as 32-bit and cannot compile it with -g)",
+    ),
     "dwarf-lines-isa": (
         ERROR,
         "debug sections in the form the .version does not take: @@DWARF lines need .version below 2.0, "

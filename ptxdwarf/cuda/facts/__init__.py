@@ -18,7 +18,7 @@ from .case import Case
 from .cases import CASES
 from .harness import run_ptxas
 
-__all__ = ["CASES", "Case", "Outcome", "cases_for", "run_cases"]
+__all__ = ["CASES", "Case", "Outcome", "cases_for", "run_cases", "within_reach"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def _run_one(tool: Ptxas, c: Case) -> Outcome:
         return Outcome(c.id, c.fact, c.expected, f"no input: {exc}", False)
     lowered = None
     if c.any_version:
-        ptx, lowered = _within_reach(ptx, tool.max_version)
+        ptx, lowered = within_reach(ptx, tool.max_version)
     run = run_ptxas(tool.path, ptx, c.args)
     try:
         holds, observed = c.check(run)
@@ -58,7 +58,7 @@ def _run_one(tool: Ptxas, c: Case) -> Outcome:
 _VERSION_LINE = re.compile(rb"^([ \t]*\.version[ \t]+)(\d+)\.(\d+)", re.MULTILINE)
 
 
-def _within_reach(ptx: str | bytes, newest: tuple[int, int]) -> tuple[str | bytes, str | None]:
+def within_reach(ptx: str | bytes, newest: tuple[int, int]) -> tuple[str | bytes, str | None]:
     """``ptx`` with its ``.version`` lowered to ``newest`` when it is newer, and the version
     written (None: left as it was)."""
     data = ptx.encode("utf-8", "surrogateescape") if isinstance(ptx, str) else ptx

@@ -122,6 +122,34 @@ case(
     accepts(lambda run: run.cubin is not None and run.cubin.get(".debug_info") is not None),
 )
 
+
+def _no_address_size(arch: str) -> Callable[[], str]:
+    """The module with an empty unit, no .address_size and ``.target arch``."""
+    return lambda: with_info(address_size=None, target=arch)
+
+
+for _arch in ("sm_50", "sm_52", "sm_53"):
+    case(
+        f"address-size-default.{_arch}",
+        "address-size-default",
+        f"no .address_size, .target {_arch}, -g -arch={_arch} -> fatal '.address_size of 32 bits for -g "
+        "compilation' (ptxas of CUDA 13 has no sm_5x: 'not defined for option')",
+        _no_address_size(_arch),
+        rejects("address_size of 32 bits for -g compilation"),
+        args=("-g", f"-arch={_arch}"),
+        holds_on=("12.0", "12.4", "12.9"),
+    )
+case(
+    "header.address-size-missing.sm_60",
+    "header.address-size-missing",
+    "no .address_size, .target sm_60, -g -arch=sm_60 -> compiled, .debug_info kept (ptxas of CUDA 13 has "
+    "no sm_60)",
+    _no_address_size("sm_60"),
+    accepts(lambda run: run.cubin is not None and run.cubin.get(".debug_info") is not None),
+    args=("-g", "-arch=sm_60"),
+    holds_on=("12.0", "12.4", "12.9"),
+)
+
 # --- unit lengths -----------------------------------------------------------------------------------
 
 
@@ -406,6 +434,17 @@ case(
     "Out of Bounds' (ptxas 12.0 and 12.4: killed by a signal)",
     _fault("ref-addr-size"),
     fails("Attempted to Dereference Out of Bounds"),
+    any_version=True,
+)
+case(
+    "address-size-default.fixture",
+    "address-size-default",
+    "fixtures/lint/faults/address-size-default.ptx (nvcc module, .address_size removed, .target sm_52), "
+    "-g -arch=sm_52 -> fatal '.address_size of 32 bits for -g compilation'",
+    _fault("address-size-default"),
+    rejects("address_size of 32 bits for -g compilation"),
+    args=("-g", "-arch=sm_52"),
+    holds_on=("12.0", "12.4", "12.9"),
     any_version=True,
 )
 case(
