@@ -1112,7 +1112,7 @@ def check(
     """
     module = parse_ptx(text, filename)
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
-    chosen, note = tool.choose_arch(module.target, arch)
+    chosen, note = tool.choose_arch(module.target, arch, address_size=module.address_size)
     # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)
     # is read meanwhile, a reader error stops ptxas, and a wrong guess compiles again.
     guess = likely_needs_compile_only(text)

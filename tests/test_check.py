@@ -18,6 +18,7 @@ from ptxdwarf import AddressClass, DebugInfoBuilder, loc
 from ptxdwarf.check import check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.facts import within_reach
+from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT
 from ptxdwarf.ptxas import Ptxas, PtxasFailed, wheel_ptxas
 from ptxdwarf.testing import assert_dies_equal, compile_ptx, query
 
@@ -313,6 +314,20 @@ def test_check_with_every_ptxas(path: str) -> None:
     report = check(text, filename="call.ptx", ptxas=tool)
     assert report.consistent, report.differences
     assert report.ptxas_version == tool.version and report.dies > 0 and report.line_rows > 0
+
+
+@pytest.mark.parametrize("path", every_ptxas(), ids=ptxas_id)
+def test_an_old_target_without_address_size_is_compiled_as_64_bit(path: str) -> None:
+    """A .target older than ptxas's oldest compiles for the oldest, except that a module without
+    .address_size is not compiled for sm_50 to sm_53, where ptxas 12.x takes it as 32-bit and
+    refuses -g (quirk address-size-default): check then works with ptxas 12.x too."""
+    tool = Ptxas(path)
+    oldest = tool.choose_arch(["sm_10"])[0]
+    chosen, note = tool.choose_arch(["sm_10"], address_size=None)
+    assert chosen not in ADDRESS_SIZE_32_BY_DEFAULT and note is not None
+    assert (chosen == oldest) == (oldest not in ADDRESS_SIZE_32_BY_DEFAULT)
+    report = check((FIXTURES / "dwarf_lines" / "kernels.ptx").read_text(), filename="kernels.ptx", ptxas=tool)
+    assert report.consistent and report.arch == chosen, report.differences
 
 
 def test_the_wheel_ptxas_is_found() -> None:

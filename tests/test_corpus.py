@@ -62,7 +62,7 @@ from typing import Any
 
 import pytest
 from conftest import CORPUS as FILES
-from conftest import ROOT, every_ptxas, ptxas_id, run_dwarfdump
+from conftest import GOOD_FIXTURES, ROOT, every_ptxas, fixture_id, ptxas_id, run_dwarfdump
 from elftools.elf.elffile import ELFFile
 
 from ptxdwarf.check import check as run_check
@@ -470,7 +470,7 @@ def test_check_reports_what_ptxas_gets_wrong(rel: str) -> None:
 def _newer_than(tool: Ptxas, module: Any) -> bool:
     """Whether the module's ``.target`` is newer than every architecture ``tool`` has."""
     try:
-        tool.choose_arch(module.target, None)
+        tool.choose_arch(module.target, None, address_size=module.address_size)
     except ToolError:
         return True
     return False
@@ -478,21 +478,23 @@ def _newer_than(tool: Ptxas, module: Any) -> bool:
 
 @pytest.mark.parametrize("ptxas", every_ptxas(), ids=ptxas_id)
 def test_check_says_the_same_on_every_release(ptxas: str) -> None:
-    """check on every corpus file, with each ptxas the tests know of (in CI, CUDA 12.0 to
-    13.5), the file lowered to a ``.version`` that ptxas reads: consistent, or on the files
-    of :data:`PTXAS_FAULTS` exactly those faults; ptxas refuses the ``.rejected.`` files.
-    Files whose ``.target`` is newer than every architecture of that ptxas are left out
-    (nvcc 13.0's sm_100 files on CUDA 12), and counted."""
+    """check on every corpus file and every fixture of ptxas-accepted PTX, with each ptxas the
+    tests know of (in CI, CUDA 12.0 to 13.5), the file lowered to a ``.version`` that ptxas
+    reads: consistent, or on the files of :data:`PTXAS_FAULTS` exactly those faults; ptxas
+    refuses the ``.rejected.`` files. Files whose ``.target`` is newer than every architecture
+    of that ptxas are left out (nvcc 13.0's sm_100 files on CUDA 12), and counted."""
     tool = Ptxas(ptxas)
     problems: list[str] = []
     newer = 0
-    for path in FILES:
+    paths = [*FILES, *GOOD_FIXTURES]
+    for path in paths:
         text, _lowered = within_reach(path.read_text(), tool.max_version)
         assert isinstance(text, str)
-        if _newer_than(tool, parse_ptx(text)):
+        module = parse_ptx(text)
+        if _newer_than(tool, module):
             newer += 1
             continue
-        rel = _rel(path)
+        rel = _rel(path) if path.is_relative_to(CORPUS) else fixture_id(path)
         try:
             report = run_check(text, filename=path.name, ptxas=tool)
         except PtxasFailed as exc:
@@ -505,8 +507,9 @@ def test_check_says_the_same_on_every_release(ptxas: str) -> None:
         if got != PTXAS_FAULTS.get(rel, set()):
             problems.append(f"{rel}: {sorted(got)[:4]}, expected {sorted(PTXAS_FAULTS.get(rel, set()))}")
     assert not problems, "\n".join(problems)
-    arch_newest = tool.architectures[-1] if tool.architectures else "?"
-    assert newer < len(FILES) // 2, f"{newer} of {len(FILES)} files newer than {arch_newest}"
+    assert newer < len(paths) // 2, (
+        f"{newer} of {len(paths)} files newer than every architecture of {tool.path}"
+    )
 
 
 _ATTACH = {

@@ -26,6 +26,7 @@ from pathlib import Path
 from ..errors import ToolError
 
 __all__ = [
+    "ADDRESS_SIZE_32_BY_DEFAULT",
     "Ptxas",
     "PtxasCancelled",
     "PtxasFailed",
@@ -143,6 +144,9 @@ def parse_messages(stderr: str) -> list[PtxasMessage]:
 
 
 _SM = re.compile(r"^sm_(\d+)([a-z]?)$")
+#: The architectures for which ptxas of CUDA 12 takes a module without ``.address_size`` as
+#: 32-bit, and so refuses it with ``-g`` (quirk address-size-default); CUDA 13 has none of them.
+ADDRESS_SIZE_32_BY_DEFAULT = frozenset({"sm_50", "sm_52", "sm_53"})
 #: ptxas refusing a ``.version`` newer than it takes: ``... current version is '8.4'``.
 _CURRENT_VERSION = re.compile(r"current version is '(\d+)\.(\d+)'")
 
@@ -203,11 +207,16 @@ class Ptxas:
             raise ToolError(f"ptxas {self.path} did not answer {' '.join(args)} in 60 s") from None
         return proc.stdout + proc.stderr
 
-    def choose_arch(self, target: Sequence[str], arch: str | None = None) -> tuple[str, str | None]:
+    def choose_arch(
+        self, target: Sequence[str], arch: str | None = None, *, address_size: int | None = 64
+    ) -> tuple[str, str | None]:
         """The ``-arch`` to use and a note when it differs from the module's ``.target``.
 
         An explicit ``arch`` that this ptxas does not support is an error naming the
-        oldest it does; a ``.target`` older than that compiles for the oldest.
+        oldest it does; a ``.target`` older than that compiles for the oldest, or for
+        the oldest after sm_53 when the module states no ``.address_size``
+        (``address_size=None``): ptxas 12.x takes such a module as 32-bit for sm_50 to
+        sm_53 and cannot compile it with ``-g`` (:data:`ADDRESS_SIZE_32_BY_DEFAULT`).
         """
         supported = [a for a in self.architectures if not a.endswith(("a", "f"))] or self.architectures
         if arch is not None:
@@ -222,11 +231,18 @@ class Ptxas:
             return wanted, None
         key = _arch_key(wanted)
         newer = [a for a in supported if _arch_key(a) >= key]
+        if address_size is None:
+            newer = [a for a in newer if a not in ADDRESS_SIZE_32_BY_DEFAULT]
         if not newer:
             raise ToolError(f"ptxas {self.version} supports no architecture at or above {wanted}")
+        why = (
+            f"; not {supported[0]}, for which ptxas {self.version} takes a module without .address_size as 32-bit"
+            if newer[0] != supported[0] and supported[0] in ADDRESS_SIZE_32_BY_DEFAULT
+            else ""
+        )
         return newer[0], (
             f".target {wanted} is not supported by ptxas {self.version} (oldest: {supported[0]}); "
-            f"compiled for {newer[0]}"
+            f"compiled for {newer[0]}{why}"
         )
 
     def _unsupported(self, arch: str, supported: Sequence[str]) -> str:
@@ -382,7 +398,7 @@ def compile_text(
 
     module = parse_ptx(text, filename or "<ptx>")
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
-    chosen, _note = tool.choose_arch(module.target, arch)
+    chosen, _note = tool.choose_arch(module.target, arch, address_size=module.address_size)
     result = tool.compile(
         text,
         arch=chosen,

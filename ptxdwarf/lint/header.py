@@ -8,6 +8,7 @@ import bisect
 import re
 
 from ..attach import not_debuggable
+from ..cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT
 from ..cuda.quirks import quirk
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
@@ -60,10 +61,6 @@ def _has_info(ctx: LintContext) -> bool:
     return any(b.image.data for b in ctx.section_blocks.get(".debug_info", ()))
 
 
-#: The architectures for which ptxas of CUDA 12 takes a module without .address_size as 32-bit.
-_SM5X = frozenset({"sm_50", "sm_52", "sm_53"})
-
-
 def check_header(ctx: LintContext) -> None:
     """debug-target-without-info, address-size, address-size-default."""
     module = ctx.module
@@ -89,7 +86,7 @@ def check_header(ctx: LintContext) -> None:
     elif module.address_size is None:
         # Without .address_size the module is 64-bit for ptxas, except for sm_5x on CUDA 12. An
         # older .target says nothing of the architecture it is compiled for.
-        old = next((t for t in module.target if t in _SM5X), None)
+        old = next((t for t in module.target if t in ADDRESS_SIZE_32_BY_DEFAULT), None)
         if old is not None:
             ctx.add(
                 "address-size-default",
