@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from ..api import edit_debug_sections
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule
 from ..ptx.statements import line_directive_spans
@@ -34,24 +35,24 @@ def existing_debug(module: PtxModule, masked: str) -> tuple[str, int] | None:
 
 def strip_debug(text: str, module: PtxModule, masked: str) -> str:
     """``text`` without debug sections, ``.loc``/``.file`` directives and attach's own labels."""
-    cuts = [(block.start, block.end) for block in module.sections if block.name.startswith(".debug_")]
+    edits = TextEdits(text, where=module.filename)
     directives = line_directive_spans(masked)
-    code = _blank(masked, cuts + directives)  # without the debug sections, which refer to the labels
+    for start, end in directives:
+        edits.delete(start, end)
+    edit_debug_sections(edits, module, {})
+    # attach's own labels go where nothing uses them but the debug sections just removed
+    sections = [(b.start, b.end) for b in module.sections if b.name.startswith(".debug_")]
+    code = _blank(masked, sections + directives)
     uses = Counter(m.group() for m in re.finditer(r"\$\w+(?![\w$])", code))
     for m in re.finditer(r"(?m)^[ \t]*(\$L__ptxdwarf\w*_(?:begin|end)\d+)[ \t]*:[ \t]*$", code):
-        if uses[m.group(1)] == 1:  # defined, never used
-            cuts.append((m.start(1), m.end()))
-    # Whole lines go when nothing but the cut text (and blanks, comments) is on them.
-    widened = []
-    for start, end in cuts:
+        if uses[m.group(1)] != 1:  # defined and used
+            continue
+        start, end = m.start(1), code.index(":", m.end(1)) + 1
         line_start = masked.rfind("\n", 0, start) + 1
         line_end = masked.find("\n", end)
         line_end = len(masked) if line_end < 0 else line_end
         if not masked[line_start:start].strip() and not masked[end:line_end].strip():
-            start, end = line_start, min(line_end + 1, len(masked))
-        widened.append((start, end))
-    edits = TextEdits(text, where=module.filename)
-    for start, end in _union(widened + directives):
+            start, end = line_start, min(line_end + 1, len(masked))  # the label is alone on its line
         edits.delete(start, end)
     return edits.apply()
 
