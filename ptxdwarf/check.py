@@ -1116,11 +1116,18 @@ def check(
     # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)
     # is read meanwhile, a reader error stops ptxas, and a wrong guess compiles again.
     guess = likely_needs_compile_only(text)
-    cancel = threading.Event()
+    cancel, started = threading.Event(), threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
         job = pool.submit(
-            tool.compile, text, arch=chosen, relocatable=guess, filename=filename, cancel=cancel
+            tool.compile,
+            text,
+            arch=chosen,
+            relocatable=guess,
+            filename=filename,
+            cancel=cancel,
+            started=started,
         )
+        started.wait()  # ptxas starts before the PTX side, which would hold up the thread starting it
         try:
             info = decode_module(module)
             info.load_all()

@@ -271,11 +271,31 @@ class Ptxas:
         extra: Sequence[str] = (),
         timeout: float = 600,
         cancel: threading.Event | None = None,
+        started: threading.Event | None = None,
     ) -> PtxasResult:
         """Compile PTX text; :class:`PtxasFailed` with ptxas's messages if it fails.
 
         Setting ``cancel`` (from another thread) stops ptxas: :class:`PtxasCancelled`.
+        ``started`` is set once the ptxas process runs, or failed to start.
         """
+        try:
+            return self._compile(ptx, arch, debug, relocatable, filename, extra, timeout, cancel, started)
+        finally:
+            if started is not None:
+                started.set()
+
+    def _compile(
+        self,
+        ptx: str,
+        arch: str,
+        debug: bool,
+        relocatable: bool,
+        filename: str,
+        extra: Sequence[str],
+        timeout: float,
+        cancel: threading.Event | None,
+        started: threading.Event | None,
+    ) -> PtxasResult:
         with tempfile.TemporaryDirectory(prefix="ptxdwarf-") as tmp:
             src = Path(tmp) / "input.ptx"
             out = Path(tmp) / "output.cubin"
@@ -287,7 +307,7 @@ class Ptxas:
                 args.insert(1, "-c")
             args[1:1] = list(extra)
             try:
-                returncode, stderr = _run(args, timeout, cancel)
+                returncode, stderr = _run(args, timeout, cancel, started)
             except OSError as exc:
                 raise ToolError(f"cannot run ptxas {self.path}: {exc.strerror or exc}") from None
             except subprocess.TimeoutExpired:
@@ -298,17 +318,25 @@ class Ptxas:
             return PtxasResult(out.read_bytes(), arch, messages)
 
 
-def _run(args: list[str], timeout: float, cancel: threading.Event | None) -> tuple[int, str]:
-    """Run ptxas; its exit code and stderr."""
-    if cancel is None:
+def _run(
+    args: list[str], timeout: float, cancel: threading.Event | None, started: threading.Event | None = None
+) -> tuple[int, str]:
+    """Run ptxas; its exit code and stderr (``started``: set once the process runs)."""
+    if cancel is None and started is None:
         proc = subprocess.run(
             args, capture_output=True, text=True, errors="backslashreplace", timeout=timeout
         )
         return proc.returncode, proc.stderr
     # ptxas may print bytes that are not UTF-8 (quirk strp-label-reused: "label '<garbage>' invalid").
-    with subprocess.Popen(
-        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="backslashreplace"
-    ) as child:
+    try:
+        child = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="backslashreplace"
+        )
+    finally:
+        if started is not None:
+            started.set()
+    cancel = cancel or threading.Event()
+    with child:
         # stderr is read on a thread of its own so that a chatty ptxas cannot block on a full pipe.
         chunks: list[str] = []
         reader = threading.Thread(
