@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import every_ptxas, ptxas_id
+from conftest import EXTRA_PTXAS, every_ptxas, ptxas_id
 
 from ptxdwarf.cuda import facts, quirks
 from ptxdwarf.cuda.facts import CASES, run_cases
@@ -145,11 +145,15 @@ def test_facts_hold_on_every_ptxas(measured: tuple[str, dict[str, facts.Outcome]
 
 def test_ci_measures_every_release_of_the_registry() -> None:
     """Each release the registry was measured on is a ptxas found here or one ``.ci/run``
-    installs for the tests (``$PTXDWARF_TEST_PTXAS``), so CI re-measures every column."""
+    installs for the tests, so CI re-measures every column; where ``$PTXDWARF_TEST_PTXAS`` is
+    set (CI sets it), those ptxas are all there."""
     script = (ROOT / ".ci" / "run").read_text()
     installed = set(re.findall(r"nvidia-cuda-nvcc(?:-cu12)?==(\d+\.\d+)\.", script))
     found = {Ptxas(path).version for _, path in candidate_paths() if os.access(path, os.X_OK)}
     assert not set(quirks.MEASURED_ON) - installed - found
+    if os.environ.get(EXTRA_PTXAS):
+        here = {Ptxas(path).version for path in every_ptxas()}
+        assert not set(quirks.MEASURED_ON) - here, f"${EXTRA_PTXAS} lacks some releases"
 
 
 def test_quirk_holds_where_all_its_cases_hold() -> None:
