@@ -279,43 +279,29 @@ class Ptxas:
         ``started`` is set once the ptxas process runs, or failed to start.
         """
         try:
-            return self._compile(ptx, arch, debug, relocatable, filename, extra, timeout, cancel, started)
+            with tempfile.TemporaryDirectory(prefix="ptxdwarf-") as tmp:
+                src = Path(tmp) / "input.ptx"
+                out = Path(tmp) / "output.cubin"
+                src.write_bytes(ptx.encode("utf-8", "surrogateescape"))
+                args = [self.path, f"-arch={arch}", str(src), "-o", str(out)]
+                if debug:
+                    args.insert(1, "-g")
+                if relocatable:
+                    args.insert(1, "-c")
+                args[1:1] = list(extra)
+                try:
+                    returncode, stderr = _run(args, timeout, cancel, started)
+                except OSError as exc:
+                    raise ToolError(f"cannot run ptxas {self.path}: {exc.strerror or exc}") from None
+                except subprocess.TimeoutExpired:
+                    raise ToolError(f"ptxas did not finish {filename} in {timeout:.0f} s") from None
+                messages = parse_messages(stderr.replace(str(src), filename))
+                if returncode != 0 or not out.exists():
+                    raise PtxasFailed(filename, messages, self, returncode)
+                return PtxasResult(out.read_bytes(), arch, messages)
         finally:
             if started is not None:
-                started.set()
-
-    def _compile(
-        self,
-        ptx: str,
-        arch: str,
-        debug: bool,
-        relocatable: bool,
-        filename: str,
-        extra: Sequence[str],
-        timeout: float,
-        cancel: threading.Event | None,
-        started: threading.Event | None,
-    ) -> PtxasResult:
-        with tempfile.TemporaryDirectory(prefix="ptxdwarf-") as tmp:
-            src = Path(tmp) / "input.ptx"
-            out = Path(tmp) / "output.cubin"
-            src.write_bytes(ptx.encode("utf-8", "surrogateescape"))
-            args = [self.path, f"-arch={arch}", str(src), "-o", str(out)]
-            if debug:
-                args.insert(1, "-g")
-            if relocatable:
-                args.insert(1, "-c")
-            args[1:1] = list(extra)
-            try:
-                returncode, stderr = _run(args, timeout, cancel, started)
-            except OSError as exc:
-                raise ToolError(f"cannot run ptxas {self.path}: {exc.strerror or exc}") from None
-            except subprocess.TimeoutExpired:
-                raise ToolError(f"ptxas did not finish {filename} in {timeout:.0f} s") from None
-            messages = parse_messages(stderr.replace(str(src), filename))
-            if returncode != 0 or not out.exists():
-                raise PtxasFailed(filename, messages, self, returncode)
-            return PtxasResult(out.read_bytes(), arch, messages)
+                started.set()  # also when ptxas could not be started
 
 
 def _run(

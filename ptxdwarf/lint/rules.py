@@ -143,7 +143,7 @@ RULES: dict[str, tuple[str, str]] = {
     ),
     "address-size": (
         ERROR,
-        "debug info in a module whose .address_size is not 64 (ptxas cannot compile it with -g)",
+        "debug info in a module of .address_size 32 (ptxas cannot compile it with -g)",
     ),
     "address-size-default": (
         ERROR,
