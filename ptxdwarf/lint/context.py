@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..cuda.quirks import quirks_for_rule
@@ -45,6 +46,9 @@ class LintContext:
         self._roots: dict[int, Unit] = {}
         self._loc_lines: list[re.Match[str]] | None = None
         self._traps: dict[str, bool] = {}
+        self.decode_quietly: Callable[[], DebugInfo | None] | None = None
+        """Decodes the debug sections without findings, for :meth:`die_containing` asked before
+        :meth:`set_info` (the checks of symbolic values run beside the decoding)."""
 
     def set_info(self, info: DebugInfo | None) -> None:
         """The decoded debug sections (None when they cannot be decoded)."""
@@ -129,6 +133,9 @@ class LintContext:
     def die_containing(self, offset: int) -> DIE | None:
         """The DIE whose bytes hold ``offset`` in .debug_info (the last DIE starting at or
         before it, within its unit)."""
+        if self.info is None and self.decode_quietly is not None:
+            decode, self.decode_quietly = self.decode_quietly, None
+            self.set_info(decode())
         i = bisect.bisect_right(self._die_starts, offset) - 1
         if i < 0:
             return None
