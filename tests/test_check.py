@@ -431,3 +431,16 @@ def test_line_table_file_numbers_with_gaps_are_found(ptxas: Ptxas) -> None:
     assert [(d.path, d.what, d.cubin) for d in report.differences] == [
         (".debug_line", "file 3", "none (1 file(s) in the table)")
     ]
+
+
+def test_json_has_a_line_per_register_location(ptxas: Ptxas) -> None:
+    """A large module has 100k register locations or more: ``--json`` writes each on one line
+    (the rest of the document indented as before), and the document reads the same."""
+    report = check(CALL, filename="call.ptx", ptxas=ptxas)
+    assert len(report.registers) >= 2
+    text = report.to_json()
+    doc = json.loads(text)
+    assert doc["register_locations"] == [r.to_json() for r in report.registers]
+    lines = [line for line in text.splitlines() if line.startswith('  {"die": ')]
+    assert [json.loads(line.rstrip(",")) for line in lines] == doc["register_locations"]
+    assert text.startswith('{\n "format": "ptxdwarf-check/1",\n') and text.endswith("\n}\n")
