@@ -71,6 +71,7 @@ from ptxdwarf.cuda.facts import within_reach
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.errors import ToolError
 from ptxdwarf.ptx import needs_compile_only, parse_ptx
+from ptxdwarf.ptx.reader import PtxModule
 
 CORPUS = ROOT / "fixtures" / "corpus"
 STYLES = ("nvcc", "readable", "compact")
@@ -467,7 +468,7 @@ def test_check_reports_what_ptxas_gets_wrong(rel: str) -> None:
     assert {d["ptx"] for d in doc["differences"]} == PTXAS_FAULTS[rel]
 
 
-def _newer_than(tool: Ptxas, module: Any) -> bool:
+def _newer_than(tool: Ptxas, module: PtxModule) -> bool:
     """Whether the module's ``.target`` is newer than every architecture ``tool`` has."""
     try:
         tool.choose_arch(module.target, None, address_size=module.address_size)

@@ -53,6 +53,7 @@ class LintContext:
     def set_info(self, info: DebugInfo | None) -> None:
         """The decoded debug sections (None when they cannot be decoded)."""
         self.info = info
+        self.decode_quietly = None
         if info is not None:
             dies = sorted((d for d in info.iter_dies() if d.offset >= 0), key=lambda d: d.offset)
             self._dies = dies
@@ -133,9 +134,8 @@ class LintContext:
     def die_containing(self, offset: int) -> DIE | None:
         """The DIE whose bytes hold ``offset`` in .debug_info (the last DIE starting at or
         before it, within its unit)."""
-        if self.info is None and self.decode_quietly is not None:
-            decode, self.decode_quietly = self.decode_quietly, None
-            self.set_info(decode())
+        if self.decode_quietly is not None:
+            self.set_info(self.decode_quietly())
         i = bisect.bisect_right(self._die_starts, offset) - 1
         if i < 0:
             return None
