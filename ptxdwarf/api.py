@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from .dwarf.encode import EncodeOptions, encode_sections
 from .dwarf.image import SectionImage
 from .dwarf.model import DebugInfo
 from .errors import PtxDwarfError, PtxSyntaxError
+from .files import ELF_MAGIC, binary_kind, is_cuda_elf, load_ptx, load_text, require_ptx, save_text
 from .ptx.edits import TextEdits
 from .ptx.reader import PtxModule, parse_ptx
 from .ptx.writer import Style, format_dwarf_lines, format_section
@@ -29,8 +29,6 @@ __all__ = [
     "save_text",
     "binary_kind",
 ]
-
-ELF_MAGIC = b"\x7fELF"
 
 
 def read_ptx(text: str, *, filename: str = "<ptx>") -> DebugInfo:
@@ -54,55 +52,6 @@ def decode_module(module: PtxModule) -> DebugInfo:
     )
     info.module = module
     return info
-
-
-def load_text(path: str | os.PathLike[str]) -> str:
-    """The text of a PTX file; non-ASCII bytes are kept as surrogate escapes."""
-    raw = Path(path).read_bytes()
-    return raw.decode("utf-8", "surrogateescape")
-
-
-def save_text(text: str, path: str | os.PathLike[str]) -> None:
-    """Write ``text`` to ``path`` as :func:`load_text` read it: the input's bytes come back."""
-    Path(path).write_bytes(text.encode("utf-8", "surrogateescape"))
-
-
-_VERSION = re.compile(r"^[ \t]*\.version\b", re.M)
-
-
-def load_ptx(path: str | os.PathLike[str]) -> str:
-    """:func:`load_text` of a file that must be PTX text.
-
-    A cubin, fatbin or host object, or text without a ``.version`` directive (CUDA C++
-    source, say), is a :class:`PtxDwarfError` naming the file and what it is instead.
-    """
-    name = str(path)
-    raw = Path(path).read_bytes()
-    kind = binary_kind(raw)
-    if kind is not None:
-        raise PtxDwarfError(f"this is {kind}, not PTX text: use ptxdwarf dump", where=name)
-    text = raw.decode("utf-8", "surrogateescape")
-    _require_ptx(text, name)
-    return text
-
-
-def binary_kind(raw: bytes) -> str | None:
-    """What a file that is not text is ("a cubin", "a fatbin", "a host object"), or None."""
-    from .cuda.fatbin import is_fatbin
-
-    if raw[:4] == ELF_MAGIC:
-        return "a cubin" if _is_cuda_elf(raw) else "a host object"
-    if is_fatbin(raw):
-        return "a fatbin"
-    return None
-
-
-def _require_ptx(text: str, name: str) -> None:
-    """Text without a ``.version`` directive is not PTX: say so rather than read it as such."""
-    if not text.strip() or any(c < " " and c not in "\t\n\r\f\v" for c in text[:4096]):
-        return  # empty or binary: the reader says where it stops
-    if _VERSION.search(text) is None:
-        raise PtxDwarfError("not PTX (no .version directive)", where=name)
 
 
 def read_ptx_file(path: str | os.PathLike[str]) -> DebugInfo:
@@ -139,7 +88,7 @@ def read_all(
     raw = Path(path).read_bytes()
     fatbin: bytes | None = None
     if raw[:4] == ELF_MAGIC:
-        if _is_cuda_elf(raw):
+        if is_cuda_elf(raw):
             return [(name, read_cubin(raw, name=name))]
         fatbin = fatbin_of_host_elf(raw, name=name)
         if fatbin is None:
@@ -174,17 +123,8 @@ def read_all(
             raise PtxDwarfError("the fatbin holds no cubin or PTX", where=name)
         return out
     text = raw.decode("utf-8", "surrogateescape")
-    _require_ptx(text, name)
+    require_ptx(text, name)
     return [(name, read_ptx(text, filename=name))]
-
-
-def _is_cuda_elf(raw: bytes) -> bool:
-    """EM_CUDA (190) in the ELF header."""
-    if len(raw) < 20:
-        return True  # too short to say: let the cubin reader report it
-    little = raw[5] != 2
-    machine = int.from_bytes(raw[18:20], "little" if little else "big")
-    return machine == 190
 
 
 def replace_debug_sections(

@@ -29,7 +29,7 @@ __all__ = ["main", "main_attach", "main_lint"]
 
 def _write_output(text: str, output: str | None) -> None:
     """Write PTX text to ``output`` or standard output with the bytes it was read from."""
-    from .api import save_text
+    from .files import save_text
 
     if output is not None and output != "-":
         save_text(text, output)
@@ -215,7 +215,8 @@ def _cmd_dump(args: argparse.Namespace) -> int:
 
 
 def _cmd_rewrite(args: argparse.Namespace) -> int:
-    from .api import load_ptx, rewrite_ptx
+    from .api import rewrite_ptx
+    from .files import load_ptx
     from .repair import parse_remap, remap_paths
 
     def one(path: str) -> int:
@@ -246,7 +247,7 @@ def _ptxas_version(args: argparse.Namespace) -> str | None:
 
 
 def _cmd_fix(args: argparse.Namespace) -> int:
-    from .api import load_ptx
+    from .files import load_ptx
     from .repair import fix
 
     version = _ptxas_version(args)
@@ -274,7 +275,7 @@ def _cmd_fix(args: argparse.Namespace) -> int:
 
 
 def _cmd_strip(args: argparse.Namespace) -> int:
-    from .api import load_ptx
+    from .files import load_ptx
     from .repair import strip
 
     def one(path: str) -> int:
@@ -285,8 +286,8 @@ def _cmd_strip(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .api import load_ptx
     from .check import CheckReport, check
+    from .files import load_ptx
 
     codes: list[int] = []
 
@@ -328,7 +329,7 @@ def main_lint(path: str, json_output: bool, ptxas_version: str | None = None) ->
 
 
 def _lint_one(path: str, ptxas_version: str | None = None) -> list[Finding]:
-    from .api import load_ptx
+    from .files import load_ptx
     from .lint import lint
 
     return lint(load_ptx(path), filename=path, ptxas_version=ptxas_version)
@@ -384,8 +385,8 @@ def main_attach(args: Any) -> int:
 
 
 def _attach_one(path: str, args: Any) -> int:
-    from .api import load_ptx
     from .autodebug import attach_ptx, default_output_name
+    from .files import load_ptx
 
     output: str | None = getattr(args, "output", None)
     output_name = os.path.abspath(default_output_name(path) if output is None or output == "-" else output)

@@ -13,7 +13,7 @@ import pytest
 from ptxdwarf import check
 from ptxdwarf.parallel import MIN_WORK, can_fork, run_beside
 
-check_module = importlib.import_module("ptxdwarf.check")  # ptxdwarf.check is also the function
+check_module = importlib.import_module("ptxdwarf.check.comparison")  # the module that forks
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")

@@ -84,7 +84,7 @@ def find_ptxas(explicit: str | None = None, *, version: tuple[int, int] | None =
     first: Ptxas | None = None
     for where, path in candidate_paths(explicit):
         if os.path.isfile(path) and os.access(path, os.X_OK):
-            tool = Ptxas(os.path.abspath(path))
+            tool = _known(os.path.abspath(path))
             if where in ("--ptxas", "$PTXAS") or version is None or tool.max_version >= version:
                 return tool
             first = first or tool
@@ -94,6 +94,20 @@ def find_ptxas(explicit: str | None = None, *, version: tuple[int, int] | None =
     if first is not None:
         return first
     raise ToolError(f"ptxas not found; {INSTALL_HINT}")
+
+
+_KNOWN: dict[tuple[str, int, int], Ptxas] = {}
+
+
+def _known(path: str) -> Ptxas:
+    """The :class:`Ptxas` of ``path``, made once per file (its probes, such as the version and
+    the architectures, are asked once per process, not once per module checked)."""
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    tool = _KNOWN.get(key)
+    if tool is None:
+        tool = _KNOWN[key] = Ptxas(path)
+    return tool
 
 
 @dataclass(frozen=True)
@@ -323,19 +337,24 @@ def _run(
             started.set()
     cancel = cancel or threading.Event()
     with child:
-        # stderr is read on a thread of its own so that a chatty ptxas cannot block on a full pipe.
+        # A thread reads stderr (a chatty ptxas cannot block on a full pipe) and waits for the
+        # process: ``done`` wakes this thread when ptxas ends; ``cancel`` is looked at in between.
         chunks: list[str] = []
-        reader = threading.Thread(
-            target=lambda: chunks.append(child.stderr.read() if child.stderr else ""), daemon=True
-        )
+        done = threading.Event()
+
+        def read_and_wait() -> None:
+            try:
+                chunks.append(child.stderr.read() if child.stderr else "")
+                child.wait()
+            finally:
+                done.set()
+
+        reader = threading.Thread(target=read_and_wait, daemon=True)
         reader.start()
         deadline = time.monotonic() + timeout
-        while not cancel.is_set() and child.poll() is None and time.monotonic() < deadline:
-            try:
-                child.wait(timeout=0.05)
-            except subprocess.TimeoutExpired:
-                pass
-        if child.returncode is None:  # stopped, or out of time
+        while not cancel.is_set() and time.monotonic() < deadline and not done.wait(0.05):
+            pass
+        if not done.is_set():  # stopped, or out of time
             child.kill()
             child.wait()
             reader.join()

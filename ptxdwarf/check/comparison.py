@@ -1,47 +1,25 @@
-"""The ptxas round trip: what a PTX module's debug sections declare against what lands in the cubin.
-
-:func:`check` compiles the PTX with ``ptxas -g``, reads both sides into the DIE
-model and compares them unit by unit and DIE by DIE. Values that are symbols in
-the PTX are matched to what ptxas made of them, not ignored:
-
-- a section name or a label inside a debug section must become that offset;
-- a code label or function symbol must become a relocation against the function
-  that defines it;
-- ``DW_OP_addr`` of a kernel parameter must become the parameter's offset in the
-  constant bank (read from the cubin's ``.nv.info``), of a ``__local_depot`` a
-  ``DW_OP_fbreg``, of a module variable a relocation against it;
-- anything else must be unchanged.
-
-Each :class:`Difference` names the DIE path (``_Z4testPi/p``), the attribute and
-both values.
-"""
+"""The comparison of a PTX module's debug sections with the cubin ptxas made of them
+(see :mod:`ptxdwarf.check`)."""
 
 from __future__ import annotations
 
 import bisect
-import json
-import re
-import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-from .api import decode_module
-from .cuda.cubin import CubinImages, cubin_images
-from .cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
-from .dwarf.constants import AT, FORM, at_name, form_name, tag_name
-from .dwarf.decode import decode_sections
-from .dwarf.expr import ExpressionError, Op, decode_expression
-from .dwarf.image import Symbol, gc_paused
-from .dwarf.lines import LineProgram, read_line_programs
-from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit, die_path
-from .dwarf.schemas import Block
-from .errors import CubinError, DwarfError
-from .parallel import run_beside
-from .ptx.placement import LocRow, first_label_at_zero, line_rows
-from .ptx.reader import PtxFunction, PtxModule, parse_ptx
-from .ptx.symbols import (
+from ..cuda.cubin import CubinImages, cubin_images
+from ..cuda.ptxas import PtxasFailed
+from ..dwarf.constants import AT, FORM, at_name, form_name, tag_name
+from ..dwarf.decode import decode_sections
+from ..dwarf.expr import ExpressionError, Op, decode_expression
+from ..dwarf.image import Symbol, gc_paused
+from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit, die_path
+from ..dwarf.schemas import Block
+from ..errors import CubinError, DwarfError
+from ..parallel import run_beside
+from ..ptx.placement import LocRow, first_label_at_zero
+from ..ptx.reader import PtxFunction, PtxModule
+from ..ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,
     DEPOT,
@@ -53,13 +31,19 @@ from .ptx.symbols import (
     VARIABLE,
     PtxSymbol,
     SymbolTable,
-    likely_needs_compile_only,
-    needs_compile_only,
     symbol_table,
 )
-from .visibility import RegisterLocation, register_locations, unmapped_registers
+from ..visibility import RegisterLocation, register_locations
+from .lines import compare_line_files, compare_line_rows, expected_rows
+from .report import CheckReport, Difference
 
-__all__ = ["CheckReport", "Difference", "check", "compare", "kernel_param_offsets"]
+__all__ = [
+    "compare",
+    "die_and_attribute_at",
+    "explain_failure",
+    "kernel_param_offsets",
+    "look_up_symbolic_values",
+]
 
 _DW_OP_ADDR = 0x03
 _DW_OP_FBREG = 0x91
@@ -68,139 +52,6 @@ _DW_OP_NOP = 0x96
 _SCALAR_RELOC_FORMS = frozenset(
     {FORM.addr, FORM.data4, FORM.data8, FORM.sec_offset, FORM.strp, FORM.ref_addr}
 )
-
-
-@dataclass(frozen=True)
-class Difference:
-    """One way the cubin does not say what the PTX declared."""
-
-    path: str
-    what: str
-    ptx: str
-    cubin: str
-    message: str = ""
-
-    def __str__(self) -> str:
-        extra = f" ({self.message})" if self.message else ""
-        return f"{self.path}: {self.what}: PTX {self.ptx}, cubin {self.cubin}{extra}"
-
-
-@dataclass
-class CheckReport:
-    """The outcome of :func:`check`."""
-
-    filename: str
-    arch: str
-    ptxas: str
-    ptxas_version: str
-    differences: list[Difference] = field(default_factory=list)
-    units: int = 0
-    dies: int = 0
-    symbols: int = 0
-    """Symbolic values (relocations in the PTX) that were matched."""
-    line_rows: int = 0
-    """Line-table rows of the cubin matched with the ``.loc`` directives that make them."""
-    notes: list[str] = field(default_factory=list)
-    registers: list[RegisterLocation] = field(default_factory=list)
-    """Each register location of the cubin's DWARF joined with ptxas's register map
-    (:func:`~ptxdwarf.visibility.register_locations`): where a debugger reads it."""
-    debug: str = "dwarf"
-    """What the PTX carries: ``dwarf`` (a ``.debug_info``), ``line-info`` (``.file``/``.loc``
-    only: the cubin's line table is all ptxas makes of it) or ``none``."""
-
-    @property
-    def consistent(self) -> bool:
-        return not self.differences
-
-    @property
-    def status(self) -> str:
-        """``differences``, else ``consistent`` for DWARF, else ``line-info-only`` or ``no-debug-info``."""
-        if self.differences:
-            return "differences"
-        return {"line-info": "line-info-only", "none": "no-debug-info"}.get(self.debug, "consistent")
-
-    @property
-    def unmapped_registers(self) -> list[RegisterLocation]:
-        """The described registers ptxas's map never names: a debugger shows them as unavailable."""
-        return unmapped_registers(self.registers)
-
-    def register_summary(self) -> list[str]:
-        """How many described registers are in ptxas's register map, then, per function, those
-        a debugger cannot read (empty when the cubin has no map)."""
-        described: dict[str, dict[tuple[str, str], bool]] = {}
-        for loc in self.registers:
-            seen = described.setdefault(loc.function, {})
-            key = (loc.path, loc.register)
-            seen[key] = seen.get(key, False) or loc.mapped
-        total = sum(len(seen) for seen in described.values())
-        if not total:
-            return []
-        mapped = sum(ok for seen in described.values() for ok in seen.values())
-        lines = [f"registers: {mapped} of {total} described registers are in ptxas's register map"]
-        for function, seen in described.items():
-            missing = [_variable(path, reg) for (path, reg), ok in seen.items() if not ok]
-            if missing:
-                shown = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
-                lines.append(
-                    f"registers: {function}: {len(missing)} of {len(seen)} unavailable to a debugger: {shown}"
-                )
-        return lines
-
-    def summary(self) -> str:
-        tool = f"ptxas {self.ptxas_version}, {self.arch}"
-        if self.status == "line-info-only":
-            return (
-                f"{self.filename}: line information only (.file/.loc, no .debug_info): ptxas -g wrote its "
-                f"line table, {self.line_rows} rows of it match the .loc directives; no DWARF to compare ({tool})"
-            )
-        if self.status == "no-debug-info":
-            return f"{self.filename}: no debug information (no debug section, no .file): nothing to compare ({tool})"
-        if self.consistent:
-            return (
-                f"{self.filename}: consistent ({self.units} unit(s), {self.dies} DIEs, "
-                f"{self.symbols} symbolic values, {self.line_rows} line-table rows matched; "
-                f"ptxas {self.ptxas_version}, {self.arch})"
-            )
-        return (
-            f"{self.filename}: {len(self.differences)} difference(s) between the PTX and the cubin ptxas made"
-        )
-
-    def to_json(self) -> str:
-        data = {
-            "format": "ptxdwarf-check/1",
-            "file": self.filename,
-            "arch": self.arch,
-            "ptxas": self.ptxas,
-            "ptxas_version": self.ptxas_version,
-            "consistent": self.consistent,
-            "status": self.status,
-            "units": self.units,
-            "dies": self.dies,
-            "symbols": self.symbols,
-            "line_rows": self.line_rows,
-            "registers_described": len({(r.path, r.register) for r in self.registers}),
-            "unmapped_registers": [
-                {"die": r.path, "function": r.function, "register": r.register}
-                for r in self.unmapped_registers
-            ],
-            "register_locations": [],
-            "notes": self.notes,
-            "differences": [asdict(d) for d in self.differences],
-        }
-        text = json.dumps(data, indent=1) + "\n"
-        if not self.registers:
-            return text
-        # A large module has 100k register locations or more: each goes on one line, written by
-        # the compact encoder (the indenting one is pure Python, three times as slow here).
-        encode = json.JSONEncoder().encode
-        locations = ",\n  ".join([encode(r.to_json()) for r in self.registers])
-        return text.replace('"register_locations": []', '"register_locations": [\n  ' + locations + "\n ]", 1)
-
-
-def _variable(path: str, register: str) -> str:
-    """``x (%r5)``; ``%r5`` for a variable named after its register (attach's)."""
-    name = path.rsplit("/", 1)[-1]
-    return register if name == register else f"{name} ({register})"
 
 
 def kernel_param_offsets(found: CubinImages) -> dict[str, dict[int, int]]:
@@ -919,8 +770,8 @@ def _compare_dwarf(
             )
         else:
             if programs:
-                _compare_line_files(module, programs[0], report)
-            _compare_line_rows(
+                compare_line_files(module, programs[0], report)
+            compare_line_rows(
                 module, programs, found, report, rows if rows is not None else expected_rows(module)
             )
     _truncated_numbers(module, ptx, report)
@@ -938,134 +789,6 @@ def _join_register_map(cubin: DebugInfo, found: CubinImages) -> tuple[list[Regis
         return register_locations(cubin, found.register_map()), None
     except CubinError as exc:
         return [], f"cubin: register map not read: {exc}"
-
-
-def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]:
-    """Per function with a body, the (file, line) rows its ``.loc`` directives make, each
-    with the offset of the first ``.loc`` that gives it (:func:`~ptxdwarf.ptx.placement.line_rows`)."""
-    text = module.text
-    if ".loc" not in text:
-        return {}
-    return {f.name: line_rows(text, f) for f in module.functions if f.body_start >= 0}
-
-
-def _compare_line_rows(
-    module: PtxModule,
-    programs: list[LineProgram],
-    found_images: CubinImages,
-    report: CheckReport,
-    rows: dict[str, dict[tuple[int, int], LocRow]],
-) -> None:
-    """The cubin's line-table rows against the ``.loc`` directives: each function's rows are
-    those its ``.loc`` directives make, and no row belongs to a function the module does not
-    define. A line with no row is a difference naming the PTX line when SASS came of its
-    code (``.nv_debug_line_sass`` maps SASS to PTX lines), else a note: ptxas -g drops the
-    rows of code it eliminates too (a load whose register is loaded again)."""
-    got: dict[str, set[tuple[int, int]]] = {}
-    for program in programs:
-        for row in program.rows:
-            if not row.end_sequence and row.line and row.symbol is not None:
-                got.setdefault(row.symbol, set()).add((row.file, row.line))
-    text = module.text
-    with_sass: dict[str, set[int]] | None = None
-    sass_read = False  # .nv_debug_line_sass is read when a row is missing, not before (it is large)
-    newlines: list[int] | None = None
-    for name, expected in rows.items():
-        found = got.get(name, set())
-        missing = expected.keys() - found
-        report.line_rows += len(expected) - len(missing)
-        for file, line in sorted(missing):
-            loc = expected[(file, line)]
-            if newlines is None:
-                newlines = [m.start() for m in re.finditer("\n", text)]
-            if not sass_read:
-                with_sass, sass_read = _lines_with_sass(found_images, report), True
-            ptx_line = bisect.bisect_left(newlines, loc.at) + 1
-            code_lines = {bisect.bisect_left(newlines, at) + 1 for at in loc.code}
-            sass = with_sass.get(name) if with_sass is not None else None
-            if sass is not None and code_lines & sass:
-                report.differences.append(
-                    Difference(
-                        name,
-                        ".debug_line",
-                        f"{file}:{line}",
-                        "no row",
-                        f"{module.filename}:{ptx_line}: ptxas compiled the code of this .loc (PTX line(s) "
-                        f"{', '.join(map(str, sorted(code_lines & sass)[:5]))} have SASS) but made no "
-                        "line-table row for it: a debugger cannot stop at that line",
-                    )
-                )
-                continue
-            why = "its code compiled to nothing" if sass is not None else "no .nv_debug_line_sass to tell why"
-            report.notes.append(
-                f"{module.filename}:{ptx_line}: no line-table row for .loc {file} {line} in {name} ({why})"
-            )
-    for name in sorted(set(got) - set(rows)):
-        report.differences.append(
-            Difference(
-                "<cubin>",
-                ".debug_line",
-                "rows of the module's functions",
-                f"{len(got[name])} row(s) for {name}",
-                "the line table has rows for a function the PTX does not define",
-            )
-        )
-
-
-def _lines_with_sass(found: CubinImages, report: CheckReport) -> dict[str, set[int]] | None:
-    """Per function, the PTX lines some SASS instruction came from (``.nv_debug_line_sass``);
-    None without that section."""
-    if found.line_sass is None:
-        return None
-    try:
-        programs = read_line_programs(found.line_sass)
-    except DwarfError as exc:
-        report.notes.append(f"cubin: .nv_debug_line_sass cannot be read ({exc})")
-        return None
-    out: dict[str, set[int]] = {}
-    for program in programs:
-        for i, row in enumerate(program.rows):
-            if row.symbol is None or row.end_sequence:
-                continue
-            nxt = program.rows[i + 1] if i + 1 < len(program.rows) else None
-            if nxt is not None and nxt.address == row.address and not nxt.end_sequence:
-                continue  # no instruction of its own: the next row starts at the same address
-            out.setdefault(row.symbol, set()).add(row.line)
-    return out
-
-
-def _compare_line_files(module: PtxModule, table: LineProgram, report: CheckReport) -> None:
-    """The line table ptxas made against the ``.file`` directives: each file number its rows
-    use names the file the directive of that number names (quirk file-index: ptxas numbers
-    its table densely, the rows keep the ``.loc`` numbers)."""
-    declared = {f.index: f.full_path for f in module.files}
-    for number in sorted({row.file for row in table.rows}):
-        want = declared.get(number)
-        got = table.path(number)
-        if want is None:
-            report.differences.append(
-                Difference(
-                    ".debug_line",
-                    f"file {number}",
-                    "no .file of that number",
-                    got if got is not None else f"none ({len(table.files)} file(s) in the table)",
-                    "the line table's rows use a file number no .file declares (a .loc names it): a "
-                    "debugger finds no source for them (lint: loc-file-undeclared)",
-                )
-            )
-            continue
-        if got == want:
-            continue
-        report.differences.append(
-            Difference(
-                ".debug_line",
-                f"file {number}",
-                want,
-                got if got is not None else f"none ({len(table.files)} file(s) in the table)",
-                "the line table's rows use this file number, which the table gives to another file or to "
-                "none: ptxas numbers its table densely, so .file numbers with gaps miss (lint: file-index)",
-            )
-        )
 
 
 def _truncated_numbers(module: PtxModule, info: DebugInfo, report: CheckReport) -> None:
@@ -1094,7 +817,7 @@ def _truncated_numbers(module: PtxModule, info: DebugInfo, report: CheckReport) 
             )
 
 
-def _look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:
+def look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:
     """Look up, once, the name of every symbolic value of the PTX's debug sections, so
     that the comparison finds each in the table's cache (``check`` does this while ptxas runs)."""
     images = info.sections or {}
@@ -1102,71 +825,6 @@ def _look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:
     for name in images:
         for reloc in images[name].relocs:
             lookup(reloc.symbol.name)
-
-
-def check(
-    text: str,
-    *,
-    filename: str = "<ptx>",
-    arch: str | None = None,
-    ptxas: Ptxas | str | None = None,
-) -> CheckReport:
-    """Compile ``text`` with ``ptxas -g`` and compare its debug info with the cubin's.
-
-    Raises :class:`~ptxdwarf.errors.ToolError` (ptxas missing or rejecting the
-    module, with the DIE and attribute when the line is in a debug section) and the
-    reader's errors for bad PTX.
-    """
-    module = parse_ptx(text, filename)
-    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
-    chosen, note = tool.choose_arch(module.target, arch, address_size=module.address_size)
-    # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)
-    # is read meanwhile, a reader error stops ptxas, and a wrong guess compiles again.
-    guess = likely_needs_compile_only(text)
-    cancel, started = threading.Event(), threading.Event()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        job = pool.submit(
-            tool.compile,
-            text,
-            arch=chosen,
-            relocatable=guess,
-            filename=filename,
-            cancel=cancel,
-            started=started,
-        )
-        started.wait()  # ptxas starts before the PTX side, which would hold up the thread starting it
-        try:
-            info = decode_module(module)
-            info.load_all()
-            symbols = symbol_table(module)
-            _look_up_symbolic_values(info, symbols)
-            rows = expected_rows(module)
-            relocatable = needs_compile_only(module)
-        except BaseException:
-            cancel.set()
-            raise
-        if relocatable != guess:
-            cancel.set()
-            job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename)
-        exc = job.exception()
-    if exc is None:
-        result = job.result()
-    if exc is not None:
-        if isinstance(exc, PtxasFailed):
-            raise explain_failure(exc, module, info) from None
-        raise exc
-    report = CheckReport(filename, chosen, tool.path, tool.version, debug=_debug_content(module))
-    if note:
-        report.notes.append(note)
-    report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
-    return compare(module, info, result.cubin, report, symbols=symbols, rows=rows)
-
-
-def _debug_content(module: PtxModule) -> str:
-    """:attr:`CheckReport.debug` of ``module``."""
-    if any(b.name == ".debug_info" for b in module.sections):
-        return "dwarf"
-    return "line-info" if module.files else "none"
 
 
 def explain_failure(exc: PtxasFailed, module: PtxModule, info: DebugInfo) -> PtxasFailed:

@@ -1,0 +1,119 @@
+"""The ptxas round trip: what a PTX module's debug sections declare against what lands in the cubin.
+
+:func:`check` compiles the PTX with ``ptxas -g``, reads both sides into the DIE
+model and compares them unit by unit and DIE by DIE. Values that are symbols in
+the PTX are matched to what ptxas made of them, not ignored:
+
+- a section name or a label inside a debug section must become that offset;
+- a code label or function symbol must become a relocation against the function
+  that defines it;
+- ``DW_OP_addr`` of a kernel parameter must become the parameter's offset in the
+  constant bank (read from the cubin's ``.nv.info``), of a ``__local_depot`` a
+  ``DW_OP_fbreg``, of a module variable a relocation against it;
+- anything else must be unchanged.
+
+Each :class:`Difference` names the DIE path (``_Z4testPi/p``), the attribute and
+both values.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
+from ..ptx.reader import PtxModule, parse_ptx
+from ..ptx.symbols import likely_needs_compile_only, needs_compile_only, symbol_table
+from .report import CheckReport, Difference
+
+__all__ = ["CheckReport", "Difference", "check", "compare", "kernel_param_offsets"]
+
+#: What :mod:`.comparison` and :mod:`.lines` define, found here as before: imported on first
+#: use, so that ``check`` can start ptxas before the comparison code is loaded.
+_LATER = {
+    "compare": ".comparison",
+    "die_and_attribute_at": ".comparison",
+    "explain_failure": ".comparison",
+    "kernel_param_offsets": ".comparison",
+    "expected_rows": ".lines",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
+
+
+def check(
+    text: str,
+    *,
+    filename: str = "<ptx>",
+    arch: str | None = None,
+    ptxas: Ptxas | str | None = None,
+) -> CheckReport:
+    """Compile ``text`` with ``ptxas -g`` and compare its debug info with the cubin's.
+
+    Raises :class:`~ptxdwarf.errors.ToolError` (ptxas missing or rejecting the
+    module, with the DIE and attribute when the line is in a debug section) and the
+    reader's errors for bad PTX.
+    """
+    module = parse_ptx(text, filename)
+    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
+    chosen, note = tool.choose_arch(module.target, arch, address_size=module.address_size)
+    # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)
+    # is read meanwhile, a reader error stops ptxas, and a wrong guess compiles again.
+    guess = likely_needs_compile_only(text)
+    cancel, started = threading.Event(), threading.Event()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        job = pool.submit(
+            tool.compile,
+            text,
+            arch=chosen,
+            relocatable=guess,
+            filename=filename,
+            cancel=cancel,
+            started=started,
+        )
+        started.wait()  # ptxas starts before the PTX side, which would hold up the thread starting it
+        try:
+            # The comparison's code (a tenth of a second to import) is loaded while ptxas runs.
+            from ..api import decode_module
+            from .comparison import compare, explain_failure, look_up_symbolic_values
+            from .lines import expected_rows
+
+            version = tool.version  # asked now, while ptxas runs, not after it
+            info = decode_module(module)
+            info.load_all()
+            symbols = symbol_table(module)
+            look_up_symbolic_values(info, symbols)
+            rows = expected_rows(module)
+            relocatable = needs_compile_only(module)
+        except BaseException:
+            cancel.set()
+            raise
+        if relocatable != guess:
+            cancel.set()
+            job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename)
+        exc = job.exception()
+    if exc is None:
+        result = job.result()
+    if exc is not None:
+        if isinstance(exc, PtxasFailed):
+            raise explain_failure(exc, module, info) from None
+        raise exc
+    report = CheckReport(filename, chosen, tool.path, version, debug=_debug_content(module))
+    if note:
+        report.notes.append(note)
+    report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
+    return compare(module, info, result.cubin, report, symbols=symbols, rows=rows)
+
+
+def _debug_content(module: PtxModule) -> str:
+    """:attr:`CheckReport.debug` of ``module``."""
+    if any(b.name == ".debug_info" for b in module.sections):
+        return "dwarf"
+    return "line-info" if module.files else "none"

@@ -1,0 +1,143 @@
+"""The cubin's line table against the ``.file`` and ``.loc`` directives of the PTX."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from ..cuda.cubin import CubinImages
+from ..dwarf.lines import LineProgram, read_line_programs
+from ..errors import DwarfError
+from ..ptx.placement import LocRow, line_rows
+from ..ptx.reader import PtxModule
+from .report import CheckReport, Difference
+
+__all__ = ["compare_line_files", "compare_line_rows", "expected_rows"]
+
+
+def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]:
+    """Per function with a body, the (file, line) rows its ``.loc`` directives make, each
+    with the offset of the first ``.loc`` that gives it (:func:`~ptxdwarf.ptx.placement.line_rows`)."""
+    text = module.text
+    if ".loc" not in text:
+        return {}
+    return {f.name: line_rows(text, f) for f in module.functions if f.body_start >= 0}
+
+
+def compare_line_rows(
+    module: PtxModule,
+    programs: list[LineProgram],
+    found_images: CubinImages,
+    report: CheckReport,
+    rows: dict[str, dict[tuple[int, int], LocRow]],
+) -> None:
+    """The cubin's line-table rows against the ``.loc`` directives: each function's rows are
+    those its ``.loc`` directives make, and no row belongs to a function the module does not
+    define. A line with no row is a difference naming the PTX line when SASS came of its
+    code (``.nv_debug_line_sass`` maps SASS to PTX lines), else a note: ptxas -g drops the
+    rows of code it eliminates too (a load whose register is loaded again)."""
+    got: dict[str, set[tuple[int, int]]] = {}
+    for program in programs:
+        for row in program.rows:
+            if not row.end_sequence and row.line and row.symbol is not None:
+                got.setdefault(row.symbol, set()).add((row.file, row.line))
+    text = module.text
+    with_sass: dict[str, set[int]] | None = None
+    sass_read = False  # .nv_debug_line_sass is read when a row is missing, not before (it is large)
+    newlines: list[int] | None = None
+    for name, expected in rows.items():
+        found = got.get(name, set())
+        missing = expected.keys() - found
+        report.line_rows += len(expected) - len(missing)
+        for file, line in sorted(missing):
+            loc = expected[(file, line)]
+            if newlines is None:
+                newlines = [m.start() for m in re.finditer("\n", text)]
+            if not sass_read:
+                with_sass, sass_read = _lines_with_sass(found_images, report), True
+            ptx_line = bisect.bisect_left(newlines, loc.at) + 1
+            code_lines = {bisect.bisect_left(newlines, at) + 1 for at in loc.code}
+            sass = with_sass.get(name) if with_sass is not None else None
+            if sass is not None and code_lines & sass:
+                report.differences.append(
+                    Difference(
+                        name,
+                        ".debug_line",
+                        f"{file}:{line}",
+                        "no row",
+                        f"{module.filename}:{ptx_line}: ptxas compiled the code of this .loc (PTX line(s) "
+                        f"{', '.join(map(str, sorted(code_lines & sass)[:5]))} have SASS) but made no "
+                        "line-table row for it: a debugger cannot stop at that line",
+                    )
+                )
+                continue
+            why = "its code compiled to nothing" if sass is not None else "no .nv_debug_line_sass to tell why"
+            report.notes.append(
+                f"{module.filename}:{ptx_line}: no line-table row for .loc {file} {line} in {name} ({why})"
+            )
+    for name in sorted(set(got) - set(rows)):
+        report.differences.append(
+            Difference(
+                "<cubin>",
+                ".debug_line",
+                "rows of the module's functions",
+                f"{len(got[name])} row(s) for {name}",
+                "the line table has rows for a function the PTX does not define",
+            )
+        )
+
+
+def _lines_with_sass(found: CubinImages, report: CheckReport) -> dict[str, set[int]] | None:
+    """Per function, the PTX lines some SASS instruction came from (``.nv_debug_line_sass``);
+    None without that section."""
+    if found.line_sass is None:
+        return None
+    try:
+        programs = read_line_programs(found.line_sass)
+    except DwarfError as exc:
+        report.notes.append(f"cubin: .nv_debug_line_sass cannot be read ({exc})")
+        return None
+    out: dict[str, set[int]] = {}
+    for program in programs:
+        for i, row in enumerate(program.rows):
+            if row.symbol is None or row.end_sequence:
+                continue
+            nxt = program.rows[i + 1] if i + 1 < len(program.rows) else None
+            if nxt is not None and nxt.address == row.address and not nxt.end_sequence:
+                continue  # no instruction of its own: the next row starts at the same address
+            out.setdefault(row.symbol, set()).add(row.line)
+    return out
+
+
+def compare_line_files(module: PtxModule, table: LineProgram, report: CheckReport) -> None:
+    """The line table ptxas made against the ``.file`` directives: each file number its rows
+    use names the file the directive of that number names (quirk file-index: ptxas numbers
+    its table densely, the rows keep the ``.loc`` numbers)."""
+    declared = {f.index: f.full_path for f in module.files}
+    for number in sorted({row.file for row in table.rows}):
+        want = declared.get(number)
+        got = table.path(number)
+        if want is None:
+            report.differences.append(
+                Difference(
+                    ".debug_line",
+                    f"file {number}",
+                    "no .file of that number",
+                    got if got is not None else f"none ({len(table.files)} file(s) in the table)",
+                    "the line table's rows use a file number no .file declares (a .loc names it): a "
+                    "debugger finds no source for them (lint: loc-file-undeclared)",
+                )
+            )
+            continue
+        if got == want:
+            continue
+        report.differences.append(
+            Difference(
+                ".debug_line",
+                f"file {number}",
+                want,
+                got if got is not None else f"none ({len(table.files)} file(s) in the table)",
+                "the line table's rows use this file number, which the table gives to another file or to "
+                "none: ptxas numbers its table densely, so .file numbers with gaps miss (lint: file-index)",
+            )
+        )
