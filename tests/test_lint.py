@@ -169,6 +169,8 @@ def _uleb(value: int) -> bytes:
 class Sym:
     name: str
     size: int = 8
+    high: bool = False
+    """A 4-byte symbol in an 8-byte DW_FORM_addr: in the high half (``.b32 0`` first), else the low."""
 
 
 @dataclass
@@ -469,10 +471,9 @@ def _value_lines(f: str, v: Any, version: int = 2) -> list[str]:
     if f == "string":
         return [".b8 " + ", ".join(map(str, [*v.encode(), 0]))]
     if f in ("addr", "data4", "data8", "strp") and isinstance(v, Sym):
-        return [
-            f".b{v.size * 8} {v.name}" if f != "addr" or v.size == 8 else f".b32 {v.name}",
-            *([".b32 0"] if f == "addr" and v.size == 4 else []),
-        ]
+        if f == "addr" and v.size == 4:
+            return [".b32 0", f".b32 {v.name}"] if v.high else [f".b32 {v.name}", ".b32 0"]
+        return [f".b{v.size * 8} {v.name}"]
     if f == "addr":
         return [f".b64 {v}"]
     if f == "ref4":
@@ -995,12 +996,21 @@ def test_ref_addr_in_dwarf2_is_fine() -> None:
 
 
 def test_reloc_width() -> None:
+    """A 4-byte symbol in the high half of an 8-byte address: the field reads as symbol * 2**32."""
     cu = base_tree()
     add = find(cu, "add")
-    add.set("high_pc", Sym("$L__func_end0", 4))
+    add.set("high_pc", Sym("$L__func_end0", 4, high=True))
     m = assemble(cu)
     (f,) = only(run(m), "reloc-width")
-    assert names(f, add) and at(f, m, add.attr_lines["high_pc"])
+    assert names(f, add) and at(f, m, add.attr_lines["high_pc"] + 1) and "byte 4 of DW_FORM_addr" in f.message
+
+
+def test_reloc_width_low_half_is_fine() -> None:
+    """'.b32 label' + '.b32 0' as an 8-byte address: ptxas relocates the low half and the field
+    reads as the label (case reloc-width.low-half, on every release measured)."""
+    cu = base_tree()
+    find(cu, "add").set("high_pc", Sym("$L__func_end0", 4))
+    assert run(assemble(cu)) == []
 
 
 def test_reloc_in_a_non_relocatable_field() -> None:
@@ -1250,11 +1260,11 @@ def test_debug_target_without_info() -> None:
     assert lint(HEADER.replace(".target sm_75, debug", ".target sm_75")) == []
 
 
-def test_orphan_depot_list() -> None:
+def test_a_location_list_no_die_refers_to_is_no_finding() -> None:
+    """A .debug_loc list no DIE refers to, with a __local_depot address (quirk orphan-depot-list:
+    no ptxas measured fails on one)."""
     loc = ".section .debug_loc {\n.b64 $L__tmp0\n.b64 $L__tmp1\n.b16 9\n.b8 3\n.b64 __local_depot1\n.b64 0\n.b64 0\n}\n"
-    m = assemble(base_tree(), extra=loc)
-    (f,) = only(run(m), "orphan-depot-list")
-    assert at(f, m, m.line_of(r"\.b64 \$L__tmp0", 1)) and f.offset == 0
+    assert run(assemble(base_tree(), extra=loc)) == []
 
 
 def _bitfield_struct(*attrs: tuple[str, str, Any]) -> tuple[D, D]:
@@ -1321,23 +1331,53 @@ def test_name_before_linkage_name() -> None:
     assert run(assemble(cu)) == []
 
 
-def test_depot_in_pieces() -> None:
+def _depot_pieces(*parts: bytes | int) -> list[Any]:
+    """A location of ``parts``: bytes as they are, an int ``k`` as DW_OP_addr __local_depot1 +
+    DW_OP_plus_uconst k."""
+    out: list[Any] = []
+    for part in parts:
+        out += [part] if isinstance(part, bytes) else [b"\x03", Sym("__local_depot1"), bytes([0x23, part])]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("parts", "reported"),
+    [
+        ((0, b"\x93\x03"), True),  # a piece of 3 ends the expression: fatal on 12.9 and 13.0
+        ((0, b"\x93\x10"), True),
+        ((0, b"\x93\x0c\x30\x30\x30"), True),  # const4u wants 4 bytes, 3 follow
+        ((0, b"\x93\x0c\x30\x30\x30\x30"), False),  # 4 follow: compiled
+        ((0, b"\x93\x05", 5, b"\x93\x03"), True),  # the last piece
+        ((0, b"\x93\x03", 3, b"\x93\x05"), False),  # the address after it fills the misread one
+        ((0, b"\x93\x02", 2, b"\x93\x02"), False),  # sizes ptxas reads right
+        ((b"\x93\x03", 0, b"\x93\x03"), False),  # after a piece of 3: compiled
+    ],
+)
+def test_depot_in_pieces(parts: tuple[bytes | int, ...], reported: bool) -> None:
+    """The shapes measured on ptxas 13.0 (docs/ptxas-facts.md, quirk depot-in-pieces)."""
     cu = base_tree()
     v = find(cu, "test", "v")
-    v.set(
-        "location",
-        [
-            b"\x03",
-            Sym("__local_depot1"),
-            b"\x23\x00\x93\x02",
-            b"\x03",
-            Sym("__local_depot1"),
-            b"\x23\x02\x93\x02",
-        ],
-    )
+    v.set("location", _depot_pieces(*parts))
     m = assemble(cu)
-    (f,) = only(run(m), "depot-in-pieces")
-    assert names(f, v)
+    if reported:
+        (f,) = only(run(m), "depot-in-pieces")
+        assert names(f, v) and "12.9 and 13.0" in f.message
+    else:
+        assert run(m) == []
+
+
+def test_depot_in_pieces_agrees_with_the_registry() -> None:
+    """lint reports depot-in-pieces on the registry's cases that fail on some release, and on no
+    case every release compiles."""
+    from ptxdwarf.cuda.facts import cases_for
+
+    cases = cases_for("depot-in-pieces")
+    assert len(cases) >= 7
+    for c in cases:
+        ptx = c.ptx()
+        text = ptx.decode("utf-8", "surrogateescape") if isinstance(ptx, bytes) else ptx
+        found = any(f.rule == "depot-in-pieces" for f in lint(text, filename=f"{c.id}.ptx"))
+        assert found == (set(c.holds_on) != set(MEASURED_ON)), c.id
 
 
 # --- API ------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
+from ..cuda.quirks import MISREAD_PIECE_SIZES
 from ..dwarf.constants import AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME, Op, register_number
 from ..loc import Location, expression, register
@@ -73,12 +74,6 @@ def param_loads(
     return out
 
 
-#: DW_OP_piece sizes ptxas 13.0 cannot take. Its expression walker does not know the
-#: operand of DW_OP_piece and reads it as the next opcode: 0x03 (addr), 0x0c (const4u),
-#: 0x10 (constu) and 0x23 (plus_uconst) then want operand bytes, and where the block
-#: ends first ptxas dies with "Checked Data was Invalid" (measured: a trailing empty
-#: piece of 3, 12, 16 or 35 bytes; a piece of 3 anywhere; a 16-byte register piece).
-_BAD_PIECE_SIZES = frozenset({3, 12, 16, 35})
 _MAX_PIECE = 64  # one ULEB byte that is no opcode with operands (0x40 = DW_OP_lit16)
 
 
@@ -87,7 +82,7 @@ def _empty_pieces(size: int) -> list[Op]:
     ops = []
     while size > 0:
         n = min(size, _MAX_PIECE)
-        if n in _BAD_PIECE_SIZES:
+        if n in MISREAD_PIECE_SIZES:
             n -= 1
         ops.append(Op.make("piece", n))
         size -= n
@@ -148,7 +143,7 @@ def device_param_location(
         ops.extend(_empty_pieces(offset - pos))
         if (
             fits(x.register or "")
-            and x.width not in _BAD_PIECE_SIZES
+            and x.width not in MISREAD_PIECE_SIZES
             and (mapped is None or x.register in mapped)
         ):
             ops.append(Op.make("regx", register_number(x.register or "")))

@@ -17,10 +17,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["MEASURED_ON", "QUIRKS", "Quirk", "markdown_table", "quirk", "quirks_for_rule", "resolve"]
+__all__ = [
+    "MEASURED_ON",
+    "MISREAD_PIECE_SIZES",
+    "QUIRKS",
+    "Quirk",
+    "markdown_table",
+    "quirk",
+    "quirks_for_rule",
+    "resolve",
+]
 
 #: The ptxas releases the harness was run on for this registry.
 MEASURED_ON = ("12.0", "12.4", "12.9", "13.0", "13.4", "13.5")
+
+#: DW_OP_piece sizes ptxas misreads (quirks piece-size and depot-in-pieces), each with the
+#: bytes of operand the opcode it is misread as wants (0: an address). ptxas's expression
+#: walker does not know the operand of DW_OP_piece and reads it as the next opcode: 0x03
+#: (addr), 0x0c (const4u), 0x10 (constu) and 0x23 (plus_uconst) then want operand bytes, and
+#: where the block ends first ptxas dies ("Checked Data was Invalid", or "Attempted to
+#: Dereference Out of Bounds"). Measured: a trailing empty piece of these sizes, a piece of 3
+#: anywhere and a 16-byte register piece (12.9-13.5); a piece of these sizes after a
+#: __local_depot address with fewer bytes after it than that operand (12.9 and 13.0).
+MISREAD_PIECE_SIZES: Mapping[int, int] = MappingProxyType({3: 0, 12: 4, 16: 1, 35: 1})
 
 
 @dataclass(frozen=True)
@@ -210,8 +229,9 @@ QUIRKS: tuple[Quirk, ...] = (
     _q(
         "reloc-width",
         "A .b32 DW_FORM_addr value in a unit with 8-byte addresses was seen to fail with 'Attempted to "
-        "Dereference Out of Bounds'; the harness's module does not reproduce it (accepted).",
-        ("reloc-width.addr-b32",),
+        "Dereference Out of Bounds'; the harness's module does not reproduce it (accepted). Written as the low "
+        "half of the field with a 0 high half, ptxas relocates it right (lint does not report that shape).",
+        ("reloc-width.addr-b32", "reloc-width.low-half"),
         ("ptxdwarf.dwarf.forms.fixed_formats",),
         "DW_FORM_addr values are as wide as the unit's address size",
         "reloc-width",
@@ -408,12 +428,14 @@ QUIRKS: tuple[Quirk, ...] = (
     ),
     _q(
         "orphan-depot-list",
-        "A .debug_loc list no DIE refers to, holding a __local_depot address, was seen to fail with "
-        "'Attempted to Dereference Out of Bounds'; the lint fixture does not reproduce it.",
-        ("orphan-depot-list.fatal", "orphan-depot-list.fixture"),
+        "A .debug_loc list no DIE refers to, holding a __local_depot address, was reported to fail with "
+        "'Attempted to Dereference Out of Bounds'; no release measured fails on one, with or without a "
+        "DW_OP_piece after the address (lint reports nothing: a list is no trap).",
+        ("orphan-depot-list.fatal", "orphan-depot-list.pieces"),
         (),
         "a rewrite keeps the producer's lists; the builder writes a list only as a variable's location",
-        "orphan-depot-list",
+        None,
+        lint_note="no rule: the trap was not reproduced, and a rule would be a false alarm on modules ptxas compiles",
         holds_on=(),
     ),
     _q(
@@ -450,7 +472,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "ptxas reads a DW_OP_piece operand as an opcode: a piece of 3 bytes (also 12, 16, 35 in places) is "
         "fatal ('Checked Data was Invalid' or 'Dereference Out of Bounds').",
         ("piece-size.three", "piece-size.four"),
-        ("ptxdwarf.autodebug.params._BAD_PIECE_SIZES", "ptxdwarf.autodebug.params._empty_pieces"),
+        ("ptxdwarf.cuda.quirks.MISREAD_PIECE_SIZES", "ptxdwarf.autodebug.params._empty_pieces"),
         "attach splits pieces to avoid those sizes",
         None,
         lint_note="no rule yet: which sizes fail depends on where the piece sits, which the harness only samples",
@@ -458,13 +480,26 @@ QUIRKS: tuple[Quirk, ...] = (
     ),
     _q(
         "depot-in-pieces",
-        "DW_OP_addr __local_depot among DW_OP_piece operations was seen to fail with 'Attempted to "
-        "Dereference Out of Bounds'; neither the lint fixture nor the harness's module reproduces it.",
-        ("depot-in-pieces.fatal", "depot-in-pieces.fixture"),
+        "A DW_OP_piece of 3, 12, 16 or 35 bytes right after DW_OP_addr __local_depotN (and its "
+        "DW_OP_plus_uconst) in a DW_AT_location, with fewer bytes after it than the opcode its operand is "
+        "misread as wants (8 for 3, 4 for 12, 1 for 16 and 35), is fatal ('Attempted to Dereference Out of "
+        "Bounds', or 'Checked Data was Invalid'): ptxas rewrites the depot address and misreads the piece "
+        "(quirk piece-size). A piece of 4 bytes, enough bytes after it, a DW_OP_piece 3 before the address, or "
+        "the same expression in a .debug_loc list compiles; a DW_OP_piece 16 before the address compiled in "
+        "clang's module and failed in the harness's. clang -O1's by-value kernel parameters are described so.",
+        (
+            "depot-in-pieces.three",
+            "depot-in-pieces.sixteen",
+            "depot-in-pieces.four",
+            "depot-in-pieces.after-piece-three",
+            "depot-in-pieces.list",
+            "depot-in-pieces.clang",
+            "depot-in-pieces.fixture",
+        ),
         (),
         "ptxdwarf's local() locations are a single DW_OP_addr depot; DW_OP_plus_uconst",
         "depot-in-pieces",
-        holds_on=(),
+        holds_on=("12.9", "13.0"),
     ),
     _q(
         "first-label-at-zero",

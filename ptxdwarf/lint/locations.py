@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..cuda.quirks import MISREAD_PIECE_SIZES, quirk
 from ..dwarf.constants import (
     AT,
     CUDA_GDB_ADDRESS_CLASSES,
@@ -18,7 +19,7 @@ from ..dwarf.constants import (
 )
 from ..dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression, register_name
 from ..dwarf.image import Symbol
-from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
+from ..dwarf.model import DIE, Attribute, DebugInfo, Unit
 from ..errors import PtxDwarfError
 from ..ptx.reader import PtxFunction
 from .context import LintContext
@@ -30,7 +31,6 @@ __all__ = [
     "LocationChecks",
     "bitfield_member_order",
     "check_bitfield_member",
-    "check_loc_lists",
     "check_name_order",
 ]
 
@@ -116,23 +116,36 @@ class LocationChecks:
         self.check_registers(ops, sp, die, attr, "DW_AT_location")
         if ops and ops[0].code == OP.addr and ops[0].symbol is not None:
             self.check_space(die, ops[0].symbol)
-        pieces = [op for op in ops if op.code in (OP.piece, OP.bit_piece)]
-        depot = next(
-            (
-                op.symbol
-                for op in ops
-                if op.code == OP.addr and op.symbol and op.symbol.name.startswith("__local_depot")
-            ),
-            None,
-        )
-        if pieces and depot is not None:
-            self.ctx.add_attr(
-                "depot-in-pieces",
-                f"DW_AT_location puts DW_OP_addr {depot} among {pieces[0].name} operations: ptxas fails "
-                "('Attempted to Dereference Out of Bounds'); describe the whole object at the depot address",
-                die,
-                attr,
-            )
+        self.check_depot_pieces(ops, len(inner.value), die, attr)
+
+    def check_depot_pieces(self, ops: list[Op], size: int, die: DIE, attr: Attribute) -> None:
+        """depot-in-pieces: right after a ``__local_depot`` address (and its DW_OP_plus_uconst), the
+        first DW_OP_piece of a size ptxas misreads as an opcode, with fewer bytes after it than that
+        opcode's operand (quirk depot-in-pieces; ``size``: the expression's length)."""
+        for i, op in enumerate(ops):
+            if op.code != OP.addr or op.symbol is None or not op.symbol.name.startswith("__local_depot"):
+                continue
+            if i and ops[i - 1].code == OP.piece and ops[i - 1].args == (3,):
+                continue  # measured to compile
+            j = i + 1
+            if j < len(ops) and ops[j].code == OP.plus_uconst:
+                j += 1
+            piece = ops[j].args[0] if j < len(ops) and ops[j].code == OP.piece else None
+            if not isinstance(piece, int) or piece not in MISREAD_PIECE_SIZES:
+                continue
+            wants = MISREAD_PIECE_SIZES[piece] or self.unit.address_size
+            after = size - (ops[j + 1].offset if j + 1 < len(ops) else size)
+            if after < wants:
+                self.ctx.add_attr(
+                    "depot-in-pieces",
+                    f"DW_AT_location has DW_OP_piece {piece} right after DW_OP_addr {op.symbol}, with "
+                    f"{after} byte(s) after it: ptxas {' and '.join(quirk('depot-in-pieces').holds_on)} fail "
+                    "('Attempted to Dereference Out of Bounds' or 'Checked Data was Invalid'); describe the object with pieces of other "
+                    "sizes (3 = 2 + 1, 16 = 8 + 8)",
+                    die,
+                    attr,
+                )
+            return  # ptxas reads the rest of the expression out of step: nothing after this was measured
 
     def check_space(self, die: DIE, symbol: Symbol) -> None:
         """address-class-space: the class of a DIE located at a PTX variable's address is its state space's."""
@@ -300,35 +313,6 @@ def check_bitfield_member(ctx: LintContext, die: DIE) -> None:
             die,
             die.attr(AT.data_member_location) or die.attributes[0],
         )
-
-
-def check_loc_lists(ctx: LintContext, info: DebugInfo, loc_refs: set[int]) -> None:
-    """orphan-depot-list: a list no DIE refers to that holds a __local_depot address."""
-    if not info.locations:
-        return
-    image = ctx.images.get(".debug_loc")
-    for loc in info.locations:
-        if loc.offset in loc_refs:
-            continue
-        depot = _depot_symbol(loc)
-        if depot is not None:
-            ctx.add(
-                "orphan-depot-list",
-                f"location list at .debug_loc+{loc.offset:#x} is not referred to by any DIE and holds "
-                f"DW_OP_addr {depot}: ptxas fails ('Attempted to Dereference Out of Bounds'); drop the list",
-                where=image.source(loc.offset) if image is not None else None,
-                section=".debug_loc",
-                offset=loc.offset,
-            )
-
-
-def _depot_symbol(loc: LocationList) -> Symbol | None:
-    for _b, _e, expr in loc.entries:
-        for r in getattr(expr, "relocs", ()) or ():
-            symbol: Symbol = r.symbol
-            if symbol.name.startswith("__local_depot"):
-                return symbol
-    return None
 
 
 def _declared_registers(f: PtxFunction) -> str:

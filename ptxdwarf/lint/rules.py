@@ -166,10 +166,6 @@ RULES: dict[str, tuple[str, str]] = {
         "(ptxas 12.9 and 13.0 reject it; 12.0, 12.4, 13.4 and 13.5 do not)",
     ),
     "debug-target-without-info": (ERROR, ".target lists debug but the module has no debug section"),
-    "orphan-depot-list": (
-        ERROR,
-        "a .debug_loc list no DIE refers to holds a __local_depot address (ptxas: 'Dereference Out of Bounds')",
-    ),
     "bitfield-member-order": (
         ERROR,
         "a bit-field DW_TAG_member whose DW_FORM_strp name precedes DW_AT_bit_size, which precedes "
@@ -177,7 +173,8 @@ RULES: dict[str, tuple[str, str]] = {
     ),
     "depot-in-pieces": (
         ERROR,
-        "a location expression with DW_OP_piece around DW_OP_addr __local_depot (ptxas: 'Dereference Out of Bounds')",
+        "a DW_AT_location with DW_OP_piece 3, 12, 16 or 35 right after DW_OP_addr __local_depot (and its "
+        "DW_OP_plus_uconst) and too few bytes after it; ptxas 12.9 and 13.0 fail ('Dereference Out of Bounds')",
     ),
     "name-before-linkage-name": (
         ERROR,

@@ -118,7 +118,6 @@ def _check_dwarf(ctx: LintContext, info: DebugInfo) -> None:
     for unit in info.units:
         _check_unit(ctx, info, unit, loc_refs, filled)
     units.check_info_relocs(ctx, info, filled)
-    locations.check_loc_lists(ctx, info, loc_refs)
     for name, sets in ((".debug_pubnames", info.pubnames), (".debug_pubtypes", info.pubtypes)):
         for ns in sets or ():
             units.check_name_set(ctx, info, name, ns)

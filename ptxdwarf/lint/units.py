@@ -10,7 +10,7 @@ from typing import Any
 from ..dwarf.constants import FORM, OP, TAG, at_name, form_name
 from ..dwarf.expr import decode_expression
 from ..dwarf.forms import RELOCATABLE_FORMS, fixed_formats
-from ..dwarf.image import Symbol
+from ..dwarf.image import SectionImage, Symbol
 from ..dwarf.model import DIE, REFERENCE_FORMS, Attribute, DebugInfo, NameSet, Unit
 from ..errors import PtxDwarfError
 from .context import LINKAGE, LintContext
@@ -267,19 +267,33 @@ def check_info_relocs(ctx: LintContext, info: DebugInfo, filled: set[tuple[int, 
             what = form_name(form) if owner is not None else "a unit header field"
             problem = f"lands in {what}, which cannot hold a symbol"
         elif reloc.offset != start or reloc.size != size:
+            if _low_half(image, reloc.offset, reloc.size, start, size):
+                continue  # ptxas relocates it to the right value (measured, quirk reloc-width)
             what = form_name(form) if owner is not None else "the abbreviation offset"
             problem = f"a .b{reloc.size * 8} value at byte {reloc.offset - start} of {what} ({size} bytes)"
         if problem is None:
             continue
         ctx.add(
             "reloc-width",
-            f"symbolic value {reloc.symbol} in .debug_info: {problem}; ptxas reads the field at its own size "
-            "('Attempted to Dereference Out of Bounds')",
+            f"symbolic value {reloc.symbol} in .debug_info: {problem}; ptxas relocates the value where it "
+            "stands, and the field does not read as the symbol",
             where=image.source(reloc.offset),
             die=owner,
             section=".debug_info",
             offset=reloc.offset,
         )
+
+
+def _low_half(image: SectionImage, offset: int, width: int, start: int, size: int) -> bool:
+    """Whether a ``.b32`` symbolic value fills the low half of an 8-byte field whose high half is
+    a plain 0: the field reads as the symbol once relocated (ptxas 12.0-13.5, case reloc-width.addr-b32)."""
+    return (
+        offset == start
+        and width == 4
+        and size == 8
+        and image.data[start + 4 : start + 8] == bytes(4)
+        and not image.relocs_in(start + 4, start + 8)
+    )
 
 
 def resolve_unit_offset(ctx: LintContext, value: Any) -> int | None:

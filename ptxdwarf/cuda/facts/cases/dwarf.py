@@ -100,6 +100,28 @@ case(
     rejects("Attempted to Dereference Out of Bounds"),
     holds_on=(),
 )
+
+
+def _low_half(run: Run) -> tuple[bool, str]:
+    """R_CUDA_32 against the function at .debug_info+15, and the 4 bytes after it still 0."""
+    if run.cubin is None:
+        return False, run.summary()
+    data = run.cubin.get(".debug_info") or b""
+    r = run.cubin.reloc_at(".debug_info", 15)
+    observed = f"in place {show(data[15:23])}, " + (
+        f"reloc type {r.type} {r.symbol}" if r else "no relocation"
+    )
+    return r is not None and r.type == 1 and r.symbol == "_Z3addii" and data[19:23] == bytes(4), observed
+
+
+case(
+    "reloc-width.low-half",
+    "reloc-width",
+    "address_size 8, a DW_FORM_addr written '.b32 $L__func_end0' + '.b32 0' -> R_CUDA_32 on the low half, the "
+    "high half 0: the field reads as the label's address",
+    lambda: module(ABBREV, info(die(h.LABEL_ADDR, ".b32 $L__func_end0", ".b32 0"))[0]),
+    _low_half,
+)
 case(
     "header.cu-address-size-4",
     "header.cu-address-size-4",
@@ -316,6 +338,10 @@ _LOC = section(
     ".debug_loc",
     ".b64 $L__func_begin1\n.b64 $L__func_end1\n.b16 11\n.b8 3\n.b64 __local_depot1\n.b8 35, 0\n.b64 0\n.b64 0",
 )
+_LOC_PIECE = section(
+    ".debug_loc",
+    ".b64 $L__func_begin1\n.b64 $L__func_end1\n.b16 11\n.b8 3\n.b64 __local_depot1\n.b8 0x93, 3\n.b64 0\n.b64 0",
+)
 case(
     "orphan-depot-list.fatal",
     "orphan-depot-list",
@@ -323,6 +349,21 @@ case(
     lambda: module(ABBREV, info(subprogram(h.depot_var()))[0], _LOC),
     rejects("Attempted to Dereference Out of Bounds"),
     holds_on=(),
+)
+case(
+    "orphan-depot-list.pieces",
+    "orphan-depot-list",
+    "the same list with DW_OP_piece 3 after the address -> 'Attempted to Dereference Out of Bounds'",
+    lambda: module(ABBREV, info(subprogram(h.depot_var()))[0], _LOC_PIECE),
+    rejects("Attempted to Dereference Out of Bounds"),
+    holds_on=(),
+)
+case(
+    "depot-in-pieces.list",
+    "depot-in-pieces",
+    "a variable whose .debug_loc list says DW_OP_addr __local_depot1; DW_OP_piece 3 -> compiled",
+    lambda: module(ABBREV, info(subprogram(die(h.VAR_LOCLIST, ".b32 .debug_loc")))[0], _LOC_PIECE),
+    accepts(),
 )
 
 
@@ -341,15 +382,46 @@ case(
     holds_on=("12.9", "13.0", "13.4", "13.5"),
 )
 case("piece-size.four", "piece-size", "DW_OP_regx; DW_OP_piece 4 -> accepted", _piece(4), accepts())
+
+
+def _depot_block(*ops: int, before: tuple[int, ...] = ()) -> Callable[[], str]:
+    """A variable at ``before``, DW_OP_addr __local_depot1, then ``ops``."""
+    size = len(before) + 9 + len(ops)
+    return lambda: module(
+        ABBREV,
+        info(subprogram(die(h.VAR_BLOCK, b8(size, *before, 0x03), ".b64 __local_depot1", b8(*ops))))[0],
+    )
+
+
 case(
-    "depot-in-pieces.fatal",
+    "depot-in-pieces.three",
     "depot-in-pieces",
-    "DW_OP_addr __local_depot1; DW_OP_piece 4 -> fatal 'Attempted to Dereference Out of Bounds'",
-    lambda: module(
-        ABBREV, info(subprogram(die(h.VAR_BLOCK, b8(11, 0x03), ".b64 __local_depot1", b8(0x93, 4))))[0]
-    ),
+    "DW_OP_addr __local_depot1; DW_OP_piece 3 -> fatal 'Attempted to Dereference Out of Bounds'",
+    _depot_block(0x93, 3),
     rejects("Attempted to Dereference Out of Bounds"),
-    holds_on=(),
+    holds_on=("12.9", "13.0"),
+)
+case(
+    "depot-in-pieces.sixteen",
+    "depot-in-pieces",
+    "DW_OP_addr __local_depot1; DW_OP_plus_uconst 8; DW_OP_piece 16 -> fatal 'Checked Data was Invalid'",
+    _depot_block(0x23, 8, 0x93, 16),
+    rejects("Checked Data was Invalid|Attempted to Dereference Out of Bounds"),
+    holds_on=("12.9", "13.0"),
+)
+case(
+    "depot-in-pieces.four",
+    "depot-in-pieces",
+    "DW_OP_addr __local_depot1; DW_OP_piece 4 -> compiled",
+    _depot_block(0x93, 4),
+    accepts(),
+)
+case(
+    "depot-in-pieces.after-piece-three",
+    "depot-in-pieces",
+    "DW_OP_piece 3; DW_OP_addr __local_depot1; DW_OP_piece 3 -> compiled",
+    _depot_block(0x93, 3, before=(0x93, 3)),
+    accepts(),
 )
 
 
@@ -534,22 +606,23 @@ case(
     accepts(),
 )
 case(
-    "orphan-depot-list.fixture",
-    "orphan-depot-list",
-    "fixtures/lint/faults/orphan-depot-list.ptx -> fatal 'Attempted to Dereference Out of Bounds'",
-    _fault("orphan-depot-list"),
-    rejects("Attempted to Dereference Out of Bounds"),
-    any_version=True,
-    holds_on=(),
-)
-case(
     "depot-in-pieces.fixture",
     "depot-in-pieces",
-    "fixtures/lint/faults/depot-in-pieces.ptx -> fatal 'Attempted to Dereference Out of Bounds'",
+    "fixtures/lint/faults/depot-in-pieces.ptx (clang's parameter kernel_struct/out as DW_OP_piece 5 and "
+    "DW_OP_piece 3 of its depot address) -> fatal 'Attempted to Dereference Out of Bounds'",
     _fault("depot-in-pieces"),
     rejects("Attempted to Dereference Out of Bounds"),
     any_version=True,
-    holds_on=(),
+    holds_on=("12.9", "13.0"),
+)
+case(
+    "depot-in-pieces.clang",
+    "depot-in-pieces",
+    "fixtures/clang/rich.O1.ptxas-crash.sm_75.ptx (clang -O1: parameter r is DW_OP_piece 17; DW_OP_addr "
+    "__local_depot5; DW_OP_piece 3) -> fatal 'Attempted to Dereference Out of Bounds'",
+    lambda: h.fixture("clang/rich.O1.ptxas-crash.sm_75.ptx"),
+    rejects("Attempted to Dereference Out of Bounds"),
+    holds_on=("12.9", "13.0"),
 )
 case(
     "label-at-line-zero.fixture",
