@@ -357,16 +357,20 @@ def _apply(
     """``image``'s bytes with the relocations of ``section`` applied, and its relocations
     (those it had and these, sorted by offset); ``counts`` gains each one's type."""
     target = image.name
-    data = bytearray(image.data)
+    raw = image.data
+    data: bytearray | None = None  # copied on the first relocation that changes a byte
     relocs = list(image.relocs)
     append = relocs.append
-    by_type: dict[int, int] = {}
     symbols: dict[tuple[int, int], Symbol] = {}
-    limit = len(data)
+    limit = len(raw)
     known_types = CUDA_RELOCATIONS
+    values = [sym.value for sym in table]
+    names = [sym.name or f"sym{index}" for index, sym in enumerate(table)]
+    count = len(table)
     last = -1
     in_order = not relocs
     new_reloc = tuple.__new__  # skips NamedTuple's Python-level __new__: there are hundreds of thousands
+    by_type: dict[int, int] = {}
     for offset, index, rtype, addend in _relocations(elf, section, where):
         known = known_types.get(rtype)
         if known is None:
@@ -377,23 +381,26 @@ def _apply(
             )
         size = known[1]
         by_type[rtype] = by_type.get(rtype, 0) + 1
-        end = offset + size
-        if end > limit:
+        if offset + size > limit:
             raise CubinError(f"relocation at {target}+0x{offset:x} runs past the section", where=where)
-        if not 0 <= index < len(table):
+        if not 0 <= index < count:
             raise CubinError(
                 f"relocation at {target}+0x{offset:x} names symbol {index}, past the symbol table",
                 where=where,
             )
+        explicit = addend is not None
         if addend is None:
-            addend = int.from_bytes(data[offset:end], "little", signed=True)
-        sym = table[index]
-        value = (sym.value + addend) & ((1 << (8 * size)) - 1)
-        data[offset:end] = value.to_bytes(size, "little")
+            addend = _SIGNED[size].unpack_from(raw, offset)[0]
+        base = values[index]
+        value = (base + addend) & _MASKS[size]
+        if base or explicit:  # else the field already holds the value (an implicit addend, a symbol at 0)
+            if data is None:
+                data = bytearray(raw)
+            _UNSIGNED[size].pack_into(data, offset, value)
         key = (index, addend)
         symbol = symbols.get(key)
         if symbol is None or symbol.value != value:
-            symbol = symbols[key] = Symbol(sym.name or f"sym{index}", addend, value)
+            symbol = symbols[key] = Symbol(names[index], addend, value)
         append(new_reloc(Reloc, (offset, size, symbol)))
         if offset < last:
             in_order = False
@@ -403,9 +410,14 @@ def _apply(
         counts[rname] = counts.get(rname, 0) + n
     if not in_order:
         relocs.sort(key=_offset_of)
-    return bytes(data), relocs
+    return (raw if data is None else bytes(data)), relocs
 
 
+#: Per relocation width: the little-endian field read signed (an implicit addend), written
+#: unsigned, and its mask.
+_SIGNED = {4: struct.Struct("<i"), 8: struct.Struct("<q")}
+_UNSIGNED = {4: struct.Struct("<I"), 8: struct.Struct("<Q")}
+_MASKS = {4: 0xFFFFFFFF, 8: 0xFFFFFFFFFFFFFFFF}
 _offset_of = operator.itemgetter(0)
 
 

@@ -477,7 +477,7 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
 
 
 def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:
-    if not applied and sym.value is None:
+    if (sym.value == stored) if applied else (sym.value is None):
         return sym
     return Symbol(sym.name, sym.addend, stored if applied else None)
 
