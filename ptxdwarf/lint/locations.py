@@ -140,8 +140,8 @@ class LocationChecks:
                     "depot-in-pieces",
                     f"DW_AT_location has DW_OP_piece {piece} right after DW_OP_addr {op.symbol}, with "
                     f"{after} byte(s) after it: ptxas {' and '.join(quirk('depot-in-pieces').holds_on)} fail "
-                    "('Attempted to Dereference Out of Bounds' or 'Checked Data was Invalid'); describe the object with pieces of other "
-                    "sizes (3 = 2 + 1, 16 = 8 + 8)",
+                    "('Attempted to Dereference Out of Bounds' or 'Checked Data was Invalid'); describe "
+                    "the object with pieces of other sizes (3 = 2 + 1, 16 = 8 + 8)",
                     die,
                     attr,
                 )
