@@ -1013,6 +1013,17 @@ def test_reloc_width_low_half_is_fine() -> None:
     assert run(assemble(cu)) == []
 
 
+def test_reloc_width_of_a_depot_address_operand() -> None:
+    """'.b32 __local_depot1' + '.b32 0' as DW_OP_addr's operand: ptxas rewrites 5 of the 9 bytes
+    and leaves 4 zero bytes in the expression (case reloc-width.depot-b32, every release)."""
+    cu = base_tree()
+    v = find(cu, "test", "v")
+    v.set("location", [b"\x03", Sym("__local_depot1", 4), b"\x00\x00\x00\x00\x23\x00"])
+    m = assemble(cu)
+    (f,) = only(run(m), "reloc-width")
+    assert names(f, v) and "DW_OP_addr takes 8 bytes" in f.message
+
+
 def test_reloc_in_a_non_relocatable_field() -> None:
     cu = base_tree()
     a = find(cu, "add", "a")

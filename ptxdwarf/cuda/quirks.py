@@ -230,8 +230,10 @@ QUIRKS: tuple[Quirk, ...] = (
         "reloc-width",
         "A .b32 DW_FORM_addr value in a unit with 8-byte addresses was seen to fail with 'Attempted to "
         "Dereference Out of Bounds'; the harness's module does not reproduce it (accepted). Written as the low "
-        "half of the field with a 0 high half, ptxas relocates it right (lint does not report that shape).",
-        ("reloc-width.addr-b32", "reloc-width.low-half"),
+        "half of the field with a 0 high half, ptxas relocates it right (lint does not report that shape). As the "
+        "operand of DW_OP_addr __local_depot, a .b32 value is fatal to the expression: ptxas rewrites 5 of its 9 "
+        "bytes into DW_OP_fbreg and nops and leaves 4 zero bytes, which no reader decodes.",
+        ("reloc-width.addr-b32", "reloc-width.low-half", "reloc-width.depot-b32"),
         ("ptxdwarf.dwarf.forms.fixed_formats",),
         "DW_FORM_addr values are as wide as the unit's address size",
         "reloc-width",

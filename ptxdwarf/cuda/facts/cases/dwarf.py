@@ -122,6 +122,27 @@ case(
     lambda: module(ABBREV, info(die(h.LABEL_ADDR, ".b32 $L__func_end0", ".b32 0"))[0]),
     _low_half,
 )
+
+
+def _depot_b32(run: Run) -> tuple[bool, str]:
+    """The variable's block at .debug_info+0x25 rewritten to DW_OP_fbreg and nops, 4 zero bytes left."""
+    if run.cubin is None:
+        return False, run.summary()
+    block = (run.cubin.get(".debug_info") or b"")[0x25 : 0x25 + 11]
+    return block[:1] == b"\x91" and block[5:9] == bytes(4), f"block {show(block)}"
+
+
+case(
+    "reloc-width.depot-b32",
+    "reloc-width",
+    "DW_OP_addr whose operand is written '.b32 __local_depot1' + '.b32 0' -> compiled, but only 5 of its 9 bytes "
+    "rewritten (DW_OP_fbreg and nops): 4 zero bytes are left in the expression, which no reader decodes",
+    lambda: module(
+        ABBREV,
+        info(subprogram(die(h.VAR_BLOCK, b8(11, 0x03), ".b32 __local_depot1", ".b32 0", b8(0x23, 0))))[0],
+    ),
+    _depot_b32,
+)
 case(
     "header.cu-address-size-4",
     "header.cu-address-size-4",
