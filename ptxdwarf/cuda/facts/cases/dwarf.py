@@ -355,19 +355,27 @@ case(
     _strp_check,
 )
 
-_LOC = section(
-    ".debug_loc",
-    ".b64 $L__func_begin1\n.b64 $L__func_end1\n.b16 11\n.b8 3\n.b64 __local_depot1\n.b8 35, 0\n.b64 0\n.b64 0",
-)
-_LOC_PIECE = section(
-    ".debug_loc",
-    ".b64 $L__func_begin1\n.b64 $L__func_end1\n.b16 11\n.b8 3\n.b64 __local_depot1\n.b8 0x93, 3\n.b64 0\n.b64 0",
-)
+
+def _depot_list(*after: int) -> str:
+    """A .debug_loc list over f: DW_OP_addr __local_depot1, then the bytes ``after``."""
+    body = ", ".join(map(str, after))
+    return section(
+        ".debug_loc",
+        f".b64 $L__func_begin1\n.b64 $L__func_end1\n.b16 11\n.b8 3\n.b64 __local_depot1\n.b8 {body}\n.b64 0\n.b64 0",
+    )
+
+
+def _orphan(loc: str) -> Callable[[], str]:
+    """``loc`` beside a variable at the depot that does not refer to it."""
+    return lambda: module(ABBREV, info(subprogram(h.depot_var()))[0], loc)
+
+
+_LOC_PIECE = _depot_list(0x93, 3)
 case(
     "orphan-depot-list.fatal",
     "orphan-depot-list",
     "a .debug_loc list with a __local_depot address no DIE refers to -> 'Attempted to Dereference Out of Bounds'",
-    lambda: module(ABBREV, info(subprogram(h.depot_var()))[0], _LOC),
+    _orphan(_depot_list(0x23, 0)),
     rejects("Attempted to Dereference Out of Bounds"),
     holds_on=(),
 )
@@ -375,7 +383,7 @@ case(
     "orphan-depot-list.pieces",
     "orphan-depot-list",
     "the same list with DW_OP_piece 3 after the address -> 'Attempted to Dereference Out of Bounds'",
-    lambda: module(ABBREV, info(subprogram(h.depot_var()))[0], _LOC_PIECE),
+    _orphan(_LOC_PIECE),
     rejects("Attempted to Dereference Out of Bounds"),
     holds_on=(),
 )
