@@ -335,9 +335,18 @@ def _ranges(
     for begin, end, expr in loc.entries:
         if expr is None:
             continue
-        in_function = begin.name if isinstance(begin, Symbol) else function
+        in_function = _function_of_entry(join, begin, function)
         for register in join.registers(expr):
             yield register, _offset(begin, in_function), _offset(end, in_function), in_function
+
+
+def _function_of_entry(join: _Join, begin: object, function: str) -> str:
+    """The function whose code a list entry starting at ``begin`` is in: the function its
+    begin is relocated against, else the scope's ``function`` (a begin relocated against a
+    label ptxas dropped names no function, quirk label-at-line-zero)."""
+    if isinstance(begin, Symbol) and (begin.name == function or begin.name in join.maps):
+        return begin.name
+    return function
 
 
 def _registers(expr: Block, address_size: int) -> tuple[str, ...]:

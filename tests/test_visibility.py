@@ -196,6 +196,22 @@ def test_nvcc_g_describes_only_mapped_registers(path: Path) -> None:
     assert not report.unmapped_registers
 
 
+def test_a_list_entry_whose_begin_label_ptxas_dropped_stays_in_its_function() -> None:
+    """ptxas drops $L__tmp12, the begin of an entry of acc's list in _Z3mixcsixfdbht (quirk
+    label-at-line-zero), and relocates against the label itself: the register is still that
+    function's, its start unknown, and the map has it (read from the raw bytes)."""
+    text = (FIXTURES / "lint" / "faults" / "label-at-line-zero.ptx").read_text()
+    report = check(text, filename="line0.ptx")
+    functions = {f.name for f in parse_ptx(text).functions}
+    assert {r.function for r in report.registers} <= functions
+    (acc,) = [r for r in report.registers if r.name == "acc" and r.register == "%fd6"]
+    assert (acc.function, acc.low_pc) == ("_Z3mixcsixfdbht", None)
+    assert ("_Z3mixcsixfdbht", "%fd6") in _in_map(compile_ptx(text).data, sorted(functions))
+    assert acc.mapped and not report.unmapped_registers
+    (summary,) = report.register_summary()
+    assert re.fullmatch(r"registers: (\d+) of \1 described registers are in ptxas's register map", summary)
+
+
 def test_a_64_bit_value_is_readable_only_where_both_halves_are() -> None:
     low = RegisterMapEntry("%rd1", 5, 4, 0x10, 0x40, 0)
     high = RegisterMapEntry("%rd1", 5, 5, 0x20, 0x30, 1)
