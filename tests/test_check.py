@@ -444,3 +444,56 @@ def test_json_has_a_line_per_register_location(ptxas: Ptxas) -> None:
     lines = [line for line in text.splitlines() if line.startswith('  {"die": ')]
     assert [json.loads(line.rstrip(",")) for line in lines] == doc["register_locations"]
     assert text.startswith('{\n "format": "ptxdwarf-check/1",\n') and text.endswith("\n}\n")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "lint/faults/label-at-line-zero.ptx",
+        "nvcc/rich.sm_75.ptx",
+        "corpus/nvcc-12.4/templates.G.sm_75.ptx",
+        "corpus/nvcc-13.0/control.G.sm_100.ptx",
+    ],
+)
+def test_the_quick_test_of_a_list_entry_agrees_with_the_full_one(name: str, ptxas: Ptxas) -> None:
+    """Where the quick test says a location-list entry's range came out as expected, the
+    full checks of its begin, end and order find nothing; where it does not, they may."""
+    import importlib
+
+    comparison = importlib.import_module("ptxdwarf.check.comparison")
+    text = (FIXTURES / name).read_text()
+    module = ptxdwarf.parse_ptx(text, name)
+    info = ptxdwarf.decode_module(module)
+    found = ptxdwarf.cubin_images(compile_ptx(text, ptxas=ptxas).data)
+    cubin = ptxdwarf.decode_sections(found.images, source="cubin")
+    report = comparison.CheckReport(name, "sm_75", "ptxas", "13.0")
+    comparer = comparison._Comparer(module, info, cubin, found, report)
+    theirs = {lst.offset: lst for lst in cubin.locations or []}
+    Symbol = ptxdwarf.Symbol
+
+    def full(b0: object, e0: object, b1: object, e1: object) -> bool:
+        before = len(report.differences)
+        comparer.expect_value("here", "begin", b0, b1)
+        comparer.expect_value("here", "end", e0, e1)
+        comparer.inverted("here", "range", (b0, e0), b1, e1)
+        return len(report.differences) == before
+
+    quick = 0
+    for lst in info.locations or []:
+        for (b0, e0, _), (b1, e1, _) in zip(lst.entries, theirs[lst.offset].entries, strict=False):
+            if comparer.range_as_expected(b0, e0, b1, e1):
+                quick += 1
+                assert full(b0, e0, b1, e1), (b0, e0, b1, e1)
+                # what the cubin could have said instead: in another function, inverted, at 0, a number
+                for got in [
+                    (Symbol("elsewhere", b1.addend), e1),
+                    (b1, Symbol(e1.name, b1.addend - 1)),
+                    (Symbol(b1.name, 0), e1),
+                    (b1, e1.addend),
+                ]:
+                    assert not comparer.range_as_expected(b0, e0, *got) or full(b0, e0, *got), got
+            else:
+                full(b0, e0, b1, e1)
+    assert quick > 10
+    if "line-zero" in name:
+        assert report.differences
