@@ -497,3 +497,37 @@ def test_the_quick_test_of_a_list_entry_agrees_with_the_full_one(name: str, ptxa
     assert quick > 10
     if "line-zero" in name:
         assert report.differences
+
+
+def test_a_remembered_depot_expression_still_reports_a_wrong_one(ptxas: Ptxas) -> None:
+    """The comparison remembers depot expressions that came out right (by their bytes);
+    one that came out wrong is reported each time it is seen."""
+    import importlib
+
+    comparison = importlib.import_module("ptxdwarf.check.comparison")
+    name = "nvcc/rich.sm_75.ptx"
+    text = (FIXTURES / name).read_text()
+    module = ptxdwarf.parse_ptx(text, name)
+    info = ptxdwarf.decode_module(module)
+    found = ptxdwarf.cubin_images(compile_ptx(text, ptxas=ptxas).data)
+    cubin = ptxdwarf.decode_sections(found.images, source="cubin")
+    report = comparison.CheckReport(name, "sm_75", "ptxas", "13.0")
+    comparer = comparison._Comparer(module, info, cubin, found, report)
+    pairs = [
+        (a, cubin.die_at(a.offset))
+        for a in info.iter_dies()
+        if isinstance(a.get(ptxdwarf.AT.location), ptxdwarf.Block)
+        and any(r.symbol.name.startswith("__local_depot") for r in a.get(ptxdwarf.AT.location).relocs)
+    ]
+    assert len(pairs) > 2
+    a, b = pairs[0]
+    mine, theirs = a.get(ptxdwarf.AT.location), b.get(ptxdwarf.AT.location)
+    assert bytes(mine) != bytes(theirs)  # ptxas rewrote DW_OP_addr into DW_OP_fbreg
+    for _ in range(3):
+        comparer.expect_expression(a, "location", mine, theirs, 8)
+    assert not report.differences and report.symbols == 3
+    unrewritten = ptxdwarf.Block(bytes(mine))  # the address left as it was: 0, no fbreg
+    for _ in range(2):
+        comparer.expect_expression(a, "location", mine, unrewritten, 8)
+    assert len(report.differences) == 2
+    assert "did not rewrite the local-depot address" in report.differences[0].message

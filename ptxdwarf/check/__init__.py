@@ -82,7 +82,7 @@ def check(
         try:
             # The comparison's code (a tenth of a second to import) is loaded while ptxas runs.
             from ..api import decode_module
-            from .comparison import compare, explain_failure, look_up_symbolic_values
+            from .comparison import compare, explain_failure, first_labels_at_zero, look_up_symbolic_values
             from .lines import expected_rows
 
             version = tool.version  # asked now, while ptxas runs, not after it
@@ -91,6 +91,7 @@ def check(
             symbols = symbol_table(module)
             look_up_symbolic_values(info, symbols)
             rows = expected_rows(module)
+            first_labels = first_labels_at_zero(module)
             relocatable = needs_compile_only(module)
         except BaseException:
             cancel.set()
@@ -109,7 +110,7 @@ def check(
     if note:
         report.notes.append(note)
     report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
-    return compare(module, info, result.cubin, report, symbols=symbols, rows=rows)
+    return compare(module, info, result.cubin, report, symbols=symbols, rows=rows, first_labels=first_labels)
 
 
 def _debug_content(module: PtxModule) -> str:

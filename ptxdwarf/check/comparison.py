@@ -105,6 +105,9 @@ def _ordinal(symbol: PtxSymbol) -> int:
     return next(i for i, p in enumerate(symbol.function.params) if p is symbol.variable)
 
 
+_LOW_PC, _HIGH_PC = int(AT.low_pc), int(AT.high_pc)
+
+
 class _Comparer:
     def __init__(
         self,
@@ -114,6 +117,7 @@ class _Comparer:
         found: CubinImages,
         report: CheckReport,
         symbols: SymbolTable | None = None,
+        first_labels: dict[int, str | None] | None = None,
     ) -> None:
         self.module = module
         self.ptx = ptx
@@ -123,8 +127,9 @@ class _Comparer:
         self.symbols = symbols if symbols is not None else symbol_table(module)
         self.params = kernel_param_offsets(found)
         self.cubin_syms = found.symbols
-        self._first_labels: dict[int, str | None] = {}
+        self._first_labels: dict[int, str | None] = dict(first_labels or {})
         self._code_functions: dict[str, str | None] = {}
+        self._local_expressions: dict[tuple[object, ...], int] = {}
 
     def differ(
         self, path: str | DIE, what: str | Attribute, ptx: object, cubin: object, message: str = ""
@@ -298,6 +303,35 @@ class _Comparer:
         """Compare two location expressions op by op, following ptxas's rewrites."""
         if not ptx_block.relocs and not cubin_block.relocs and bytes.__eq__(ptx_block, cubin_block):
             return  # nothing symbolic for ptxas to rewrite, and nothing changed
+        key = self.local_only(ptx_block, cubin_block, asize)
+        if key is not None:
+            counted = self._local_expressions.get(key)
+            if counted is not None:
+                self.report.symbols += counted
+                return
+            differences, symbols = len(self.report.differences), self.report.symbols
+            self._compare_expressions(path, what, ptx_block, cubin_block, asize)
+            if len(self.report.differences) == differences:
+                self._local_expressions[key] = self.report.symbols - symbols
+            return
+        self._compare_expressions(path, what, ptx_block, cubin_block, asize)
+
+    def local_only(self, ptx_block: Block, cubin_block: Block, asize: int) -> tuple[object, ...] | None:
+        """What decides the comparison of two expressions whose only symbols are local-space
+        variables (the depot, rewritten by ptxas into ``DW_OP_fbreg``): their bytes and the
+        symbols' places and addends, not their names. None for any other pair."""
+        if cubin_block.relocs or not ptx_block.relocs:
+            return None
+        for reloc in ptx_block.relocs:
+            found = self.symbols.lookup(reloc.symbol.name)
+            if found.kind not in (LOCAL, DEPOT) or found.variable is None or found.variable.space != "local":
+                return None
+        places = tuple((r.offset, r.size, r.symbol.addend) for r in ptx_block.relocs)
+        return bytes(ptx_block), bytes(cubin_block), places, asize
+
+    def _compare_expressions(
+        self, path: str | DIE, what: str | Attribute, ptx_block: Block, cubin_block: Block, asize: int
+    ) -> None:
         try:
             mine = decode_expression(ptx_block, asize)
             theirs = decode_expression(cubin_block, asize)
@@ -431,10 +465,11 @@ class _Comparer:
     def compare_tree(self, unit: Unit, other: Unit) -> None:
         unchanged = self.unchanged_dies(unit, other)
         stack = [(unit.die, other.die)]
+        dies = 0
         while stack:
             a, b = stack.pop()
             assert a is not None and b is not None
-            self.report.dies += 1
+            dies += 1
             path = a
             if a.offset != b.offset or a.tag != b.tag:
                 self.differ(
@@ -449,7 +484,9 @@ class _Comparer:
                 self.inverted_pc(a, b)
             if len(a.children) != len(b.children):
                 self.differ(path, "children", len(a.children), len(b.children))
-            stack.extend(reversed(list(zip(a.children, b.children, strict=False))))
+            if a.children and b.children:
+                stack.extend(reversed(list(zip(a.children, b.children, strict=False))))
+        self.report.dies += dies
 
     def unchanged_dies(self, unit: Unit, other: Unit) -> Callable[[DIE, DIE], bool] | None:
         """A test for a DIE pair whose attributes cannot differ: the same bytes, and no
@@ -511,7 +548,12 @@ class _Comparer:
 
     def inverted_pc(self, a: DIE, b: DIE) -> None:
         """DW_AT_low_pc/DW_AT_high_pc of the cubin's ``b`` inverted (see :meth:`inverted`)."""
-        low, high = b.attr(AT.low_pc), b.attr(AT.high_pc)
+        low = high = None
+        for attr in b.attributes:
+            if attr.name == _LOW_PC and low is None:
+                low = attr
+            elif attr.name == _HIGH_PC and high is None:
+                high = attr
         if low is None or high is None or not low.relocs or not high.relocs:
             return
         mine = (_label_of(a.attr(AT.low_pc)), _label_of(a.attr(AT.high_pc)))
@@ -522,44 +564,48 @@ class _Comparer:
             self.differ(path, "attributes", _attr_list(a), _attr_list(b))
             return
         for x, y in zip(a.attributes, b.attributes, strict=False):
-            outer = x
-            while isinstance(x.value, Attribute) and isinstance(y.value, Attribute):
-                x, y = x.value, y.value
-            if isinstance(x.value, Block):
-                if x.relocs or x.is_expression:
-                    self.expect_expression(path, outer, x.value, y.value, asize)
-                elif bytes(x.value) != bytes(y.value):
-                    self.differ(path, outer, list(x.value), list(y.value))
-                continue
-            if x.form == FORM.strp or isinstance(x.value, str):
-                if x.relocs:
-                    before = len(self.report.differences)
-                    self.expect_symbol(
-                        path, outer, x.relocs[0].symbol, None, y.target if y.target is not None else -1
+            self.compare_attribute(path, x, y, asize)
+
+    def compare_attribute(self, path: str | DIE, x: Attribute, y: Attribute, asize: int) -> None:
+        """One attribute of the PTX (``x``) and the same of the cubin (``y``)."""
+        outer = x
+        while isinstance(x.value, Attribute) and isinstance(y.value, Attribute):
+            x, y = x.value, y.value
+        if isinstance(x.value, Block):
+            if x.relocs or x.is_expression:
+                self.expect_expression(path, outer, x.value, y.value, asize)
+            elif bytes(x.value) != bytes(y.value):
+                self.differ(path, outer, list(x.value), list(y.value))
+            return
+        if x.form == FORM.strp or isinstance(x.value, str):
+            if x.relocs:
+                before = len(self.report.differences)
+                self.expect_symbol(
+                    path, outer, x.relocs[0].symbol, None, y.target if y.target is not None else -1
+                )
+                if len(self.report.differences) > before:
+                    wrong = self.report.differences.pop()
+                    self.differ(
+                        path,
+                        outer,
+                        repr(x.value),
+                        repr(y.value),
+                        f"{wrong.ptx} became {wrong.cubin}: {wrong.message}",
                     )
-                    if len(self.report.differences) > before:
-                        wrong = self.report.differences.pop()
-                        self.differ(
-                            path,
-                            outer,
-                            repr(x.value),
-                            repr(y.value),
-                            f"{wrong.ptx} became {wrong.cubin}: {wrong.message}",
-                        )
-                        continue
-                if x.value != y.value:
-                    self.differ(path, outer, repr(x.value), repr(y.value))
-                continue
-            if x.relocs and x.form in _SCALAR_RELOC_FORMS:
-                got = y.relocs[0].symbol if y.relocs else None
-                self.expect_symbol(path, outer, x.relocs[0].symbol, got, y.value)
-                continue
-            if x.is_reference:
-                if x.target != y.target:
-                    self.differ(path, outer, _hex(x.target), _hex(y.target))
-                continue
+                    return
             if x.value != y.value:
-                self.differ(path, outer, _show(x.value), _show(y.value))
+                self.differ(path, outer, repr(x.value), repr(y.value))
+            return
+        if x.relocs and x.form in _SCALAR_RELOC_FORMS:
+            got = y.relocs[0].symbol if y.relocs else None
+            self.expect_symbol(path, outer, x.relocs[0].symbol, got, y.value)
+            return
+        if x.is_reference:
+            if x.target != y.target:
+                self.differ(path, outer, _hex(x.target), _hex(y.target))
+            return
+        if x.value != y.value:
+            self.differ(path, outer, _show(x.value), _show(y.value))
 
 
 # --- the sections besides .debug_info ----------------------------------------
@@ -742,9 +788,11 @@ def compare(
     *,
     symbols: SymbolTable | None = None,
     rows: dict[str, dict[tuple[int, int], LocRow]] | None = None,
+    first_labels: dict[int, str | None] | None = None,
 ) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin (``rows``: the
-    line-table rows each function's ``.loc`` directives make, :func:`expected_rows`)."""
+    line-table rows each function's ``.loc`` directives make, :func:`expected_rows`;
+    ``first_labels``: :func:`first_labels_at_zero`)."""
     with gc_paused():
         found = cubin_images(cubin_bytes)
         try:
@@ -757,7 +805,7 @@ def compare(
                 Difference("<cubin>", ".debug_line", "line information (.file/.loc)", "no .debug_line")
             )
         state, (registers, register_note) = run_beside(
-            lambda: _compare_dwarf(module, ptx, cubin, found, report, symbols, rows),
+            lambda: _compare_dwarf(module, ptx, cubin, found, report, symbols, rows, first_labels),
             lambda: _join_register_map(cubin, found),
             work=len(module.text),
         )
@@ -794,9 +842,10 @@ def _compare_dwarf(
     report: CheckReport,
     symbols: SymbolTable | None,
     rows: dict[str, dict[tuple[int, int], LocRow]] | None,
+    first_labels: dict[int, str | None] | None = None,
 ) -> _ComparisonState:
     """Compare the units, the other sections, the line table and the numbers ptxas truncates."""
-    comparer = _Comparer(module, ptx, cubin, found, report, symbols)
+    comparer = _Comparer(module, ptx, cubin, found, report, symbols, first_labels)
     comparer.compare_units()
     compare_sections(comparer)
     line_image = found.images.get(".debug_line")
@@ -817,6 +866,12 @@ def _compare_dwarf(
     return _ComparisonState(
         report.differences, report.units, report.dies, report.symbols, report.line_rows, report.notes
     )
+
+
+def first_labels_at_zero(module: PtxModule) -> dict[int, str | None]:
+    """:func:`~ptxdwarf.ptx.placement.first_label_at_zero` of each function, by ``id``: what
+    the comparison asks of the PTX alone, found before the cubin is there."""
+    return {id(f): first_label_at_zero(module.text, f) for f in module.functions}
 
 
 def _join_register_map(cubin: DebugInfo, found: CubinImages) -> tuple[list[RegisterLocation], str | None]:
