@@ -77,10 +77,11 @@ class RegisterLocation:
             assert self._ranges is not None
             fmap, ranges = self._ranges
             lo, hi = self.low_pc, self.high_pc
-            if lo is not None and hi is not None:
-                met = [i for i, elo, ehi, _ in ranges if elo < hi and lo < ehi and elo < ehi]
-            else:
-                met = [i for i, elo, ehi, _ in ranges if elo < ehi]
+            met = [
+                i
+                for i, elo, ehi, _ in ranges
+                if elo < ehi and (hi is None or elo < hi) and (lo is None or lo < ehi)
+            ]
             self._entries = tuple(fmap.entry(i) for i in met)
             self._ranges = None
         return self._entries
@@ -132,7 +133,9 @@ class RegisterLocation:
 
     def readable_at(self, address: int) -> bool:
         """Whether every piece the map has of the register is in a SASS register at ``address``."""
-        if self.low_pc is not None and self.high_pc is not None and not self.low_pc <= address < self.high_pc:
+        if (self.low_pc is not None and address < self.low_pc) or (
+            self.high_pc is not None and address >= self.high_pc
+        ):
             return False
         pieces = self.pieces or {e.piece for e in self.entries}
         return bool(pieces) and {e.piece for e in self.entries_at(address)} >= pieces

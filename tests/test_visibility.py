@@ -208,8 +208,32 @@ def test_a_list_entry_whose_begin_label_ptxas_dropped_stays_in_its_function() ->
     assert (acc.function, acc.low_pc) == ("_Z3mixcsixfdbht", None)
     assert ("_Z3mixcsixfdbht", "%fd6") in _in_map(compile_ptx(text).data, sorted(functions))
     assert acc.mapped and not report.unmapped_registers
+    # the start is unknown, the end is not: placements after the end do not meet the range
+    assert acc.high_pc is not None and acc.entries
+    assert all(e.low_pc < acc.high_pc for e in acc.entries)
     (summary,) = report.register_summary()
     assert re.fullmatch(r"registers: (\d+) of \1 described registers are in ptxas's register map", summary)
+
+
+def test_a_range_with_one_bound_unknown_is_bounded_by_the_other() -> None:
+    """A list entry whose end label ptxas dropped: its placements and readable addresses stop
+    at its known start (and the other way round)."""
+    before = RegisterMapEntry("%r1", 5, 11, 0xB40, 0xB50, 0)
+    after = RegisterMapEntry("%r1", 5, 12, 0xB50, 0xDB0, 0)
+
+    class Map:
+        def entry(self, index: int) -> RegisterMapEntry:
+            return (before, after)[index]
+
+    ranges = [(i, e.low_pc, e.high_pc, e.piece) for i, e in enumerate((before, after))]
+    for low, high, placed in ((0xB60, None, ["R12"]), (None, 0xB48, ["R11"]), (None, None, ["R11", "R12"])):
+        loc = RegisterLocation("f/acc", "f", "%r1", low, high, (), True)
+        loc._entries, loc._ranges = None, (Map(), ranges)  # as register_locations leaves it
+        assert [e.sass for e in loc.entries] == placed, (low, high)
+    open_end = RegisterLocation("f/acc", "f", "%r1", 0xB60, None, (before, after), True)
+    assert not open_end.readable_at(0xB48) and open_end.readable_at(0xB60)
+    open_start = RegisterLocation("f/acc", "f", "%r1", None, 0xB48, (before, after), True)
+    assert open_start.readable_at(0xB40) and not open_start.readable_at(0xB60)
 
 
 def test_a_64_bit_value_is_readable_only_where_both_halves_are() -> None:
