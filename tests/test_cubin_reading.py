@@ -109,3 +109,30 @@ def test_unreadable_list_a_die_refers_to_is_an_error_naming_the_file(tmp_path: P
     )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and str(cut) in proc.stderr
+
+
+def test_a_list_ends_where_relocations_against_dropped_labels_make_its_end_mark(tmp_path: Path) -> None:
+    """The same kernel compiled with ``-c``: ptxas relocates the two dropped labels against
+    local symbols nothing defines instead of writing 0, 0; those read 0 wherever the cubin is
+    loaded, so the list still ends there, as in the cubin ptxas wrote the zeros into."""
+    from ptxdwarf.ptxas import wheel_ptxas
+
+    wheel = wheel_ptxas()
+    assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
+    ptx = FIXTURES / "corpus" / "numba-nvvm-13.5" / "loops.debugopt.ptx"
+    out = tmp_path / "loops.c.cubin"
+    subprocess.run([wheel[0], "-arch", "sm_75", "-g", "-c", str(ptx), "-o", str(out)], check=True)
+    found = ptxdwarf.cubin_images(out.read_bytes())
+    dropped = {
+        r.symbol.name
+        for r in found.images[".debug_loc"].relocs
+        if found.symbols[r.symbol.name].section is None
+    }
+    assert dropped, "ptxas 13.5 no longer drops the labels"
+    relocated = ptxdwarf.read_cubin(out, name="loops.c.cubin").load_all()
+    written = ptxdwarf.read_cubin(LOOPS, name="loops.cubin").load_all()
+    assert [len(x.entries) for x in relocated.locations or []] == [
+        len(x.entries) for x in written.locations or []
+    ]
+    (entry,) = relocated.location_list_at(0x319).entries
+    assert relocated.notes == written.notes

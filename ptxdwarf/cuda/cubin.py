@@ -155,6 +155,8 @@ _SHT_RELA = 4
 _SHT_NOBITS = 8
 _SHT_REL = 9
 _SHN_XINDEX = 0xFFFF
+_SHN_UNDEF = 0
+_STB_LOCAL = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +166,7 @@ class _RawSymbol:
     size: int
     kind: int
     shndx: int
+    binding: int = 0
 
 
 def _c_string(table: bytes, offset: int) -> str:
@@ -240,7 +243,7 @@ def _symbol_table(elf: ELFFile, sections: list[_Section], section: _Section) -> 
         return name
 
     return [
-        _RawSymbol(name_of(n, info & 0xF, shndx), value, size, info & 0xF, shndx)
+        _RawSymbol(name_of(n, info & 0xF, shndx), value, size, info & 0xF, shndx, info >> 4)
         for n, info, shndx, value, size in rows
     ]
 
@@ -338,11 +341,13 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
                 "resolved against .symtab"
             )
         if target == ".nv_debug_line_sass":
-            data, relocs = _apply(found, section, image, {}, elf, name)
+            data, relocs, _ = _apply(found, section, image, {}, elf, name)
             result.line_sass = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
             continue
-        data, relocs = _apply(found, section, image, result.relocation_types, elf, name)
-        result.images[target] = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
+        data, relocs, unresolved = _apply(found, section, image, result.relocation_types, elf, name)
+        result.images[target] = SectionImage(
+            target, data, relocs, relocs_applied=True, filename=name, unresolved=unresolved
+        )
     return result
 
 
@@ -353,9 +358,10 @@ def _apply(
     counts: dict[str, int],
     elf: ELFFile,
     where: str,
-) -> tuple[bytes, list[Reloc]]:
-    """``image``'s bytes with the relocations of ``section`` applied, and its relocations
-    (those it had and these, sorted by offset); ``counts`` gains each one's type."""
+) -> tuple[bytes, list[Reloc], frozenset[str]]:
+    """``image``'s bytes with the relocations of ``section`` applied, its relocations (those
+    it had and these, sorted by offset) and the names of the local symbols they name that no
+    section defines (:attr:`SectionImage.unresolved`); ``counts`` gains each one's type."""
     target = image.name
     raw = image.data
     data: bytearray | None = None  # copied on the first relocation that changes a byte
@@ -410,7 +416,11 @@ def _apply(
         counts[rname] = counts.get(rname, 0) + n
     if not in_order:
         relocs.sort(key=_offset_of)
-    return (raw if data is None else bytes(data)), relocs
+    named = {key[0] for key in symbols}
+    unresolved = frozenset(
+        names[i] for i in named if table[i].shndx == _SHN_UNDEF and table[i].binding == _STB_LOCAL
+    )
+    return (raw if data is None else bytes(data)), relocs, unresolved
 
 
 #: Per relocation width: the little-endian field read signed (an implicit addend), written

@@ -440,6 +440,7 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
     max_addr = (1 << (8 * address_size)) - 1
     rmap = image.reloc_map if image.relocs else None
     applied = image.relocs_applied
+    unresolved = image.unresolved
     start = pos
     entries: list[tuple[Any, Any, Block | None]] = []
     while True:
@@ -456,6 +457,8 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
         pos += psize
         if begin == 0 and end == 0 and type(begin) is int and type(end) is int:
             break
+        if unresolved and _reads_zero(begin, unresolved) and _reads_zero(end, unresolved):
+            break  # the end-of-list mark, made by relocations against labels ptxas dropped
         if type(begin) is int and begin == max_addr:
             entries.append((begin, end, None))
             continue
@@ -474,6 +477,14 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
         entries.append((begin, end, Block(data[first:pos], inner)))
     lists.append(LocationList(start, entries))
     return pos
+
+
+def _reads_zero(value: object, unresolved: frozenset[str]) -> bool:
+    """Whether a list entry's bound is 0 once the cubin is loaded: 0, or a symbol nothing
+    defines (``unresolved``) whose relocation resolved to 0."""
+    if type(value) is int:
+        return value == 0
+    return isinstance(value, Symbol) and value.value == 0 and value.name in unresolved
 
 
 def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:

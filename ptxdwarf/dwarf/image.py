@@ -111,6 +111,9 @@ class SectionImage:
     text: ptxas keeps only its low 32 bits, and so does the image (quirk wide-literal-truncated)."""
     filename: str | None = None
     relocs_applied: bool = False
+    unresolved: frozenset[str] = frozenset()
+    """The local symbols its relocations name that nothing defines (a cubin's labels ptxas
+    dropped): each reads 0 wherever the cubin is loaded."""
     line_loader: Callable[[], tuple[list[int], list[int]]] | None = field(
         default=None, repr=False, compare=False
     )
