@@ -753,6 +753,15 @@ def test_version_too_low(version: str, extra: str, rule_line: str) -> None:
     assert any(at(f, m, m.line_of(re.escape(rule_line))) for f in findings), findings
 
 
+def test_version_too_low_counts_the_labels_of_a_section() -> None:
+    """ptxas rejects each label defined in a section below 7.0; lint reports the first and
+    says how many more there are."""
+    extra = ".section .debug_str {\n$L__a:\n.b8 97, 0\n$L__b:\n.b8 98, 0\n$L__c:\n.b8 0\n}\n"
+    m = assemble(base_tree(), header=HEADER.replace(".version 7.5", ".version 6.5"), extra=extra)
+    (f,) = [f for f in run(m) if f.rule == "version-too-low" and "labels" in f.message]
+    assert "($L__a: and 2 more labels in .debug_str)" in f.message
+
+
 def test_version_high_enough() -> None:
     extra = ".section .debug_str {\n$L__a:\n.b8 97, 0\n$L__b:\n.b32 $L__b-$L__a\n}\n"
     assert run(assemble(base_tree(), extra=extra)) == []

@@ -320,7 +320,9 @@ def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
         text = block.text
         if text.labels:
             name, line = text.labels[0]
-            needs.append(((7, 0), f"defining labels in a section ({name}: in {block.name})", line))
+            more = len(text.labels) - 1
+            others = f" and {more} more label{'s' if more > 1 else ''}" if more else ""
+            needs.append(((7, 0), f"defining labels in a section ({name}:{others} in {block.name})", line))
         if text.differences:
             a, b, line = text.differences[0]
             needs.append(((7, 5), f"a label difference ({a}-{b} in {block.name})", line))
