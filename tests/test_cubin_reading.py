@@ -136,3 +136,19 @@ def test_a_list_ends_where_relocations_against_dropped_labels_make_its_end_mark(
     ]
     (entry,) = relocated.location_list_at(0x319).entries
     assert relocated.notes == written.notes
+
+
+def test_range_lists_end_where_dropped_labels_make_the_end_mark() -> None:
+    """The rule of the test above, in ``.debug_ranges``: relocations against local symbols
+    nothing defines that resolved to 0 end the list; against defined symbols they do not."""
+    from ptxdwarf.dwarf.decode import _decode_ranges
+    from ptxdwarf.dwarf.image import Reloc, SectionImage, Symbol
+
+    relocs = [Reloc(0, 8, Symbol("$L__a", 0, 0)), Reloc(8, 8, Symbol("$L__b", 0, 0))]
+    dropped = SectionImage(
+        ".debug_ranges", bytes(32), relocs, relocs_applied=True, unresolved=frozenset({"$L__a", "$L__b"})
+    )
+    assert [(r.offset, r.entries) for r in _decode_ranges(dropped, 8, 2)] == [(0, []), (16, [])]
+    defined = SectionImage(".debug_ranges", bytes(32), relocs, relocs_applied=True)
+    ((offset, entries),) = [(r.offset, r.entries) for r in _decode_ranges(defined, 8, 2)]
+    assert offset == 0 and [(b.name, e.name) for b, e in entries] == [("$L__a", "$L__b")]

@@ -39,7 +39,7 @@ from .model import (
     Unit,
 )
 from .plans import AttributeReader, Plan
-from .schemas import ABBREV_TABLE, MACINFO, Block, schemas_for
+from .schemas import ABBREV_TABLE, MACINFO, Block, end_of_list, schemas_for
 
 __all__ = ["decode_sections", "make_resolver"]
 
@@ -84,7 +84,12 @@ def _parse(schema: Any, image: SectionImage, pos: int, what: str, **params: Any)
     stream.seek(pos)
     try:
         value = schema.parse_stream(
-            stream, relocs=image.reloc_map, applied=image.relocs_applied, base=0, **params
+            stream,
+            relocs=image.reloc_map,
+            applied=image.relocs_applied,
+            unresolved=image.unresolved,
+            base=0,
+            **params,
         )
     except ConstructError as exc:
         reason = str(exc).splitlines()[-1].strip() if str(exc) else type(exc).__name__
@@ -457,8 +462,8 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
         pos += psize
         if begin == 0 and end == 0 and type(begin) is int and type(end) is int:
             break
-        if unresolved and _reads_zero(begin, unresolved) and _reads_zero(end, unresolved):
-            break  # the end-of-list mark, made by relocations against labels ptxas dropped
+        if unresolved and end_of_list(begin, end, unresolved):
+            break
         if type(begin) is int and begin == max_addr:
             entries.append((begin, end, None))
             continue
@@ -477,14 +482,6 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
         entries.append((begin, end, Block(data[first:pos], inner)))
     lists.append(LocationList(start, entries))
     return pos
-
-
-def _reads_zero(value: object, unresolved: frozenset[str]) -> bool:
-    """Whether a list entry's bound is 0 once the cubin is loaded: 0, or a symbol nothing
-    defines (``unresolved``) whose relocation resolved to 0."""
-    if type(value) is int:
-        return value == 0
-    return isinstance(value, Symbol) and value.value == 0 and value.name in unresolved
 
 
 def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:

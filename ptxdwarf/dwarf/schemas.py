@@ -327,10 +327,22 @@ MACINFO_ENTRY = Struct(
 MACINFO = RepeatUntil(obj_.type == 0, MACINFO_ENTRY)
 
 
-def _end_pair(entry: Any) -> bool:
-    # Symbols are never 0, so a pair of labels that are still zeros does not end a list.
-    begin, end = entry["begin"], entry["end"]
-    return type(begin) is int and type(end) is int and begin == 0 and end == 0
+def end_of_list(begin: object, end: object, unresolved: frozenset[str] = frozenset()) -> bool:
+    """Whether a location or range list's (begin, end) pair is its (0, 0) end mark: two zeros,
+    or relocations that resolved to 0 against local symbols nothing defines (``unresolved``,
+    :attr:`~ptxdwarf.dwarf.image.SectionImage.unresolved`: labels ptxas dropped, which read 0
+    wherever the cubin is loaded). A PTX label is never 0, though its bytes are."""
+    return _reads_zero(begin, unresolved) and _reads_zero(end, unresolved)
+
+
+def _reads_zero(value: object, unresolved: frozenset[str]) -> bool:
+    if type(value) is int:
+        return value == 0
+    return type(value) is Symbol and value.value == 0 and value.name in unresolved
+
+
+def _end_pair(entry: Any, context: Any) -> bool:
+    return end_of_list(entry["begin"], entry["end"], _params(context).get("unresolved") or frozenset())
 
 
 def _form_values(version: int, addr: Any, offset: Any) -> dict[int, Any]:
@@ -399,7 +411,7 @@ def _aranges_set(addr: Any, offset: Any, address_size: int) -> Any:
             "padding" / Bytes(pad),
             "tuples"
             / RepeatUntil(
-                lambda e, lst, ctx: _end_pair(e),
+                lambda e, lst, ctx: _end_pair(e, ctx),
                 Struct("begin" / addr, "end" / addr),
             ),
             "rest" / GreedyBytes,
@@ -411,11 +423,12 @@ def _location_list(addr: Any, address_size: int) -> Any:
     """:attr:`DwarfSchemas.location_list`."""
     max_addr = (1 << (8 * address_size)) - 1
     return RepeatUntil(
-        lambda e, lst, ctx: _end_pair(e),
+        lambda e, lst, ctx: _end_pair(e, ctx),
         Struct(
             "begin" / addr,
             "end" / addr,
-            "expr" / If(lambda ctx: not _end_pair(ctx) and ctx["begin"] != max_addr, SymbolicBlock(Int16ul)),
+            "expr"
+            / If(lambda ctx: not _end_pair(ctx, ctx) and ctx["begin"] != max_addr, SymbolicBlock(Int16ul)),
         ),
     )
 
@@ -459,7 +472,9 @@ class DwarfSchemas:
         #: begin is the largest address selects a base address and has no expression.
         self.location_list = _location_list(addr, address_size)
         #: A ``.debug_ranges`` list: (begin, end) pairs up to the (0, 0) end pair.
-        self.range_list = RepeatUntil(lambda e, lst, ctx: _end_pair(e), Struct("begin" / addr, "end" / addr))
+        self.range_list = RepeatUntil(
+            lambda e, lst, ctx: _end_pair(e, ctx), Struct("begin" / addr, "end" / addr)
+        )
 
 
 class _UnknownForm(Construct):  # type: ignore[misc]
