@@ -434,6 +434,51 @@ def test_device_parameter_locations(ptxas: Ptxas) -> None:
     ]
 
 
+NARROW_LOADS = """\
+.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .func (.param .b32 f_retval) f(
+\t.param .b64 f_param_0,
+\t.param .align 4 .b8 f_param_1[8],
+\t.param .b32 f_param_2
+)
+{
+\t.reg .b16 %rs<2>;
+\t.reg .b32 %r<6>;
+
+\tld.param.u32 %r1, [f_param_0];
+\tld.param.u32 %r2, [f_param_1];
+\tld.param.s8 %rs1, [f_param_2];
+\tcvt.s32.s16 %r3, %rs1;
+\tadd.s32 %r4, %r1, %r2;
+\tadd.s32 %r4, %r4, %r3;
+\tst.param.b32 [f_retval+0], %r4;
+\tret;
+}
+"""
+
+
+def test_a_parameter_loaded_in_part_is_described_in_part(ptxas: Ptxas) -> None:
+    """One ld.param of fewer bytes than the parameter: the register holds those bytes only,
+    the rest is an empty piece (a debugger reading 8 bytes from the 4-byte %r1 showed half of
+    the value and a neighbour's bits)."""
+    result = attach_ptx(NARROW_LOADS, output_name="narrow.ptx")
+    info = read_cubin(compile_text(ptxas, result.text, debug=True))
+    params = {d.name: d for d in info.iter_dies() if d.tag == TAG.formal_parameter}
+    for name, register in (("f_param_0", "%r1"), ("f_param_1", "%r2")):
+        assert [str(op) for op in _expr(params[name])] == [
+            f"DW_OP_regx {register}",
+            "DW_OP_piece 4",
+            "DW_OP_piece 4",
+        ]
+    assert [str(op) for op in _expr(params["f_param_2"])][:2] == ["DW_OP_regx %rs1", "DW_OP_piece 1"]
+    assert sum(op.args[0] for op in _expr(params["f_param_2"]) if op.name == "DW_OP_piece") == 4
+    assert check(result.text, ptxas=ptxas).consistent
+    assert _lint()(result.text) == []
+
+
 def test_large_register_range_is_described_by_the_names_used(ptxas: Ptxas) -> None:
     """Two ranges of 1000 registers, 49 of them used: those 49 are described (ptxas -g maps
     no other), read from the body once, not name by name."""

@@ -106,12 +106,16 @@ def device_param_location(
     if any(x.offset + x.width > MAX_PIECED_SIZE for group in loads for x in group):
         return None, f"loads past byte {MAX_PIECED_SIZE}: too far to describe piece by piece"
     flat = [x for group in loads for x in group]
-    whole = [x for x in flat if x.offset == 0 and x.register is not None]
+    # The whole parameter is in one register only where a load of all its bytes put it there.
+    whole = [
+        x for x in flat if x.offset == 0 and x.register is not None and (size is None or x.width >= size)
+    ]
     chosen: str | None
-    if len(loads) == 1 and len(flat) == 1 and flat[0].offset == 0 and flat[0].register is not None:
-        chosen = flat[0].register
+    if len(loads) == 1 and len(flat) == 1 and whole:
+        chosen = whole[0].register
     elif (
-        len(whole) == len(flat)
+        whole
+        and len(whole) == len(flat)
         and len({x.register for x in whole}) == 1
         and len({x.width for x in whole}) == 1
     ):
