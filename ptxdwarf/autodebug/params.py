@@ -111,9 +111,7 @@ def device_param_location(
         x for x in flat if x.offset == 0 and x.register is not None and (size is None or x.width >= size)
     ]
     chosen: str | None
-    if len(loads) == 1 and len(flat) == 1 and whole:
-        chosen = whole[0].register
-    elif (
+    if (
         whole
         and len(whole) == len(flat)
         and len({x.register for x in whole}) == 1
