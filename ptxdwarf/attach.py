@@ -152,7 +152,7 @@ def _attach(
     edits = TextEdits(ptx_text, where=filename)
     if lines:
         images = _write_lines(edits, module, lines, images, filename)
-    _anchor_first_labels(edits, module, dbg)
+    _anchor_first_labels(edits, module, dbg, line_info=bool(lines))
     for f in dbg.functions:
         if not f.auto_labels:
             continue
@@ -288,12 +288,15 @@ def _write_lines(
     return {**images, ".debug_str": replace(strings, data=bytes(data), labels=labels)}
 
 
-def _anchor_first_labels(edits: TextEdits, module: PtxModule, dbg: DebugInfoBuilder) -> None:
+def _anchor_first_labels(
+    edits: TextEdits, module: PtxModule, dbg: DebugInfoBuilder, *, line_info: bool = False
+) -> None:
     """A label before the first instruction of each function whose first label the DIEs use
-    and ptxas would place at offset 0 (quirk first-label-at-zero); it is then the second."""
+    and ptxas would place at offset 0 (quirk first-label-at-zero); it is then the second.
+    ``line_info``: the ``.loc`` lines attach writes give every function line information."""
     used = dbg.labels_used
     functions = [f for f in (module.function(b.linkage_name) for b in dbg.functions) if f is not None]
-    for anchor in first_label_anchors(module, functions, used, set(used)):
+    for anchor in first_label_anchors(module, functions, used, set(used), line_info=line_info or None):
         edits.insert(anchor.at, f"{anchor.name}: ")
 
 

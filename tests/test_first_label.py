@@ -97,6 +97,23 @@ def test_attach_anchors_the_first_label(ptxas: Ptxas) -> None:
     assert check(out, filename="k.ptx", ptxas=ptxas).consistent
 
 
+def test_attach_anchors_the_first_label_when_it_writes_the_lines(ptxas: Ptxas) -> None:
+    """A module without .loc gets its line information from attach (``lines=``): the .loc
+    lines attach writes are what make ptxas move the first label, so it anchors it too."""
+    text = _NO_LOC
+    lines = {
+        n: ("k.cu", 10 + n)
+        for n, line in enumerate(text.split("\n"), 1)
+        if line.startswith("\t") and not line.strip().startswith((".", "{", "}"))
+    }
+    out = ptxdwarf.attach(text, _described(), filename="k.ptx", lines=lines)
+    assert "$L__ptxdwarf_top0: " in out
+    symbol, addend = _block_low_pc(compile_ptx(out, ptxas=ptxas).data)
+    assert symbol == "_Z1kPii" and addend > 0
+    assert check(out, filename="k.ptx", ptxas=ptxas).consistent
+    assert not [f for f in ptxdwarf.lint(out) if f.rule == "first-label-at-zero"]
+
+
 def test_lint_and_check_report_the_label_ptxas_moves(ptxas: Ptxas) -> None:
     """The same module with the anchor taken out: ptxas places $L__block_begin at offset 0."""
     out = ptxdwarf.attach(KERNEL, _described(), filename="k.ptx").replace("$L__ptxdwarf_top0: ", "")

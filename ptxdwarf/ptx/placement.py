@@ -26,11 +26,12 @@ _LINE_LABEL = re.compile(r"^[ \t]*(?:[A-Za-z][\w$]*|[_$%][\w$]+)[ \t]*:(?!:)", r
 _BRANCH = re.compile(r"(?:@!?[%\w$]+\s+)?(?:bra|brx)\b")
 
 
-def first_label_at_zero(text: str, function: PtxFunction) -> str | None:
+def first_label_at_zero(text: str, function: PtxFunction, *, line_info: bool | None = None) -> str | None:
     """The label of ``function`` (in the module ``text``) that ptxas places at offset 0
     though code precedes it (quirk first-label-at-zero), or None: the function's first
     label, when an instruction precedes it and another follows it, no branch (``bra``,
-    ``brx.idx``) precedes it, and the function has line information (``.loc``)."""
+    ``brx.idx``) precedes it, and the function has line information (``.loc``; ``line_info``
+    True: it will have, written by the caller, as ``attach(..., lines=...)`` does)."""
     if function.body_start < 0 or not function.labels:
         return None
     raw = text[function.body_start : function.body_end]
@@ -45,7 +46,7 @@ def first_label_at_zero(text: str, function: PtxFunction) -> str | None:
             if stmt.kind == "label":
                 return None
     body = mask_comments(raw)
-    if not _LOC.search(body):
+    if not line_info and not _LOC.search(body):
         return None
     code_before = False
     first: str | None = None
@@ -89,16 +90,21 @@ class Anchor(NamedTuple):
 
 
 def first_label_anchors(
-    module: PtxModule, functions: Iterable[PtxFunction], used: Container[str], taken: set[str]
+    module: PtxModule,
+    functions: Iterable[PtxFunction],
+    used: Container[str],
+    taken: set[str],
+    *,
+    line_info: bool | None = None,
 ) -> list[Anchor]:
     """The anchors of those of ``functions`` whose first label is in ``used`` (the labels the
-    debug sections refer to) and is one ptxas places at offset 0 (:func:`first_label_at_zero`);
-    each new name is kept out of ``taken`` and added to it."""
+    debug sections refer to) and is one ptxas places at offset 0 (:func:`first_label_at_zero`,
+    ``line_info`` as there); each new name is kept out of ``taken`` and added to it."""
     text = module.text
     table = symbol_table(module)
     anchors = []
     for f in functions:
-        label = first_label_at_zero(text, f)
+        label = first_label_at_zero(text, f, line_info=line_info)
         if label is None or label not in used:
             continue
         at = first_instruction(text, f)
