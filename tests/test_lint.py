@@ -1579,3 +1579,42 @@ def test_a_trap_is_reported_for_the_releases_it_was_measured_on(rule: str) -> No
         found = [f for f in lint(text, filename="f.ptx", ptxas_version=release) if f.rule == rule]
         assert bool(found) == expected, (rule, release)
     assert [f for f in lint(text, filename="f.ptx") if f.rule == rule]
+
+
+def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
+    """numba's shared_local (debug=True, opt=True): ptxas 13.5 drops $L__tmp7 and relocates
+    $L__tmp8, the next label, to where $L__tmp7 belonged, before the code of the lines that
+    precede $L__tmp8 (read from .nv_debug_line_sass); lint says so with the dropped label."""
+    import subprocess
+
+    from ptxdwarf.dwarf.lines import read_line_programs
+    from ptxdwarf.ptxas import wheel_ptxas
+
+    path = FIXTURES / "corpus" / "numba-nvvm-13.5" / "shared_local.debugopt.ptx"
+    text = path.read_text()
+    (finding,) = [f for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"]
+    assert (
+        finding.message.startswith("$L__tmp7 ")
+        and "also relocates $L__tmp8, the next label" in finding.message
+    )
+
+    wheel = wheel_ptxas()
+    assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
+    out = tmp_path / "shared_local.cubin"
+    subprocess.run([wheel[0], "-arch", "sm_75", "-g", "-c", str(path), "-o", str(out)], check=True)
+    found = ptxdwarf.cubin_images(out.read_bytes())
+    ptx_lists = ptxdwarf.decode_module(ptxdwarf.parse_ptx(text)).locations or []
+    cubin_lists = ptxdwarf.read_cubin(out).load_all().locations or []
+    placed = {
+        p.name: c
+        for a, b in zip(ptx_lists, cubin_lists, strict=True)
+        for (b0, e0, _), (b1, e1, _) in zip(a.entries, b.entries, strict=False)
+        for p, c in ((b0, b1), (e0, e1))
+    }
+    moved = placed["$L__tmp8"]
+    lines = text.split("\n")
+    label_line = lines.index("$L__tmp8:") + 1
+    rows = [r for p in read_line_programs(found.line_sass) for r in p.rows if r.symbol == moved.name]
+    before = min(r.address for r in rows if r.line == label_line - 1)  # the instruction above the label
+    after = min(r.address for r in rows if r.line == label_line + 1)  # the one it stands before
+    assert moved.addend < before < after

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Container
 from typing import Any
 
 from ..dwarf.constants import AT, TAG, at_name
@@ -165,6 +166,7 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
         i = bisect.bisect_left(zero_locs, f.body_start)
         if (i < len(zero_locs) and zero_locs[i] < f.body_end) or _before_any_loc(text, f, labels):
             dropped = labels_dropped(text, f)
+        order = list(f.labels) if dropped else []
         for label, cause in dropped.items():
             if label in used:
                 _at_use(
@@ -173,7 +175,8 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
                     f"{label} (line {f.labels.get(label, '?')}, in {f.name}) is used by {used[label][0]}, but its "
                     f"first instruction is at line 0 (.loc F 0 C, or no .loc before it) and its block leads to "
                     f"{cause}, whose code has a line: ptxas drops such a label, leaving an undefined symbol that "
-                    "reads 0 in the cubin; give the instruction a line or move the label",
+                    "reads 0 in the cubin; give the instruction a line or move the label"
+                    + _next_label_moved(order, label, used),
                     used[label],
                 )
         misplaced = first_label_at_zero(text, f)
@@ -187,6 +190,20 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
                 "$L__func_begin)",
                 used[misplaced],
             )
+
+
+def _next_label_moved(order: list[str], label: str, used: Container[str]) -> str:
+    """What a finding of dropped ``label`` adds when the label after it in the text
+    (``order``) is one the debug sections use: ptxas relocates that one to where ``label``
+    belonged (measured, docs/ptxas-facts.md, label-at-line-zero)."""
+    at = order.index(label) if label in order else -1
+    if at < 0 or at + 1 >= len(order) or order[at + 1] not in used:
+        return ""
+    after = order[at + 1]
+    return (
+        f"; ptxas also relocates {after}, the next label, to where {label} belonged, before code that "
+        f"precedes {after}, so a range that starts or ends at {after} is wrong too"
+    )
 
 
 def _at_use(ctx: LintContext, rule: str, message: str, use: tuple[str, int]) -> None:
