@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import LINT_MOVED_LABELS
 
 import ptxdwarf
 from ptxdwarf import TAG, PtxSyntaxError
@@ -63,7 +64,19 @@ def _lint_file(path: Path) -> list[Finding]:
 # --- real fixtures -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", CLEAN, ids=_id)
+@pytest.mark.parametrize("path", [FIXTURES / name for name in sorted(LINT_MOVED_LABELS)], ids=_id)
+def test_fixture_where_ptxas_moves_a_label(path: Path) -> None:
+    """lint's only findings: label-at-line-zero, naming the labels ptxas moves."""
+    findings = [f for f in _lint_file(path) if f.rule != "file-two-strings"]
+    assert {f.rule for f in findings} == {"label-at-line-zero"}
+    named = {
+        f.message.split()[0] for f in findings if " is used by " in f.message and "ptxas drops" in f.message
+    }
+    named |= {m for f in findings for m in re.findall(r"also relocates (\S+), the next label", f.message)}
+    assert named == LINT_MOVED_LABELS[_id(path)]
+
+
+@pytest.mark.parametrize("path", [p for p in CLEAN if _id(p) not in LINT_MOVED_LABELS], ids=_id)
 def test_clean_fixture_has_no_findings(path: Path) -> None:
     findings = _lint_file(path)
     assert findings == [], "\n".join(map(str, findings))
@@ -72,7 +85,7 @@ def test_clean_fixture_has_no_findings(path: Path) -> None:
 def test_llc_two_string_file_is_flagged() -> None:
     path = FIXTURES / "clang" / "rich.llc.sm_75.ptx"
     text = load_text(path)
-    findings = lint(text, filename=str(path))
+    findings = [f for f in lint(text, filename=str(path)) if f.rule != "label-at-line-zero"]
     assert {f.rule for f in findings} == {"file-two-strings"}
     expected = [
         i + 1 for i, line in enumerate(text.split("\n")) if re.match(r'\s*\.file\s+\d+\s+"[^"]*"\s+"', line)
@@ -1120,18 +1133,29 @@ def test_label_at_line_zero_set_before_the_label() -> None:
     [
         # a later .loc gives the instruction a line
         "$L__tmp0:\n\t.loc 1 0 0\n\t.loc 1 6 1\n\tmov.u32 \t%r1, 1;",
-        # only the last label before the instruction is lost; $L__tmp0 is not the last
-        "$L__tmp0:\n$L__other:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1",
         # line 0 that ends before the label's instruction
         "\t.loc 1 0 0\n\tmov.u32 \t%r2, 1;\n\t.loc 1 6 1\n$L__tmp0:\n\tmov.u32 \t%r1, 1;",
         # line 0 up to $L__tmp1, whose code is at line 0 too: the block leads to no line
         "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;",
     ],
-    ids=["later-loc", "not-last-label", "earlier-line-zero", "leads-to-line-zero"],
+    ids=["later-loc", "earlier-line-zero", "leads-to-line-zero"],
 )
 def test_label_at_line_zero_not_reported(code: str) -> None:
     m = assemble(base_tree(), header=HEADER.replace(_AT_TMP0, code))
     assert run(m) == []
+
+
+def test_the_label_after_a_dropped_unused_one_is_reported(ptxas: Ptxas) -> None:
+    """Only the last label before the instruction is dropped: $L__other, which nothing uses,
+    and not $L__tmp0. ptxas then relocates $L__tmp1, the next label, to $L__other's place;
+    lint warns at $L__tmp1 and check finds it before the code above it."""
+    code = "$L__tmp0:\n$L__other:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1"
+    m = assemble(base_tree(), header=HEADER.replace(_AT_TMP0, code))
+    (finding,) = run(m)
+    assert finding.rule == "label-at-line-zero" and finding.message.startswith("$L__tmp1 ")
+    assert "ptxas drops $L__other" in finding.message
+    report = check(m.text, ptxas=ptxas)
+    assert [(d.ptx, d.what) for d in report.differences] == [("$L__tmp1", "address")]
 
 
 @pytest.mark.parametrize(

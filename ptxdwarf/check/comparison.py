@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ..cuda.cubin import CubinImages, cubin_images
 from ..cuda.ptxas import PtxasFailed
@@ -34,7 +34,7 @@ from ..ptx.symbols import (
     symbol_table,
 )
 from ..visibility import RegisterLocation, register_locations
-from .lines import compare_line_files, compare_line_rows, expected_rows
+from .lines import compare_label_places, compare_line_files, compare_line_rows, expected_rows
 from .report import CheckReport, Difference
 
 __all__ = [
@@ -130,6 +130,8 @@ class _Comparer:
         self._first_labels: dict[int, str | None] = dict(first_labels or {})
         self._code_functions: dict[str, str | None] = {}
         self._local_expressions: dict[tuple[object, ...], int] = {}
+        self.placed: dict[str, Symbol] = {}
+        """Each code label of the location lists and the DIEs -> its relocation in the cubin."""
 
     def differ(
         self, path: str | DIE, what: str | Attribute, ptx: object, cubin: object, message: str = ""
@@ -599,6 +601,8 @@ class _Comparer:
         if x.relocs and x.form in _SCALAR_RELOC_FORMS:
             got = y.relocs[0].symbol if y.relocs else None
             self.expect_symbol(path, outer, x.relocs[0].symbol, got, y.value)
+            if got is not None:
+                self.placed.setdefault(x.relocs[0].symbol.name, got)
             return
         if x.is_reference:
             if x.target != y.target:
@@ -689,6 +693,7 @@ def _compare_location_lists(c: _Comparer) -> None:
         lists_b = {lst.offset: lst for lst in c.cubin.locations or []}
         asize = c.ptx.units[0].address_size if c.ptx.units else 8
         as_expected = c.range_as_expected
+        placed = c.placed
         for loc in c.ptx.locations:
             where = f".debug_loc+0x{loc.offset:x}"
             other = lists_b.get(loc.offset)
@@ -703,6 +708,8 @@ def _compare_location_lists(c: _Comparer) -> None:
             for k, ((b0, e0, x0), (b1, e1, x1)) in enumerate(zip(loc.entries, other.entries, strict=False)):
                 if as_expected(b0, e0, b1, e1):
                     c.report.symbols += 2
+                    placed[cast(Symbol, b0).name] = cast(Symbol, b1)
+                    placed[cast(Symbol, e0).name] = cast(Symbol, e1)
                 else:
                     for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
                         c.expect_value(f"{where}[{k}]", label, p, q)
@@ -862,6 +869,7 @@ def _compare_dwarf(
             compare_line_rows(
                 module, programs, found, report, rows if rows is not None else expected_rows(module)
             )
+    compare_label_places(module, comparer.placed, found, report)
     _truncated_numbers(module, ptx, report)
     return _ComparisonState(
         report.differences, report.units, report.dies, report.symbols, report.line_rows, report.notes

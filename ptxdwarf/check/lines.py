@@ -6,6 +6,7 @@ import bisect
 import re
 
 from ..cuda.cubin import CubinImages
+from ..dwarf.image import Symbol
 from ..dwarf.lines import LineProgram, read_line_programs
 from ..errors import DwarfError
 from ..ptx.placement import LocRow, line_rows
@@ -141,3 +142,67 @@ def compare_line_files(module: PtxModule, table: LineProgram, report: CheckRepor
                 "none: ptxas numbers its table densely, so .file numbers with gaps miss (lint: file-index)",
             )
         )
+
+
+def compare_label_places(
+    module: PtxModule, placed: dict[str, Symbol], found: CubinImages, report: CheckReport
+) -> None:
+    """Each code label the DIEs and location lists use (``placed``: its relocation in the cubin) against
+    ``.nv_debug_line_sass``: a label relocated before the code of the instruction above it is
+    one ptxas moved (the label after one it dropped takes that one's place, quirk
+    label-at-line-zero)."""
+    if found.line_sass is None or not placed:
+        return
+    try:
+        programs = read_line_programs(found.line_sass)
+    except DwarfError:
+        return  # compare_line_rows notes it
+    starts: dict[tuple[str, int], int] = {}
+    for program in programs:
+        rows = program.rows
+        for i, row in enumerate(rows):
+            if row.symbol is None or row.end_sequence:
+                continue
+            nxt = rows[i + 1] if i + 1 < len(rows) else None
+            if nxt is not None and nxt.address == row.address and not nxt.end_sequence:
+                continue  # no instruction of its own
+            key = (row.symbol, row.line)
+            if key not in starts or row.address < starts[key]:
+                starts[key] = row.address
+    lines: dict[str, list[int]] = {}
+    for name, line in starts:
+        lines.setdefault(name, []).append(line)
+    for found_lines in lines.values():
+        found_lines.sort()
+    named = {d.ptx for d in report.differences}  # a label reported already (first-label-at-zero)
+    text = module.text
+    pos, line_no = 0, 1
+    for f in sorted(module.functions, key=lambda f: f.body_start):
+        with_code = lines.get(f.name)
+        if not with_code or f.body_start < pos:
+            continue
+        line_no += text.count("\n", pos, f.body_start)
+        pos = f.body_start
+        body_line = line_no  # the line of the body's "{": code above it is the prologue's
+        for label, line in f.labels.items():
+            got = placed.get(label)
+            if got is None or got.name != f.name or label in named:
+                continue
+            i = bisect.bisect_left(with_code, line) - 1
+            if i < 0 or with_code[i] <= body_line:
+                continue
+            above = with_code[i]
+            code = starts[(f.name, above)]
+            if got.addend < code:
+                report.differences.append(
+                    Difference(
+                        f"{f.name}+{label}",
+                        "address",
+                        label,
+                        f"{got} (= 0x{got.addend:x})",
+                        f"ptxas relocated {label} (line {line}) to 0x{got.addend:x}, before the code of "
+                        f"line {above} above it (at 0x{code:x} in .nv_debug_line_sass): the label after one "
+                        "ptxas drops takes that one's place (quirk label-at-line-zero; `ptxdwarf lint` warns "
+                        "of it), so a range that starts or ends there is wrong",
+                    )
+                )

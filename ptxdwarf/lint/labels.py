@@ -168,6 +168,20 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
             dropped = labels_dropped(text, f)
         order = list(f.labels) if dropped else []
         for label, cause in dropped.items():
+            if label not in used:
+                moved = _next_label(order, label)
+                if moved is not None and moved in used and moved not in dropped:
+                    _at_use(
+                        ctx,
+                        "label-at-line-zero",
+                        f"{moved} (line {f.labels.get(moved, '?')}, in {f.name}) is used by {used[moved][0]}, but "
+                        f"ptxas drops {label}, the label before it (its first instruction is at line 0 and its "
+                        f"block leads to {cause}), and relocates {moved} to where {label} belonged, before code "
+                        f"that precedes {moved}: a range that starts or ends there is wrong; give {label}'s "
+                        "instruction a line or remove the label",
+                        used[moved],
+                    )
+                continue
             if label in used:
                 _at_use(
                     ctx,
@@ -196,14 +210,20 @@ def _next_label_moved(order: list[str], label: str, used: Container[str]) -> str
     """What a finding of dropped ``label`` adds when the label after it in the text
     (``order``) is one the debug sections use: ptxas relocates that one to where ``label``
     belonged (measured, docs/ptxas-facts.md, label-at-line-zero)."""
-    at = order.index(label) if label in order else -1
-    if at < 0 or at + 1 >= len(order) or order[at + 1] not in used:
+    after = _next_label(order, label)
+    if after is None or after not in used:
         return ""
-    after = order[at + 1]
     return (
         f"; ptxas also relocates {after}, the next label, to where {label} belonged, before code that "
         f"precedes {after}, so a range that starts or ends at {after} is wrong too"
     )
+
+
+def _next_label(order: list[str], label: str) -> str | None:
+    """The label right after ``label`` in a function's text (``order``), or None. (ptxas also
+    moves a later label where branch labels stand between, which only ``check`` finds.)"""
+    at = order.index(label) if label in order else -1
+    return order[at + 1] if 0 <= at < len(order) - 1 else None
 
 
 def _at_use(ctx: LintContext, rule: str, message: str, use: tuple[str, int]) -> None:

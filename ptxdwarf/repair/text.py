@@ -9,7 +9,7 @@ from ..cuda.quirks import quirk
 from ..lint.finding import Finding
 from ..lint.header import version_needs
 from ..ptx.placement import first_label_anchors, labels_dropped
-from ..ptx.reader import is_dotted_name, mask_comments
+from ..ptx.reader import PtxFunction, is_dotted_name, mask_comments
 from ..ptx.symbols import UNDEFINED, ptx_valid_name, symbol_table
 from .registry import Repair, TextJob, repairer
 
@@ -173,30 +173,54 @@ def anchor_first_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
 def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """A second label right after each label the debug sections use that ptxas would drop
     (its code at line 0, its block leading to a line): the first then leads to the second,
-    whose code is at line 0 too, and is kept (case label-at-line-zero.doubled)."""
+    whose code is at line 0 too, and is kept (case label-at-line-zero.doubled). And a label
+    right before the label after each dropped one, when the debug sections use that one:
+    ptxas moves the label after a dropped one to where the dropped one belonged, and the
+    inserted label takes that place instead (measured on numba's shared_local)."""
     module, text = job.module, job.module.text
     used = _used_labels(job)
     taken: set[str] = set()
     repairs = []
     masked: str | None = None
     for f in module.functions:
-        dropped = [label for label in labels_dropped(text, f) if label in used]
+        dropped = list(labels_dropped(text, f))
         if not dropped:
             continue
         if masked is None:
             masked = mask_comments(text, module.filename)
+        order = list(f.labels)
         for label in dropped:
-            m = re.compile(rf"(?<![\w$%]){re.escape(label)}[ \t]*:").search(masked, f.body_start, f.body_end)
+            if label in used:
+                m = _label_definition(masked, label, f)
+                if m is not None:
+                    name = symbol_table(module).fresh("$L__ptxdwarf_keep", taken)
+                    job.edits.insert(m.end(), f"\n{name}:")
+                    repairs.append(
+                        Repair(
+                            "label-at-line-zero",
+                            job.where(job.line_of(m.start())),
+                            f"{name} put right after {label}, which ptxas would drop",
+                        )
+                    )
+            at = order.index(label) if label in order else -1
+            after = order[at + 1] if 0 <= at < len(order) - 1 else None
+            if after is None or after not in used or after in dropped:
+                continue
+            m = _label_definition(masked, after, f)
             if m is None:
                 continue
-            name = symbol_table(module).fresh("$L__ptxdwarf_keep", taken)
-            job.edits.insert(m.end(), f"\n{name}:")
-            line = job.line_of(m.start())
+            name = symbol_table(module).fresh("$L__ptxdwarf_pad", taken)
+            job.edits.insert(m.start(), f"{name}:\n")
             repairs.append(
                 Repair(
                     "label-at-line-zero",
-                    job.where(line),
-                    f"{name} put right after {label}, which ptxas would drop",
+                    job.where(job.line_of(m.start())),
+                    f"{name} put right before {after}, which ptxas would move to where {label} belonged",
                 )
             )
     return repairs
+
+
+def _label_definition(masked: str, label: str, f: PtxFunction) -> re.Match[str] | None:
+    """Where ``label:`` is defined in ``f``'s body."""
+    return re.compile(rf"(?<![\w$%]){re.escape(label)}[ \t]*:").search(masked, f.body_start, f.body_end)
