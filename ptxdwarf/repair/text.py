@@ -189,35 +189,31 @@ def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]
         if masked is None:
             masked = mask_comments(text, module.filename)
         order = list(f.labels)
-        for label in dropped:
-            if label in used:
-                m = _label_definition(masked, label, f)
-                if m is not None:
-                    name = symbol_table(module).fresh("$L__ptxdwarf_keep", taken)
-                    job.edits.insert(m.end(), f"\n{name}:")
-                    repairs.append(
-                        Repair(
-                            "label-at-line-zero",
-                            job.where(job.line_of(m.start())),
-                            f"{name} put right after {label}, which ptxas would drop",
-                        )
-                    )
-            at = order.index(label) if label in order else -1
-            after = order[at + 1] if 0 <= at < len(order) - 1 else None
-            if after is None or after not in used or after in dropped:
-                continue
-            m = _label_definition(masked, after, f)
+
+        def insert(
+            label: str, stem: str, before: bool, why: str, f: PtxFunction = f, masked: str = masked
+        ) -> None:
+            m = _label_definition(masked, label, f)
             if m is None:
-                continue
-            name = symbol_table(module).fresh("$L__ptxdwarf_pad", taken)
-            job.edits.insert(m.start(), f"{name}:\n")
+                return
+            name = symbol_table(module).fresh(stem, taken)
+            job.edits.insert(m.start() if before else m.end(), f"{name}:\n" if before else f"\n{name}:")
+            where = "before" if before else "after"
             repairs.append(
                 Repair(
                     "label-at-line-zero",
                     job.where(job.line_of(m.start())),
-                    f"{name} put right before {after}, which ptxas would move to where {label} belonged",
+                    f"{name} put right {where} {label}, {why}",
                 )
             )
+
+        for label in dropped:
+            if label in used:
+                insert(label, "$L__ptxdwarf_keep", False, "which ptxas would drop")
+            at = order.index(label) if label in order else -1
+            after = order[at + 1] if 0 <= at < len(order) - 1 else None
+            if after is not None and after in used and after not in dropped:
+                insert(after, "$L__ptxdwarf_pad", True, f"which ptxas would move to where {label} belonged")
     return repairs
 
 
