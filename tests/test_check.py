@@ -9,6 +9,7 @@ import json
 import re
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import FIXTURES, GOOD_FIXTURES, MOVED_LABELS, every_ptxas, fixture_id, ptxas_id
@@ -452,6 +453,21 @@ def test_json_has_a_line_per_register_location(ptxas: Ptxas) -> None:
     assert text.startswith('{\n "format": "ptxdwarf-check/1",\n') and text.endswith("\n}\n")
 
 
+def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
+    """The PTX DWARF, the cubin's, an empty report and the comparison's internal comparer of
+    fixture ``name`` compiled with ``ptxas``."""
+    import importlib
+
+    comparison = importlib.import_module("ptxdwarf.check.comparison")
+    text = (FIXTURES / name).read_text()
+    module = ptxdwarf.parse_ptx(text, name)
+    info = ptxdwarf.decode_module(module)
+    found = ptxdwarf.cubin_images(compile_ptx(text, ptxas=ptxas).data)
+    cubin = ptxdwarf.decode_sections(found.images, source="cubin")
+    report = comparison.CheckReport(name, "sm_75", "ptxas", "13.0")
+    return info, cubin, report, comparison._Comparer(module, info, cubin, found, report)
+
+
 @pytest.mark.parametrize(
     "name",
     [
@@ -464,16 +480,7 @@ def test_json_has_a_line_per_register_location(ptxas: Ptxas) -> None:
 def test_the_quick_test_of_a_list_entry_agrees_with_the_full_one(name: str, ptxas: Ptxas) -> None:
     """Where the quick test says a location-list entry's range came out as expected, the
     full checks of its begin, end and order find nothing; where it does not, they may."""
-    import importlib
-
-    comparison = importlib.import_module("ptxdwarf.check.comparison")
-    text = (FIXTURES / name).read_text()
-    module = ptxdwarf.parse_ptx(text, name)
-    info = ptxdwarf.decode_module(module)
-    found = ptxdwarf.cubin_images(compile_ptx(text, ptxas=ptxas).data)
-    cubin = ptxdwarf.decode_sections(found.images, source="cubin")
-    report = comparison.CheckReport(name, "sm_75", "ptxas", "13.0")
-    comparer = comparison._Comparer(module, info, cubin, found, report)
+    info, cubin, report, comparer = _comparer(name, ptxas)
     theirs = {lst.offset: lst for lst in cubin.locations or []}
     Symbol = ptxdwarf.Symbol
 
@@ -508,17 +515,7 @@ def test_the_quick_test_of_a_list_entry_agrees_with_the_full_one(name: str, ptxa
 def test_a_remembered_depot_expression_still_reports_a_wrong_one(ptxas: Ptxas) -> None:
     """The comparison remembers depot expressions that came out right (by their bytes);
     one that came out wrong is reported each time it is seen."""
-    import importlib
-
-    comparison = importlib.import_module("ptxdwarf.check.comparison")
-    name = "nvcc/rich.sm_75.ptx"
-    text = (FIXTURES / name).read_text()
-    module = ptxdwarf.parse_ptx(text, name)
-    info = ptxdwarf.decode_module(module)
-    found = ptxdwarf.cubin_images(compile_ptx(text, ptxas=ptxas).data)
-    cubin = ptxdwarf.decode_sections(found.images, source="cubin")
-    report = comparison.CheckReport(name, "sm_75", "ptxas", "13.0")
-    comparer = comparison._Comparer(module, info, cubin, found, report)
+    info, cubin, report, comparer = _comparer("nvcc/rich.sm_75.ptx", ptxas)
     pairs = [
         (a, cubin.die_at(a.offset))
         for a in info.iter_dies()
