@@ -8,12 +8,15 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, run_dwarfdump
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ptxdwarf
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import Ptxas
+from ptxdwarf.dwarf.forms import sleb_bytes, uleb_bytes
 from ptxdwarf.dwarf.image import SectionImage
-from ptxdwarf.dwarf.lines import read_line_programs
+from ptxdwarf.dwarf.lines import line_starts, read_line_programs
 from ptxdwarf.errors import DwarfError
 
 _LOC_INLINED = re.compile(
@@ -434,3 +437,111 @@ def test_attach_writes_an_inlined_at_chain(ptxas: Ptxas) -> None:
     at_kernel = sites[at_outer]
     assert at_kernel is not None and program.rows[at_kernel].line == 7
     assert {r.inlined for r in info.line_table if r.inlined} == {"inner", "outer"}
+
+
+# --- line_starts: the rows' first addresses, read without making the rows ------------------
+
+
+def _starts_of_rows(image: SectionImage) -> dict[str, dict[int, int]]:
+    """What line_starts should give, from the rows read_line_programs makes."""
+    out: dict[str, dict[int, int]] = {}
+    for program in read_line_programs(image):
+        rows = program.rows
+        for i, row in enumerate(rows):
+            if row.symbol is None or row.end_sequence:
+                continue
+            nxt = rows[i + 1] if i + 1 < len(rows) else None
+            if nxt is not None and nxt.address == row.address and not nxt.end_sequence:
+                continue
+            lines = out.setdefault(row.symbol, {})
+            lines[row.line] = min(lines.get(row.line, row.address), row.address)
+    return out
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "nvcc/rich.sm_75.ptx",
+        "corpus/numba-nvvm-13.5/shared_local.debugopt.ptx",
+        "cubins/loops.debugopt.sm_75.cubin",
+    ],
+)
+def test_line_starts_equal_the_rows(source: str) -> None:
+    """On ptxas's .nv_debug_line_sass, line by line, the first address of each line's code
+    is the one the rows give."""
+    from ptxdwarf.cuda.cubin import cubin_images
+    from ptxdwarf.cuda.ptxas import find_ptxas
+
+    path = FIXTURES / source
+    if path.suffix == ".cubin":
+        data = path.read_bytes()
+    else:
+        text = path.read_text()
+        module = ptxdwarf.parse_ptx(text)
+        tool = find_ptxas(version=module.version)
+        arch, _ = tool.choose_arch(module.target, None)
+        data = tool.compile(text, arch=arch).cubin
+    image = cubin_images(data).line_sass
+    assert image is not None
+    got = line_starts(image)
+    assert got == _starts_of_rows(image)
+    assert sum(map(len, got.values())) > 20
+
+
+_OPS = st.one_of(
+    st.tuples(st.just("special"), st.integers(13, 255)),
+    st.tuples(st.just("line"), st.integers(-300, 300)),
+    st.tuples(st.just("pc"), st.sampled_from([0, 1, 16, 127, 128, 400])),
+    st.tuples(st.just("copy"), st.just(0)),
+    st.tuples(st.just("end"), st.just(0)),
+    st.tuples(st.just("address"), st.integers(0, 3)),
+    st.tuples(st.just("other"), st.sampled_from([4, 5, 6, 7, 8, 9, 10, 11, 12])),
+)
+
+
+def _program(ops: list[tuple[str, int]]) -> tuple[bytes, list[int]]:
+    """A version 2 program of ``ops`` (opcode_base 13, line_base -5, line_range 14) and where
+    its DW_LNE_set_address operands are."""
+    body, addresses = bytearray(), []
+    for kind, n in ops:
+        if kind == "special":
+            body.append(n)
+        elif kind == "line":
+            body += b"\x03" + sleb_bytes(n)
+        elif kind == "pc":
+            body += b"\x02" + uleb_bytes(n)
+        elif kind == "copy":
+            body.append(1)
+        elif kind == "end":
+            body += b"\x00\x01\x01"
+        elif kind == "address":
+            body += b"\x00\x09\x02"
+            addresses.append(len(body))
+            body += (n * 0x100).to_bytes(8, "little")
+        else:
+            body += bytes([n]) + (b"\x10\x00" if n == 9 else b"\x05" if n in (4, 5, 10, 12) else b"")
+    lengths = bytes([0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1])
+    header = bytes([1, 1, 0xFB, 14, 13]) + lengths + b"\x00" + b"k.cu\x00\x00\x00\x00\x00"
+    unit = (2).to_bytes(2, "little") + len(header).to_bytes(4, "little") + header
+    start = 4 + len(unit)
+    return (len(unit) + len(body)).to_bytes(4, "little") + unit + bytes(body), [start + a for a in addresses]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_OPS, max_size=40), st.integers(0, 3))
+def test_line_starts_equal_the_rows_of_any_program(ops: list[tuple[str, int]], cut: int) -> None:
+    """Made-up programs, whole or cut short: the same first addresses, or the same error."""
+    from ptxdwarf.dwarf.image import Reloc, Symbol
+
+    data, addresses = _program(ops)
+    if cut:
+        data = data[: len(data) - cut]
+    relocs = [Reloc(a, 8, Symbol(f"f{i % 2}")) for i, a in enumerate(addresses)]
+    image = SectionImage(".nv_debug_line_sass", data, relocs)
+    try:
+        want = _starts_of_rows(image)
+    except DwarfError:
+        with pytest.raises(DwarfError):
+            line_starts(image)
+        return
+    assert line_starts(image) == want

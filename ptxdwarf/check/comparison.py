@@ -34,7 +34,7 @@ from ..ptx.symbols import (
     symbol_table,
 )
 from ..visibility import RegisterLocation, register_locations
-from .lines import compare_label_places, compare_line_files, compare_line_rows, expected_rows
+from .lines import SassLines, compare_label_places, compare_line_files, compare_line_rows, expected_rows
 from .report import CheckReport, Difference
 
 __all__ = [
@@ -855,6 +855,7 @@ def _compare_dwarf(
     comparer = _Comparer(module, ptx, cubin, found, report, symbols, first_labels)
     comparer.compare_units()
     compare_sections(comparer)
+    sass = SassLines(found, report)
     line_image = found.images.get(".debug_line")
     if module.files and line_image is not None and line_image.data:
         try:
@@ -867,9 +868,9 @@ def _compare_dwarf(
             if programs:
                 compare_line_files(module, programs[0], report)
             compare_line_rows(
-                module, programs, found, report, rows if rows is not None else expected_rows(module)
+                module, programs, report, rows if rows is not None else expected_rows(module), sass
             )
-    compare_label_places(module, comparer.placed, found, report)
+    compare_label_places(module, comparer.placed, sass, report)
     _truncated_numbers(module, ptx, report)
     return _ComparisonState(
         report.differences, report.units, report.dies, report.symbols, report.line_rows, report.notes

@@ -7,13 +7,37 @@ import re
 
 from ..cuda.cubin import CubinImages
 from ..dwarf.image import Symbol
-from ..dwarf.lines import LineProgram, read_line_programs
+from ..dwarf.lines import LineProgram, line_starts
 from ..errors import DwarfError
 from ..ptx.placement import LocRow, line_rows
 from ..ptx.reader import PtxModule
 from .report import CheckReport, Difference
 
-__all__ = ["compare_line_files", "compare_line_rows", "expected_rows"]
+__all__ = ["SassLines", "compare_label_places", "compare_line_files", "compare_line_rows", "expected_rows"]
+
+
+class SassLines:
+    """A cubin's ``.nv_debug_line_sass`` (SASS addresses to PTX lines), read when first asked:
+    per function, per PTX line, the address where its code starts
+    (:func:`~ptxdwarf.dwarf.lines.line_starts`). None without the section, or when it cannot
+    be read: a note in the report says so."""
+
+    def __init__(self, found: CubinImages, report: CheckReport) -> None:
+        self._found = found
+        self._report = report
+        self._read = False
+        self._starts: dict[str, dict[int, int]] | None = None
+
+    def starts(self) -> dict[str, dict[int, int]] | None:
+        """Per function, per PTX line with SASS of its own, its first address."""
+        if not self._read:
+            self._read = True
+            if self._found.line_sass is not None:
+                try:
+                    self._starts = line_starts(self._found.line_sass)
+                except DwarfError as exc:
+                    self._report.notes.append(f"cubin: .nv_debug_line_sass cannot be read ({exc})")
+        return self._starts
 
 
 def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]:
@@ -28,9 +52,9 @@ def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]
 def compare_line_rows(
     module: PtxModule,
     programs: list[LineProgram],
-    found_images: CubinImages,
     report: CheckReport,
     rows: dict[str, dict[tuple[int, int], LocRow]],
+    sass: SassLines,
 ) -> None:
     """The cubin's line-table rows against the ``.loc`` directives: each function's rows are
     those its ``.loc`` directives make, and no row belongs to a function the module does not
@@ -43,8 +67,6 @@ def compare_line_rows(
             if not row.end_sequence and row.line and row.symbol is not None:
                 got.setdefault(row.symbol, set()).add((row.file, row.line))
     text = module.text
-    with_sass: dict[str, set[int]] | None = None
-    sass_read = False  # .nv_debug_line_sass is read when a row is missing, not before (it is large)
     newlines: list[int] | None = None
     for name, expected in rows.items():
         found = got.get(name, set())
@@ -54,12 +76,11 @@ def compare_line_rows(
             loc = expected[(file, line)]
             if newlines is None:
                 newlines = [m.start() for m in re.finditer("\n", text)]
-            if not sass_read:
-                with_sass, sass_read = _lines_with_sass(found_images, report), True
+            with_sass = sass.starts()  # read when a row is missing, not before (it is large)
             ptx_line = bisect.bisect_left(newlines, loc.at) + 1
             code_lines = {bisect.bisect_left(newlines, at) + 1 for at in loc.code}
-            sass = with_sass.get(name) if with_sass is not None else None
-            if sass is not None and code_lines & sass:
+            lines = with_sass.get(name) if with_sass is not None else None
+            if lines is not None and code_lines & lines.keys():
                 report.differences.append(
                     Difference(
                         name,
@@ -67,12 +88,14 @@ def compare_line_rows(
                         f"{file}:{line}",
                         "no row",
                         f"{module.filename}:{ptx_line}: ptxas compiled the code of this .loc (PTX line(s) "
-                        f"{', '.join(map(str, sorted(code_lines & sass)[:5]))} have SASS) but made no "
+                        f"{', '.join(map(str, sorted(code_lines & lines.keys())[:5]))} have SASS) but made no "
                         "line-table row for it: a debugger cannot stop at that line",
                     )
                 )
                 continue
-            why = "its code compiled to nothing" if sass is not None else "no .nv_debug_line_sass to tell why"
+            why = (
+                "its code compiled to nothing" if lines is not None else "no .nv_debug_line_sass to tell why"
+            )
             report.notes.append(
                 f"{module.filename}:{ptx_line}: no line-table row for .loc {file} {line} in {name} ({why})"
             )
@@ -86,28 +109,6 @@ def compare_line_rows(
                 "the line table has rows for a function the PTX does not define",
             )
         )
-
-
-def _lines_with_sass(found: CubinImages, report: CheckReport) -> dict[str, set[int]] | None:
-    """Per function, the PTX lines some SASS instruction came from (``.nv_debug_line_sass``);
-    None without that section."""
-    if found.line_sass is None:
-        return None
-    try:
-        programs = read_line_programs(found.line_sass)
-    except DwarfError as exc:
-        report.notes.append(f"cubin: .nv_debug_line_sass cannot be read ({exc})")
-        return None
-    out: dict[str, set[int]] = {}
-    for program in programs:
-        for i, row in enumerate(program.rows):
-            if row.symbol is None or row.end_sequence:
-                continue
-            nxt = program.rows[i + 1] if i + 1 < len(program.rows) else None
-            if nxt is not None and nxt.address == row.address and not nxt.end_sequence:
-                continue  # no instruction of its own: the next row starts at the same address
-            out.setdefault(row.symbol, set()).add(row.line)
-    return out
 
 
 def compare_line_files(module: PtxModule, table: LineProgram, report: CheckReport) -> None:
@@ -145,42 +146,23 @@ def compare_line_files(module: PtxModule, table: LineProgram, report: CheckRepor
 
 
 def compare_label_places(
-    module: PtxModule, placed: dict[str, Symbol], found: CubinImages, report: CheckReport
+    module: PtxModule, placed: dict[str, Symbol], sass: SassLines, report: CheckReport
 ) -> None:
     """Each code label the DIEs and location lists use (``placed``: its relocation in the cubin) against
     ``.nv_debug_line_sass``: a label relocated before the code of the instruction above it is
     one ptxas moved (the label after one it dropped takes that one's place, quirk
     label-at-line-zero)."""
-    if found.line_sass is None or not placed:
+    starts = sass.starts() if placed else None
+    if not starts:
         return
-    try:
-        programs = read_line_programs(found.line_sass)
-    except DwarfError:
-        return  # compare_line_rows notes it
-    starts: dict[tuple[str, int], int] = {}
-    for program in programs:
-        rows = program.rows
-        for i, row in enumerate(rows):
-            if row.symbol is None or row.end_sequence:
-                continue
-            nxt = rows[i + 1] if i + 1 < len(rows) else None
-            if nxt is not None and nxt.address == row.address and not nxt.end_sequence:
-                continue  # no instruction of its own
-            key = (row.symbol, row.line)
-            if key not in starts or row.address < starts[key]:
-                starts[key] = row.address
-    lines: dict[str, list[int]] = {}
-    for name, line in starts:
-        lines.setdefault(name, []).append(line)
-    for found_lines in lines.values():
-        found_lines.sort()
     named = {d.ptx for d in report.differences}  # a label reported already (first-label-at-zero)
     text = module.text
     pos, line_no = 0, 1
     for f in sorted(module.functions, key=lambda f: f.body_start):
-        with_code = lines.get(f.name)
-        if not with_code or f.body_start < pos:
+        found_lines = starts.get(f.name)
+        if not found_lines or f.body_start < pos:
             continue
+        with_code: list[int] | None = None
         line_no += text.count("\n", pos, f.body_start)
         pos = f.body_start
         body_line = line_no  # the line of the body's "{": code above it is the prologue's
@@ -188,11 +170,13 @@ def compare_label_places(
             got = placed.get(label)
             if got is None or got.name != f.name or label in named:
                 continue
+            if with_code is None:
+                with_code = sorted(found_lines)
             i = bisect.bisect_left(with_code, line) - 1
             if i < 0 or with_code[i] <= body_line:
                 continue
             above = with_code[i]
-            code = starts[(f.name, above)]
+            code = found_lines[above]
             if got.addend < code:
                 report.differences.append(
                     Difference(

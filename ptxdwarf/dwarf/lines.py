@@ -28,6 +28,7 @@ __all__ = [
     "LineTable",
     "SourceLine",
     "line_files",
+    "line_starts",
     "read_line_programs",
 ]
 
@@ -207,14 +208,18 @@ def _cstr(data: bytes, pos: int, end: int) -> tuple[bytes, int]:
 
 def _read_program(data: bytes, offset: int, symbols: dict[int, str]) -> LineProgram:
     try:
-        return _program(data, offset, symbols)
+        program, start, end, lengths = _header(data, offset)
+        program.rows = _rows(data, start, end, program, lengths, symbols)
+        return program
     except (IndexError, ValueError) as exc:
         raise DwarfError(
             f"line-number program cut short ({exc})", section=".debug_line", offset=offset
         ) from None
 
 
-def _program(data: bytes, offset: int, symbols: dict[int, str]) -> LineProgram:
+def _header(data: bytes, offset: int) -> tuple[LineProgram, int, int, list[int]]:
+    """The program at ``offset`` without its rows, where its opcodes start and end, and the
+    operand counts of its standard opcodes."""
     length = int.from_bytes(data[offset : offset + 4], "little")
     version = int.from_bytes(data[offset + 4 : offset + 6], "little")
     unit_end = offset + 4 + length
@@ -252,8 +257,7 @@ def _program(data: bytes, offset: int, symbols: dict[int, str]) -> LineProgram:
     pos += 1
     if pos == program_start - 4:
         p.str_offset = int.from_bytes(data[pos:program_start], "little")
-    p.rows = _rows(data, program_start, unit_end, p, lengths, symbols)
-    return p
+    return p, program_start, unit_end, lengths
 
 
 def _rows(
@@ -323,3 +327,120 @@ def _rows(
             for _ in range(lengths[op - 1] if op - 1 < len(lengths) else 0):
                 _, pos = read_uleb(data, pos)
     return rows
+
+
+def line_starts(image: SectionImage) -> dict[str, dict[int, int]]:
+    """Per function (the symbol a sequence's ``DW_LNE_set_address`` is relocated against), per
+    line, the lowest address of a row of that line with an instruction of its own: the row
+    after it is at another address or ends the sequence. What :func:`read_line_programs`'
+    rows say, read without making them (``.nv_debug_line_sass`` of a large module has
+    hundreds of thousands); DwarfError naming the offset where a program cannot be read."""
+    data = image.data
+    symbols = {r.offset: r.symbol.name for r in image.relocs}
+    starts: dict[str, dict[int, int]] = {}
+    pos = 0
+    while pos < len(data):
+        if not any(data[pos:]):
+            break
+        try:
+            program, start, end, lengths = _header(data, pos)
+            _scan_starts(data, start, end, program, lengths, symbols, starts)
+        except (IndexError, ValueError) as exc:
+            raise DwarfError(
+                f"line-number program cut short ({exc})", section=".debug_line", offset=pos
+            ) from None
+        pos += program.length
+    return {name: lines for name, lines in starts.items() if lines}
+
+
+def _scan_starts(
+    data: bytes,
+    pos: int,
+    end: int,
+    p: LineProgram,
+    lengths: list[int],
+    symbols: dict[int, str],
+    starts: dict[str, dict[int, int]],
+) -> None:
+    opcode_base, line_range, step = p.opcode_base, p.line_range, p.minimum_instruction_length
+    special_address = [0] * 256
+    special_line = [0] * 256
+    if line_range:
+        for op in range(opcode_base, 256):
+            special_address[op] = step * ((op - opcode_base) // line_range)
+            special_line[op] = p.line_base + (op - opcode_base) % line_range
+    address, line = 0, 1
+    rows: dict[int, int] | None = None  # the lines of the sequence's function
+    # the last row: kept (in the lines of its function, kept_in) when the next is elsewhere
+    kept_in: dict[int, int] | None = None
+    pending = pending_line = 0
+    while pos < end:
+        op = data[pos]
+        pos += 1
+        if op >= opcode_base:
+            if not line_range:
+                raise DwarfError("a special opcode with line_range 0", section=".debug_line", offset=pos - 1)
+            address += special_address[op]
+            line += special_line[op]
+        elif op == 3:  # DW_LNS_advance_line
+            byte = data[pos]
+            if byte < 0x80:
+                line += byte - 0x80 if byte & 0x40 else byte
+                pos += 1
+            else:
+                n, pos = read_sleb(data, pos)
+                line += n
+            continue
+        elif op == 2:  # DW_LNS_advance_pc
+            byte = data[pos]
+            if byte < 0x80:
+                address += step * byte
+                pos += 1
+            else:
+                n, pos = read_uleb(data, pos)
+                address += step * n
+            continue
+        elif op == 0:
+            n, pos = read_uleb(data, pos)
+            if n == 0 or pos + n > end:
+                raise DwarfError("an extended opcode runs past the unit", section=".debug_line", offset=pos)
+            sub, operands, pos = data[pos], pos + 1, pos + n
+            if sub == 1:  # DW_LNE_end_sequence: the last row has its instruction
+                if kept_in is not None:
+                    seen = kept_in.get(pending_line)
+                    if seen is None or pending < seen:
+                        kept_in[pending_line] = pending
+                address, line, rows, kept_in = 0, 1, None, None
+            elif sub == 2:  # DW_LNE_set_address
+                address = int.from_bytes(data[operands:pos], "little")
+                symbol = symbols.get(operands)
+                rows = None if symbol is None else starts.setdefault(symbol, {})
+            continue
+        elif op == 8:  # DW_LNS_const_add_pc
+            if not line_range:
+                raise DwarfError(
+                    "DW_LNS_const_add_pc with line_range 0", section=".debug_line", offset=pos - 1
+                )
+            address += step * ((255 - opcode_base) // line_range)
+            continue
+        elif op == 9:  # DW_LNS_fixed_advance_pc
+            address += int.from_bytes(data[pos : pos + 2], "little")
+            pos += 2
+            continue
+        elif op == 4 or op == 5:  # DW_LNS_set_file, DW_LNS_set_column
+            _, pos = read_uleb(data, pos)
+            continue
+        elif op != 1:  # not DW_LNS_copy: no row
+            if op not in (6, 7):  # skip the operands the header gives the opcode
+                for _ in range(lengths[op - 1] if op - 1 < len(lengths) else 0):
+                    _, pos = read_uleb(data, pos)
+            continue
+        if kept_in is not None and pending != address:
+            seen = kept_in.get(pending_line)
+            if seen is None or pending < seen:
+                kept_in[pending_line] = pending
+        kept_in, pending, pending_line = rows, address, line
+    if kept_in is not None:
+        seen = kept_in.get(pending_line)
+        if seen is None or pending < seen:
+            kept_in[pending_line] = pending
