@@ -527,17 +527,19 @@ QUIRKS: tuple[Quirk, ...] = (
         "the block it starts "
         "(up to the next label, or the instruction after a conditional branch) leads to a label not named "
         "before it whose first instruction has a line: references to it read 0 (an undefined symbol, or no "
-        "relocation).",
+        "relocation), and the label after it is relocated to its place.",
         (
             "label-at-line-zero.fixture",
             "label-at-line-zero.leads-to-a-line",
             "label-at-line-zero.leads-to-line-zero",
             "label-at-line-zero.named-before",
             "label-at-line-zero.doubled",
+            "label-at-line-zero.next-moves",
+            "label-at-line-zero.next-padded",
         ),
         ("ptxdwarf.ptx.placement.labels_dropped",),
-        "attach never writes line 0; lint predicts the labels ptxas drops (labels_dropped); check names every "
-        "dropped label",
+        "attach never writes line 0; lint predicts the labels ptxas drops (labels_dropped) and names the label "
+        "after each; check names every dropped label and every label moved before its code (.nv_debug_line_sass)",
         "label-at-line-zero",
         repairs=("ptxdwarf.repair.text.double_dropped_labels",),
     ),

@@ -897,3 +897,55 @@ _line_zero_case(
     11,
     after="$L__y:\n",
 )
+
+
+def _moved_next_case(id: str, expected: str, pad: str, moved: bool) -> None:
+    """``_Z1kPi`` drops ``$L__x`` (its code at line 0; nothing refers to it) and ``_Z1jPi``, a
+    copy with line 9 instead, keeps it: ``$L__next`` of the first is relocated to where
+    ``$L__x`` is in the second when ``moved``, else to where ``$L__next`` is there."""
+
+    def make() -> tuple[str, dict[str, int]]:
+        dropping = _LINE_ZERO_CODE.replace("BRANCH", "").replace("NEXT", "11")
+        dropping = dropping.replace("$L__next:\n", pad + "$L__next:\n")
+        keeping = (
+            _LINE_ZERO_CODE.replace("BRANCH", "").replace("NEXT", "11").replace(".loc 1 0 5", ".loc 1 9 5")
+        )
+        keeping = keeping.replace("_Z1kPi", "_Z1jPi").replace("$L__", "$L__j_")
+        text, marks = info(
+            die(h.VAR_DATA8, "next:.b64 $L__next"),
+            die(h.VAR_DATA8, "x:.b64 $L__j_x"),
+            die(h.VAR_DATA8, "j_next:.b64 $L__j_next"),
+        )
+        return module(ABBREV, text, code=dropping + "\n" + keeping), marks
+
+    marks = make()[1]
+
+    def check(run: Run) -> tuple[bool, str]:
+        if run.cubin is None:
+            return False, run.summary()
+        got = {m: run.cubin.reloc_at(".debug_info", offset) for m, offset in marks.items()}
+        seen = ", ".join(
+            f"{m}: {r.symbol}+{r.addend}" if r else f"{m}: no relocation" for m, r in sorted(got.items())
+        )
+        nxt, x, j_next = got["next"], got["x"], got["j_next"]
+        if nxt is None or x is None or j_next is None or x.addend == j_next.addend:
+            return False, seen
+        return nxt.addend == (x.addend if moved else j_next.addend), seen
+
+    case(id, "label-at-line-zero", expected, lambda: make()[0], check)
+
+
+_moved_next_case(
+    "label-at-line-zero.next-moves",
+    "the label after a dropped one ($L__x, which nothing refers to) -> relocated to where $L__x would be "
+    "(next = x of a copy that keeps $L__x), before the code between them",
+    "",
+    True,
+)
+_moved_next_case(
+    "label-at-line-zero.next-padded",
+    "the same with a label inserted right before the next one (fix's $L__ptxdwarf_pad) -> the next label "
+    "keeps its place (next = j_next of the copy)",
+    "$L__pad:\n",
+    False,
+)
