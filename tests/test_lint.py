@@ -1046,6 +1046,29 @@ def test_reloc_width_of_a_depot_address_operand() -> None:
     assert names(f, v) and "DW_OP_addr takes 8 bytes" in f.message
 
 
+@pytest.mark.parametrize(
+    ("name", "extra", "reported"),
+    [
+        ("_Z4testPi_param_0", "", False),
+        ("sh0", ".shared .align 4 .u32 sh0;\n", False),
+        ("g0", ".global .align 4 .u32 g0;\n", True),
+    ],
+)
+def test_reloc_width_of_an_address_operand_ptxas_writes(name: str, extra: str, reported: bool) -> None:
+    """'.b32 X' + '.b32 0' as DW_OP_addr's operand: of a kernel parameter or a .shared variable
+    ptxas writes the offset and the operand reads right (cases reloc-width.param-b32 and
+    .shared-b32, every release); of a .global variable it is relocated R_CUDA_32, the low
+    32 bits of the address (reloc-width.global-b32)."""
+    cu = base_tree()
+    p = find(cu, "test", "p")
+    p.set("location", [b"\x03", Sym(name, 4), b"\x00\x00\x00\x00"])
+    m = assemble(cu, header=HEADER.replace(".address_size 64\n", ".address_size 64\n" + extra, 1))
+    found = [f for f in run(m) if f.rule == "reloc-width"]
+    assert bool(found) == reported, found
+    if reported:
+        assert names(found[0], p) and "DW_OP_addr takes 8 bytes" in found[0].message
+
+
 def test_reloc_in_a_non_relocatable_field() -> None:
     cu = base_tree()
     a = find(cu, "add", "a")

@@ -232,8 +232,17 @@ QUIRKS: tuple[Quirk, ...] = (
         "Dereference Out of Bounds'; the harness's module does not reproduce it (accepted). Written as the low "
         "half of the field with a 0 high half, ptxas relocates it right (lint does not report that shape). As the "
         "operand of DW_OP_addr __local_depot, a .b32 value is fatal to the expression: ptxas rewrites 5 of its 9 "
-        "bytes into DW_OP_fbreg and nops and leaves 4 zero bytes, which no reader decodes.",
-        ("reloc-width.addr-b32", "reloc-width.low-half", "reloc-width.depot-b32"),
+        "bytes into DW_OP_fbreg and nops and leaves 4 zero bytes, which no reader decodes. Of a kernel parameter "
+        "or a .shared variable, '.b32 X' + '.b32 0' reads right (ptxas writes the offset, as for .b64); of a "
+        ".global or .const variable it is relocated R_CUDA_32/G32, the low 32 bits of the address.",
+        (
+            "reloc-width.addr-b32",
+            "reloc-width.low-half",
+            "reloc-width.depot-b32",
+            "reloc-width.param-b32",
+            "reloc-width.shared-b32",
+            "reloc-width.global-b32",
+        ),
         ("ptxdwarf.dwarf.forms.fixed_formats",),
         "DW_FORM_addr values are as wide as the unit's address size",
         "reloc-width",

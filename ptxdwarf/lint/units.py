@@ -13,6 +13,7 @@ from ..dwarf.forms import RELOCATABLE_FORMS, fixed_formats
 from ..dwarf.image import SectionImage, Symbol
 from ..dwarf.model import DIE, REFERENCE_FORMS, Attribute, DebugInfo, NameSet, Unit
 from ..errors import PtxDwarfError
+from ..ptx.symbols import KERNEL_PARAM, VARIABLE
 from .context import LINKAGE, LintContext
 from .rules import WARNING
 
@@ -260,6 +261,10 @@ def check_info_relocs(ctx: LintContext, info: DebugInfo, filled: set[tuple[int, 
             assert owner is not None and attr is not None
             want = _addr_operand_size(info, owner, attr, start, reloc.offset)
             if want is not None and want != reloc.size:
+                if _written_as_offset(ctx, reloc.symbol.name) and _low_half(
+                    image, reloc.offset, reloc.size, reloc.offset, want
+                ):
+                    continue  # ptxas writes the offset over the whole operand (measured, quirk reloc-width)
                 problem = f"a .b{reloc.size * 8} value where DW_OP_addr takes {want} bytes"
             elif reloc.offset + reloc.size > start + size:
                 problem = "runs past the end of its block"
@@ -282,6 +287,17 @@ def check_info_relocs(ctx: LintContext, info: DebugInfo, filled: set[tuple[int, 
             section=".debug_info",
             offset=reloc.offset,
         )
+
+
+def _written_as_offset(ctx: LintContext, name: str) -> bool:
+    """Whether ptxas writes ``name`` in a debug section as an offset, with no relocation: a
+    kernel parameter (its constant-bank offset) or a module ``.shared`` variable (its offset in
+    the shared window). As a ``.b32`` DW_OP_addr operand with a plain 0 after it, the operand
+    reads right (cases reloc-width.param-b32, reloc-width.shared-b32)."""
+    found = ctx.symbols.lookup(name)
+    if found.kind == KERNEL_PARAM:
+        return True
+    return found.kind == VARIABLE and found.variable is not None and found.variable.space == "shared"
 
 
 def _low_half(image: SectionImage, offset: int, width: int, start: int, size: int) -> bool:

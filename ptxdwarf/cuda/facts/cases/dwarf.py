@@ -143,6 +143,59 @@ case(
     ),
     _depot_b32,
 )
+
+
+def _addr_b32(operand: str, want: bytes, reloc: tuple[int, str] | None) -> Callable[[Run], tuple[bool, str]]:
+    """The DW_OP_addr operand at .debug_info+0x26 reads ``want`` in place, relocated as
+    ``reloc`` (type, symbol) or not at all."""
+
+    def check(run: Run) -> tuple[bool, str]:
+        if run.cubin is None:
+            return False, run.summary()
+        block = (run.cubin.get(".debug_info") or b"")[0x25 : 0x25 + 11]
+        r = run.cubin.reloc_at(".debug_info", 0x26)
+        seen = f"block {show(block)}, " + (f"reloc type {r.type} {r.symbol}" if r else "no relocation")
+        got = None if r is None else (r.type, r.symbol)
+        return block[1:9] == want and got == reloc, seen
+
+    return check
+
+
+def _addr_b32_module(operand: str, code: str = h.CODE) -> str:
+    """A variable at DW_OP_addr ``operand`` written '.b32 operand' + '.b32 0'."""
+    var = die(h.VAR_BLOCK, b8(11, 0x03), f".b32 {operand}", ".b32 0", b8(0x23, 0))
+    return module(ABBREV, info(subprogram(var))[0], code=code)
+
+
+_TWO_SHARED = h.CODE.replace(
+    ".shared .align 4 .u32 sh1;", ".shared .align 4 .u32 sh0;\n.shared .align 4 .u32 sh1;"
+).replace("\tst.shared.u32 [sh1], %r1;", "\tst.shared.u32 [sh0], %r2;\n\tst.shared.u32 [sh1], %r1;")
+
+case(
+    "reloc-width.param-b32",
+    "reloc-width",
+    "DW_OP_addr whose operand is written '.b32 _Z4testPi_param_0' + '.b32 0' -> the 8 bytes read the "
+    "parameter's constant-bank offset (0x160 on sm_75), no relocation: as for .b64",
+    lambda: _addr_b32_module("_Z4testPi_param_0"),
+    _addr_b32("_Z4testPi_param_0", (0x160).to_bytes(8, "little"), None),
+)
+case(
+    "reloc-width.shared-b32",
+    "reloc-width",
+    "the same for a .shared variable (sh0, at 4 in the shared window) -> the 8 bytes read 4, no relocation: "
+    "as for .b64",
+    lambda: _addr_b32_module("sh0", _TWO_SHARED),
+    _addr_b32("sh0", (4).to_bytes(8, "little"), None),
+)
+case(
+    "reloc-width.global-b32",
+    "reloc-width",
+    "the same for a .global variable (g1) -> R_CUDA_32 on the low 4 bytes, the high 4 stay 0: the field "
+    "holds the low 32 bits of g1's address (.b64: R_CUDA_64)",
+    lambda: _addr_b32_module("g1"),
+    _addr_b32("g1", bytes(8), (1, "g1")),
+)
+
 case(
     "header.cu-address-size-4",
     "header.cu-address-size-4",
