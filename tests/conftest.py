@@ -88,6 +88,24 @@ def _missing(tool: str) -> None:
     pytest.fail(message)
 
 
+def nvdisasm() -> str:
+    """nvdisasm: on PATH or from the nvidia-cuda-nvdisasm wheel."""
+    found = shutil.which("nvdisasm")
+    if found:
+        return found
+    try:
+        import nvidia.cu13  # type: ignore[import-not-found]
+    except ImportError:
+        _missing("nvdisasm (pip install nvidia-cuda-nvdisasm)")
+        raise
+    for base in nvidia.cu13.__path__:
+        candidate = Path(base) / "bin" / "nvdisasm"
+        if candidate.exists():
+            return str(candidate)
+    _missing("nvdisasm (pip install nvidia-cuda-nvdisasm)")
+    raise AssertionError
+
+
 @pytest.fixture(scope="session")
 def ptxas() -> Ptxas:
     """The ptxas ptxdwarf finds (PATH, CUDA_HOME, or the nvidia-cuda-nvcc wheel)."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, run_dwarfdump
+from conftest import FIXTURES, nvdisasm, run_dwarfdump
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -466,9 +467,9 @@ def _starts_of_rows(image: SectionImage) -> dict[str, dict[int, int]]:
         "cubins/loops.debugopt.sm_75.cubin",
     ],
 )
-def test_line_starts_equal_the_rows(source: str) -> None:
+def test_line_starts_equal_the_rows(source: str, tmp_path: Path) -> None:
     """On ptxas's .nv_debug_line_sass, line by line, the first address of each line's code
-    is the one the rows give."""
+    is the one the rows give and the one nvdisasm -gp shows."""
     from ptxdwarf.cuda.cubin import cubin_images
     from ptxdwarf.cuda.ptxas import find_ptxas
 
@@ -486,6 +487,34 @@ def test_line_starts_equal_the_rows(source: str) -> None:
     got = line_starts(image)
     assert got == _starts_of_rows(image)
     assert sum(map(len, got.values())) > 20
+    cubin = tmp_path / "module.cubin"
+    cubin.write_bytes(data)
+    assert got == _nvdisasm_starts(cubin)
+
+
+_PTX_LINE = re.compile(r'^\s*//## File "\.nv_debug_ptx_txt(?:\.\d+)?", line (\d+)')
+_TEXT_SECTION = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+),")
+_AT = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/")
+
+
+def _nvdisasm_starts(cubin: Path) -> dict[str, dict[int, int]]:
+    """Per function, per PTX line, the first address nvdisasm -gp annotates with that line (it
+    reads .nv_debug_line_sass itself)."""
+    out = subprocess.run(
+        [nvdisasm(), "-gp", "-c", str(cubin)], capture_output=True, text=True, check=True
+    ).stdout
+    starts: dict[str, dict[int, int]] = {}
+    lines: dict[int, int] | None = None
+    line: int | None = None
+    for text in out.splitlines():
+        if m := _TEXT_SECTION.match(text):
+            lines, line = starts.setdefault(m.group(1), {}), None
+        elif m := _PTX_LINE.match(text):
+            line = int(m.group(1))
+        elif (m := _AT.match(text)) and lines is not None and line is not None:
+            lines[line] = min(lines.get(line, int(m.group(1), 16)), int(m.group(1), 16))
+            line = None
+    return {name: found for name, found in starts.items() if found}
 
 
 _OPS = st.one_of(

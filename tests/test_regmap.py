@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 import struct
 import subprocess
 from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, _missing, fixture_id
+from conftest import FIXTURES, fixture_id, nvdisasm
 from elftools.elf.elffile import ELFFile
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,23 +24,6 @@ from ptxdwarf.testing import CompiledCubin, compile_ptx
 # --- nvdisasm ---------------------------------------------------------------------------
 
 
-def _nvdisasm() -> str:
-    found = shutil.which("nvdisasm")
-    if found:
-        return found
-    try:
-        import nvidia.cu13  # type: ignore[import-not-found]
-    except ImportError:
-        _missing("nvdisasm (pip install nvidia-cuda-nvdisasm)")
-        raise
-    for base in nvidia.cu13.__path__:
-        candidate = Path(base) / "bin" / "nvdisasm"
-        if candidate.exists():
-            return str(candidate)
-    _missing("nvdisasm (pip install nvidia-cuda-nvdisasm)")
-    raise AssertionError
-
-
 _INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 
 
@@ -49,7 +31,7 @@ def disassemble(cubin: bytes, tmp: Path) -> dict[str, list[tuple[int, str]]]:
     """nvdisasm's instructions of each function: (offset, text)."""
     path = tmp / "module.cubin"
     path.write_bytes(cubin)
-    out = subprocess.run([_nvdisasm(), "-c", str(path)], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([nvdisasm(), "-c", str(path)], capture_output=True, text=True, check=True).stdout
     functions: dict[str, list[tuple[int, str]]] = {}
     current: list[tuple[int, str]] | None = None
     for line in out.splitlines():
