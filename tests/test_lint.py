@@ -1043,7 +1043,7 @@ def test_reloc_width_of_a_depot_address_operand() -> None:
     v.set("location", [b"\x03", Sym("__local_depot1", 4), b"\x00\x00\x00\x00\x23\x00"])
     m = assemble(cu)
     (f,) = only(run(m), "reloc-width")
-    assert names(f, v) and "DW_OP_addr takes 8 bytes" in f.message
+    assert names(f, v) and "DW_OP_addr takes 8 bytes" in f.message and "4 zero bytes" in f.message
 
 
 @pytest.mark.parametrize(
@@ -1067,6 +1067,7 @@ def test_reloc_width_of_an_address_operand_ptxas_writes(name: str, extra: str, r
     assert bool(found) == reported, found
     if reported:
         assert names(found[0], p) and "DW_OP_addr takes 8 bytes" in found[0].message
+        assert "the low 32 bits of the address" in found[0].message
 
 
 def test_reloc_in_a_non_relocatable_field() -> None:

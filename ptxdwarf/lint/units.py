@@ -13,7 +13,7 @@ from ..dwarf.forms import RELOCATABLE_FORMS, fixed_formats
 from ..dwarf.image import SectionImage, Symbol
 from ..dwarf.model import DIE, REFERENCE_FORMS, Attribute, DebugInfo, NameSet, Unit
 from ..errors import PtxDwarfError
-from ..ptx.symbols import KERNEL_PARAM, VARIABLE
+from ..ptx.symbols import DEPOT, KERNEL_PARAM, VARIABLE
 from .context import LINKAGE, LintContext
 from .rules import WARNING
 
@@ -257,15 +257,26 @@ def check_info_relocs(ctx: LintContext, info: DebugInfo, filled: set[tuple[int, 
             continue  # between records (padding, tail): structure/unit-length report those
         start, size, kind, owner, form, attr = found
         problem = None
+        effect = "ptxas relocates the value where it stands, and the field does not read as the symbol"
         if kind == "block":
             assert owner is not None and attr is not None
             want = _addr_operand_size(info, owner, attr, start, reloc.offset)
             if want is not None and want != reloc.size:
-                if _written_as_offset(ctx, reloc.symbol.name) and _low_half(
-                    image, reloc.offset, reloc.size, reloc.offset, want
-                ):
+                low_half = _low_half(image, reloc.offset, reloc.size, reloc.offset, want)
+                found_kind = ctx.symbols.lookup(reloc.symbol.name).kind
+                if low_half and _written_as_offset(ctx, reloc.symbol.name):
                     continue  # ptxas writes the offset over the whole operand (measured, quirk reloc-width)
                 problem = f"a .b{reloc.size * 8} value where DW_OP_addr takes {want} bytes"
+                if found_kind == DEPOT:
+                    effect = (
+                        "ptxas rewrites 5 of the operation's 9 bytes (DW_OP_fbreg and nops) and leaves "
+                        "4 zero bytes that no reader decodes"
+                    )
+                elif low_half and found_kind == VARIABLE:
+                    effect = (
+                        "ptxas relocates only those 4 bytes (a 32-bit relocation): the operand holds the low "
+                        "32 bits of the address"
+                    )
             elif reloc.offset + reloc.size > start + size:
                 problem = "runs past the end of its block"
         elif kind == "fixed":
@@ -280,8 +291,7 @@ def check_info_relocs(ctx: LintContext, info: DebugInfo, filled: set[tuple[int, 
             continue
         ctx.add(
             "reloc-width",
-            f"symbolic value {reloc.symbol} in .debug_info: {problem}; ptxas relocates the value where it "
-            "stands, and the field does not read as the symbol",
+            f"symbolic value {reloc.symbol} in .debug_info: {problem}; {effect}",
             where=image.source(reloc.offset),
             die=owner,
             section=".debug_info",
