@@ -264,6 +264,15 @@ def _offset(value: object, function: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def _bound(value: object, other: object, function: str) -> int | None:
+    """One bound of a range as an offset in ``function``; None when unknown: a number beside a
+    relocated other bound is what ptxas writes, without a relocation, for a label it dropped
+    (quirk label-at-line-zero; a linked cubin has numbers for both)."""
+    if isinstance(other, Symbol) and not isinstance(value, Symbol):
+        return None
+    return _offset(value, function)
+
+
 def _pc(die: DIE, name: int) -> object:
     attr = die.attr(name)
     if attr is None:
@@ -311,11 +320,14 @@ def _function_name(sub: DIE) -> str | None:
 
 
 def _range(die: DIE, function: str) -> tuple[int | None, int | None]:
-    low = _offset(_pc(die, AT.low_pc), function)
     high_attr = die.attr(AT.high_pc)
-    if low is None or high_attr is None:
+    if high_attr is None:
         return None, None
-    high = _offset(_pc(die, AT.high_pc), function)
+    low_pc, high_pc = _pc(die, AT.low_pc), _pc(die, AT.high_pc)
+    low = _bound(low_pc, high_pc, function)
+    if low is None:
+        return None, None
+    high = _bound(high_pc, low_pc, function)
     if high_attr.symbol is None and isinstance(high_attr.value, int) and high_attr.form != FORM.addr:
         # DWARF 4's constant class: the length of the range.
         high = low + high_attr.value
@@ -340,7 +352,7 @@ def _ranges(
             continue
         in_function = _function_of_entry(join, begin, function)
         for register in join.registers(expr):
-            yield register, _offset(begin, in_function), _offset(end, in_function), in_function
+            yield register, _bound(begin, end, in_function), _bound(end, begin, in_function), in_function
 
 
 def _function_of_entry(join: _Join, begin: object, function: str) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import ptxdwarf
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.ptx import PtxModule, needs_compile_only, parse_ptx, symbol_table
 from ptxdwarf.ptx.symbols import (
     CODE_LABEL,
@@ -165,6 +166,19 @@ def test_commented_declaration_needs_no_compile_only() -> None:
     text = HEAD + "/*\n.extern .func ghost(.param .b32 a);\n*/\n// .extern .func g2();\n" + BODY
     assert not needs_compile_only(parse_ptx(text))
     assert needs_compile_only(parse_ptx(HEAD + ".extern .func ghost(.param .b32 a);\n" + BODY))
+
+
+def test_a_forward_declaration_needs_no_compile_only(ptxas: Ptxas) -> None:
+    """A function declared before the code that calls it and defined further on (nvcc -G and
+    numba write such declarations) links without -c: ptxas compiles the module whole."""
+    forward = ".func f()\n;\n"
+    text = HEAD + forward + BODY.replace("\tret;\n}\n.func", "\tcall f, ();\n\tret;\n}\n.func", 1)
+    module = parse_ptx(text)
+    assert module.prototypes == ["f"]
+    assert not needs_compile_only(module) and not likely_needs_compile_only(text)
+    assert ptxas.compile(text, arch="sm_75", relocatable=False).cubin
+    extern = HEAD + ".extern .func g();\n" + BODY
+    assert needs_compile_only(parse_ptx(extern)) and likely_needs_compile_only(extern)
 
 
 def test_the_guess_from_the_text_agrees_with_the_module_on_every_fixture() -> None:

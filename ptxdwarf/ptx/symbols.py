@@ -279,15 +279,29 @@ def symbol_table(module: PtxModule) -> SymbolTable:
 
 def needs_compile_only(module: PtxModule) -> bool:
     """Whether ptxas must compile ``module`` with ``-c`` (relocatable): it declares a
-    function without defining it, which only links in a relocatable compile."""
-    return bool(module.prototypes)
+    function it does not define, which only links in a relocatable compile (a forward
+    declaration of a function defined further on does not need it)."""
+    if not module.prototypes:
+        return False
+    defined = {f.name for f in module.functions}
+    return any(name not in defined for name in module.prototypes)
 
 
-# A ``.func``/``.entry`` header that ends in ``;`` before any ``{``.
-_BODILESS = re.compile(r"^[ \t]*(?:\.(?:extern|visible|weak)\s+)*\.(?:func|entry)\b[^{;]*;", re.MULTILINE)
+# A ``.func``/``.entry`` header up to its name, and what ends it: ``;`` (a declaration) or ``{``.
+_HEADER = re.compile(r"\.(?:func|entry)\b\s*(?:\([^)]*\)\s*)?(" + r"[\w$%.]+" + r")[^{;]*([{;])")
 
 
 def likely_needs_compile_only(text: str) -> bool:
     """:func:`needs_compile_only` guessed from the text alone, before its code is read (for
     starting ptxas early); the module's answer decides when the two differ."""
-    return _BODILESS.search(text) is not None
+    declared: set[str] = set()
+    defined: set[str] = set()
+    match = _HEADER.match
+    for word in (".func", ".entry"):
+        pos = text.find(word)
+        while pos >= 0:
+            m = match(text, pos)
+            if m is not None:
+                (defined if m.group(2) == "{" else declared).add(m.group(1))
+            pos = text.find(word, pos + 1)
+    return bool(declared - defined)
