@@ -29,7 +29,7 @@ from .dwarf.constants import (
 )
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol
-from .dwarf.lines import LineProgram
+from .dwarf.lines import LineProgram, LineRow
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .dwarf.typenames import type_name
@@ -287,6 +287,8 @@ def _line_program_json(info: DebugInfo, p: LineProgram) -> dict[str, Any]:
             "line": row.line,
             "column": row.column,
             "is_stmt": row.is_stmt,
+            "prologue_end": row.prologue_end,
+            "epilogue_begin": row.epilogue_begin,
             "end_sequence": row.end_sequence,
         }
         if row.symbol is not None:
@@ -548,13 +550,13 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
                 f"mod_time: 0x{mtime:08x} length: 0x{length:08x}"
             )
         yield ""
-        yield "Address            Line   Column File   Flags               Function"
-        yield "------------------ ------ ------ ------ ------------------- --------"
+        flags_of = [_line_flags(row) for row in p.rows]
+        width = max([19, *map(len, flags_of)])
+        yield f"Address            Line   Column File   {'Flags':{width}} Function"
+        yield f"------------------ ------ ------ ------ {'-' * width} --------"
         sites = p.call_sites()
         for i, row in enumerate(p.rows):
-            flags = " ".join(
-                f for f, on in (("is_stmt", row.is_stmt), ("end_sequence", row.end_sequence)) if on
-            )
+            flags = flags_of[i]
             where = row.symbol or ""
             if row.context:
                 function = info.string_at(row.function_name) or "?"
@@ -565,8 +567,22 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
                     if call is not None
                     else f"{function} (context {row.context})"
                 )
-            yield f"0x{row.address:016x} {row.line:6} {row.column:6} {row.file:6} {flags:19} {where}".rstrip()
+            yield f"0x{row.address:016x} {row.line:6} {row.column:6} {row.file:6} {flags:{width}} {where}".rstrip()
         yield ""
+
+
+def _line_flags(row: LineRow) -> str:
+    """A row's flags as llvm-dwarfdump names them."""
+    return " ".join(
+        name
+        for name, on in (
+            ("is_stmt", row.is_stmt),
+            ("prologue_end", row.prologue_end),
+            ("epilogue_begin", row.epilogue_begin),
+            ("end_sequence", row.end_sequence),
+        )
+        if on
+    )
 
 
 def _set_length(ns: Any) -> int:

@@ -361,18 +361,25 @@ def test_check_reports_a_planted_lost_line(ptxas: Ptxas) -> None:
     assert f"p.ptx:{line}: ptxas compiled the code of this .loc" in diff.message.replace("<ptx>", "p.ptx")
 
 
-def _rows_against_llvm(cubin: Path, llvm_dwarfdump: str) -> list[tuple[int, int, int, int, bool]]:
-    """The .debug_line rows ptxdwarf reads from ``cubin``, asserted equal to llvm-dwarfdump's."""
+_FLAGS = ("is_stmt", "prologue_end", "epilogue_begin", "end_sequence")
+
+
+def _rows_against_llvm(cubin: Path, llvm_dwarfdump: str) -> list[tuple[int, int, int, int, tuple[bool, ...]]]:
+    """The .debug_line rows ptxdwarf reads from ``cubin``, asserted equal to llvm-dwarfdump's,
+    flags included."""
     info = ptxdwarf.read_file(cubin)
     ours = [
-        (r.address, r.line, r.column, r.file, r.end_sequence)
+        (r.address, r.line, r.column, r.file, (r.is_stmt, r.prologue_end, r.epilogue_begin, r.end_sequence))
         for p in info.lines or []
         if p.section == ".debug_line"
         for r in p.rows
     ]
     theirs = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
     rows = re.findall(r"^0x([0-9a-f]{16})\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s*(.*)$", theirs, re.M)
-    assert ours == [(int(a, 16), int(l), int(c), int(f), "end_sequence" in fl) for a, l, c, f, fl in rows]
+    assert ours == [
+        (int(a, 16), int(l), int(c), int(f), tuple(flag in fl.split() for flag in _FLAGS))
+        for a, l, c, f, fl in rows
+    ]
     return ours
 
 
@@ -574,3 +581,29 @@ def test_line_starts_equal_the_rows_of_any_program(ops: list[tuple[str, int]], c
             line_starts(image)
         return
     assert line_starts(image) == want
+
+
+def test_prologue_end_as_llvm_dwarfdump_reads_it(llvm_dwarfdump: str, tmp_path: Path) -> None:
+    """ptxas 13.5 writes version 3 line programs and marks where each function's prologue ends
+    (DW_LNS_set_prologue_end); dump reads the flag where llvm-dwarfdump does, in both tables."""
+    from ptxdwarf.ptxas import wheel_ptxas
+
+    wheel = wheel_ptxas()
+    assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
+    cubin = tmp_path / "rich.cubin"
+    ptx = FIXTURES / "nvcc" / "rich.sm_75.ptx"
+    subprocess.run([wheel[0], "-arch", "sm_75", "-g", str(ptx), "-o", str(cubin)], check=True)
+    rows = _rows_against_llvm(cubin, llvm_dwarfdump)
+    assert any(flags[1] for *_, flags in rows), "no row of ptxas 13.5's .debug_line ends a prologue"
+    info = ptxdwarf.read_file(cubin)
+    sass = [p for p in info.lines or [] if p.section == ".nv_debug_line_sass"]
+    assert sass and {p.version for p in sass} == {3}
+    assert any(r.prologue_end for p in sass for r in p.rows)
+    text = "\n".join(_dump_text_lines(cubin))
+    assert re.search(r"^0x[0-9a-f]{16} +\d+ +\d+ +\d+ is_stmt prologue_end +_Z", text, re.M)
+
+
+def _dump_text_lines(cubin: Path) -> list[str]:
+    from ptxdwarf.dump import iter_line_text
+
+    return list(iter_line_text(ptxdwarf.read_file(cubin)))

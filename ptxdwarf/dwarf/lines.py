@@ -1,6 +1,7 @@
 """``.debug_line``: line-number programs (versions 2 to 4) read into their rows.
 
-ptxas writes a version 2 program per module from ``.file``/``.loc`` and extends it the
+ptxas writes a version 2 program per module from ``.file``/``.loc`` (version 3 from ptxas
+13.5 on, with ``DW_LNS_set_prologue_end``) and extends it the
 way elfutils' libdw reads it: the header may end with 4 more bytes, an offset into
 ``.debug_str`` for the function names of inlined code (llvm-dwarfdump warns of "unknown
 data in line table prologue" there), and two extended opcodes carry the inline context,
@@ -43,7 +44,8 @@ class LineRow(NamedTuple):
     sequence's ``DW_LNE_set_address`` was relocated against (the function), if anything.
     ``context`` is the 1-based row of the call this row's code was inlined at (0: not
     inlined) and ``function_name`` the ``.debug_str`` offset of the inlined function's name
-    (None: none given), both from NVIDIA's extended opcodes.
+    (None: none given), both from NVIDIA's extended opcodes. ``prologue_end`` and
+    ``epilogue_begin`` are DWARF 3's flags (ptxas 13.5 writes version 3 and sets the first).
     """
 
     address: int
@@ -55,6 +57,8 @@ class LineRow(NamedTuple):
     symbol: str | None = None
     context: int = 0
     function_name: int | None = None
+    prologue_end: bool = False
+    epilogue_begin: bool = False
 
 
 @dataclass
@@ -270,6 +274,7 @@ def _rows(
         return 0, 1, 1, 0, p.default_is_stmt, None, 0, None
 
     address, file, line, column, is_stmt, symbol, context, name = reset()
+    prologue_end = epilogue_begin = False  # each holds for the next row only
     opcode_base, line_base, line_range = p.opcode_base, p.line_base, p.line_range
     step = p.minimum_instruction_length
     while pos < end:
@@ -281,15 +286,45 @@ def _rows(
             adjusted = op - opcode_base
             address += step * (adjusted // line_range)
             line += line_base + adjusted % line_range
-            rows.append(LineRow(address, file, line, column, is_stmt, False, symbol, context, name))
+            rows.append(
+                LineRow(
+                    address,
+                    file,
+                    line,
+                    column,
+                    is_stmt,
+                    False,
+                    symbol,
+                    context,
+                    name,
+                    prologue_end,
+                    epilogue_begin,
+                )
+            )
+            prologue_end = epilogue_begin = False
         elif op == 0:
             n, pos = read_uleb(data, pos)
             if n == 0 or pos + n > end:
                 raise DwarfError("an extended opcode runs past the unit", section=".debug_line", offset=pos)
             sub, operands, pos = data[pos], pos + 1, pos + n
             if sub == 1:  # DW_LNE_end_sequence
-                rows.append(LineRow(address, file, line, column, is_stmt, True, symbol, context, name))
+                rows.append(
+                    LineRow(
+                        address,
+                        file,
+                        line,
+                        column,
+                        is_stmt,
+                        True,
+                        symbol,
+                        context,
+                        name,
+                        prologue_end,
+                        epilogue_begin,
+                    )
+                )
                 address, file, line, column, is_stmt, symbol, context, name = reset()
+                prologue_end = epilogue_begin = False
             elif sub == 2:  # DW_LNE_set_address
                 address = int.from_bytes(data[operands:pos], "little")
                 symbol = symbols.get(operands)
@@ -301,7 +336,22 @@ def _rows(
                 value, _ = read_uleb(data, operands)
                 name = value + base
         elif op == 1:  # DW_LNS_copy
-            rows.append(LineRow(address, file, line, column, is_stmt, False, symbol, context, name))
+            rows.append(
+                LineRow(
+                    address,
+                    file,
+                    line,
+                    column,
+                    is_stmt,
+                    False,
+                    symbol,
+                    context,
+                    name,
+                    prologue_end,
+                    epilogue_begin,
+                )
+            )
+            prologue_end = epilogue_begin = False
         elif op == 2:  # DW_LNS_advance_pc
             n, pos = read_uleb(data, pos)
             address += step * n
@@ -323,6 +373,10 @@ def _rows(
         elif op == 9:  # DW_LNS_fixed_advance_pc
             address += int.from_bytes(data[pos : pos + 2], "little")
             pos += 2
+        elif op == 10 and lengths[9] == 0:  # DW_LNS_set_prologue_end (DWARF 3)
+            prologue_end = True
+        elif op == 11 and lengths[10] == 0:  # DW_LNS_set_epilogue_begin (DWARF 3)
+            epilogue_begin = True
         elif op != 7:  # not DW_LNS_set_basic_block: skip the operands the header gives it
             for _ in range(lengths[op - 1] if op - 1 < len(lengths) else 0):
                 _, pos = read_uleb(data, pos)
