@@ -323,7 +323,7 @@ def _range(die: DIE, function: str) -> tuple[int | None, int | None]:
     high_attr = die.attr(AT.high_pc)
     if high_attr is None:
         return None, None
-    low_pc, high_pc = _pc(die, AT.low_pc), _pc(die, AT.high_pc)
+    low_pc, high_pc = _pc(die, AT.low_pc), high_attr.symbol or high_attr.value
     low = _bound(low_pc, high_pc, function)
     if low is None:
         return None, None

@@ -275,6 +275,7 @@ def _rows(
 
     address, file, line, column, is_stmt, symbol, context, name = reset()
     prologue_end = epilogue_begin = False  # each holds for the next row only
+    ends: bool | None = None  # what the opcode read made: a row (True: one that ends the sequence)
     opcode_base, line_base, line_range = p.opcode_base, p.line_base, p.line_range
     step = p.minimum_instruction_length
     while pos < end:
@@ -286,45 +287,14 @@ def _rows(
             adjusted = op - opcode_base
             address += step * (adjusted // line_range)
             line += line_base + adjusted % line_range
-            rows.append(
-                LineRow(
-                    address,
-                    file,
-                    line,
-                    column,
-                    is_stmt,
-                    False,
-                    symbol,
-                    context,
-                    name,
-                    prologue_end,
-                    epilogue_begin,
-                )
-            )
-            prologue_end = epilogue_begin = False
+            ends = False
         elif op == 0:
             n, pos = read_uleb(data, pos)
             if n == 0 or pos + n > end:
                 raise DwarfError("an extended opcode runs past the unit", section=".debug_line", offset=pos)
             sub, operands, pos = data[pos], pos + 1, pos + n
             if sub == 1:  # DW_LNE_end_sequence
-                rows.append(
-                    LineRow(
-                        address,
-                        file,
-                        line,
-                        column,
-                        is_stmt,
-                        True,
-                        symbol,
-                        context,
-                        name,
-                        prologue_end,
-                        epilogue_begin,
-                    )
-                )
-                address, file, line, column, is_stmt, symbol, context, name = reset()
-                prologue_end = epilogue_begin = False
+                ends = True
             elif sub == 2:  # DW_LNE_set_address
                 address = int.from_bytes(data[operands:pos], "little")
                 symbol = symbols.get(operands)
@@ -336,22 +306,7 @@ def _rows(
                 value, _ = read_uleb(data, operands)
                 name = value + base
         elif op == 1:  # DW_LNS_copy
-            rows.append(
-                LineRow(
-                    address,
-                    file,
-                    line,
-                    column,
-                    is_stmt,
-                    False,
-                    symbol,
-                    context,
-                    name,
-                    prologue_end,
-                    epilogue_begin,
-                )
-            )
-            prologue_end = epilogue_begin = False
+            ends = False
         elif op == 2:  # DW_LNS_advance_pc
             n, pos = read_uleb(data, pos)
             address += step * n
@@ -380,6 +335,26 @@ def _rows(
         elif op != 7:  # not DW_LNS_set_basic_block: skip the operands the header gives it
             for _ in range(lengths[op - 1] if op - 1 < len(lengths) else 0):
                 _, pos = read_uleb(data, pos)
+        if ends is not None:  # the opcode made a row (ending the sequence when True)
+            rows.append(
+                LineRow(
+                    address,
+                    file,
+                    line,
+                    column,
+                    is_stmt,
+                    ends,
+                    symbol,
+                    context,
+                    name,
+                    prologue_end,
+                    epilogue_begin,
+                )
+            )
+            prologue_end = epilogue_begin = False
+            if ends:
+                address, file, line, column, is_stmt, symbol, context, name = reset()
+            ends = None
     return rows
 
 
@@ -461,9 +436,7 @@ def _scan_starts(
             sub, operands, pos = data[pos], pos + 1, pos + n
             if sub == 1:  # DW_LNE_end_sequence: the last row has its instruction
                 if kept_in is not None:
-                    seen = kept_in.get(pending_line)
-                    if seen is None or pending < seen:
-                        kept_in[pending_line] = pending
+                    _keep(kept_in, pending_line, pending)
                 address, line, rows, kept_in = 0, 1, None, None
             elif sub == 2:  # DW_LNE_set_address
                 address = int.from_bytes(data[operands:pos], "little")
@@ -490,11 +463,14 @@ def _scan_starts(
                     _, pos = read_uleb(data, pos)
             continue
         if kept_in is not None and pending != address:
-            seen = kept_in.get(pending_line)
-            if seen is None or pending < seen:
-                kept_in[pending_line] = pending
+            _keep(kept_in, pending_line, pending)
         kept_in, pending, pending_line = rows, address, line
     if kept_in is not None:
-        seen = kept_in.get(pending_line)
-        if seen is None or pending < seen:
-            kept_in[pending_line] = pending
+        _keep(kept_in, pending_line, pending)
+
+
+def _keep(lines: dict[int, int], line: int, address: int) -> None:
+    """Record ``address`` for ``line`` unless a lower one is there."""
+    seen = lines.get(line)
+    if seen is None or address < seen:
+        lines[line] = address

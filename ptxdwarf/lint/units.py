@@ -13,7 +13,7 @@ from ..dwarf.forms import RELOCATABLE_FORMS, fixed_formats
 from ..dwarf.image import SectionImage, Symbol
 from ..dwarf.model import DIE, REFERENCE_FORMS, Attribute, DebugInfo, NameSet, Unit
 from ..errors import PtxDwarfError
-from ..ptx.symbols import DEPOT, KERNEL_PARAM, VARIABLE
+from ..ptx.symbols import DEPOT, KERNEL_PARAM, VARIABLE, PtxSymbol
 from .context import LINKAGE, LintContext
 from .rules import WARNING
 
@@ -263,16 +263,16 @@ def check_info_relocs(ctx: LintContext, info: DebugInfo, filled: set[tuple[int, 
             want = _addr_operand_size(info, owner, attr, start, reloc.offset)
             if want is not None and want != reloc.size:
                 low_half = _low_half(image, reloc.offset, reloc.size, reloc.offset, want)
-                found_kind = ctx.symbols.lookup(reloc.symbol.name).kind
-                if low_half and _written_as_offset(ctx, reloc.symbol.name):
+                symbol = ctx.symbols.lookup(reloc.symbol.name)
+                if low_half and _written_as_offset(symbol):
                     continue  # ptxas writes the offset over the whole operand (measured, quirk reloc-width)
                 problem = f"a .b{reloc.size * 8} value where DW_OP_addr takes {want} bytes"
-                if found_kind == DEPOT:
+                if symbol.kind == DEPOT:
                     effect = (
                         "ptxas rewrites 5 of the operation's 9 bytes (DW_OP_fbreg and nops) and leaves "
                         "4 zero bytes that no reader decodes"
                     )
-                elif low_half and found_kind == VARIABLE:
+                elif low_half and symbol.kind == VARIABLE:
                     effect = (
                         "ptxas relocates only those 4 bytes (a 32-bit relocation): the operand holds the low "
                         "32 bits of the address"
@@ -299,12 +299,11 @@ def check_info_relocs(ctx: LintContext, info: DebugInfo, filled: set[tuple[int, 
         )
 
 
-def _written_as_offset(ctx: LintContext, name: str) -> bool:
-    """Whether ptxas writes ``name`` in a debug section as an offset, with no relocation: a
+def _written_as_offset(found: PtxSymbol) -> bool:
+    """Whether ptxas writes ``found`` in a debug section as an offset, with no relocation: a
     kernel parameter (its constant-bank offset) or a module ``.shared`` variable (its offset in
     the shared window). As a ``.b32`` DW_OP_addr operand with a plain 0 after it, the operand
     reads right (cases reloc-width.param-b32, reloc-width.shared-b32)."""
-    found = ctx.symbols.lookup(name)
     if found.kind == KERNEL_PARAM:
         return True
     return found.kind == VARIABLE and found.variable is not None and found.variable.space == "shared"

@@ -288,7 +288,7 @@ def needs_compile_only(module: PtxModule) -> bool:
 
 
 # A ``.func``/``.entry`` header up to its name, and what ends it: ``;`` (a declaration) or ``{``.
-_HEADER = re.compile(r"\.(?:func|entry)\b\s*(?:\([^)]*\)\s*)?(" + r"[\w$%.]+" + r")[^{;]*([{;])")
+_HEADER = re.compile(r"\.(?:func|entry)\b\s*(?:\([^)]*\)\s*)?([\w$%.]+)[^{;]*([{;])")
 
 
 def likely_needs_compile_only(text: str) -> bool:
