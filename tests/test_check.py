@@ -512,6 +512,112 @@ def test_the_quick_test_of_a_list_entry_agrees_with_the_full_one(name: str, ptxa
         assert report.differences
 
 
+_BY_SITES = [
+    "lint/faults/label-at-line-zero.ptx",
+    "lint/faults/reloc-width.ptx",  # a 4-byte site in an 8-byte DW_FORM_addr field
+    "nvcc/rich.sm_75.ptx",
+    "corpus/nvcc-12.4/templates.G.sm_75.ptx",
+    "corpus/nvcc-13.0/control.G.sm_100.ptx",
+    "corpus/clang-14/control.O0-g.sm_75.ptx",
+]
+
+
+def _units_compared(name: str, ptxas: Ptxas, *, by_sites: bool, edit: Any = None) -> tuple[Any, int]:
+    """(differences, DIEs, symbols) of the DIE comparison of fixture ``name``, by relocation
+    site or by the walk of every DIE, and how many units went by site; ``edit`` changes the
+    cubin's ``.debug_info`` bytes first."""
+    info, cubin, report, comparer = _comparer(name, ptxas)
+    if edit is not None:
+        image = cubin.sections[".debug_info"]
+        edited = ptxdwarf.SectionImage(
+            image.name, edit(bytearray(image.data)), image.relocs, relocs_applied=True
+        )
+        cubin = ptxdwarf.decode_sections({**cubin.sections, ".debug_info": edited}, source="cubin")
+        comparer.cubin = cubin
+    by_site = 0
+    if not by_sites:
+        comparer.compare_by_sites = lambda unit, other: False
+    else:
+        original = comparer.compare_by_sites
+
+        def counted(unit: Any, other: Any) -> bool:
+            nonlocal by_site
+            taken = original(unit, other)
+            by_site += taken
+            return bool(taken)
+
+        comparer.compare_by_sites = counted
+    comparer.compare_units()
+    found = (
+        [(d.path, d.what, d.ptx, d.cubin, d.message) for d in report.differences],
+        report.dies,
+        report.symbols,
+    )
+    return found, by_site
+
+
+@pytest.mark.parametrize("name", _BY_SITES)
+def test_the_comparison_by_relocation_site_agrees_with_the_walk_of_every_die(name: str, ptxas: Ptxas) -> None:
+    """Comparing only the attributes that hold a relocation site finds what comparing every
+    DIE finds, in the same order, with the same counts; and it is the way taken."""
+    fast, by_site = _units_compared(name, ptxas, by_sites=True)
+    slow, _ = _units_compared(name, ptxas, by_sites=False)
+    assert fast == slow
+    assert by_site >= 1
+    assert fast[1] > 5 and fast[2] > 0
+
+
+def test_a_change_outside_the_relocation_sites_is_still_found(ptxas: Ptxas) -> None:
+    """A byte of the cubin's .debug_info changed outside the sites (here the first letter of
+    a DW_FORM_string name) is reported as the walk of every DIE reports it."""
+    name = "nvcc/rich.sm_75.ptx"
+    info = ptxdwarf.decode_module(ptxdwarf.parse_ptx((FIXTURES / name).read_text(), name))
+    attr = next(
+        a
+        for d in info.iter_dies()
+        for a in d.attributes
+        if a.name == ptxdwarf.AT.name and a.form == ptxdwarf.FORM.string and a.value
+    )
+
+    def edit(data: bytearray) -> bytes:
+        data[attr.offset] ^= 0x20  # the case of its first letter
+        return bytes(data)
+
+    fast, _ = _units_compared(name, ptxas, by_sites=True, edit=edit)
+    slow, _ = _units_compared(name, ptxas, by_sites=False, edit=edit)
+    assert fast == slow
+    assert any(d[1].startswith("DW_AT_name") and attr.value in d[2] for d in fast[0]), fast[0]
+
+
+@pytest.mark.parametrize("name", [n for n in _BY_SITES if "clang-14" not in n and "width" not in n])
+def test_location_lists_read_through_the_ptx_are_the_decoded_ones(name: str, ptxas: Ptxas) -> None:
+    """:func:`locations_like` gives the cubin's location lists as decoding them gives them,
+    symbols' values included; for a list ptxas ended early (both labels of an entry dropped,
+    0 and 0 written without relocations), it gives None: decode then."""
+    from ptxdwarf.dwarf.decode import locations_like
+
+    info, cubin, _report, _comparer_ = _comparer(name, ptxas)
+    image = cubin.sections.get(".debug_loc")
+    assert info.locations
+    got = locations_like(image, info.locations, 8)
+    assert got is not None
+    want = cubin.locations
+    assert got == want
+    values = [getattr(v, "value", v) for loc in got for e in loc.entries for v in e[:2]]
+    assert values == [getattr(v, "value", v) for loc in want for e in loc.entries for v in e[:2]]
+    # the first entry's begin and end dropped: 0, 0 and no relocations there
+    at = want[0].offset
+    data = bytearray(image.data)
+    data[at : at + 16] = bytes(16)
+    dropped = ptxdwarf.SectionImage(
+        image.name,
+        bytes(data),
+        [r for r in image.relocs if not at <= r.offset < at + 16],
+        relocs_applied=True,
+    )
+    assert locations_like(dropped, info.locations, 8) is None
+
+
 def test_a_remembered_depot_expression_still_reports_a_wrong_one(ptxas: Ptxas) -> None:
     """The comparison remembers depot expressions that came out right (by their bytes);
     one that came out wrong is reported each time it is seen."""

@@ -84,6 +84,7 @@ def check(
             from ..api import decode_module
             from .comparison import compare, explain_failure, first_labels_at_zero, look_up_symbolic_values
             from .lines import expected_rows
+            from .sites import InfoSites
 
             version = tool.version  # asked now, while ptxas runs, not after it
             info = decode_module(module)
@@ -92,6 +93,7 @@ def check(
             look_up_symbolic_values(info, symbols)
             rows = expected_rows(module)
             first_labels = first_labels_at_zero(module)
+            sites = InfoSites(info)
             relocatable = needs_compile_only(module)
         except BaseException:
             cancel.set()
@@ -110,7 +112,9 @@ def check(
     if note:
         report.notes.append(note)
     report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
-    return compare(module, info, result.cubin, report, symbols=symbols, rows=rows, first_labels=first_labels)
+    return compare(
+        module, info, result.cubin, report, symbols=symbols, rows=rows, first_labels=first_labels, sites=sites
+    )
 
 
 def _debug_content(module: PtxModule) -> str:

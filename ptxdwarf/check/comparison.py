@@ -10,7 +10,7 @@ from typing import Any, NamedTuple, cast
 from ..cuda.cubin import CubinImages, cubin_images
 from ..cuda.ptxas import PtxasFailed
 from ..dwarf.constants import AT, FORM, at_name, form_name, tag_name
-from ..dwarf.decode import decode_sections
+from ..dwarf.decode import decode_sections, locations_like
 from ..dwarf.expr import ExpressionError, Op, decode_expression
 from ..dwarf.image import Symbol, gc_paused
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit, die_path
@@ -36,6 +36,7 @@ from ..ptx.symbols import (
 from ..visibility import RegisterLocation, register_locations
 from .lines import SassLines, compare_label_places, compare_line_files, compare_line_rows, expected_rows
 from .report import CheckReport, Difference
+from .sites import InfoSites
 
 __all__ = [
     "compare",
@@ -118,6 +119,7 @@ class _Comparer:
         report: CheckReport,
         symbols: SymbolTable | None = None,
         first_labels: dict[int, str | None] | None = None,
+        sites: InfoSites | None = None,
     ) -> None:
         self.module = module
         self.ptx = ptx
@@ -130,6 +132,8 @@ class _Comparer:
         self._first_labels: dict[int, str | None] = dict(first_labels or {})
         self._code_functions: dict[str, str | None] = {}
         self._local_expressions: dict[tuple[object, ...], int] = {}
+        self.sites = sites if sites is not None else InfoSites(ptx)
+        self._differing: list[int] | None | bool = False
         self.placed: dict[str, Symbol] = {}
         """Each code label of the location lists and the DIEs -> its relocation in the cubin."""
 
@@ -466,6 +470,8 @@ class _Comparer:
 
     def compare_tree(self, unit: Unit, other: Unit) -> None:
         unchanged = self.unchanged_dies(unit, other)
+        if unchanged is not None and self.compare_by_sites(unit, other):
+            return
         stack = [(unit.die, other.die)]
         dies = 0
         while stack:
@@ -489,6 +495,46 @@ class _Comparer:
             if a.children and b.children:
                 stack.extend(reversed(list(zip(a.children, b.children, strict=False))))
         self.report.dies += dies
+
+    def compare_by_sites(self, unit: Unit, other: Unit) -> bool:
+        """:meth:`compare_tree` by relocation site (:mod:`.sites`), when the cubin's bytes differ
+        from the PTX's only at the sites and inside the blocks that hold one: the attributes
+        that hold a site compared, in the same order and with the same results as a walk of
+        every DIE. False, having done nothing, when the cubin is not so."""
+        sites = self.sites
+        mine = sites.units.get(unit.offset)
+        differing = self.differing()
+        if mine is None or differing is None:
+            return False
+        lo = bisect.bisect_left(differing, unit.offset)
+        hi = bisect.bisect_left(differing, unit.end)
+        if not all(sites.in_site_block(mine, at) for at in differing[lo:hi]):
+            return False
+        theirs = list(other.iter_dies())
+        dies = mine.dies
+        relocated = mine.relocated
+        order = sorted(relocated)
+        if len(theirs) != len(dies) or any(theirs[i].offset != dies[i].offset for i in order):
+            return False
+        asize = unit.address_size
+        compare_attribute, inverted_pc = self.compare_attribute, self.inverted_pc
+        for i in order:
+            a, b = dies[i], theirs[i]
+            attrs_a, attrs_b = a.attributes, b.attributes
+            for k in relocated[i]:
+                compare_attribute(a, attrs_a[k], attrs_b[k], asize)
+            inverted_pc(a, b)
+        self.report.dies += len(dies)
+        return True
+
+    def differing(self) -> list[int] | None:
+        """:meth:`~.sites.InfoSites.differing` of the cubin's ``.debug_info`` (found once)."""
+        if self._differing is False:
+            image = (self.cubin.sections or {}).get(".debug_info")
+            self._differing = (
+                None if image is None else self.sites.differing(image.data, [r.offset for r in image.relocs])
+            )
+        return self._differing  # type: ignore[return-value]
 
     def unchanged_dies(self, unit: Unit, other: Unit) -> Callable[[DIE, DIE], bool] | None:
         """A test for a DIE pair whose attributes cannot differ: the same bytes, and no
@@ -796,10 +842,12 @@ def compare(
     symbols: SymbolTable | None = None,
     rows: dict[str, dict[tuple[int, int], LocRow]] | None = None,
     first_labels: dict[int, str | None] | None = None,
+    sites: InfoSites | None = None,
 ) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin (``rows``: the
     line-table rows each function's ``.loc`` directives make, :func:`expected_rows`;
-    ``first_labels``: :func:`first_labels_at_zero`)."""
+    ``first_labels``: :func:`first_labels_at_zero`; ``sites``: the PTX's
+    :class:`~.sites.InfoSites`; each found here when not given)."""
     with gc_paused():
         found = cubin_images(cubin_bytes)
         try:
@@ -807,12 +855,13 @@ def compare(
         except DwarfError as exc:
             report.differences.append(Difference("<cubin>", "DWARF", "readable", "unreadable", str(exc)))
             return report
+        _share_location_lists(ptx, cubin)
         if report.debug == "line-info" and ".debug_line" not in found.images:
             report.differences.append(
                 Difference("<cubin>", ".debug_line", "line information (.file/.loc)", "no .debug_line")
             )
         state, (registers, register_note) = run_beside(
-            lambda: _compare_dwarf(module, ptx, cubin, found, report, symbols, rows, first_labels),
+            lambda: _compare_dwarf(module, ptx, cubin, found, report, symbols, rows, first_labels, sites),
             lambda: _join_register_map(cubin, found),
             work=len(module.text),
         )
@@ -822,6 +871,18 @@ def compare(
             report.notes.append(register_note)
         report.notes.extend(f"cubin: {note}" for note in cubin.notes)
     return report
+
+
+def _share_location_lists(ptx: DebugInfo, cubin: DebugInfo) -> None:
+    """Give ``cubin`` its location lists read through the PTX's (:func:`locations_like`), which
+    both sides of the comparison would otherwise decode each."""
+    theirs = (cubin.sections or {}).get(".debug_loc")
+    if theirs is None or not ptx.locations:
+        return
+    asize = cubin.units[0].address_size if cubin.units else 8
+    lists = locations_like(theirs, ptx.locations, asize)
+    if lists is not None:
+        cubin.locations = lists
 
 
 class _ComparisonState(NamedTuple):
@@ -850,9 +911,10 @@ def _compare_dwarf(
     symbols: SymbolTable | None,
     rows: dict[str, dict[tuple[int, int], LocRow]] | None,
     first_labels: dict[int, str | None] | None = None,
+    sites: InfoSites | None = None,
 ) -> _ComparisonState:
     """Compare the units, the other sections, the line table and the numbers ptxas truncates."""
-    comparer = _Comparer(module, ptx, cubin, found, report, symbols, first_labels)
+    comparer = _Comparer(module, ptx, cubin, found, report, symbols, first_labels, sites)
     comparer.compare_units()
     compare_sections(comparer)
     sass = SassLines(found, report)

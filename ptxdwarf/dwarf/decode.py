@@ -41,7 +41,7 @@ from .model import (
 from .plans import AttributeReader, Plan
 from .schemas import ABBREV_TABLE, MACINFO, Block, end_of_list, schemas_for
 
-__all__ = ["decode_sections", "make_resolver"]
+__all__ = ["decode_sections", "locations_like", "make_resolver"]
 
 _ABBREV_TABLE = ABBREV_TABLE.compile()
 
@@ -482,6 +482,78 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
         entries.append((begin, end, Block(data[first:pos], inner)))
     lists.append(LocationList(start, entries))
     return pos
+
+
+def locations_like(
+    image: SectionImage, model: list[LocationList], address_size: int
+) -> list[LocationList] | None:
+    """The location lists of ``image`` (a cubin's ``.debug_loc``) read at the places of
+    ``model`` (the PTX's lists of the same section): what :func:`decode_sections` would decode
+    when ``image`` holds the model's lists with only their begins and ends changed, which is
+    what ptxas makes of a PTX module; the model's expressions are reused. None when ``image``
+    is not so (or a list of it ends early, where ptxas dropped both labels of an entry):
+    decode it then."""
+    data = image.data
+    unpack = struct.Struct("<QQ" if address_size == 8 else "<II").unpack_from
+    psize = 2 * address_size
+    end_mark = bytes(psize)
+    max_addr = (1 << (8 * address_size)) - 1
+    rmap = image.reloc_map if image.relocs else {}
+    applied, unresolved = image.relocs_applied, image.unresolved
+    startswith = data.startswith
+    size = len(data)
+    used = 0
+    lists: list[LocationList] = []
+    pos = 0
+    for loc in model:
+        if loc.offset != pos:
+            return None
+        entries: list[tuple[Any, Any, Block | None]] = []
+        for was_begin, was_end, expr in loc.entries:
+            if pos + psize > size:
+                return None
+            begin, end = unpack(data, pos)
+            r = rmap.get(pos)
+            if r is not None:
+                begin = _symbol(r.symbol, begin, applied)
+                used += 1
+            elif type(was_begin) is int and begin != was_begin:
+                return None
+            r = rmap.get(pos + address_size)
+            if r is not None:
+                end = _symbol(r.symbol, end, applied)
+                used += 1
+            elif type(was_end) is int and end != was_end:
+                return None
+            pos += psize
+            if (begin == 0 and end == 0 and type(begin) is int and type(end) is int) or (
+                unresolved and end_of_list(begin, end, unresolved)
+            ):
+                return None
+            base = type(begin) is int and begin == max_addr
+            if expr is None:
+                if not base:
+                    return None
+                entries.append((begin, end, None))
+                continue
+            length = len(expr)
+            if (
+                base
+                or expr.relocs
+                or pos + 2 + length > size
+                or data[pos] | data[pos + 1] << 8 != length
+                or not startswith(expr, pos + 2)
+            ):
+                return None
+            pos += 2 + length
+            entries.append((begin, end, expr))
+        if not startswith(end_mark, pos):
+            return None
+        pos += psize
+        lists.append(LocationList(loc.offset, entries))
+    if pos != size or used != len(image.relocs):
+        return None
+    return lists
 
 
 def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:
