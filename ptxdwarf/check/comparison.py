@@ -109,7 +109,10 @@ def _ordinal(symbol: PtxSymbol) -> int:
 _LOW_PC, _HIGH_PC = int(AT.low_pc), int(AT.high_pc)
 
 
-class _Comparer:
+class _Values:
+    """What each value the PTX wrote must have become in the cubin (a symbol, a number, an
+    expression, a range), and the differences found so far."""
+
     def __init__(
         self,
         module: PtxModule,
@@ -119,7 +122,6 @@ class _Comparer:
         report: CheckReport,
         symbols: SymbolTable | None = None,
         first_labels: dict[int, str | None] | None = None,
-        sites: InfoSites | None = None,
     ) -> None:
         self.module = module
         self.ptx = ptx
@@ -132,8 +134,6 @@ class _Comparer:
         self._first_labels: dict[int, str | None] = dict(first_labels or {})
         self._code_functions: dict[str, str | None] = {}
         self._local_expressions: dict[tuple[object, ...], int] = {}
-        self.sites = sites if sites is not None else InfoSites(ptx)
-        self._differing: list[int] | None | bool = False
         self.placed: dict[str, Symbol] = {}
         """Each code label of the location lists and the DIEs -> its relocation in the cubin."""
 
@@ -453,7 +453,35 @@ class _Comparer:
             )
         return (0, 0)
 
-    # --- DIEs --------------------------------------------------------------
+    def inverted(
+        self, path: str | DIE, what: str, ptx: tuple[object, object], begin: object, end: object
+    ) -> None:
+        """A range of the cubin whose end lies before its begin in one function: ptxas moved
+        the code between the range's labels (it reorders blocks), so a debugger sees an empty
+        or wrong range though every label was relocated right."""
+        if (
+            isinstance(begin, Symbol)
+            and isinstance(end, Symbol)
+            and begin.name == end.name
+            and not begin.is_section
+            and begin.addend > end.addend
+        ):
+            self.differ(
+                path,
+                what,
+                f"[{ptx[0]}, {ptx[1]})",
+                f"[{begin.name}+0x{begin.addend:x}, {end.name}+0x{end.addend:x})",
+                "the range is inverted in the cubin: ptxas placed its end label before its begin label, "
+                "having moved the code in between",
+            )
+
+
+class _Comparer(_Values):
+    """The two DIE trees walked side by side, each attribute against what it must have become."""
+
+    sites: InfoSites | None = None
+    """The PTX's relocation sites in ``.debug_info`` (found on first use when not given)."""
+    _differing: list[int] | None | bool = False
 
     def compare_units(self) -> None:
         mine, theirs = self.ptx.units, self.cubin.units
@@ -502,6 +530,8 @@ class _Comparer:
         that hold a site compared, in the same order and with the same results as a walk of
         every DIE. False, having done nothing, when the cubin is not so."""
         sites = self.sites
+        if sites is None:
+            sites = self.sites = InfoSites(self.ptx)
         mine = sites.units.get(unit.offset)
         differing = self.differing()
         if mine is None or differing is None:
@@ -531,8 +561,11 @@ class _Comparer:
         """:meth:`~.sites.InfoSites.differing` of the cubin's ``.debug_info`` (found once)."""
         if self._differing is False:
             image = (self.cubin.sections or {}).get(".debug_info")
+            sites = self.sites
             self._differing = (
-                None if image is None else self.sites.differing(image.data, [r.offset for r in image.relocs])
+                None
+                if image is None or sites is None
+                else sites.differing(image.data, [r.offset for r in image.relocs])
             )
         return self._differing  # type: ignore[return-value]
 
@@ -571,28 +604,6 @@ class _Comparer:
             return True
 
         return unchanged
-
-    def inverted(
-        self, path: str | DIE, what: str, ptx: tuple[object, object], begin: object, end: object
-    ) -> None:
-        """A range of the cubin whose end lies before its begin in one function: ptxas moved
-        the code between the range's labels (it reorders blocks), so a debugger sees an empty
-        or wrong range though every label was relocated right."""
-        if (
-            isinstance(begin, Symbol)
-            and isinstance(end, Symbol)
-            and begin.name == end.name
-            and not begin.is_section
-            and begin.addend > end.addend
-        ):
-            self.differ(
-                path,
-                what,
-                f"[{ptx[0]}, {ptx[1]})",
-                f"[{begin.name}+0x{begin.addend:x}, {end.name}+0x{end.addend:x})",
-                "the range is inverted in the cubin: ptxas placed its end label before its begin label, "
-                "having moved the code in between",
-            )
 
     def inverted_pc(self, a: DIE, b: DIE) -> None:
         """DW_AT_low_pc/DW_AT_high_pc of the cubin's ``b`` inverted (see :meth:`inverted`)."""
@@ -914,7 +925,8 @@ def _compare_dwarf(
     sites: InfoSites | None = None,
 ) -> _ComparisonState:
     """Compare the units, the other sections, the line table and the numbers ptxas truncates."""
-    comparer = _Comparer(module, ptx, cubin, found, report, symbols, first_labels, sites)
+    comparer = _Comparer(module, ptx, cubin, found, report, symbols, first_labels)
+    comparer.sites = sites
     comparer.compare_units()
     compare_sections(comparer)
     sass = SassLines(found, report)
