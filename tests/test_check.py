@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, GOOD_FIXTURES, MOVED_LABELS, every_ptxas, fixture_id, ptxas_id
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ptxdwarf
 from ptxdwarf import AddressClass, DebugInfoBuilder, loc
@@ -453,6 +455,9 @@ def test_json_has_a_line_per_register_location(ptxas: Ptxas) -> None:
     assert text.startswith('{\n "format": "ptxdwarf-check/1",\n') and text.endswith("\n}\n")
 
 
+_COMPILED: dict[tuple[str, str], bytes] = {}
+
+
 def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
     """The PTX DWARF, the cubin's, an empty report and the comparison's internal comparer of
     fixture ``name`` compiled with ``ptxas``."""
@@ -462,7 +467,10 @@ def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
     text = (FIXTURES / name).read_text()
     module = ptxdwarf.parse_ptx(text, name)
     info = ptxdwarf.decode_module(module)
-    found = ptxdwarf.cubin_images(compile_ptx(text, ptxas=ptxas).data)
+    key = (name, ptxas.path)
+    if key not in _COMPILED:
+        _COMPILED[key] = compile_ptx(text, ptxas=ptxas).data
+    found = ptxdwarf.cubin_images(_COMPILED[key])
     cubin = ptxdwarf.decode_sections(found.images, source="cubin")
     report = comparison.CheckReport(name, "sm_75", "ptxas", "13.0")
     return info, cubin, report, comparison._Comparer(module, info, cubin, found, report)
@@ -587,6 +595,38 @@ def test_a_change_outside_the_relocation_sites_is_still_found(ptxas: Ptxas) -> N
     slow, _ = _units_compared(name, ptxas, by_sites=False, edit=edit)
     assert fast == slow
     assert any(d[1].startswith("DW_AT_name") and attr.value in d[2] for d in fast[0]), fast[0]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    edits=st.lists(
+        st.tuples(st.booleans(), st.floats(0, 1, exclude_max=True), st.integers(-1, 8), st.integers(1, 255)),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_comparison_by_relocation_site_agrees_with_the_walk_on_changed_bytes(
+    edits: list[tuple[bool, float, int, int]], ptxas: Ptxas
+) -> None:
+    """Whatever bytes of the cubin's .debug_info change (in or next to a relocation site, or
+    anywhere), comparing by relocation site reports what the walk of every DIE reports, in the
+    same order, with the same counts."""
+    name = "nvcc/rich.sm_75.ptx"
+    info = ptxdwarf.decode_module(ptxdwarf.parse_ptx((FIXTURES / name).read_text(), name))
+    sites = sorted(r.offset for r in info.sections[".debug_info"].relocs)
+
+    def edit(data: bytearray) -> bytes:
+        for near_site, where, delta, mask in edits:
+            at = sites[int(where * len(sites))] + delta if near_site else int(where * len(data))
+            data[min(max(at, 0), len(data) - 1)] ^= mask
+        return bytes(data)
+
+    try:
+        fast, _ = _units_compared(name, ptxas, by_sites=True, edit=edit)
+    except ptxdwarf.DwarfError:
+        return  # the edit made the cubin's DWARF unreadable: check reports that before comparing
+    slow, _ = _units_compared(name, ptxas, by_sites=False, edit=edit)
+    assert fast == slow
 
 
 @pytest.mark.parametrize("name", [n for n in _BY_SITES if "clang-14" not in n and "width" not in n])
