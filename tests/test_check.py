@@ -658,6 +658,43 @@ def test_location_lists_read_through_the_ptx_are_the_decoded_ones(name: str, ptx
     assert locations_like(dropped, info.locations, 8) is None
 
 
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    edits=st.lists(
+        st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255), st.booleans()),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_location_lists_read_through_the_ptx_are_none_or_the_decoded_ones(
+    edits: list[tuple[float, int, bool]], ptxas: Ptxas
+) -> None:
+    """Whatever bytes or relocations of the cubin's .debug_loc change, :func:`locations_like`
+    gives what decoding gives, or None (decode it then)."""
+    from ptxdwarf.dwarf.decode import locations_like
+
+    info, cubin, _report, _comparer_ = _comparer("nvcc/rich.sm_75.ptx", ptxas)
+    image = cubin.sections[".debug_loc"]
+    data = bytearray(image.data)
+    relocs = list(image.relocs)
+    for where, mask, drop in edits:
+        if drop and relocs:
+            del relocs[int(where * len(relocs))]  # a label ptxas dropped: no relocation there
+        else:
+            data[int(where * len(data))] ^= mask
+    edited = ptxdwarf.SectionImage(image.name, bytes(data), relocs, relocs_applied=True)
+    got = locations_like(edited, info.locations, 8)
+    if got is None:
+        return
+    try:
+        want = ptxdwarf.decode_sections({**cubin.sections, ".debug_loc": edited}, source="cubin").locations
+    except ptxdwarf.DwarfError:
+        raise AssertionError("read through the PTX, but not decodable") from None
+    assert got == want
+    values = [getattr(v, "value", v) for loc in got for e in loc.entries for v in e[:2]]
+    assert values == [getattr(v, "value", v) for loc in want for e in loc.entries for v in e[:2]]
+
+
 def test_a_remembered_depot_expression_still_reports_a_wrong_one(ptxas: Ptxas) -> None:
     """The comparison remembers depot expressions that came out right (by their bytes);
     one that came out wrong is reported each time it is seen."""
