@@ -529,9 +529,7 @@ class _Comparer(_Values):
         from the PTX's only at the sites and inside the blocks that hold one: the attributes
         that hold a site compared, in the same order and with the same results as a walk of
         every DIE. False, having done nothing, when the cubin is not so."""
-        sites = self.sites
-        if sites is None:
-            sites = self.sites = InfoSites(self.ptx)
+        sites = self.site_table()
         mine = sites.units.get(unit.offset)
         differing = self.differing()
         if mine is None or differing is None:
@@ -557,15 +555,20 @@ class _Comparer(_Values):
         self.report.dies += len(dies)
         return True
 
+    def site_table(self) -> InfoSites:
+        """:attr:`sites`, found now when not given."""
+        if self.sites is None:
+            self.sites = InfoSites(self.ptx)
+        return self.sites
+
     def differing(self) -> list[int] | None:
         """:meth:`~.sites.InfoSites.differing` of the cubin's ``.debug_info`` (found once)."""
         if self._differing is False:
             image = (self.cubin.sections or {}).get(".debug_info")
-            sites = self.sites
             self._differing = (
                 None
-                if image is None or sites is None
-                else sites.differing(image.data, [r.offset for r in image.relocs])
+                if image is None
+                else self.site_table().differing(image.data, [r.offset for r in image.relocs])
             )
         return self._differing  # type: ignore[return-value]
 

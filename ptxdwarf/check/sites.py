@@ -10,9 +10,10 @@ needs of the PTX side, and finds where a cubin's bytes differ outside the sites.
 from __future__ import annotations
 
 import bisect
-from typing import Any, NamedTuple
+import operator
+from typing import NamedTuple
 
-from ..dwarf.model import DIE, Attribute, DebugInfo, Unit
+from ..dwarf.model import DIE, DebugInfo, Unit
 from ..dwarf.schemas import Block
 
 __all__ = ["InfoSites", "UnitSites"]
@@ -33,7 +34,7 @@ class InfoSites:
     def __init__(self, info: DebugInfo) -> None:
         image = (info.sections or {}).get(".debug_info")
         self.size = len(image.data) if image is not None else -1
-        relocs = sorted(image.relocs, key=_offset) if image is not None else []
+        relocs = sorted(image.relocs, key=operator.itemgetter(0)) if image is not None else []
         self.sites = frozenset(r.offset for r in relocs)
         """The offsets where a relocation site starts."""
         self.segments: list[tuple[int, bytes]] = []
@@ -73,7 +74,7 @@ class InfoSites:
         die = unit.dies[i]
         attrs = die.attributes
         for k in unit.relocated[i]:
-            value = _innermost(attrs[k]).value
+            value = attrs[k].innermost.value
             if not isinstance(value, Block):
                 continue
             end = attrs[k + 1].offset if k + 1 < len(attrs) else die.offset + die.size
@@ -86,31 +87,19 @@ def _unit_sites(unit: Unit, sites: list[tuple[int, int]]) -> UnitSites:
     """``unit``'s :class:`UnitSites`; ``sites``: (offset, size) of every site, in order."""
     dies = list(unit.iter_dies())
     offsets = [d.offset for d in dies]
-    relocated: dict[int, list[int]] = {}
+    held: dict[int, set[int]] = {}
     if dies:
         lo = bisect.bisect_left(sites, (offsets[0], 0))
         hi = bisect.bisect_left(sites, (unit.end, 0))
-        i = 0
+        i, starts = -1, []
         for site, size in sites[lo:hi]:
-            i = bisect.bisect_right(offsets, site, i) - 1
-            die = dies[i]
-            attrs = die.attributes
-            starts = [a.offset for a in attrs]
+            at = bisect.bisect_right(offsets, site, max(i, 0)) - 1
+            if at != i:
+                i, starts = at, [a.offset for a in dies[at].attributes]
             # every attribute the site's bytes meet, whether or not the decoder took it as a symbol
             first = max(bisect.bisect_right(starts, site) - 1, 0)
-            last = bisect.bisect_left(starts, site + size)
-            held = relocated.setdefault(i, [])
-            held.extend(k for k in range(first, last) if k not in held)
-    for held in relocated.values():
-        held.sort()
-    return UnitSites(dies, offsets, relocated)
-
-
-def _innermost(attr: Attribute) -> Attribute:
-    a: Any = attr
-    while isinstance(a.value, Attribute):
-        a = a.value
-    return a  # type: ignore[no-any-return]
+            held.setdefault(i, set()).update(range(first, bisect.bisect_left(starts, site + size)))
+    return UnitSites(dies, offsets, {i: sorted(found) for i, found in held.items()})
 
 
 def _find_differences(segment: bytes, data: bytes, offset: int, found: list[int]) -> None:
@@ -126,7 +115,3 @@ def _find_differences(segment: bytes, data: bytes, offset: int, found: list[int]
             middle = (start + end) // 2
             pending.append((middle, end))
             pending.append((start, middle))
-
-
-def _offset(reloc: Any) -> int:
-    return reloc.offset  # type: ignore[no-any-return]

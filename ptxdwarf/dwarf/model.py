@@ -140,13 +140,18 @@ class Attribute:
         return form_name(self.form) if self.form is not None else "None"
 
     @property
-    def value_offset(self) -> int:
-        """Where the value proper starts in ``.debug_info`` (past any ``DW_FORM_indirect``
-        form codes); -1 when the attribute was not decoded."""
+    def innermost(self) -> Attribute:
+        """The attribute with the real form, past any ``DW_FORM_indirect``."""
         a = self
         while isinstance(a.value, Attribute):
             a = a.value
-        return a.offset
+        return a
+
+    @property
+    def value_offset(self) -> int:
+        """Where the value proper starts in ``.debug_info`` (past any ``DW_FORM_indirect``
+        form codes); -1 when the attribute was not decoded."""
+        return self.innermost.offset
 
     @property
     def symbol(self) -> Symbol | None:
@@ -238,9 +243,7 @@ class DIE:
         a = self.attr(name)
         if a is None:
             return default
-        while isinstance(a.value, Attribute):
-            a = a.value
-        return a.value
+        return a.innermost.value
 
     def __getitem__(self, name: str | int) -> Any:
         if self.attr(name) is None:

@@ -25,7 +25,7 @@ from ..ptx.reader import PtxFunction
 from .context import LintContext
 from .labels import check_label_in
 from .rules import WARNING
-from .units import BLOCK_FORMS, innermost
+from .units import BLOCK_FORMS
 
 __all__ = [
     "LocationChecks",
@@ -82,7 +82,7 @@ class LocationChecks:
         location = die.attr(_LOCATION)
         if location is None:
             return
-        inner = innermost(location)
+        inner = location.innermost
         if inner.form in BLOCK_FORMS:
             if die.tag in _VARIABLE_TAGS and die.attr(AT.address_class) is None:
                 self.ctx.add_attr(
@@ -152,7 +152,7 @@ class LocationChecks:
         attr = die.attr(AT.address_class)
         if attr is None:
             return
-        value = innermost(attr).value
+        value = attr.innermost.value
         variable = self.ctx.symbols.lookup(symbol.name).variable
         if variable is None or not isinstance(value, int) or not 1 <= value <= 12:
             return  # (a code outside the guide's is address-class-range)

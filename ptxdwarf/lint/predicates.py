@@ -9,7 +9,7 @@ from ..dwarf.expr import Op, decode_expression, register_name
 from ..dwarf.model import DIE, Unit
 from ..errors import PtxDwarfError
 from .context import LintContext
-from .units import BLOCK_FORMS, innermost
+from .units import BLOCK_FORMS
 
 __all__ = ["PREDICATE_LIMIT", "PredicateCount"]
 
@@ -41,7 +41,7 @@ class PredicateCount:
         location = die.attr(_LOCATION)
         if location is None:
             return
-        inner = innermost(location)
+        inner = location.innermost
         if inner.form not in BLOCK_FORMS or not isinstance(inner.value, bytes):
             return
         try:

@@ -134,7 +134,6 @@ def _check_unit(
     predicate_count = predicates.PredicateCount(ctx, unit, places.decode)
     address_class = places.check_address_class
     check_attribute = forms.check_attribute
-    innermost = units.innermost
     # The enclosing subprogram of each DIE, from its parent's (pre-order walk): linear in depth.
     enclosing: dict[int, DIE | None] = {}
     for die in unit.iter_dies():
@@ -147,7 +146,7 @@ def _check_unit(
             sp = enclosing_subprogram(die)
         enclosing[id(die)] = sp
         for attr in die.attributes:
-            inner = attr if attr.form != _INDIRECT else innermost(attr)
+            inner = attr if attr.form != _INDIRECT else attr.innermost
             check_attribute(die, attr, inner)
             if attr.name == _ADDRESS_CLASS:
                 address_class(die, attr, inner)

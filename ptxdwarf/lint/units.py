@@ -25,7 +25,6 @@ __all__ = [
     "check_info_relocs",
     "check_name_set",
     "check_unit_length",
-    "innermost",
 ]
 
 BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
@@ -35,13 +34,6 @@ _CHECKED_FORMS = _REFERENCE_OR_ADDR | {FORM.strp}
 # Codes every attribute is compared with, as plain ints (an enum member's look-up is slower).
 _INDIRECT = int(FORM.indirect)
 _REF_ADDR = int(FORM.ref_addr)
-
-
-def innermost(attr: Attribute) -> Attribute:
-    """The attribute with the real form, past any ``DW_FORM_indirect``."""
-    while isinstance(attr.value, Attribute):
-        attr = attr.value
-    return attr
 
 
 def check_abbrevs(ctx: LintContext, info: DebugInfo) -> None:
@@ -202,7 +194,7 @@ class _Fields:
         if k >= len(spans):
             return None
         start, size = spans[k]
-        inner = innermost(attr)
+        inner = attr.innermost
         form = inner.form or 0
         if form in BLOCK_FORMS:
             body = len(inner.value) if isinstance(inner.value, (bytes, bytearray)) else 0
@@ -218,7 +210,7 @@ class _Fields:
 
 def _addr_operand_size(info: DebugInfo, die: DIE, attr: Attribute, start: int, offset: int) -> int | None:
     """The size of the DW_OP_addr operand at ``offset`` of the expression block at ``start``, if one is there."""
-    inner = innermost(attr)
+    inner = attr.innermost
     if not (attr.is_expression or inner.form == FORM.exprloc):
         return None
     unit = info.unit_of(die)
