@@ -103,7 +103,7 @@ def test_repeated_string_label_is_found(ptxas: Ptxas) -> None:
     try:
         report = check(text, filename="strp.ptx", ptxas=ptxas)
     except PtxasFailed as exc:
-        assert re.search(r"label '[^']*' invalid", str(exc)), str(exc)
+        assert re.search(r"label '.*' invalid", str(exc), re.S), str(exc)  # the garbage may hold quotes
         return
     assert [(d.path, d.what) for d in report.differences] == [("_Z3fooii", "DW_AT_name [DW_FORM_strp]")]
     assert report.differences[0].ptx == "'_Z3fooii'" and report.differences[0].cubin == "'lgenfe: EDG 4.9'"
