@@ -9,10 +9,12 @@ included, as a user or a build runs them):
   ``-c`` where check uses it (a module that declares a function it does not define);
 - ``dump``: ``ptxdwarf dump M.cubin`` against ``llvm-dwarfdump --debug-info M.cubin`` (<= 3).
 
-The two commands of a ratio run in turn, A B A B ..., after one warm-up run of each, and
-the ratio is taken pair by pair, so that a host whose speed drifts during the run still
-gives a meaningful figure; the median of the pairs is the figure, the range shows the
-noise. Output goes to the null device. The load average is printed before and after.
+The two commands of a ratio run in turn, after one warm-up run of each, the order of each
+pair the other way round from the pair before (A B, B A, A B, ...), and the ratio is taken
+pair by pair: a host whose speed drifts during the run still gives a meaningful figure, and
+neither command is always the one that runs first (on the 2-core host of
+docs/performance.md, ptxas alone took from 28 s down to 16 s within four rounds of a fixed
+order). The median of the pairs is the figure, the range shows the noise. Output goes to the null device. The load average is printed before and after.
 
 The module is the one of ``bench_parse.py`` (``gen_large_module.py`` compiled with
 ``nvcc -G -ptx``, cached in ``benchmarks/.cache/``) and its ``ptxas -g`` cubin.
@@ -52,13 +54,18 @@ def timed(command: list[str]) -> float:
 
 
 def pairs(a: list[str], b: list[str], count: int) -> tuple[list[float], list[float]]:
-    """The wall seconds of ``count`` runs of each, in turn, after a warm-up run of each."""
+    """The wall seconds of ``count`` runs of each, in turn, after a warm-up run of each; every
+    other pair runs ``b`` first."""
     timed(a)
     timed(b)
     times_a, times_b = [], []
-    for _ in range(count):
-        times_a.append(timed(a))
-        times_b.append(timed(b))
+    for i in range(count):
+        if i % 2:
+            times_b.append(timed(b))
+            times_a.append(timed(a))
+        else:
+            times_a.append(timed(a))
+            times_b.append(timed(b))
     return times_a, times_b
 
 

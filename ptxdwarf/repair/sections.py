@@ -126,12 +126,6 @@ def _block_form(size: int) -> int:
     return int(FORM.block4)
 
 
-def _innermost(attr: Attribute) -> Attribute:
-    while attr.form == FORM.indirect and isinstance(attr.value, Attribute):
-        attr = attr.value
-    return attr
-
-
 @repairer("model")
 def dwarf2_forms(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """``DW_FORM_flag_present`` -> ``flag`` 1, ``exprloc`` -> ``block1/2/4``, ``sec_offset``
@@ -140,7 +134,7 @@ def dwarf2_forms(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     counts: dict[str, int] = {}
     for die in job.info.iter_dies():
         for attr in die.attributes:
-            inner = _innermost(attr)
+            inner = attr.innermost
             if attr.form == FORM.indirect and isinstance(attr.value, Attribute) and attr.value is not inner:
                 attr.value = inner
                 counts["DW_FORM_indirect of DW_FORM_indirect -> DW_FORM_indirect"] = (
@@ -173,7 +167,7 @@ def ref4_references(job: SectionJob, findings: list[Finding]) -> list[Repair]:
         start, end = unit.offset, unit.end
         for die in unit.iter_dies():
             for attr in die.attributes:
-                inner = _innermost(attr)
+                inner = attr.innermost
                 if inner.form != FORM.ref_addr or not isinstance(inner.target, int):
                     continue
                 if not start <= inner.target < end:
@@ -249,7 +243,7 @@ def strp_own_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     uses: dict[str, list[Attribute]] = {}
     for die in job.info.iter_dies():
         for attr in die.attributes:
-            inner = _innermost(attr)
+            inner = attr.innermost
             if inner.form == FORM.strp and inner.relocs:
                 uses.setdefault(inner.relocs[0].symbol.name, []).append(inner)
     repairs = []
