@@ -31,10 +31,11 @@ GOOD_FIXTURES = sorted(
 
 
 #: Fixtures of GOOD_FIXTURES on which ptxas (every release, 12.0 to 13.5) relocates a label
-#: the debug sections use before the code above it: the label right after one it drops takes
-#: that one's place (quirk label-at-line-zero). check reports these labels, lint warns of them.
+#: the debug sections use before the code above it: the label a dropped one's block leads to
+#: takes that one's place (quirk label-at-line-zero). check reports these labels, lint warns of them.
 MOVED_LABELS: dict[str, set[str]] = {
     "clang/opt.O2.sm_75.ptx": {"Ltmp24"},
+    "nvcc/coop_reduce.G.sm_75.ptx": {"$L__tmp18", "$L__tmp20", "$L__tmp22", "$L__tmp24", "$L__tmp26"},
 }
 
 #: The labels lint warns ptxas moves (label-at-line-zero), in fixtures otherwise clean: those
@@ -45,6 +46,7 @@ LINT_MOVED_LABELS: dict[str, set[str]] = {
     "clang/rich.O0.sm_75.ptx": {"Ltmp59"},
     "clang/rich.llc.sm_75.fixed.ptx": {"Ltmp59"},
     "clang/rich.llc.sm_75.ptx": {"Ltmp59"},
+    "nvcc/coop_reduce.G.sm_75.ptx": {"$L__tmp18", "$L__tmp20", "$L__tmp22", "$L__tmp24", "$L__tmp26"},
 }
 
 

@@ -112,7 +112,7 @@ PTXAS_FAULTS: dict[str, set[str]] = {
     "llvm-tests/packed_bitfields.O0.fixed.ptx": {"0xffffffffffffffff"},
     "llvm-tests/packed_bitfields.O2.fixed.ptx": {"0xffffffffffffffff"},
     "numba-nvvm-13.5/clip_copy.debugopt.ptx": {"[$L__tmp5, $L__tmp7)", "[$L__tmp6, $L__tmp8)"},
-    # the label after one ptxas drops is relocated to that one's place (lint: label-at-line-zero)
+    # the label a dropped one's block leads to is relocated to that one's place (lint: label-at-line-zero)
     "numba-nvvm-13.5/clip_copy.debug.ptx": {"$L__tmp6"},
     "numba/local_hist.debug.sm_75.ptx": {"$L__tmp4"},
     "numba-nvvm-13.5/loops.debug.ptx": {"$L__tmp27", "$L__tmp28"},

@@ -140,6 +140,13 @@ CASES: list[tuple[str, Any, str, bool]] = [
         (f"label-at-line-zero.{name}", lambda name=name: _corpus(name), "label-at-line-zero", False)
         for name in ("numba-nvvm-13.5/loops.debug.ptx", "numba-nvvm-13.5/loops.debugopt.ptx")
     ),
+    # the dropped labels' blocks end with a bra.uni to the label ptxas moves
+    (
+        "label-at-line-zero.coop_reduce",
+        lambda: load_ptx(ROOT / "fixtures" / "nvcc" / "coop_reduce.G.sm_75.ptx"),
+        "label-at-line-zero",
+        False,
+    ),
 ]
 
 
@@ -176,11 +183,13 @@ def test_repair(make: Any, rule: str, refused: bool, tmp_path: Path) -> None:
         lambda: _text("label-at-line-zero"),
         lambda: _text("first-label-at-zero"),
         lambda: _corpus("numba-nvvm-13.5/shared_local.debugopt.ptx"),
+        lambda: load_ptx(ROOT / "fixtures" / "nvcc" / "coop_reduce.G.sm_75.ptx"),
     ],
-    ids=["label-at-line-zero", "first-label-at-zero", "shared_local.debugopt"],
+    ids=["label-at-line-zero", "first-label-at-zero", "shared_local.debugopt", "coop_reduce"],
 )
 def test_label_repairs_keep_the_code(make: Any, tmp_path: Path) -> None:
-    """A label added to keep another where it stands emits no code: the SASS is the same."""
+    """A label added to keep another where it stands, and a branch sent to it, emit no other
+    code: the SASS is the same."""
     text = make()
     result = fix(text)
     assert result.repairs and result.ok

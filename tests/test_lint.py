@@ -72,7 +72,9 @@ def test_fixture_where_ptxas_moves_a_label(path: Path) -> None:
     named = {
         f.message.split()[0] for f in findings if " is used by " in f.message and "ptxas drops" in f.message
     }
-    named |= {m for f in findings for m in re.findall(r"also relocates (\S+), the next label", f.message)}
+    named |= {
+        m for f in findings for m in re.findall(r"also relocates (\S+), the label its block", f.message)
+    }
     assert named == LINT_MOVED_LABELS[_id(path)]
 
 
@@ -1631,7 +1633,7 @@ def test_a_trap_is_reported_for_the_releases_it_was_measured_on(rule: str) -> No
 
 def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
     """numba's shared_local (debug=True, opt=True): ptxas 13.5 drops $L__tmp7 and relocates
-    $L__tmp8, the next label, to where $L__tmp7 belonged, before the code of the lines that
+    $L__tmp8, the label its block leads to, to where $L__tmp7 belonged, before the code of the lines that
     precede $L__tmp8 (read from .nv_debug_line_sass); lint says so with the dropped label."""
     import subprocess
 
@@ -1643,7 +1645,7 @@ def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
     (finding,) = [f for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"]
     assert (
         finding.message.startswith("$L__tmp7 ")
-        and "also relocates $L__tmp8, the next label" in finding.message
+        and "also relocates $L__tmp8, the label its block leads to" in finding.message
     )
 
     wheel = wheel_ptxas()

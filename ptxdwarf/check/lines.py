@@ -150,7 +150,7 @@ def compare_label_places(
 ) -> None:
     """Each code label the DIEs and location lists use (``placed``: its relocation in the cubin) against
     ``.nv_debug_line_sass``: a label relocated before the code of the instruction above it is
-    one ptxas moved (the label after one it dropped takes that one's place, quirk
+    one ptxas moved (the label a dropped one's block leads to takes that one's place, quirk
     label-at-line-zero)."""
     starts = sass.starts() if placed else None
     if not starts:
@@ -185,8 +185,8 @@ def compare_label_places(
                         label,
                         f"{got} (= 0x{got.addend:x})",
                         f"ptxas relocated {label} (line {line}) to 0x{got.addend:x}, before the code of "
-                        f"line {above} above it (at 0x{code:x} in .nv_debug_line_sass): the label after one "
-                        "ptxas drops takes that one's place (quirk label-at-line-zero; `ptxdwarf lint` warns "
+                        f"line {above} above it (at 0x{code:x} in .nv_debug_line_sass): the label a dropped "
+                        "one's block leads to takes that one's place (quirk label-at-line-zero; `ptxdwarf lint` warns "
                         "of it), so a range that starts or ends there is wrong",
                     )
                 )

@@ -534,9 +534,10 @@ QUIRKS: tuple[Quirk, ...] = (
         "label-at-line-zero",
         "A code label whose first instruction is at line 0 (.loc F 0 C, or no .loc before it) is dropped when "
         "the block it starts "
-        "(up to the next label, or the instruction after a conditional branch) leads to a label not named "
-        "before it whose first instruction has a line: references to it read 0 (an undefined symbol, or no "
-        "relocation), and the label after it is relocated to its place.",
+        "(up to the next label, or the instruction after a conditional branch or a call) leads to a label not "
+        "named before it whose first instruction has a line (the next label, or a branch target in the "
+        "block): references to it read 0 (an undefined symbol, or no relocation), and the label the block "
+        "leads to is relocated to its place.",
         (
             "label-at-line-zero.fixture",
             "label-at-line-zero.leads-to-a-line",
@@ -545,10 +546,16 @@ QUIRKS: tuple[Quirk, ...] = (
             "label-at-line-zero.doubled",
             "label-at-line-zero.next-moves",
             "label-at-line-zero.next-padded",
+            "label-at-line-zero.call-then-label",
+            "label-at-line-zero.call-then-code",
+            "label-at-line-zero.branch-target-moves",
+            "label-at-line-zero.branch-padded",
+            "label-at-line-zero.branch-to-pad",
         ),
         ("ptxdwarf.ptx.placement.labels_dropped",),
         "attach never writes line 0; lint predicts the labels ptxas drops (labels_dropped) and names the label "
-        "after each; check names every dropped label and every label moved before its code (.nv_debug_line_sass)",
+        "each one's block leads to; check names every dropped label and every label moved before its code "
+        "(.nv_debug_line_sass)",
         "label-at-line-zero",
         repairs=("ptxdwarf.repair.text.double_dropped_labels",),
     ),

@@ -166,20 +166,18 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
         i = bisect.bisect_left(zero_locs, f.body_start)
         if (i < len(zero_locs) and zero_locs[i] < f.body_end) or _before_any_loc(text, f, labels):
             dropped = labels_dropped(text, f)
-        order = list(f.labels) if dropped else []
         for label, cause in dropped.items():
             if label not in used:
-                moved = _next_label(order, label)
-                if moved is not None and moved in used and moved not in dropped:
+                if cause in used and cause not in dropped:
                     _at_use(
                         ctx,
                         "label-at-line-zero",
-                        f"{moved} (line {f.labels.get(moved, '?')}, in {f.name}) is used by {used[moved][0]}, but "
-                        f"ptxas drops {label}, the label before it (its first instruction is at line 0 and its "
-                        f"block leads to {cause}), and relocates {moved} to where {label} belonged, before code "
-                        f"that precedes {moved}: a range that starts or ends there is wrong; give {label}'s "
+                        f"{cause} (line {f.labels.get(cause, '?')}, in {f.name}) is used by {used[cause][0]}, but "
+                        f"ptxas drops {label} (its first instruction is at line 0 and its block leads to "
+                        f"{cause}) and relocates {cause} to where {label} belonged, before code that "
+                        f"precedes {cause}: a range that starts or ends there is wrong; give {label}'s "
                         "instruction a line or remove the label",
-                        used[moved],
+                        used[cause],
                     )
                 continue
             if label in used:
@@ -190,7 +188,7 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
                     f"first instruction is at line 0 (.loc F 0 C, or no .loc before it) and its block leads to "
                     f"{cause}, whose code has a line: ptxas drops such a label, leaving an undefined symbol that "
                     "reads 0 in the cubin; give the instruction a line or move the label"
-                    + _next_label_moved(order, label, used),
+                    + _cause_moved(label, cause, used),
                     used[label],
                 )
         misplaced = first_label_at_zero(text, f)
@@ -206,24 +204,16 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
             )
 
 
-def _next_label_moved(order: list[str], label: str, used: Container[str]) -> str:
-    """What a finding of dropped ``label`` adds when the label after it in the text
-    (``order``) is one the debug sections use: ptxas relocates that one to where ``label``
-    belonged (measured, docs/ptxas-facts.md, label-at-line-zero)."""
-    after = _next_label(order, label)
-    if after is None or after not in used:
+def _cause_moved(label: str, cause: str, used: Container[str]) -> str:
+    """What a finding of dropped ``label`` adds when the label its block leads to (``cause``)
+    is one the debug sections use: ptxas relocates that one to where ``label`` belonged
+    (measured, docs/ptxas-facts.md, label-at-line-zero)."""
+    if cause not in used:
         return ""
     return (
-        f"; ptxas also relocates {after}, the next label, to where {label} belonged, before code that "
-        f"precedes {after}, so a range that starts or ends at {after} is wrong too"
+        f"; ptxas also relocates {cause}, the label its block leads to, to where {label} belonged, before "
+        f"code that precedes {cause}, so a range that starts or ends at {cause} is wrong too"
     )
-
-
-def _next_label(order: list[str], label: str) -> str | None:
-    """The label right after ``label`` in a function's text (``order``), or None. (ptxas also
-    moves a later label where branch labels stand between, which only ``check`` finds.)"""
-    at = order.index(label) if label in order else -1
-    return order[at + 1] if 0 <= at < len(order) - 1 else None
 
 
 def _at_use(ctx: LintContext, rule: str, message: str, use: tuple[str, int]) -> None:

@@ -167,9 +167,13 @@ def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]
 _JUMP = re.compile(r"(@!?[%\w$]+\s+)?bra(?:\.uni)?\s+([%\w$]+)")
 
 
+_CALL = re.compile(r"(@!?[%\w$]+\s+)?call\b")
+
+
 class _Token(NamedTuple):
-    """A label (``label`` set) or an instruction (its line, whether it is a conditional
-    branch, the label it branches to) of a function body."""
+    """A label (``label`` set) or an instruction (its line, whether its block goes on after
+    it only by falling through to unlabeled code, as after a conditional branch or a call,
+    the label it branches to) of a function body."""
 
     label: str | None
     line: int | None = None
@@ -179,11 +183,12 @@ class _Token(NamedTuple):
 
 def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
     """The labels of ``function`` that ptxas drops (quirk label-at-line-zero), each with
-    the label that makes it so: a label whose first instruction is at line 0 (or has no
-    line yet: no ``.loc`` before it) is dropped when the block it starts (up to the next
-    label, or the instruction after a conditional branch) leads to a label not named
-    before it (as a definition or a branch target) whose first instruction has a line
-    other than 0."""
+    the label that makes it so, which ptxas moves to where the dropped one belonged: a label
+    whose first instruction is at line 0 (or has no line yet: no ``.loc`` before it) is
+    dropped when the block it starts (up to the next label, or the instruction after a
+    conditional branch or a call) leads to a label not named before it (as a definition or a
+    branch target) whose first instruction has a line other than 0: the next label, or the
+    target of a branch in the block, whichever comes first."""
     if function.body_start < 0 or not function.labels:
         return {}
     body = mask_comments(text[function.body_start : function.body_end])
@@ -204,6 +209,8 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
             m = _JUMP.match(stmt.text) if "bra" in stmt.text else None
             if m is not None:
                 tokens.append(_Token(None, line, bool(m.group(1)), m.group(2)))
+            elif "call" in stmt.text and _CALL.match(stmt.text):
+                tokens.append(_Token(None, line, True))
             else:
                 token = plain.get(line)
                 if token is None:

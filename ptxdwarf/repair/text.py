@@ -174,16 +174,18 @@ def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]
     """A second label right after each label the debug sections use that ptxas would drop
     (its code at line 0, its block leading to a line): the first then leads to the second,
     whose code is at line 0 too, and is kept (case label-at-line-zero.doubled). And a label
-    right before the label after each dropped one, when the debug sections use that one:
-    ptxas moves the label after a dropped one to where the dropped one belonged, and the
-    inserted label takes that place instead (measured on numba's shared_local)."""
+    right before the label a dropped one's block leads to, when the debug sections use that
+    one: ptxas moves that label to where the dropped one belonged, and the inserted label
+    takes that place instead (case label-at-line-zero.next-padded); the block's branches to
+    the label go to the inserted one, else the block still leads to the label
+    (cases label-at-line-zero.branch-padded and .branch-to-pad)."""
     module, text = job.module, job.module.text
     used = _used_labels(job)
     taken: set[str] = set()
     repairs = []
     masked: str | None = None
     for f in module.functions:
-        dropped = list(labels_dropped(text, f))
+        dropped = labels_dropped(text, f)
         if not dropped:
             continue
         if masked is None:
@@ -192,10 +194,10 @@ def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]
 
         def insert(
             label: str, stem: str, before: bool, why: str, f: PtxFunction = f, masked: str = masked
-        ) -> None:
+        ) -> str | None:
             m = _label_definition(masked, label, f)
             if m is None:
-                return
+                return None
             name = symbol_table(module).fresh(stem, taken)
             job.edits.insert(m.start() if before else m.end(), f"{name}:\n" if before else f"\n{name}:")
             where = "before" if before else "after"
@@ -206,15 +208,44 @@ def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]
                     f"{name} put right {where} {label}, {why}",
                 )
             )
+            return name
 
-        for label in dropped:
+        for label, cause in dropped.items():
             if label in used:
                 insert(label, "$L__ptxdwarf_keep", False, "which ptxas would drop")
-            at = order.index(label) if label in order else -1
-            after = order[at + 1] if 0 <= at < len(order) - 1 else None
-            if after is not None and after in used and after not in dropped:
-                insert(after, "$L__ptxdwarf_pad", True, f"which ptxas would move to where {label} belonged")
+            if cause not in used or cause in dropped:
+                continue
+            pad = insert(cause, "$L__ptxdwarf_pad", True, f"which ptxas would move to where {label} belonged")
+            if pad is None:
+                continue
+            branches = _branches_in_block(masked, f, order, label, cause)
+            for start, end in branches:
+                job.edits.replace(start, end, pad)
+            if branches:
+                repairs.append(
+                    Repair(
+                        "label-at-line-zero",
+                        job.where(job.line_of(branches[0][0])),
+                        f"the branch to {cause} in the block of {label} sent to {pad}, so that the block "
+                        f"leads to {pad}",
+                    )
+                )
     return repairs
+
+
+def _branches_in_block(
+    masked: str, f: PtxFunction, order: list[str], label: str, target: str
+) -> list[tuple[int, int]]:
+    """Where ``target`` is named by the branches between ``label``'s definition and the next
+    label's (the span of each name)."""
+    m = _label_definition(masked, label, f)
+    if m is None:
+        return []
+    at = order.index(label) if label in order else -1
+    after = _label_definition(masked, order[at + 1], f) if 0 <= at < len(order) - 1 else None
+    end = after.start() if after is not None else f.body_end
+    branch = re.compile(rf"\bbra(?:\.uni)?\s+({re.escape(target)})(?![\w$%])")
+    return [b.span(1) for b in branch.finditer(masked, m.end(), end)]
 
 
 def _label_definition(masked: str, label: str, f: PtxFunction) -> re.Match[str] | None:

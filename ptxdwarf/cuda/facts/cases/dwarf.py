@@ -901,14 +901,35 @@ $L__next:
 """
 
 
+_CALLEE = """
+.func _Z1vv()
+{
+\tret;
+}
+"""
+_LINE_TEN = "\t.loc 1 10 5\n\tst.global.u32 [%rd1+8], %r1;\n"
+
+
 def _line_zero_case(
-    id: str, expected: str, dropped: bool, next_line: int, branch: str = "", after: str = ""
+    id: str,
+    expected: str,
+    dropped: bool,
+    next_line: int,
+    branch: str = "",
+    after: str = "",
+    line_ten: str | None = None,
+    prelude: str = "",
 ) -> None:
+    """``$L__x`` (code at line 0) used by a DIE: dropped or not. ``line_ten`` replaces the
+    code at line 10; ``prelude`` goes before the kernel."""
+
     def make() -> tuple[str, int]:
         code = _LINE_ZERO_CODE.replace("BRANCH", branch).replace("NEXT", str(next_line))
         code = code.replace("$L__x:\n", "$L__x:\n" + after)
+        if line_ten is not None:
+            code = code.replace(_LINE_TEN, line_ten)
         text, marks = info(die(h.VAR_DATA8, "v:.b64 $L__x"))
-        return module(ABBREV, text, code=code), marks["v"]
+        return module(ABBREV, text, code=prelude + code), marks["v"]
 
     offset = make()[1]
 
@@ -971,7 +992,17 @@ def _moved_next_case(id: str, expected: str, pad: str, moved: bool) -> None:
         )
         return module(ABBREV, text, code=dropping + "\n" + keeping), marks
 
-    marks = make()[1]
+    check = _addends_check(
+        make()[1], lambda a: a["x"] != a["j_next"] and a["next"] == (a["x"] if moved else a["j_next"])
+    )
+    case(id, "label-at-line-zero", expected, lambda: make()[0], check)
+
+
+def _addends_check(
+    marks: dict[str, int], verdict: Callable[[dict[str, int]], bool]
+) -> Callable[[Run], tuple[bool, str]]:
+    """A case's check: the addend of the relocation at each of ``marks`` (name -> offset in
+    ``.debug_info``), all of which must have one, judged by ``verdict``."""
 
     def check(run: Run) -> tuple[bool, str]:
         if run.cubin is None:
@@ -980,12 +1011,10 @@ def _moved_next_case(id: str, expected: str, pad: str, moved: bool) -> None:
         seen = ", ".join(
             f"{m}: {r.symbol}+{r.addend}" if r else f"{m}: no relocation" for m, r in sorted(got.items())
         )
-        nxt, x, j_next = got["next"], got["x"], got["j_next"]
-        if nxt is None or x is None or j_next is None or x.addend == j_next.addend:
-            return False, seen
-        return nxt.addend == (x.addend if moved else j_next.addend), seen
+        addends = {m: r.addend for m, r in got.items() if r is not None and r.addend is not None}
+        return len(addends) == len(got) and verdict(addends), seen
 
-    case(id, "label-at-line-zero", expected, lambda: make()[0], check)
+    return check
 
 
 _moved_next_case(
@@ -1001,4 +1030,89 @@ _moved_next_case(
     "keeps its place (next = j_next of the copy)",
     "$L__pad:\n",
     False,
+)
+
+
+_line_zero_case(
+    "label-at-line-zero.call-then-label",
+    "a label whose code is at line 0, its block a call at line 10 right before a label with code at line 11 "
+    "-> dropped (the block leads to that label)",
+    True,
+    11,
+    line_ten="\t.loc 1 10 5\n\tcall.uni _Z1vv, ();\n",
+    prelude=_CALLEE,
+)
+_line_zero_case(
+    "label-at-line-zero.call-then-code",
+    "the same with an instruction between the call and the label -> kept (a call ends the block as a "
+    "conditional branch does: it leads to code without a label)",
+    False,
+    11,
+    line_ten="\t.loc 1 10 5\n\tcall.uni _Z1vv, ();\n\tst.global.u32 [%rd1+8], %r1;\n",
+    prelude=_CALLEE,
+)
+
+#: The dropped label's block branches over ``$L__next`` (code at line 11) to ``$L__far`` (line 15).
+_BRANCHING_CODE = (
+    _LINE_ZERO_CODE.replace("NEXT", "11")
+    .replace(
+        "\tst.global.u32 [%rd1+8], %r1;\n$L__next:",
+        "\tst.global.u32 [%rd1+8], %r1;\n\tbra.uni $L__far;\n$L__next:",
+    )
+    .replace(
+        "\t.loc 1 20 5\n\tret;",
+        "$L__far:\n\t.loc 1 15 5\n\tst.global.u32 [%rd1+16], %r1;\n\t.loc 1 20 5\n\tret;",
+    )
+)
+
+
+def _moved_target_case(id: str, expected: str, edit: Callable[[str], str], moved: str, kept: str) -> None:
+    """``_Z1kPi`` drops ``$L__x``; ``_Z1jPi``, a copy with line 9 instead of 0, keeps it. Of
+    ``moved`` and ``kept``, labels of the first, the one must be relocated to where ``$L__x`` is in
+    the second, the other to where it is itself in the second."""
+
+    def make() -> tuple[str, dict[str, int]]:
+        dropping = edit(_BRANCHING_CODE.replace("BRANCH", ""))
+        keeping = (
+            dropping.replace(".loc 1 0 5", ".loc 1 9 5").replace("_Z1kPi", "_Z1jPi").replace("$L__", "$L__j_")
+        )
+        text, marks = info(
+            die(h.VAR_DATA8, f"moved:.b64 {moved}"),
+            die(h.VAR_DATA8, f"kept:.b64 {kept}"),
+            die(h.VAR_DATA8, "x:.b64 $L__j_x"),
+            die(h.VAR_DATA8, f"j_kept:.b64 {kept.replace('$L__', '$L__j_')}"),
+        )
+        return module(ABBREV, text, code=dropping + "\n" + keeping), marks
+
+    check = _addends_check(
+        make()[1], lambda a: a["moved"] == a["x"] and a["kept"] == a["j_kept"] and a["x"] != a["j_kept"]
+    )
+    case(id, "label-at-line-zero", expected, lambda: make()[0], check)
+
+
+_moved_target_case(
+    "label-at-line-zero.branch-target-moves",
+    "a dropped label whose block ends with a bra.uni over the next label ($L__next, line 11) to $L__far "
+    "(line 15) -> $L__far is relocated to where $L__x would be, $L__next keeps its place",
+    lambda code: code,
+    "$L__far",
+    "$L__next",
+)
+_moved_target_case(
+    "label-at-line-zero.branch-padded",
+    "the same with a label inserted right before $L__far -> $L__far still moves (the block still leads to "
+    "it), the inserted label keeps its place",
+    lambda code: code.replace("$L__far:\n", "$L__pad:\n$L__far:\n"),
+    "$L__far",
+    "$L__pad",
+)
+_moved_target_case(
+    "label-at-line-zero.branch-to-pad",
+    "the same with the bra.uni sent to the inserted label -> the inserted label moves, $L__far keeps its "
+    "place (what fix does)",
+    lambda code: code.replace("$L__far:\n", "$L__pad:\n$L__far:\n").replace(
+        "bra.uni $L__far", "bra.uni $L__pad"
+    ),
+    "$L__pad",
+    "$L__far",
 )
