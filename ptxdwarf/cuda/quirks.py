@@ -534,7 +534,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "label-at-line-zero",
         "A code label whose first instruction is at line 0 (.loc F 0 C, or no .loc before it) is dropped when "
         "the block it starts "
-        "(up to the next label, or the instruction after a conditional branch or a call) leads to a label not "
+        "(up to the next label, or the instruction after a branch, a call or a return) leads to a label not "
         "named before it whose first instruction has a line (the next label, or a branch target in the "
         "block): references to it read 0 (an undefined symbol, or no relocation), and the label the block "
         "leads to is relocated to its place.",
@@ -551,6 +551,7 @@ QUIRKS: tuple[Quirk, ...] = (
             "label-at-line-zero.branch-target-moves",
             "label-at-line-zero.branch-padded",
             "label-at-line-zero.branch-to-pad",
+            "label-at-line-zero.random-kernels",
         ),
         ("ptxdwarf.ptx.placement.labels_dropped",),
         "attach never writes line 0; lint predicts the labels ptxas drops (labels_dropped) and names the label "

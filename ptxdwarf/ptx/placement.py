@@ -167,17 +167,17 @@ def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]
 _JUMP = re.compile(r"(@!?[%\w$]+\s+)?bra(?:\.uni)?\s+([%\w$]+)")
 
 
-_CALL = re.compile(r"(@!?[%\w$]+\s+)?call\b")
+#: An instruction after which a new block starts (with the branches of _JUMP).
+_ENDS_BLOCK = re.compile(r"(@!?[%\w$]+\s+)?(?:call|ret|exit)\b")
 
 
 class _Token(NamedTuple):
-    """A label (``label`` set) or an instruction (its line, whether its block goes on after
-    it only by falling through to unlabeled code, as after a conditional branch or a call,
+    """A label (``label`` set) or an instruction (its line, whether a block ends after it,
     the label it branches to) of a function body."""
 
     label: str | None
     line: int | None = None
-    conditional: bool = False
+    ends_block: bool = False
     target: str | None = None
 
 
@@ -186,7 +186,7 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
     the label that makes it so, which ptxas moves to where the dropped one belonged: a label
     whose first instruction is at line 0 (or has no line yet: no ``.loc`` before it) is
     dropped when the block it starts (up to the next label, or the instruction after a
-    conditional branch or a call) leads to a label not named before it (as a definition or a
+    branch, a call or a return) leads to a label not named before it (as a definition or a
     branch target) whose first instruction has a line other than 0: the next label, or the
     target of a branch in the block, whichever comes first."""
     if function.body_start < 0 or not function.labels:
@@ -208,8 +208,8 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
         else:
             m = _JUMP.match(stmt.text) if "bra" in stmt.text else None
             if m is not None:
-                tokens.append(_Token(None, line, bool(m.group(1)), m.group(2)))
-            elif "call" in stmt.text and _CALL.match(stmt.text):
+                tokens.append(_Token(None, line, True, m.group(2)))
+            elif _ENDS_BLOCK.match(stmt.text):
                 tokens.append(_Token(None, line, True))
             else:
                 token = plain.get(line)
@@ -241,12 +241,12 @@ def _leads_to_a_line(
     """The first label the block from ``tokens[start]`` leads to that was not named before
     and whose first instruction has a line other than 0, or None."""
     seen: set[str] = set()
-    after_conditional = False
+    after_end = False
     for token in tokens[start:]:
         if token.label is None:
-            if after_conditional:
-                return None  # the block ends in a fall-through without a label
-            after_conditional = token.conditional
+            if after_end:
+                return None  # the block is followed by code without a label
+            after_end = token.ends_block
         target = token.label or token.target
         if target is not None and target not in named and target not in seen:
             seen.add(target)

@@ -8,7 +8,7 @@ module of this package adds its cases to :data:`CASES` when imported.
 
 from __future__ import annotations
 
-from . import dwarf, files, registers, symbols, values  # noqa: F401  (each adds its cases)
+from . import dwarf, files, labels, registers, symbols, values  # noqa: F401  (each adds its cases)
 from ._base import CASES
 
 __all__ = ["CASES"]
