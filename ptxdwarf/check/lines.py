@@ -9,7 +9,7 @@ from ..cuda.cubin import CubinImages
 from ..dwarf.image import Symbol
 from ..dwarf.lines import LineProgram, line_starts
 from ..errors import DwarfError
-from ..ptx.placement import LocRow, line_rows
+from ..ptx.placement import LocRow, labels_dropped, line_rows
 from ..ptx.reader import PtxModule
 from .report import CheckReport, Difference
 
@@ -151,7 +151,9 @@ def compare_label_places(
     """Each code label the DIEs and location lists use (``placed``: its relocation in the cubin) against
     ``.nv_debug_line_sass``: a label relocated before the code of the instruction above it is
     one ptxas moved (the label a dropped one's block leads to takes that one's place, quirk
-    label-at-line-zero)."""
+    label-at-line-zero). One relocated to the very start of that code is one ptxas moved when
+    :func:`~ptxdwarf.ptx.placement.labels_dropped` says so: ptxas 12.0 and 12.4 also put a label
+    that did not move there."""
     starts = sass.starts() if placed else None
     if not starts:
         return
@@ -163,6 +165,7 @@ def compare_label_places(
         if not found_lines or f.body_start < pos:
             continue
         with_code: list[int] | None = None
+        moving: set[str] | None = None
         line_no += text.count("\n", pos, f.body_start)
         pos = f.body_start
         body_line = line_no  # the line of the body's "{": code above it is the prologue's
@@ -177,7 +180,9 @@ def compare_label_places(
                 continue
             above = with_code[i]
             code = found_lines[above]
-            if got.addend < code:
+            if got.addend == code and moving is None:
+                moving = set(labels_dropped(text, f).values())
+            if got.addend < code or (got.addend == code and moving is not None and label in moving):
                 report.differences.append(
                     Difference(
                         f"{f.name}+{label}",
