@@ -180,9 +180,13 @@ def compare_label_places(
                 continue
             above = with_code[i]
             code = found_lines[above]
-            if got.addend == code and moving is None:
-                moving = set(labels_dropped(text, f).values())
-            if got.addend < code or (got.addend == code and moving is not None and label in moving):
+            if got.addend == code:
+                if moving is None:
+                    moving = set(labels_dropped(text, f).values())
+                moved = label in moving
+            else:
+                moved = got.addend < code
+            if moved:
                 report.differences.append(
                     Difference(
                         f"{f.name}+{label}",

@@ -10,14 +10,12 @@ from ....ptx.reader import parse_ptx
 from .. import harness as h
 from ..harness import ABBREV, Run, die, info, module
 from ._base import case
+from .dwarf import _CALLEE
 
 #: The functions the random kernels call.
-_CALLEES = """
-.func _Z1vv()
-{
-\tret;
-}
-.func (.param .b32 r) _Z1gi(.param .b32 a)
+_CALLEES = (
+    _CALLEE
+    + """.func (.param .b32 r) _Z1gi(.param .b32 a)
 {
 \t.reg .b32 %r<2>;
 \tld.param.b32 %r1, [a];
@@ -25,6 +23,7 @@ _CALLEES = """
 \tret;
 }
 """
+)
 _CALL_WITH_VALUES = (
     "\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0+0], %r1;\n\t.param .b32 retval0;\n"
     "\tcall.uni (retval0), _Z1gi, (param0);\n\tld.param.b32 %r1, [retval0+0];\n\t}"
