@@ -402,6 +402,7 @@ def _attach_one(path: str, args: Any) -> int:
         debug_target=getattr(args, "debug_target", True),
         only_mapped=bool(getattr(args, "only_mapped", False)),
         ptxas=getattr(args, "ptxas", None),
+        predicates=int(getattr(args, "predicates", 0) or 0),
     )
     for w in result.warnings:
         print(f"ptxdwarf: warning: {path}: {w}", file=sys.stderr)
@@ -558,6 +559,14 @@ def _writing_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "in SASS (those a debugger can show)",
     )
     p.add_argument("--ptxas", metavar="PATH", help="ptxas for --only-mapped (default: found by release)")
+    p.add_argument(
+        "--predicates",
+        type=int,
+        default=0,
+        metavar="N",
+        help="describe at most N predicate registers per function, 0-51 (default 0: ptxas -g crashes "
+        "on some functions whose debug info describes as few as 4)",
+    )
     _style_option(p, "layout of the sections (default: readable)")
     p.set_defaults(func=_cmd_attach)
 

@@ -717,3 +717,23 @@ def test_a_remembered_depot_expression_still_reports_a_wrong_one(ptxas: Ptxas) -
         comparer.expect_expression(a, "location", mine, unrewritten, 8)
     assert len(report.differences) == 2
     assert "did not rewrite the local-depot address" in report.differences[0].message
+
+
+@pytest.mark.parametrize("end_label", [False, True], ids=["no-end-label", "end-label"])
+def test_label_relocated_to_the_function_end_is_reported(end_label: bool, ptxas: Ptxas) -> None:
+    """Straight-line code whose last label comes before the final ret, and no label after the
+    ret: ptxas relocates that label to the end of the function's code (quirk label-at-end)."""
+    from ptxdwarf.cuda.facts.cases import CASES
+
+    (case,) = [
+        c for c in CASES if c.id == ("label-at-end.end-label" if end_label else "label-at-end.last-label")
+    ]
+    text = case.ptx()
+    assert isinstance(text, str)
+    report = check(text, filename="k.ptx", ptxas=ptxas)
+    if end_label:
+        assert report.consistent, [str(d) for d in report.differences]
+        return
+    (difference,) = report.differences
+    assert difference.ptx == "$L__next" and difference.what == "address"
+    assert "quirk label-at-end" in difference.message and "the end of _Z1kPi's code" in difference.message

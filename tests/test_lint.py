@@ -1163,12 +1163,17 @@ def test_label_at_line_zero_set_before_the_label() -> None:
         "\t.loc 1 0 0\n\tmov.u32 \t%r2, 1;\n\t.loc 1 6 1\n$L__tmp0:\n\tmov.u32 \t%r1, 1;",
         # line 0 up to $L__tmp1, whose code is at line 0 too: the block leads to no line
         "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;",
+        # a barrier in the block keeps the label (clang's __syncthreads after a line-0 cvta)
+        "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;\n\t.loc 1 5 1\n\tbar.sync 0;\n\t.loc 1 6 1",
+        "$L__tmp0:\n\t.loc 1 0 0\n\tbarrier.sync 0;\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1",
+        "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;\n\tshfl.sync.idx.b32 %r1, %r1, 0, 31, -1;\n\t.loc 1 6 1",
     ],
-    ids=["later-loc", "earlier-line-zero", "leads-to-line-zero"],
+    ids=["later-loc", "earlier-line-zero", "leads-to-line-zero", "bar-sync", "barrier-first", "shfl-sync"],
 )
-def test_label_at_line_zero_not_reported(code: str) -> None:
+def test_label_at_line_zero_not_reported(code: str, ptxas: Ptxas) -> None:
     m = assemble(base_tree(), header=HEADER.replace(_AT_TMP0, code))
     assert run(m) == []
+    assert check(m.text, ptxas=ptxas).consistent
 
 
 def test_the_label_after_a_dropped_unused_one_is_reported(ptxas: Ptxas) -> None:

@@ -41,10 +41,12 @@ name across functions) to ``%Ra0...`` (ranges) or ``%Sa`` (single registers), na
 the module does not use; the map is :attr:`AttachResult.renamed`. Only the names
 change: ptxas makes the same code.
 
-Predicates. At most :data:`~ptxdwarf.autodebug.describe.MAX_PREDICATES` (51) ``.pred``
-registers of a function are described, the first declared, with one warning naming the
-others: ptxas 13 ``-g`` crashes (SIGSEGV) on a function whose debug info describes 52 or
-more predicates that guard branches (quirk ``predicate-count``).
+Predicates. ``.pred`` registers are not described unless ``predicates`` asks for up to
+:data:`~ptxdwarf.autodebug.describe.MAX_PREDICATES` (51) per function (the first declared,
+with one warning naming the others): ptxas 12.9 to 13.5 ``-g`` crashes (SIGSEGV) on a
+function whose debug info describes 52 or more predicates that guard branches, and on some
+functions with as few as 4 (quirk ``predicate-count``). No producer in the corpus
+describes a predicate.
 
 ptxas 13.0 does not parse ``DW_OP_piece`` operands; pieces are sized so that it does
 not trip over them (see :mod:`ptxdwarf.autodebug.params`).

@@ -22,9 +22,10 @@ from .typemap import TypeMap
 
 PRODUCER = "ptxdwarf attach"
 
-#: The most ``.pred`` registers attach describes in one function: ptxas 13 ``-g`` dies
-#: (SIGSEGV) on a function whose debug info describes 52 or more predicates it keeps
-#: (quirk ``predicate-count``).
+#: The most ``.pred`` registers attach can be asked to describe in one function: ptxas 12.9 to
+#: 13.5 ``-g`` dies (SIGSEGV) on a function whose debug info describes 52 or more predicates it
+#: keeps, and on some functions with as few as 4 (quirk ``predicate-count``), so by default
+#: attach describes none.
 MAX_PREDICATES = 51
 
 _EXTERNAL = re.compile(r"\.(?:visible|extern|weak|common)\b")
@@ -39,8 +40,11 @@ class _Description:
     plan: Plan
     warnings: list[str] = field(default_factory=list)
     skipped_long: list[str] = field(default_factory=list)
+    predicates: int = 0
+    """The most ``.pred`` registers to describe per function."""
     skipped_predicates: list[tuple[str, list[str], int]] = field(default_factory=list)
-    """(function, predicates not described, predicates declared) of each function over the limit."""
+    """(function, predicates not described, predicates used) of each function over ``predicates``
+    (when it is not 0)."""
     untyped: list[str] = field(default_factory=list)
     keep: Mapping[str, set[str]] | None = None
     """Only these registers, by function (``--only-mapped``); None: every register."""
@@ -56,9 +60,11 @@ def describe(
     output_name: str,
     prefix: str,
     keep: Mapping[str, set[str]] | None = None,
+    predicates: int = 0,
 ) -> tuple[DebugInfoBuilder, int, list[str]]:
     """The builder of the compile unit, its number of DIEs, the warnings; ``keep`` names, by
-    function, the only registers to describe."""
+    function, the only registers to describe; ``predicates``, the most ``.pred`` registers
+    to describe per function."""
     mangled = any(f.name.startswith("_Z") for f in module.functions)
     if plan.keep_lines:  # the source is the input's own: its .file 1 names the compile unit
         source = next((f.full_path for f in module.files if f.index == 1), module.files[0].full_path)
@@ -67,7 +73,7 @@ def describe(
         dbg = DebugInfoBuilder(
             output_name, producer=PRODUCER, language="c++" if mangled else "c", file=output_name
         )
-    d = _Description(dbg, TypeMap(dbg), plan, keep=keep)
+    d = _Description(dbg, TypeMap(dbg), plan, keep=keep, predicates=predicates)
     _module_variables(d, module)
     for fn in funcs:
         f = fn.func
@@ -83,7 +89,7 @@ def describe(
             f"characters cannot be named by DW_OP_regx ({shown}); --rename-registers renames them"
         )
     if d.skipped_predicates:
-        d.warnings.append(_predicate_warning(d.skipped_predicates))
+        d.warnings.append(_predicate_warning(d.skipped_predicates, d.predicates))
     if d.unmapped:
         d.warnings.append(_unmapped_warning(d.unmapped))
     if d.untyped:
@@ -193,16 +199,17 @@ def _unmapped_warning(unmapped: list[tuple[str, str]]) -> str:
     )
 
 
-def _predicate_warning(skipped: list[tuple[str, list[str], int]]) -> str:
-    """The warning naming the predicate registers left out, by function."""
+def _predicate_warning(skipped: list[tuple[str, list[str], int]], limit: int) -> str:
+    """The warning naming the predicate registers left out, by function, over ``limit``."""
     parts = []
     for name, left, total in skipped:
         shown = ", ".join(left[:3]) + (", ..." if len(left) > 3 else "")
         parts.append(f"{name}: {len(left)} of {total}, {shown}")
     count = sum(len(left) for _, left, _ in skipped)
     return (
-        f"{count} predicate register(s) not described ({'; '.join(parts)}): ptxas -g crashes on a "
-        f"function whose debug info describes more than {MAX_PREDICATES} predicates"
+        f"{count} predicate register(s) not described ({'; '.join(parts)}): at most {limit} asked for "
+        f"per function; ptxas -g crashes on a function whose debug info describes more than "
+        f"{MAX_PREDICATES} predicates, and on some with fewer"
     )
 
 
@@ -222,11 +229,11 @@ def _used_names(v: PtxVariable, used: frozenset[str]) -> list[str]:
 
 def _registers(d: _Description, fn: Func, sub: Function, seen: set[str], body: str) -> None:
     """A variable per register the code of ``fn`` uses (ptxas -g maps no other), at most
-    :data:`MAX_PREDICATES` of them ``.pred``."""
+    ``d.predicates`` of them ``.pred``."""
     used = used_names(body, 0, len(body))
     predicates: list[str] = []
     for v in fn.func.declarations:
-        if v.space != "reg":
+        if v.space != "reg" or (v.type == ".pred" and not d.predicates):
             continue
         t = d.types.of(v)
         if t is None:
@@ -246,8 +253,8 @@ def _registers(d: _Description, fn: Func, sub: Function, seen: set[str], body: s
                 continue
             if v.type == ".pred":
                 predicates.append(reg)
-                if len(predicates) > MAX_PREDICATES:
+                if len(predicates) > d.predicates:
                     continue
             sub.variable(reg, t, line=line, location=register(reg))
-    if len(predicates) > MAX_PREDICATES:
-        d.skipped_predicates.append((fn.func.name, predicates[MAX_PREDICATES:], len(predicates)))
+    if len(predicates) > d.predicates:
+        d.skipped_predicates.append((fn.func.name, predicates[d.predicates :], len(predicates)))

@@ -17,7 +17,7 @@ from ..ptx.reader import PtxModule, mask_comments, parse_ptx
 from ..ptx.statements import scan_body
 from ..ptx.writer import Style
 from . import registers
-from .describe import describe
+from .describe import MAX_PREDICATES, describe
 from .existing import existing_debug, strip_debug
 from .plan import make_plan
 from .scan import Func, identifiers_starting
@@ -64,6 +64,7 @@ def attach_ptx(
     debug_target: bool = True,
     only_mapped: bool = False,
     ptxas: Ptxas | str | None = None,
+    predicates: int = 0,
 ) -> AttachResult:
     """Give PTX ``text`` without debug info a line table pointing at itself and DWARF for
     every function, parameter, register the code uses and module variable (see the module
@@ -84,13 +85,23 @@ def attach_ptx(
     :class:`~ptxdwarf.cuda.ptxas.Ptxas` or its path; default: found by release) and
     describes again only the registers ptxas's register map places in SASS: those a
     debugger can show. The others are named in a warning.
+
+    ``predicates`` is the most ``.pred`` registers to describe per function (at most
+    :data:`~ptxdwarf.autodebug.describe.MAX_PREDICATES`): none by default, since ptxas -g
+    crashes on some functions whose debug info describes as few as 4 (quirk
+    ``predicate-count``); those over it are named in a warning.
     """
     _check_output_name(output_name)
-    result = _attach(text, output_name, filename, rename_registers, replace, style, debug_target, None)
+    if not 0 <= predicates <= MAX_PREDICATES:
+        raise AttachError(
+            f"predicates: {predicates} is not in 0-{MAX_PREDICATES} (ptxas -g crashes on a function "
+            f"whose debug info describes more than {MAX_PREDICATES} predicates)"
+        )
+    args = (text, output_name, filename, rename_registers, replace, style, debug_target, predicates)
+    result = _attach(*args, None)
     if not only_mapped:
         return result
-    mapped = mapped_registers(result.text, filename=filename, ptxas=ptxas)
-    return _attach(text, output_name, filename, rename_registers, replace, style, debug_target, mapped)
+    return _attach(*args, mapped_registers(result.text, filename=filename, ptxas=ptxas))
 
 
 def mapped_registers(
@@ -110,6 +121,7 @@ def _attach(
     replace: bool,
     style: str,
     debug_target: bool,
+    predicates: int,
     registers_to_describe: dict[str, set[str]] | None,
 ) -> AttachResult:
     """:func:`attach_ptx`, describing only the registers of ``registers_to_describe`` when given."""
@@ -130,7 +142,9 @@ def _attach(
     edits = plan.edit(filename)
     for start, end, new in renames.edits:
         edits.replace(start, end, new)
-    dbg, dies, more = describe(module, funcs, plan, masked, output_name, prefix, registers_to_describe)
+    dbg, dies, more = describe(
+        module, funcs, plan, masked, output_name, prefix, registers_to_describe, predicates
+    )
     warnings.extend(more)
     try:
         check_symbols(module, dbg, plan.labels)

@@ -28,6 +28,11 @@ class SassLines:
         self._read = False
         self._starts: dict[str, dict[int, int]] | None = None
 
+    def end_of(self, function: str) -> int:
+        """The size of ``function``'s code in the cubin (0: unknown)."""
+        symbol = self._found.symbols.get(function)
+        return symbol.size if symbol is not None else 0
+
     def starts(self) -> dict[str, dict[int, int]] | None:
         """Per function, per PTX line with SASS of its own, its first address."""
         if not self._read:
@@ -153,7 +158,8 @@ def compare_label_places(
     one ptxas moved (the label a dropped one's block leads to takes that one's place, quirk
     label-at-line-zero). One relocated to the very start of that code is one ptxas moved when
     :func:`~ptxdwarf.ptx.placement.labels_dropped` says so: ptxas 12.0 and 12.4 also put a label
-    that did not move there."""
+    that did not move there. One relocated to the end of its function's code, with code after
+    it, is one ptxas moved there (quirk label-at-end)."""
     starts = sass.starts() if placed else None
     if not starts:
         return
@@ -166,6 +172,7 @@ def compare_label_places(
             continue
         with_code: list[int] | None = None
         moving: set[str] | None = None
+        end = sass.end_of(f.name)
         line_no += text.count("\n", pos, f.body_start)
         pos = f.body_start
         body_line = line_no  # the line of the body's "{": code above it is the prologue's
@@ -175,27 +182,35 @@ def compare_label_places(
                 continue
             if with_code is None:
                 with_code = sorted(found_lines)
-            i = bisect.bisect_left(with_code, line) - 1
-            if i < 0 or with_code[i] <= body_line:
-                continue
-            above = with_code[i]
-            code = found_lines[above]
-            if got.addend == code:
-                if moving is None:
-                    moving = set(labels_dropped(text, f).values())
-                moved = label in moving
-            else:
-                moved = got.addend < code
-            if moved:
-                report.differences.append(
-                    Difference(
-                        f"{f.name}+{label}",
-                        "address",
-                        label,
-                        f"{got} (= 0x{got.addend:x})",
-                        f"ptxas relocated {label} (line {line}) to 0x{got.addend:x}, before the code of "
-                        f"line {above} above it (at 0x{code:x} in .nv_debug_line_sass): the label a dropped "
-                        "one's block leads to takes that one's place (quirk label-at-line-zero; `ptxdwarf lint` warns "
-                        "of it), so a range that starts or ends there is wrong",
-                    )
+            if got.addend == end and with_code[-1] > line:
+                why = (
+                    f"to 0x{end:x}, the end of {f.name}'s code, past the code after it (quirk label-at-end: "
+                    "the function has no label after its last instruction)"
                 )
+            else:
+                i = bisect.bisect_left(with_code, line) - 1
+                if i < 0 or with_code[i] <= body_line:
+                    continue
+                above = with_code[i]
+                code = found_lines[above]
+                if got.addend == code:
+                    if moving is None:
+                        moving = set(labels_dropped(text, f).values())
+                    if label not in moving:
+                        continue
+                elif got.addend >= code:
+                    continue
+                why = (
+                    f"to 0x{got.addend:x}, before the code of line {above} above it (at 0x{code:x} in "
+                    ".nv_debug_line_sass): the label a dropped one's block leads to takes that one's place "
+                    "(quirk label-at-line-zero; `ptxdwarf lint` warns of it)"
+                )
+            report.differences.append(
+                Difference(
+                    f"{f.name}+{label}",
+                    "address",
+                    label,
+                    f"{got} (= 0x{got.addend:x})",
+                    f"ptxas relocated {label} (line {line}) {why}, so a range that starts or ends there is wrong",
+                )
+            )

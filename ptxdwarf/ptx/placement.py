@@ -167,18 +167,20 @@ def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]
 _JUMP = re.compile(r"(@!?[%\w$]+\s+)?bra(?:\.uni)?\s+([%\w$]+)")
 
 
-#: An instruction after which a new block starts (with the branches of _JUMP).
-_ENDS_BLOCK = re.compile(r"(@!?[%\w$]+\s+)?(?:call|ret|exit)\b")
+#: An instruction after which a new block starts (with the branches of _JUMP; group 1), or a
+#: barrier or warp-synchronous one, which keeps the label of the block that holds it (group 2).
+_ENDS_OR_SYNC = re.compile(r"(?:@!?[%\w$]+\s+)?(?:(call|ret|exit)\b|(bar|barrier|shfl|vote|match)\.)")
 
 
 class _Token(NamedTuple):
     """A label (``label`` set) or an instruction (its line, whether a block ends after it,
-    the label it branches to) of a function body."""
+    the label it branches to, whether it is a barrier or warp-synchronous) of a function body."""
 
     label: str | None
     line: int | None = None
     ends_block: bool = False
     target: str | None = None
+    sync: bool = False
 
 
 def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
@@ -186,11 +188,31 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
     the label that makes it so, which ptxas moves to where the dropped one belonged: a label
     whose first instruction is at line 0 (or has no line yet: no ``.loc`` before it) is
     dropped when the block it starts (up to the next label, or the instruction after a
-    branch, a call or a return) leads to a label not named before it (as a definition or a
-    branch target) whose first instruction has a line other than 0: the next label, or the
-    target of a branch in the block, whichever comes first."""
+    branch, a call or a return) holds no barrier or warp-synchronous instruction and leads to
+    a label not named before it (as a definition or a branch target) whose first instruction
+    has a line other than 0: the next label, or the target of a branch in the block,
+    whichever comes first."""
     if function.body_start < 0 or not function.labels:
         return {}
+    tokens, first_line = _tokens(text, function)
+    dropped: dict[str, str] = {}
+    named: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token.label is None:
+            if token.target is not None:
+                named.add(token.target)
+            continue
+        named.add(token.label)
+        if token.label not in first_line or first_line[token.label]:
+            continue
+        cause = _leads_to_a_line(tokens, i + 1, named, first_line)
+        if cause is not None:
+            dropped[token.label] = cause
+    return dropped
+
+
+def _tokens(text: str, function: PtxFunction) -> tuple[list[_Token], dict[str, int | None]]:
+    """The labels and instructions of ``function``'s body, and each label's first line."""
     body = mask_comments(text[function.body_start : function.body_end])
     tokens: list[_Token] = []
     line: int | None = None
@@ -209,8 +231,8 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
             m = _JUMP.match(stmt.text) if "bra" in stmt.text else None
             if m is not None:
                 tokens.append(_Token(None, line, True, m.group(2)))
-            elif _ENDS_BLOCK.match(stmt.text):
-                tokens.append(_Token(None, line, True))
+            elif (m := _ENDS_OR_SYNC.match(stmt.text)) is not None:
+                tokens.append(_Token(None, line, m.group(1) is not None, sync=m.group(2) is not None))
             else:
                 token = plain.get(line)
                 if token is None:
@@ -219,20 +241,7 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
             for name in pending:
                 first_line[name] = line
             pending = []
-    dropped: dict[str, str] = {}
-    named: set[str] = set()
-    for i, token in enumerate(tokens):
-        if token.label is None:
-            if token.target is not None:
-                named.add(token.target)
-            continue
-        named.add(token.label)
-        if token.label not in first_line or first_line[token.label]:
-            continue
-        cause = _leads_to_a_line(tokens, i + 1, named, first_line)
-        if cause is not None:
-            dropped[token.label] = cause
-    return dropped
+    return tokens, first_line
 
 
 def _leads_to_a_line(
@@ -244,8 +253,8 @@ def _leads_to_a_line(
     after_end = False
     for token in tokens[start:]:
         if token.label is None:
-            if after_end:
-                return None  # the block is followed by code without a label
+            if after_end or token.sync:
+                return None  # the block is followed by code without a label, or holds a barrier
             after_end = token.ends_block
         target = token.label or token.target
         if target is not None and target not in named and target not in seen:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ....dwarf.model import DebugInfo
 from .. import harness as h
 from ..case import Case
 from ..harness import ABBREV, Run, b8, die, info, module, section, subprogram
@@ -16,6 +17,7 @@ __all__ = [
     "depot_pair",
     "in_str",
     "info_case",
+    "reencoded",
     "value_in_info",
     "with_info",
 ]
@@ -34,6 +36,29 @@ def case(
     **kw: object,
 ) -> None:
     CASES.append(Case(id, fact, expected, ptx, check, **kw))  # type: ignore[arg-type]
+
+
+def reencoded(fixture: str, edit: Callable[[DebugInfo], None]) -> str:
+    """The fixture ``fixture`` (one block per debug section) with its DWARF decoded, changed by
+    ``edit`` and encoded again (abbreviations derived anew); the rest of the text kept."""
+    from ....dwarf.decode import decode_sections
+    from ....dwarf.encode import EncodeOptions, encode_sections
+    from ....ptx import parse_ptx
+    from ....ptx.writer import format_section
+
+    module = parse_ptx(h.fixture(fixture).decode(), "x.ptx")
+    info = decode_sections(module.images(debug_only=True), source="ptx").load_all()
+    edit(info)
+    images = encode_sections(info, EncodeOptions(keep_abbrevs=False))
+    text = module.text
+    for block in sorted(module.sections, key=lambda b: -b.start):
+        if block.name in images:
+            text = (
+                text[: block.start]
+                + format_section(images[block.name], "nvcc").rstrip("\n")
+                + text[block.end :]
+            )
+    return text
 
 
 def with_info(*sections: str, **kw: object) -> str:

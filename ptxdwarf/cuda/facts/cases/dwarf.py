@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ....dwarf.constants import AT, FORM, TAG
+from ....dwarf.model import DebugInfo
 from .. import harness as h
 from ..case import accepts, bytes_at, crashes, fails, rejects, relocated, show
 from ..harness import ABBREV, Run, b8, cstring, die, info, module, section, subprogram
-from ._base import case, custom_abbrev, with_info
+from ._base import case, custom_abbrev, reencoded, with_info
 
 __all__: list[str] = []
 
@@ -517,14 +519,9 @@ def _bitfield(edit: str) -> Callable[[], str]:
     as DW_FORM_string. Every other strp value and .debug_loc symbol stays."""
 
     def make() -> str:
-        from ....dwarf.constants import AT, FORM, TAG
-        from ....dwarf.decode import decode_sections
-        from ....dwarf.encode import EncodeOptions, encode_sections
-        from ....ptx import parse_ptx
-        from ....ptx.writer import format_section
+        return reencoded("lint/faults/bitfield-member-order.ptx", change)
 
-        module = parse_ptx(h.fixture("lint/faults/bitfield-member-order.ptx").decode(), "x.ptx")
-        info = decode_sections(module.images(debug_only=True), source="ptx").load_all()
+    def change(info: DebugInfo) -> None:
         member = next(
             d for d in info.iter_dies() if d.tag == TAG.member and d.attr(AT.bit_size) and d.name == "b"
         )
@@ -540,16 +537,6 @@ def _bitfield(edit: str) -> Callable[[], str]:
             name.form, name.relocs = int(FORM.string), ()
         member.attributes = attrs
         member.abbrev_code = None
-        images = encode_sections(info, EncodeOptions(keep_abbrevs=False))
-        text = module.text
-        for block in sorted(module.sections, key=lambda b: -b.start):  # one block per section here
-            if block.name in images:
-                text = (
-                    text[: block.start]
-                    + format_section(images[block.name], "nvcc").rstrip("\n")
-                    + text[block.end :]
-                )
-        return text
 
     return make
 

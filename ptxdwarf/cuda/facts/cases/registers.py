@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ....dwarf.constants import TAG
 from ....dwarf.expr import register_number
 from ....dwarf.forms import uleb_bytes
+from ....dwarf.model import DebugInfo
 from ...regmap import SASS_SECTION, read_register_map
 from .. import harness as h
 from ..case import accepts, crashes
 from ..harness import ABBREV, b8, cstring, die, info, module
-from ._base import case
+from ._base import case, reencoded
 
 __all__: list[str] = []
 
@@ -98,6 +100,42 @@ case(
     "60 predicates each guarding a branch, 51 of them described -> compiles",
     predicates(60, 51),
     accepts(),
+)
+
+
+#: attach's output for a reduced Triton 3.9 kernel (fixtures/README.md): 31 predicates and the
+#: ``.b32`` %r384 described, nothing else.
+_TRITON = "attach/matmul-predicates.ptxas-crash.sm_75.ptx"
+
+
+def _triton_without(names: Callable[[str], bool]) -> Callable[[], str]:
+    """The Triton fixture with the register variables whose names ``names`` selects removed."""
+
+    def drop(info: DebugInfo) -> None:
+        for d in list(info.iter_dies()):
+            if d.tag == TAG.variable and names(d.name or "") and d.parent is not None:
+                d.parent.children.remove(d)
+
+    return lambda: reencoded(_TRITON, drop)
+
+
+case(
+    "predicate-count.triton.fixture",
+    F,
+    f"fixtures/{_TRITON} (attach of a reduced Triton kernel: 31 predicates and one .b32 register described) "
+    "-> killed by a signal",
+    lambda: h.fixture(_TRITON),
+    crashes(),
+    any_version=True,
+    holds_on=("12.9", "13.0", "13.4", "13.5"),
+)
+case(
+    "predicate-count.triton-no-predicates.fixture",
+    F,
+    "the same without the predicates' variables -> compiles",
+    _triton_without(lambda name: name.startswith("%p")),
+    accepts(),
+    any_version=True,
 )
 
 
