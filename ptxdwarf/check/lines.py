@@ -182,7 +182,7 @@ def compare_label_places(
                 continue
             if with_code is None:
                 with_code = sorted(found_lines)
-            if got.addend == end and with_code[-1] > line:
+            if end and got.addend == end and with_code[-1] > line:
                 why = (
                     f"to 0x{end:x}, the end of {f.name}'s code, past the code after it (quirk label-at-end: "
                     "the function has no label after its last instruction)"
