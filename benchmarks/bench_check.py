@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import ptxdwarf
+import ptxdwarf.ptx
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -8,8 +8,8 @@ Measures, in one run, the emit ratios of docs/performance.md:
    variables and a lexical block with labels holding 8 more; N/2 structs of 5
    members, a pointer and a typedef each; every 8th function a kernel), timed
    in three stages: building the DIEs (builder calls plus ``dbg.finish()``),
-   encoding (``ptxdwarf.encode(info, dbg.encode_options())``) and writing PTX
-   text (``ptxdwarf.format_sections(images.values(), "readable")``). Prints the
+   encoding (``ptxdwarf.dwarf.encode.encode(info, dbg.encode_options())``) and writing PTX
+   text (``ptxdwarf.ptx.writer.format_sections(images.values(), "readable")``). Prints the
    DIEs per second of each stage, of encode + write (the encoder's figure,
    target >= 100 000) and of the three together (the builder issue's reading,
    same target), and the readable style's PTX characters per DWARF byte
@@ -65,6 +65,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import ptxdwarf
+import ptxdwarf.dwarf
+import ptxdwarf.dwarf.encode
+import ptxdwarf.files
+import ptxdwarf.ptx
+import ptxdwarf.ptx.writer
 from ptxdwarf import loc
 
 HERE = Path(__file__).resolve().parent
@@ -119,7 +124,7 @@ def build_module(functions: int) -> ptxdwarf.DebugInfoBuilder:
         members = [(f"m{j}", scalars[(k + j) % len(scalars)]) for j in range(MEMBERS)]
         s = dbg.struct_type(f"S{k}", members, line=10 + k)
         structs.append(dbg.typedef(f"S{k}_t", s, line=10 + k))
-        pointers.append(dbg.pointer_type(s, address_class=ptxdwarf.AddressClass.GENERIC))
+        pointers.append(dbg.pointer_type(s, address_class=ptxdwarf.dwarf.AddressClass.GENERIC))
     nstructs = len(structs)
     label = 0
     for i in range(functions):
@@ -171,9 +176,9 @@ def run_builder(functions: int, clock: Clock) -> BuilderRun:
     dbg = build_module(functions)
     info = dbg.finish()
     t1 = clock.now()
-    images = ptxdwarf.encode(info, dbg.encode_options()).images
+    images = ptxdwarf.dwarf.encode.encode(info, dbg.encode_options()).images
     t2 = clock.now()
-    text = ptxdwarf.format_sections(images.values(), STYLE)
+    text = ptxdwarf.ptx.writer.format_sections(images.values(), STYLE)
     t3 = clock.now()
     dies = sum(1 for _ in dbg.iter_dies())
     dwarf_bytes = sum(len(img.data) for img in images.values())
@@ -661,15 +666,15 @@ def time_reemit(
     info: ptxdwarf.DebugInfo, keep_abbrevs: bool, repeat: int, clock: Clock
 ) -> tuple[float, float, int, int]:
     """(best encode + write seconds, best encode seconds, DWARF bytes, characters) of re-emitting ``info``."""
-    options = ptxdwarf.EncodeOptions(keep_abbrevs=keep_abbrevs)
+    options = ptxdwarf.dwarf.EncodeOptions(keep_abbrevs=keep_abbrevs)
     best = best_encode = float("inf")
     nbytes = chars = 0
     for _ in range(repeat):
         gc.collect()
         t0 = clock.now()
-        images = ptxdwarf.encode_sections(info, options)
+        images = ptxdwarf.dwarf.encode_sections(info, options)
         t1 = clock.now()
-        text = ptxdwarf.format_sections(images.values(), STYLE)
+        text = ptxdwarf.ptx.writer.format_sections(images.values(), STYLE)
         t2 = clock.now()
         best = min(best, t2 - t0)
         best_encode = min(best_encode, t1 - t0)
@@ -678,7 +683,7 @@ def time_reemit(
     return best, best_encode, nbytes, chars
 
 
-def debug_block_chars(module: ptxdwarf.PtxModule) -> int:
+def debug_block_chars(module: ptxdwarf.ptx.PtxModule) -> int:
     """Characters of the ``.section .debug_* { ... }`` blocks."""
     return sum(b.end - b.start for b in module.sections if b.name.startswith(".debug_"))
 
@@ -716,8 +721,8 @@ def bench_llvm(cache: Path, functions: int, repeat: int, llc: str, bitcode: bool
     log(f"timing {llc} -O0 without debug metadata ({repeat} runs) ...")
     t_nodebug = time_llc(llc, ll_nodebug, ptx_nodebug, repeat, clock)
     log("reading llc's PTX (untimed) ...")
-    text = ptxdwarf.load_text(ptx_debug)
-    info = ptxdwarf.read_ptx(text, filename=str(ptx_debug))
+    text = ptxdwarf.files.load_text(ptx_debug)
+    info = ptxdwarf.read(text=text, filename=str(ptx_debug))
     dies = sum(1 for _ in info.iter_dies())
     dwarf_bytes = sum(len(img.data) for img in (info.sections or {}).values())
     llc_chars = debug_block_chars(info.module)
@@ -810,7 +815,7 @@ def main(argv: list[str] | None = None) -> int:
         row(f"stage (best of {args.repeat} each)", unit, "DIEs/s")
         for label, seconds in (
             ("build DIEs (builder calls + finish)", b.build),
-            ("encode (ptxdwarf.encode)", b.encode),
+            ("encode (ptxdwarf.dwarf.encode.encode)", b.encode),
             (f"write PTX text (format_sections {STYLE})", b.write),
             ("encode + write (best run)", b.encode_write),
             ("build + encode + write (best whole run)", b.total),

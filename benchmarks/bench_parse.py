@@ -4,7 +4,7 @@
 Measures, in one run, the parse and size ratios of docs/performance.md:
 
 - Parse: the time ptxdwarf takes to read every DIE of a large ``nvcc -G``
-  module from its PTX text (``ptxdwarf.read_ptx(text)`` plus a walk of
+  module from its PTX text (``ptxdwarf.read(text=text)`` plus a walk of
   ``info.iter_dies()`` touching each attribute value), against the time
   pyelftools takes to read the same DIEs from the cubin ``ptxas -g`` makes of
   that PTX (``ELFFile(...).get_dwarf_info(relocate_dwarf_sections=False)``,
@@ -14,8 +14,8 @@ Measures, in one run, the parse and size ratios of docs/performance.md:
 - A breakdown of ptxdwarf's time: text -> section blocks (``parse_ptx``), blocks -> the
   section images the DIEs need, images -> DIE tree (``decode_module``), and the walk.
 - Size: PTX characters per DWARF byte of the debug ``.section`` blocks as
-  nvcc wrote them and as ``ptxdwarf.rewrite_ptx`` writes them in each style
-  (DWARF bytes: the section images of ``ptxdwarf.encode_sections``).
+  nvcc wrote them and as ``ptxdwarf.rewrite`` writes them in each style
+  (DWARF bytes: the section images of ``ptxdwarf.dwarf.encode_sections``).
   Target: readable < 3.0.
 
 The module is made by ``gen_large_module.py`` (``nvcc -G -ptx``) and compiled
@@ -43,7 +43,12 @@ from pathlib import Path
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
-from ptxdwarf.ptxas import Ptxas, find_ptxas
+import ptxdwarf.api
+import ptxdwarf.cuda
+import ptxdwarf.dwarf
+import ptxdwarf.files
+import ptxdwarf.ptx
+from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
 
 HERE = Path(__file__).resolve().parent
 STYLES = ("nvcc", "readable", "compact")
@@ -108,7 +113,7 @@ def cached_cubin(cache: Path, ptx_path: Path, text: str, arch: str, ptxas_path: 
 
 def ptxdwarf_read(text: str) -> int:
     """Read every DIE from PTX text; the number of DIEs."""
-    info = ptxdwarf.read_ptx(text)
+    info = ptxdwarf.read(text=text)
     n = 0
     for die in info.iter_dies():
         n += 1
@@ -153,14 +158,14 @@ def breakdown(text: str, runs: int) -> dict[str, float]:
     for _ in range(runs):
         gc.collect()
         t0 = time.perf_counter()
-        module = ptxdwarf.parse_ptx(text)
+        module = ptxdwarf.ptx.parse_ptx(text)
         t1 = time.perf_counter()
         images = module.images(debug_only=True)
         for name in (".debug_abbrev", ".debug_info", ".debug_str"):  # those decoding the DIEs reads
             if name in images:
                 images[name]
         t2 = time.perf_counter()
-        info = ptxdwarf.decode_module(module)  # the images read above are kept by the module
+        info = ptxdwarf.api.decode_module(module)  # the images read above are kept by the module
         t3 = time.perf_counter()
         for die in info.iter_dies():
             for attr in die.attributes:
@@ -175,22 +180,22 @@ def breakdown(text: str, runs: int) -> dict[str, float]:
 # --- sizes --------------------------------------------------------------------
 
 
-def debug_block_chars(module: ptxdwarf.PtxModule) -> int:
+def debug_block_chars(module: ptxdwarf.ptx.PtxModule) -> int:
     """Characters of the ``.section .debug_* { ... }`` blocks."""
     return sum(b.end - b.start for b in module.sections if b.name.startswith(".debug_"))
 
 
 def sizes(text: str) -> tuple[int, int, dict[str, int]]:
     """(DWARF bytes as read, DWARF bytes as encoded, {style: debug block characters})."""
-    module = ptxdwarf.parse_ptx(text)
+    module = ptxdwarf.ptx.parse_ptx(text)
     read_bytes = sum(len(img.data) for name, img in module.images().items() if name.startswith(".debug_"))
-    info = ptxdwarf.decode_module(module)
-    encoded = sum(len(img.data) for img in ptxdwarf.encode_sections(info).values())
+    info = ptxdwarf.api.decode_module(module)
+    encoded = sum(len(img.data) for img in ptxdwarf.dwarf.encode_sections(info).values())
     chars = {"original": debug_block_chars(module)}
     del module, info
     for style in STYLES:
-        rewritten = ptxdwarf.rewrite_ptx(text, style=style)
-        chars[style] = debug_block_chars(ptxdwarf.parse_ptx(rewritten))
+        rewritten = ptxdwarf.rewrite(text, style=style)
+        chars[style] = debug_block_chars(ptxdwarf.ptx.parse_ptx(rewritten))
         del rewritten
     return read_bytes, encoded, chars
 
@@ -211,17 +216,17 @@ def module_arguments(ap: argparse.ArgumentParser) -> None:
         default=HERE / ".cache",
         help="where the generated PTX and the cubins are kept (default benchmarks/.cache)",
     )
-    ap.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.ptxas.find_ptxas())")
+    ap.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.cuda.ptxas.find_ptxas())")
 
 
-def benchmark_module(args: argparse.Namespace) -> tuple[Path, str, ptxdwarf.PtxModule, Ptxas, str]:
+def benchmark_module(args: argparse.Namespace) -> tuple[Path, str, ptxdwarf.ptx.PtxModule, Ptxas, str]:
     """The module the options of :func:`module_arguments` choose (generated if need be), its
     text, parsed module, the ptxas and the ``-arch`` to compile it with."""
     args.cache.mkdir(parents=True, exist_ok=True)
     path = args.ptx or generated_ptx(args.cache, args.functions, args.arch)
     text = path.read_text()
     tool = find_ptxas(args.ptxas)
-    module = ptxdwarf.parse_ptx(text, str(path))
+    module = ptxdwarf.ptx.parse_ptx(text, str(path))
     arch, _note = tool.choose_arch(module.target, args.arch)
     return path, text, module, tool, arch
 
@@ -238,7 +243,7 @@ def main(argv=None) -> int:
         ap.error("--runs and --functions must be >= 1")
 
     ptx_path = args.ptx if args.ptx else generated_ptx(args.cache, args.functions, args.arch)
-    text = ptxdwarf.load_text(ptx_path)
+    text = ptxdwarf.files.load_text(ptx_path)
     cubin = cached_cubin(args.cache, ptx_path, text, args.arch, args.ptxas)
 
     log(f"timing ptxdwarf ({args.runs} runs) ...")
@@ -251,7 +256,7 @@ def main(argv=None) -> int:
         log("measuring sizes (rewriting in each style) ...")
         read_bytes, dwarf_bytes, chars = sizes(text)
     else:
-        module = ptxdwarf.parse_ptx(text)
+        module = ptxdwarf.ptx.parse_ptx(text)
         read_bytes = dwarf_bytes = sum(
             len(img.data) for name, img in module.images().items() if name.startswith(".debug_")
         )

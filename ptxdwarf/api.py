@@ -17,11 +17,10 @@ from .ptx.reader import PtxModule, parse_ptx
 from .ptx.writer import Style, format_dwarf_lines, format_section
 
 __all__ = [
-    "read_ptx",
-    "read_ptx_file",
-    "read_file",
+    "read",
     "read_all",
-    "rewrite_ptx",
+    "read_ptx",
+    "rewrite",
     "replace_debug_sections",
     "edit_debug_sections",
     "load_text",
@@ -34,7 +33,7 @@ __all__ = [
 def read_ptx(text: str, *, filename: str = "<ptx>") -> DebugInfo:
     """Decode the debug sections of PTX ``text``.
 
-    The result's :meth:`~ptxdwarf.model.DebugInfo.iter_dies` yields every DIE of every
+    The result's :meth:`~ptxdwarf.dwarf.model.DebugInfo.iter_dies` yields every DIE of every
     unit; its ``module`` is the :class:`~ptxdwarf.ptx.PtxModule` read around them.
     """
     module = parse_ptx(text, filename)
@@ -54,38 +53,64 @@ def decode_module(module: PtxModule) -> DebugInfo:
     return info
 
 
-def read_ptx_file(path: str | os.PathLike[str]) -> DebugInfo:
-    """:func:`read_ptx` of a file."""
-    return read_ptx(load_text(path), filename=str(path))
+def read(
+    path: str | os.PathLike[str] | None = None,
+    /,
+    *,
+    text: str | None = None,
+    data: bytes | None = None,
+    filename: str | None = None,
+) -> DebugInfo:
+    """The debug info of one device image: a file (``path``), PTX ``text`` or the bytes of a
+    file (``data``), each PTX text or a cubin (found by its magic); a fatbin or host object
+    that holds a single cubin or PTX. ``filename`` names the input in messages.
 
-
-def read_file(path: str | os.PathLike[str]) -> DebugInfo:
-    """The debug info of a PTX file or a cubin (ELF, found by its magic).
-
-    For fatbins and host objects, which hold several, see :func:`read_all`.
+    A fatbin or host object that holds several device images is an error here: see
+    :func:`read_all`.
     """
-    found = read_all(path)
+    found = read_all(path, text=text, data=data, filename=filename)
     if len(found) != 1:
         raise PtxDwarfError(
             f"holds {len(found)} device images; use read_all() (ptxdwarf dump shows them all)",
-            where=str(path),
+            where=filename or str(path),
         )
     return found[0][1]
 
 
 def read_all(
-    path: str | os.PathLike[str], *, errors: list[PtxDwarfError] | None = None
+    path: str | os.PathLike[str] | None = None,
+    /,
+    *,
+    text: str | None = None,
+    data: bytes | None = None,
+    filename: str | None = None,
+    errors: list[PtxDwarfError] | None = None,
 ) -> list[tuple[str, DebugInfo]]:
-    """(label, debug info) of every device image a file holds: one for PTX text or a
-    cubin; each cubin and PTX of a fatbin, or of a host object's ``.nv_fatbin``.
+    """(label, debug info) of every device image an input holds (given as in :func:`read`):
+    one for PTX text or a cubin; each cubin and PTX of a fatbin, or of a host object's
+    ``.nv_fatbin``.
 
     An entry of a fatbin that cannot be read raises, or, given ``errors``, is added there
     and left out (the others are read; an error still when none can be)."""
+    given = sum(x is not None for x in (path, text, data))
+    if given != 1:
+        raise TypeError("read() takes exactly one of a path, text= or data=")
+    if text is not None:
+        name = filename or "<ptx>"
+        return [(name, read_ptx(text, filename=name))]
+    if path is not None:
+        name = filename or str(path)
+        data = Path(path).read_bytes()
+    else:
+        name = filename or "<input>"
+    assert data is not None
+    return _read_bytes(data, name, errors)
+
+
+def _read_bytes(raw: bytes, name: str, errors: list[PtxDwarfError] | None) -> list[tuple[str, DebugInfo]]:
     from .cuda.cubin import read_cubin
     from .cuda.fatbin import fatbin_of_host_elf, is_fatbin, iter_fatbin
 
-    name = str(path)
-    raw = Path(path).read_bytes()
     fatbin: bytes | None = None
     if raw[:4] == ELF_MAGIC:
         if is_cuda_elf(raw):
@@ -186,7 +211,7 @@ def edit_debug_sections(
         edits.insert(len(text), lead + "".join(form(img) for img in rest))
 
 
-def rewrite_ptx(
+def rewrite(
     text: str,
     *,
     style: Style | str = Style.READABLE,

@@ -22,7 +22,7 @@ from .errors import PtxDwarfError
 
 if TYPE_CHECKING:
     from .dwarf.model import DebugInfo
-    from .lint import Finding
+    from .linter import Finding
 
 __all__ = ["main", "main_attach", "main_lint"]
 
@@ -215,7 +215,7 @@ def _cmd_dump(args: argparse.Namespace) -> int:
 
 
 def _cmd_rewrite(args: argparse.Namespace) -> int:
-    from .api import rewrite_ptx
+    from .api import rewrite
     from .files import load_ptx
     from .repair import parse_remap, remap_paths
 
@@ -225,7 +225,7 @@ def _cmd_rewrite(args: argparse.Namespace) -> int:
             result, changed = remap_paths(load_ptx(path), remaps, filename=path)
             print(f"{path}: {changed} path(s) remapped", file=sys.stderr)
         else:
-            result = rewrite_ptx(load_ptx(path), style=args.style, filename=path)
+            result = rewrite(load_ptx(path), style=args.style, filename=path)
         _write_output(result, args.output)
         return 0
 
@@ -286,7 +286,7 @@ def _cmd_strip(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .check import CheckReport, check
+    from .checker import CheckReport, check
     from .files import load_ptx
 
     codes: list[int] = []
@@ -331,7 +331,7 @@ def main_lint(path: str, json_output: bool, ptxas_version: str | None = None) ->
 
 def _lint_one(path: str, ptxas_version: str | None = None) -> list[Finding]:
     from .files import load_ptx
-    from .lint import lint
+    from .linter import lint
 
     return lint(load_ptx(path), filename=path, ptxas_version=ptxas_version)
 

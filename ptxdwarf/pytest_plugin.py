@@ -1,6 +1,6 @@
 """pytest plugin (entry point ``ptxdwarf``): fixtures for tests that compile PTX.
 
-- ``ptxas``: the :class:`~ptxdwarf.ptxas.Ptxas` ptxdwarf finds (``$PTXAS``, PATH,
+- ``ptxas``: the :class:`~ptxdwarf.cuda.ptxas.Ptxas` ptxdwarf finds (``$PTXAS``, PATH,
   ``$CUDA_HOME``, the ``nvidia-cuda-nvcc`` wheel); the test fails with the install
   hint when there is none.
 - ``compile_ptx``: ``compile_ptx(text, arch=None) -> CompiledCubin`` with that ptxas.

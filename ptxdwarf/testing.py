@@ -23,7 +23,7 @@ What a debugger can show, from ptxas's register map (``.nv_debug_info_reg_sass``
     assert_readable(cubin, "_Z4testPi", "acc", 6, file="test.cu")   # ["R4"]
     readable_variables(cubin, "_Z4testPi", 6)                        # {"acc": ["R4"], ...}
  The pytest plugin (registered as ``ptxdwarf``) provides the fixtures
-``ptxas`` (the :class:`~ptxdwarf.ptxas.Ptxas` found) and ``compile_ptx``.
+``ptxas`` (the :class:`~ptxdwarf.cuda.ptxas.Ptxas` found) and ``compile_ptx``.
 """
 
 from __future__ import annotations
@@ -344,7 +344,7 @@ class Query:
 
 
 def query(info: DebugInfo) -> Query:
-    """``info`` (from :func:`ptxdwarf.read_ptx`, :func:`ptxdwarf.read_cubin`, a builder) as a :class:`Query`."""
+    """``info`` (from :func:`ptxdwarf.read_ptx`, :func:`ptxdwarf.cuda.read_cubin`, a builder) as a :class:`Query`."""
     return Query(info)
 
 

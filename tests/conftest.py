@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxdwarf.ptxas import Ptxas, candidate_paths, find_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, candidate_paths, find_ptxas
 
 pytest_plugins = ["pytester"]
 

@@ -8,8 +8,12 @@ import pytest
 from conftest import FIXTURES
 
 import ptxdwarf
-from ptxdwarf import AT, AddressClass, DebugInfoBuilder, Type
+import ptxdwarf.cuda
+import ptxdwarf.dwarf
+import ptxdwarf.ptx
+from ptxdwarf import DebugInfoBuilder, Type
 from ptxdwarf.abi import ParamDecl
+from ptxdwarf.dwarf import AT, AddressClass
 
 
 def source_types(dbg: DebugInfoBuilder) -> list[tuple[str, Type]]:
@@ -57,7 +61,7 @@ def shape(ptx_type: str | None, align: int | None, dims: tuple[int, ...] | int |
 
 @pytest.mark.parametrize("function,kernel", [("dev", False), ("kern", True)])
 def test_declarations_match_nvcc(function: str, kernel: bool) -> None:
-    module = ptxdwarf.parse_ptx((FIXTURES / "nvcc" / "abi.sm_75.ptx").read_text())
+    module = ptxdwarf.ptx.parse_ptx((FIXTURES / "nvcc" / "abi.sm_75.ptx").read_text())
     nvcc = module.function(function)
     assert nvcc is not None
     theirs = [shape(p.type, p.align, p.dims) for p in nvcc.params]
@@ -107,13 +111,13 @@ def test_abi_parameters_through_ptxas(compile_ptx, tmp_path: Path) -> None:
         [".version 7.0", ".target sm_75", ".address_size 64", k.ptx_signature(), "{", "\tret;", "}", ""]
     )
     text = ptxdwarf.attach(ptx, dbg, filename="abi.ptx")
-    info = ptxdwarf.read_cubin(compile_ptx(text, "abi.ptx"))
-    dies = {d.name: d for d in info.iter_dies() if d.tag == ptxdwarf.TAG.formal_parameter}
+    info = ptxdwarf.cuda.read_cubin(compile_ptx(text, "abi.ptx"))
+    dies = {d.name: d for d in info.iter_dies() if d.tag == ptxdwarf.dwarf.TAG.formal_parameter}
     assert {n: d.address_class for n, d in dies.items()} == {"data": 7, "factor": 7, "pair": 7}
-    data = ptxdwarf.decode_expression(dies["data"][AT.location], 8)
+    data = ptxdwarf.dwarf.decode_expression(dies["data"][AT.location], 8)
     assert [op.name for op in data] == ["DW_OP_addr", "DW_OP_piece", "DW_OP_addr", "DW_OP_piece"]
     # ptxas put the two constant-bank offsets in, 8 bytes apart
     assert data[2].args[0] - data[0].args[0] == 8 and data[0].args[0] > 0
-    factor = ptxdwarf.decode_expression(dies["factor"][AT.location], 8)[0].args[0]
-    pair = ptxdwarf.decode_expression(dies["pair"][AT.location], 8)[0].args[0]
+    factor = ptxdwarf.dwarf.decode_expression(dies["factor"][AT.location], 8)[0].args[0]
+    pair = ptxdwarf.dwarf.decode_expression(dies["pair"][AT.location], 8)[0].args[0]
     assert factor == data[0].args[0] + 16 and pair == factor + 8  # Pair is 8-aligned

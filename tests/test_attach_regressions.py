@@ -23,7 +23,7 @@ def test_entry_without_body_is_bad_input(tmp_path: Path, capsys: pytest.CaptureF
 def test_huge_register_range_is_described_by_the_names_used() -> None:
     """``.reg .b32 %r<100000000>`` (ptxas takes it): attach describes the registers the body
     uses, not a hundred million names (the fuzzer found the hang)."""
-    from ptxdwarf import read_ptx
+    from ptxdwarf.api import read_ptx
     from ptxdwarf.autodebug import attach_ptx
 
     text = (

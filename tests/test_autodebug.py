@@ -22,19 +22,22 @@ import pytest
 from conftest import FIXTURES
 from elftools.elf.elffile import ELFFile
 
-from ptxdwarf import AT, TAG, AddressClass, AttachError, read_cubin, read_ptx
+from ptxdwarf import AttachError
+from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import (
     AttachResult,
     attach_ptx,
     default_output_name,
 )
-from ptxdwarf.check import check
+from ptxdwarf.checker import check
 from ptxdwarf.cli import main_attach
+from ptxdwarf.cuda import read_cubin
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.demangle import demangle
-from ptxdwarf.expr import MAX_REGISTER_NAME, decode_expression
-from ptxdwarf.model import DIE
+from ptxdwarf.dwarf import AT, TAG, AddressClass
+from ptxdwarf.dwarf.expr import MAX_REGISTER_NAME, decode_expression
+from ptxdwarf.dwarf.model import DIE
 from ptxdwarf.ptx import PtxModule, mask_comments, needs_compile_only, parse_ptx
-from ptxdwarf.ptxas import Ptxas
 
 NODEBUG = FIXTURES / "nodebug"
 ALL_SPACES = "../handwritten/all_spaces.ptx"  # every state space, texref/samplerref/surfref included
@@ -54,8 +57,8 @@ CASE_IDS = [f"{Path(name).name}{'-renamed' if rename else ''}" for name, rename 
 
 
 def _lint():
-    """``ptxdwarf.lint.lint``, imported when used (lint.py is written by a colleague)."""
-    from ptxdwarf.lint import lint
+    """``ptxdwarf.linter.lint``, imported when used (lint.py is written by a colleague)."""
+    from ptxdwarf.linter import lint
 
     return lint
 
@@ -645,7 +648,7 @@ def test_cli_attach_when_wired(tmp_path: Path) -> None:
 def test_planned_labels_land_in_their_function(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The labels attach checks the DIEs against without reading its output again are
     the labels the output defines, each in the function the plan says."""
-    from ptxdwarf.attach import check_symbols
+    from ptxdwarf.attacher import check_symbols
     from ptxdwarf.autodebug import entry
 
     planned: dict[str, str] = {}

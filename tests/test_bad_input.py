@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ptxdwarf
+import ptxdwarf.cuda
 from ptxdwarf import CubinError, DebugInfo, DwarfError, PtxDwarfError, PtxSyntaxError
 from ptxdwarf.cli import main
 
@@ -982,7 +983,7 @@ def test_cli_bad_input(case: Case, command: str, tmp_path: Path, capsys: pytest.
 def test_read_ptx_bad_input(case: Case) -> None:
     with time_limit(30), pytest.raises(PtxDwarfError) as info:
         # Sections other than .debug_info/.debug_abbrev/.debug_str are decoded on first use.
-        ptxdwarf.read_ptx(case.text, filename="bad.ptx").load_all()
+        ptxdwarf.read(text=case.text, filename="bad.ptx").load_all()
     exc = info.value
     message = str(exc)
     assert "\n" not in message, message
@@ -1002,7 +1003,7 @@ def test_read_ptx_bad_input(case: Case) -> None:
 )
 def test_read_cubin_bad_input(case: Case) -> None:
     with time_limit(30), pytest.raises(CubinError) as info:
-        ptxdwarf.read_cubin(case.raw)
+        ptxdwarf.cuda.read_cubin(case.raw)
     assert "\n" not in str(info.value)
 
 
@@ -1012,12 +1013,12 @@ def test_claimed_sizes_fail_fast_in_bounded_memory(case: Case) -> None:
     text = case.text
     start = time.perf_counter()
     with time_limit(10), pytest.raises(PtxDwarfError):
-        ptxdwarf.read_ptx(text, filename="bad.ptx").load_all()
+        ptxdwarf.read(text=text, filename="bad.ptx").load_all()
     elapsed = time.perf_counter() - start
     tracemalloc.start()  # a second run, traced (tracing slows it down: not timed)
     try:
         with time_limit(60), pytest.raises(PtxDwarfError):
-            ptxdwarf.read_ptx(text, filename="bad.ptx").load_all()
+            ptxdwarf.read(text=text, filename="bad.ptx").load_all()
     finally:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
@@ -1084,7 +1085,7 @@ def test_one_megabyte_line_is_valid(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     start = time.perf_counter()
     with time_limit(30):
-        info = ptxdwarf.read_ptx(text, filename="long.ptx")
+        info = ptxdwarf.read(text=text, filename="long.ptx")
     print(f"\n1 MB line: read in {time.perf_counter() - start:.2f} s")
     (die,) = list(info.iter_dies())
     assert die.name == "\x01" * n
@@ -1118,7 +1119,7 @@ def read_or_refuse(text: str) -> None:
     """``read_ptx`` returns a DebugInfo or raises a one-line PtxDwarfError; dumps of it work."""
     with time_limit(PER_EXAMPLE_SECONDS):
         try:
-            info = ptxdwarf.read_ptx(text, filename="fuzz.ptx").load_all()
+            info = ptxdwarf.read(text=text, filename="fuzz.ptx").load_all()
         except PtxDwarfError as exc:
             assert "\n" not in str(exc)
             if isinstance(exc, DwarfError) and exc.offset is not None:
@@ -1263,7 +1264,7 @@ def test_fuzz_ptx_like_text(pieces: list[str]) -> None:
     n_lines = text.count("\n") + 1
     with time_limit(PER_EXAMPLE_SECONDS):
         try:
-            ptxdwarf.read_ptx(text, filename="fuzz.ptx").load_all()
+            ptxdwarf.read(text=text, filename="fuzz.ptx").load_all()
         except PtxSyntaxError as exc:
             assert "\n" not in str(exc)
             assert exc.line is None or 1 <= exc.line <= n_lines, (exc.line, n_lines)
@@ -1326,7 +1327,7 @@ def _section_ranges(blob: bytes) -> dict[str, tuple[int, int]]:
 
 def test_cubin_fixture_reads(cubins: dict[str, bytes]) -> None:
     for blob in cubins.values():
-        info = ptxdwarf.read_cubin(blob)
+        info = ptxdwarf.cuda.read_cubin(blob)
         assert sum(1 for _ in info.iter_dies()) > 5
 
 
@@ -1365,7 +1366,7 @@ def test_truncated_cubin(
     code, _, err = run_cli(["dump", str(path)], capsys)
     check_error_output(code, err, Case("cubin-cut", b"", "cubin"), str(path))
     with time_limit(30), pytest.raises(CubinError):
-        ptxdwarf.read_cubin(path.read_bytes())
+        ptxdwarf.cuda.read_cubin(path.read_bytes())
 
 
 def _patched_cubin(blob: bytes, what: str) -> bytes:
@@ -1414,7 +1415,7 @@ def test_cubin_bad_debug_sections_name_offset(
     )
     assert code == 2
     with time_limit(30), pytest.raises(DwarfError) as info:
-        ptxdwarf.read_cubin(path.read_bytes())
+        ptxdwarf.cuda.read_cubin(path.read_bytes())
     assert (info.value.section, info.value.offset) in CUBIN_EDITS[what]
 
 
@@ -1444,7 +1445,7 @@ def test_fuzz_mutated_cubin(cubins: dict[str, bytes]) -> None:
             del blob[cut % (len(blob) + 1) :]
         with time_limit(PER_EXAMPLE_SECONDS):
             try:
-                info = ptxdwarf.read_cubin(bytes(blob))
+                info = ptxdwarf.cuda.read_cubin(bytes(blob))
             except PtxDwarfError as exc:
                 assert "\n" not in str(exc)
                 return
@@ -1518,7 +1519,7 @@ def test_extreme_read_ptx(kind: str, extreme) -> None:
     _, text, count = extreme(kind)
     start = time.perf_counter()
     with time_limit(120):
-        info = ptxdwarf.read_ptx(text, filename=f"{kind}.ptx")
+        info = ptxdwarf.read(text=text, filename=f"{kind}.ptx")
         dies = list(info.iter_dies())
     elapsed = time.perf_counter() - start
     print(

@@ -17,19 +17,11 @@ from conftest import FIXTURES, run_dwarfdump
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
-from ptxdwarf import (
-    AT,
-    TAG,
-    AddressClass,
-    AttachError,
-    BuilderError,
-    DebugInfoBuilder,
-    LayoutError,
-    Op,
-    RegisterNameError,
-    loc,
-)
-from ptxdwarf.expr import register_number
+import ptxdwarf.cuda
+import ptxdwarf.dwarf
+from ptxdwarf import AttachError, BuilderError, DebugInfoBuilder, LayoutError, RegisterNameError, loc
+from ptxdwarf.dwarf import AT, TAG, AddressClass, Op
+from ptxdwarf.dwarf.expr import register_number
 
 ALL_SPACES = (FIXTURES / "handwritten" / "all_spaces.ptx").read_text()
 
@@ -46,7 +38,8 @@ def spec_program_without_debug() -> str:
 def readme_example(ptx_text: str) -> tuple[str, DebugInfoBuilder, dict[str, Any]]:
     # -- the contract of the builder issue, verbatim --
     import ptxdwarf
-    from ptxdwarf import AddressClass, DebugInfoBuilder, loc
+    from ptxdwarf import DebugInfoBuilder, loc
+    from ptxdwarf.dwarf import AddressClass
 
     dbg = DebugInfoBuilder(name="call_example.cu", comp_dir="/home/user/test", producer="mycodegen 1.0")
     int_t = dbg.base_type("int", byte_size=4, encoding="signed")
@@ -175,7 +168,7 @@ EXPECTED_CLASSES = {
 def test_every_location_kind_and_address_class(compile_ptx) -> None:
     dbg = build_all_spaces()
     text = ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
-    info = ptxdwarf.read_cubin(compile_ptx(text, "all_spaces.ptx"))
+    info = ptxdwarf.cuda.read_cubin(compile_ptx(text, "all_spaces.ptx"))
     seen = {}
     for die in info.iter_dies():
         if die.tag in (TAG.variable, TAG.formal_parameter) and die.name:
@@ -188,17 +181,19 @@ def test_every_location_kind_and_address_class(compile_ptx) -> None:
         location = die.attr(AT.location)
         assert location is not None, name
     # What ptxas made of the locations:
-    ops = {name: ptxdwarf.decode_expression(d[AT.location], 8) for name, d in seen.items() if name != "sum"}
+    ops = {
+        name: ptxdwarf.dwarf.decode_expression(d[AT.location], 8) for name, d in seen.items() if name != "sum"
+    }
     assert ops["a"][0].register == "%r1"
     assert ops["out"][0].name == "DW_OP_addr" and ops["out"][0].args[0] >= 0x100  # constant-bank offset
     assert ops["slot"][0].name == "DW_OP_fbreg"  # the local depot rewrite
     assert ops["tid_sreg"][0].register == "%tid.x"
     # The location list moved to the cubin's .debug_loc with its two ranges.
     sum_loc = seen["sum"].attr(AT.location)
-    assert sum_loc is not None and sum_loc.form == ptxdwarf.FORM.data4
+    assert sum_loc is not None and sum_loc.form == ptxdwarf.dwarf.FORM.data4
     lists = info.locations or []
     assert [len(x.entries) for x in lists] == [2]
-    regs = [ptxdwarf.decode_expression(e[2], 8)[0].register for e in lists[0].entries]  # type: ignore[arg-type]
+    regs = [ptxdwarf.dwarf.decode_expression(e[2], 8)[0].register for e in lists[0].entries]  # type: ignore[arg-type]
     assert regs == ["%r1", "%r3"]
     assert lists[0].entries[0][1] == lists[0].entries[1][0]  # $L__foo_mid ends one range and starts the next
 
@@ -268,10 +263,12 @@ def test_matrix_through_ptxas(version: int, address_size: int, strings: str, sty
     """
     dbg = rich(version, address_size, strings)
     text = ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx", style=style)
-    built = ptxdwarf.read_ptx(text)
+    built = ptxdwarf.read(text=text)
     assert built.units[0].version == version and built.units[0].address_size == address_size
     assert (built.strings is not None) == (strings == "strp")
-    cubin = ptxdwarf.read_cubin(compile_ptx(text, f"matrix-{version}-{address_size}-{strings}-{style}.ptx"))
+    cubin = ptxdwarf.cuda.read_cubin(
+        compile_ptx(text, f"matrix-{version}-{address_size}-{strings}-{style}.ptx")
+    )
     assert _canonical(cubin) == _canonical(built)
     # and the built tree is what the builder made
     names = [d.name for d in dbg.iter_dies()]
@@ -434,7 +431,7 @@ def test_attach_replaces_existing_debug_info(compile_ptx) -> None:
     )
     text = ptxdwarf.attach(nvcc, dbg)
     assert text.count(".section .debug_info") + text.count(".section\t.debug_info") == 1
-    info = ptxdwarf.read_cubin(compile_ptx(text, "replaced.ptx"))
+    info = ptxdwarf.cuda.read_cubin(compile_ptx(text, "replaced.ptx"))
     assert info.units[0].die.get(AT.producer) == "replacement"  # type: ignore[union-attr]
 
 
@@ -453,5 +450,5 @@ def test_readme_builder_example_runs_verbatim(compile_ptx) -> None:
     exec(compile(code, "README.md", "exec"), namespace)
     text = namespace["ptx_with_debug"]
     assert isinstance(text, str)
-    info = ptxdwarf.read_cubin(compile_ptx(text, "readme-verbatim.ptx"))
+    info = ptxdwarf.cuda.read_cubin(compile_ptx(text, "readme-verbatim.ptx"))
     assert {d.name for d in info.iter_dies() if d.tag == TAG.formal_parameter} == {"i", "j", "p"}

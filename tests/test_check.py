@@ -17,12 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ptxdwarf
-from ptxdwarf import AddressClass, DebugInfoBuilder, loc
-from ptxdwarf.check import check
+import ptxdwarf.api
+import ptxdwarf.cuda
+import ptxdwarf.dwarf
+import ptxdwarf.ptx
+from ptxdwarf import DebugInfoBuilder, loc
+from ptxdwarf.checker import check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.facts import within_reach
-from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT
-from ptxdwarf.ptxas import Ptxas, PtxasFailed, wheel_ptxas
+from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT, Ptxas, PtxasFailed, wheel_ptxas
+from ptxdwarf.dwarf import AddressClass
 from ptxdwarf.testing import assert_dies_equal, compile_ptx, query
 
 EXAMPLE = (FIXTURES / "spec" / "example.ptx").read_text()
@@ -80,22 +84,24 @@ def _replace_once(text: str, old: str, new: str) -> str:
 
 def test_repeated_string_label_is_found(ptxas: Ptxas) -> None:
     """ptxas resolves a second reference to the same .debug_str label to 0."""
-    info = ptxdwarf.read_ptx(EXAMPLE)
+    info = ptxdwarf.read(text=EXAMPLE)
     for die in info.iter_dies():
         for a in die.attributes:
-            if a.form == ptxdwarf.FORM.string:
-                a.form = ptxdwarf.FORM.strp
-    images = ptxdwarf.encode_sections(info, ptxdwarf.EncodeOptions(keep_abbrevs=False, string_labels=True))
-    text = ptxdwarf.replace_debug_sections(
-        ptxdwarf.parse_ptx(EXAMPLE.replace(".version 4.2", ".version 7.0")), images
+            if a.form == ptxdwarf.dwarf.FORM.string:
+                a.form = ptxdwarf.dwarf.FORM.strp
+    images = ptxdwarf.dwarf.encode_sections(
+        info, ptxdwarf.dwarf.EncodeOptions(keep_abbrevs=False, string_labels=True)
+    )
+    text = ptxdwarf.api.replace_debug_sections(
+        ptxdwarf.ptx.parse_ptx(EXAMPLE.replace(".version 4.2", ".version 7.0")), images
     )
     # foo's linkage name and name are the same string: point both at one label.
     labels = re.findall(r"^\.b32 (\$L__str\d+)$", text, re.M)
     first, second = labels[3], labels[4]  # producer, name, comp_dir, then foo's two names
-    strings = ptxdwarf.read_ptx(text).strings
+    strings = ptxdwarf.read(text=text).strings
     assert strings is not None
     text = _replace_once(text, f".b32 {second}\n", f".b32 {first}\n")
-    assert [d.name for d in ptxdwarf.read_ptx(text).iter_dies()][
+    assert [d.name for d in ptxdwarf.read(text=text).iter_dies()][
         1
     ] == "_Z3fooii"  # the PTX still says the same
     # ptxas reads freed memory here: a few runs in a hundred fail with "label '<garbage>' invalid"
@@ -112,13 +118,15 @@ def test_repeated_string_label_is_found(ptxas: Ptxas) -> None:
 
 def test_device_parameter_address_is_found(ptxas: Ptxas) -> None:
     """DW_OP_addr of a device function's parameter: ptxas cannot place it and writes 0."""
-    info = ptxdwarf.read_ptx(CALL)
+    info = ptxdwarf.read(text=CALL)
     i = next(d for d in info.iter_dies() if d.name == "i")
-    i.attr("DW_AT_location").value = ptxdwarf.encode_expression(
-        [ptxdwarf.Op.make("addr", ptxdwarf.Symbol("_Z3fooii_param_0"))], 8
+    i.attr("DW_AT_location").value = ptxdwarf.dwarf.encode_expression(
+        [ptxdwarf.dwarf.Op.make("addr", ptxdwarf.dwarf.Symbol("_Z3fooii_param_0"))], 8
     )  # type: ignore[union-attr]
     i.attr("DW_AT_address_class").value = 7  # type: ignore[union-attr]
-    text = ptxdwarf.replace_debug_sections(ptxdwarf.parse_ptx(CALL), ptxdwarf.encode_sections(info))
+    text = ptxdwarf.api.replace_debug_sections(
+        ptxdwarf.ptx.parse_ptx(CALL), ptxdwarf.dwarf.encode_sections(info)
+    )
     report = check(text, filename="devparam.ptx", ptxas=ptxas)
     assert [(d.path, d.what) for d in report.differences] == [
         ("_Z3fooii/i", "DW_AT_location [DW_FORM_block1]")
@@ -147,7 +155,7 @@ def test_label_moved_to_another_function_is_found(ptxas: Ptxas) -> None:
     text = _replace_once(CALL, ".b64 $L__func_end0", ".b64 $L__func_end1")
     report = check(text, filename="moved.ptx", ptxas=ptxas)
     assert report.consistent  # still a label of a function; check that it is named a relocation of _Z4testPi
-    info = ptxdwarf.read_cubin(compile_ptx(text, ptxas=ptxas).data)
+    info = ptxdwarf.cuda.read_cubin(compile_ptx(text, ptxas=ptxas).data)
     foo = query(info).function("_Z3fooii")
     assert foo.die.attr("DW_AT_high_pc").relocs[0].symbol.name == "_Z4testPi"  # type: ignore[union-attr]
 
@@ -189,7 +197,7 @@ def test_declaration_a_line_scan_misses_still_links(ptxas: Ptxas) -> None:
     text = RECORDS.read_text()
     assert ".extern .func" in text
     hidden = text.replace(".extern .func", ".extern .func /* { */")
-    assert ptxdwarf.parse_ptx(hidden).prototypes
+    assert ptxdwarf.ptx.parse_ptx(hidden).prototypes
     with pytest.raises(PtxasFailed):
         ptxas.compile(hidden, arch="sm_75", relocatable=False)
     report = check(hidden, filename="hidden.ptx", ptxas=ptxas)
@@ -198,7 +206,7 @@ def test_declaration_a_line_scan_misses_still_links(ptxas: Ptxas) -> None:
 
 def test_declaration_in_a_comment_is_not_taken_for_one(ptxas: Ptxas) -> None:
     text = CALL.replace(".address_size 64", ".address_size 64\n/*\n.func ghost(.param .b32 a);\n*/", 1)
-    assert "\n.func ghost" in text and not ptxdwarf.parse_ptx(text).prototypes
+    assert "\n.func ghost" in text and not ptxdwarf.ptx.parse_ptx(text).prototypes
     report = check(text, filename="ghost.ptx", ptxas=ptxas)
     assert report.consistent and report.dies > 0, "\n".join(map(str, report.differences))
 
@@ -212,7 +220,7 @@ def test_label_at_line_zero_is_dropped_by_ptxas(ptxas: Ptxas) -> None:
         (".debug_loc+0x0[0]", "begin", "$L__tmp12")
     ]
     assert "ptxas dropped label $L__tmp12" in report.differences[0].message
-    symbols = ptxdwarf.cubin_images(compile_ptx(text, ptxas=ptxas).data).symbols
+    symbols = ptxdwarf.cuda.cubin_images(compile_ptx(text, ptxas=ptxas).data).symbols
     assert symbols["$L__tmp12"].section is None  # an undefined symbol in the cubin
     # the same module with the line restored: nothing dropped
     assert check((FIXTURES / "nvcc" / "rich.sm_75.ptx").read_text(), ptxas=ptxas).consistent
@@ -222,11 +230,11 @@ def test_lint_warns_of_every_label_ptxas_drops(ptxas: Ptxas) -> None:
     """clang -O1's kernel_templates puts labels at line-0 instructions; every label ptxas drops
     was a label-at-line-zero warning (ptxas does not drop all of them, hence 'usually')."""
     path = FIXTURES / "clang" / "rich.O1.ptxas-crash.sm_75.ptx"
-    module = ptxdwarf.parse_ptx(path.read_text(), path.name)
-    info = ptxdwarf.decode_module(module)
-    r = next(d for d in info.iter_dies() if d.tag == ptxdwarf.TAG.formal_parameter and d.name == "r")
-    r.attributes = [a for a in r.attributes if a.name != ptxdwarf.AT.location]  # what ptxas crashes on
-    text = ptxdwarf.replace_debug_sections(module, ptxdwarf.encode_sections(info), "nvcc")
+    module = ptxdwarf.ptx.parse_ptx(path.read_text(), path.name)
+    info = ptxdwarf.api.decode_module(module)
+    r = next(d for d in info.iter_dies() if d.tag == ptxdwarf.dwarf.TAG.formal_parameter and d.name == "r")
+    r.attributes = [a for a in r.attributes if a.name != ptxdwarf.dwarf.AT.location]  # what ptxas crashes on
+    text = ptxdwarf.api.replace_debug_sections(module, ptxdwarf.dwarf.encode_sections(info), "nvcc")
     warned = {f.message.split()[0] for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"}
     report = check(text, filename="o1.ptx", ptxas=ptxas)
     dropped = {d.ptx for d in report.differences if "ptxas dropped label" in d.message}
@@ -253,7 +261,7 @@ def test_compile_can_be_cancelled(ptxas: Ptxas) -> None:
 
     cancel = threading.Event()
     cancel.set()
-    with pytest.raises(ptxdwarf.PtxasCancelled):
+    with pytest.raises(ptxdwarf.cuda.PtxasCancelled):
         ptxas.compile(EXAMPLE, arch="sm_75", cancel=cancel)
     # an event that is never set changes nothing
     quiet = ptxas.compile(EXAMPLE, arch="sm_75", cancel=threading.Event())
@@ -384,9 +392,9 @@ def test_testing_helpers(ptxas: Ptxas) -> None:
         cubin.ptx_debug_info().info.units[0].die.children[0], info.info.units[0].die.children[0]
     )  # type: ignore[union-attr]
     with pytest.raises(AssertionError, match=r"foo/i: - DW_AT_name"):
-        other = ptxdwarf.read_ptx(text)
+        other = ptxdwarf.read(text=text)
         other.units[0].die.children[1].children[0].attr("DW_AT_name").value = "k"  # type: ignore[union-attr]
-        assert_dies_equal(ptxdwarf.read_ptx(text), other)
+        assert_dies_equal(ptxdwarf.read(text=text), other)
 
 
 def test_pytest_plugin(pytester: pytest.Pytester) -> None:
@@ -411,7 +419,7 @@ def test_check_picks_a_ptxas_that_takes_the_version() -> None:
     the wheel), check uses one that takes it."""
     path = FIXTURES / "corpus" / "nvcc-13.5" / "tiny.G.sm_75.ptx"
     text = path.read_text()
-    assert ptxdwarf.parse_ptx(text).version == (9, 5)
+    assert ptxdwarf.ptx.parse_ptx(text).version == (9, 5)
     report = check(text, filename=path.name)
     assert not report.differences
     from ptxdwarf.cuda.ptxas import Ptxas as _Ptxas
@@ -463,15 +471,15 @@ def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
     fixture ``name`` compiled with ``ptxas``."""
     import importlib
 
-    comparison = importlib.import_module("ptxdwarf.check.comparison")
+    comparison = importlib.import_module("ptxdwarf.checker.comparison")
     text = (FIXTURES / name).read_text()
-    module = ptxdwarf.parse_ptx(text, name)
-    info = ptxdwarf.decode_module(module)
+    module = ptxdwarf.ptx.parse_ptx(text, name)
+    info = ptxdwarf.api.decode_module(module)
     key = (name, ptxas.path)
     if key not in _COMPILED:
         _COMPILED[key] = compile_ptx(text, ptxas=ptxas).data
-    found = ptxdwarf.cubin_images(_COMPILED[key])
-    cubin = ptxdwarf.decode_sections(found.images, source="cubin")
+    found = ptxdwarf.cuda.cubin_images(_COMPILED[key])
+    cubin = ptxdwarf.dwarf.decode_sections(found.images, source="cubin")
     report = comparison.CheckReport(name, "sm_75", "ptxas", "13.0")
     return info, cubin, report, comparison._Comparer(module, info, cubin, found, report)
 
@@ -490,7 +498,7 @@ def test_the_quick_test_of_a_list_entry_agrees_with_the_full_one(name: str, ptxa
     full checks of its begin, end and order find nothing; where it does not, they may."""
     info, cubin, report, comparer = _comparer(name, ptxas)
     theirs = {lst.offset: lst for lst in cubin.locations or []}
-    Symbol = ptxdwarf.Symbol
+    Symbol = ptxdwarf.dwarf.Symbol
 
     def full(b0: object, e0: object, b1: object, e1: object) -> bool:
         before = len(report.differences)
@@ -537,10 +545,10 @@ def _units_compared(name: str, ptxas: Ptxas, *, by_sites: bool, edit: Any = None
     info, cubin, report, comparer = _comparer(name, ptxas)
     if edit is not None:
         image = cubin.sections[".debug_info"]
-        edited = ptxdwarf.SectionImage(
+        edited = ptxdwarf.dwarf.SectionImage(
             image.name, edit(bytearray(image.data)), image.relocs, relocs_applied=True
         )
-        cubin = ptxdwarf.decode_sections({**cubin.sections, ".debug_info": edited}, source="cubin")
+        cubin = ptxdwarf.dwarf.decode_sections({**cubin.sections, ".debug_info": edited}, source="cubin")
         comparer.cubin = cubin
     by_site = 0
     if not by_sites:
@@ -579,12 +587,12 @@ def test_a_change_outside_the_relocation_sites_is_still_found(ptxas: Ptxas) -> N
     """A byte of the cubin's .debug_info changed outside the sites (here the first letter of
     a DW_FORM_string name) is reported as the walk of every DIE reports it."""
     name = "nvcc/rich.sm_75.ptx"
-    info = ptxdwarf.decode_module(ptxdwarf.parse_ptx((FIXTURES / name).read_text(), name))
+    info = ptxdwarf.api.decode_module(ptxdwarf.ptx.parse_ptx((FIXTURES / name).read_text(), name))
     attr = next(
         a
         for d in info.iter_dies()
         for a in d.attributes
-        if a.name == ptxdwarf.AT.name and a.form == ptxdwarf.FORM.string and a.value
+        if a.name == ptxdwarf.dwarf.AT.name and a.form == ptxdwarf.dwarf.FORM.string and a.value
     )
 
     def edit(data: bytearray) -> bytes:
@@ -612,7 +620,7 @@ def test_the_comparison_by_relocation_site_agrees_with_the_walk_on_changed_bytes
     anywhere), comparing by relocation site reports what the walk of every DIE reports, in the
     same order, with the same counts."""
     name = "nvcc/rich.sm_75.ptx"
-    info = ptxdwarf.decode_module(ptxdwarf.parse_ptx((FIXTURES / name).read_text(), name))
+    info = ptxdwarf.api.decode_module(ptxdwarf.ptx.parse_ptx((FIXTURES / name).read_text(), name))
     sites = sorted(r.offset for r in info.sections[".debug_info"].relocs)
 
     def edit(data: bytearray) -> bytes:
@@ -649,7 +657,7 @@ def test_location_lists_read_through_the_ptx_are_the_decoded_ones(name: str, ptx
     at = want[0].offset
     data = bytearray(image.data)
     data[at : at + 16] = bytes(16)
-    dropped = ptxdwarf.SectionImage(
+    dropped = ptxdwarf.dwarf.SectionImage(
         image.name,
         bytes(data),
         [r for r in image.relocs if not at <= r.offset < at + 16],
@@ -682,12 +690,14 @@ def test_location_lists_read_through_the_ptx_are_none_or_the_decoded_ones(
             del relocs[int(where * len(relocs))]  # a label ptxas dropped: no relocation there
         else:
             data[int(where * len(data))] ^= mask
-    edited = ptxdwarf.SectionImage(image.name, bytes(data), relocs, relocs_applied=True)
+    edited = ptxdwarf.dwarf.SectionImage(image.name, bytes(data), relocs, relocs_applied=True)
     got = locations_like(edited, info.locations, 8)
     if got is None:
         return
     try:
-        want = ptxdwarf.decode_sections({**cubin.sections, ".debug_loc": edited}, source="cubin").locations
+        want = ptxdwarf.dwarf.decode_sections(
+            {**cubin.sections, ".debug_loc": edited}, source="cubin"
+        ).locations
     except ptxdwarf.DwarfError:
         raise AssertionError("read through the PTX, but not decodable") from None
     assert got == want
@@ -702,17 +712,17 @@ def test_a_remembered_depot_expression_still_reports_a_wrong_one(ptxas: Ptxas) -
     pairs = [
         (a, cubin.die_at(a.offset))
         for a in info.iter_dies()
-        if isinstance(a.get(ptxdwarf.AT.location), ptxdwarf.Block)
-        and any(r.symbol.name.startswith("__local_depot") for r in a.get(ptxdwarf.AT.location).relocs)
+        if isinstance(a.get(ptxdwarf.dwarf.AT.location), ptxdwarf.dwarf.Block)
+        and any(r.symbol.name.startswith("__local_depot") for r in a.get(ptxdwarf.dwarf.AT.location).relocs)
     ]
     assert len(pairs) > 2
     a, b = pairs[0]
-    mine, theirs = a.get(ptxdwarf.AT.location), b.get(ptxdwarf.AT.location)
+    mine, theirs = a.get(ptxdwarf.dwarf.AT.location), b.get(ptxdwarf.dwarf.AT.location)
     assert bytes(mine) != bytes(theirs)  # ptxas rewrote DW_OP_addr into DW_OP_fbreg
     for _ in range(3):
         comparer.expect_expression(a, "location", mine, theirs, 8)
     assert not report.differences and report.symbols == 3
-    unrewritten = ptxdwarf.Block(bytes(mine))  # the address left as it was: 0, no fbreg
+    unrewritten = ptxdwarf.dwarf.Block(bytes(mine))  # the address left as it was: 0, no fbreg
     for _ in range(2):
         comparer.expect_expression(a, "location", mine, unrewritten, 8)
     assert len(report.differences) == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from ptxdwarf import AT, FORM, OP, TAG
+from ptxdwarf.dwarf import AT, FORM, OP, TAG
 from ptxdwarf.dwarf.constants import at_name, op_name, tag_name
 
 GENERATOR = Path(__file__).resolve().parent.parent / "tools" / "gen_dwarf_codes.py"

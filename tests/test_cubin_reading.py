@@ -18,6 +18,9 @@ from conftest import FIXTURES
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
+import ptxdwarf.cuda
+import ptxdwarf.dump
+import ptxdwarf.dwarf
 from ptxdwarf.cli import main
 from ptxdwarf.errors import PtxDwarfError
 
@@ -53,7 +56,7 @@ def call_cubin(compile_ptx) -> bytes:
 
 
 def _dump(cubin: bytes) -> str:
-    return ptxdwarf.dump_text(ptxdwarf.read_cubin(cubin, name="x.cubin"))
+    return ptxdwarf.dump.dump_text(ptxdwarf.cuda.read_cubin(cubin, name="x.cubin"))
 
 
 def test_relocations_whose_sh_link_names_no_symbol_table_use_symtab(call_cubin: bytes) -> None:
@@ -62,8 +65,8 @@ def test_relocations_whose_sh_link_names_no_symbol_table_use_symtab(call_cubin: 
     reading that section's bytes as symbols."""
     patched = _patched(call_cubin, "sh_link")
     assert patched != call_cubin
-    info = ptxdwarf.read_cubin(patched, name="x.cubin")
-    assert ptxdwarf.dump_text(info) == _dump(call_cubin)
+    info = ptxdwarf.cuda.read_cubin(patched, name="x.cubin")
+    assert ptxdwarf.dump.dump_text(info) == _dump(call_cubin)
     assert info.notes and all(
         "not a symbol table" in n and "resolved against .symtab" in n for n in info.notes
     )
@@ -84,12 +87,12 @@ def test_orphan_location_bytes_are_a_note_not_an_error(capsys: pytest.CaptureFix
     """ptxas 13.5 dropped two labels of numba's loops kernel (``-g``, ``opt=True``); the 0, 0 it
     wrote for them ends the list at .debug_loc+0x319 early, and the 130 bytes after it that no
     DIE refers to hold no list. Every list a DIE refers to is read; the rest is one note."""
-    info = ptxdwarf.read_cubin(LOOPS, name="loops.cubin").load_all()
+    info = ptxdwarf.cuda.read_cubin(LOOPS, name="loops.cubin").load_all()
     referenced = {
         a.value
         for d in info.iter_dies()
         for a in d.attributes
-        if a.name == ptxdwarf.AT.location and a.form == ptxdwarf.FORM.data4
+        if a.name == ptxdwarf.dwarf.AT.location and a.form == ptxdwarf.dwarf.FORM.data4
     }
     assert referenced and all(info.location_list_at(o) is not None for o in referenced)
     assert len(info.notes) == 1 and info.notes[0].startswith(".debug_loc+0x342: 130 byte(s)")
@@ -102,7 +105,7 @@ def test_unreadable_list_a_die_refers_to_is_an_error_naming_the_file(tmp_path: P
     cut = tmp_path / "cut.cubin"
     cut.write_bytes(_patched(LOOPS.read_bytes(), "cut_loc"))
     with pytest.raises(PtxDwarfError) as caught:
-        ptxdwarf.read_cubin(cut).load_all()
+        ptxdwarf.cuda.read_cubin(cut).load_all()
     assert str(caught.value).startswith(f"{cut} (.debug_loc+0x319): truncated location list")
     proc = subprocess.run(
         [sys.executable, "-m", "ptxdwarf", "dump", str(cut)], capture_output=True, text=True, check=False
@@ -115,22 +118,22 @@ def test_a_list_ends_where_relocations_against_dropped_labels_make_its_end_mark(
     """The same kernel compiled with ``-c``: ptxas relocates the two dropped labels against
     local symbols nothing defines instead of writing 0, 0; those read 0 wherever the cubin is
     loaded, so the list still ends there, as in the cubin ptxas wrote the zeros into."""
-    from ptxdwarf.ptxas import wheel_ptxas
+    from ptxdwarf.cuda.ptxas import wheel_ptxas
 
     wheel = wheel_ptxas()
     assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
     ptx = FIXTURES / "corpus" / "numba-nvvm-13.5" / "loops.debugopt.ptx"
     out = tmp_path / "loops.c.cubin"
     subprocess.run([wheel[0], "-arch", "sm_75", "-g", "-c", str(ptx), "-o", str(out)], check=True)
-    found = ptxdwarf.cubin_images(out.read_bytes())
+    found = ptxdwarf.cuda.cubin_images(out.read_bytes())
     dropped = {
         r.symbol.name
         for r in found.images[".debug_loc"].relocs
         if found.symbols[r.symbol.name].section is None
     }
     assert dropped, "ptxas 13.5 no longer drops the labels"
-    relocated = ptxdwarf.read_cubin(out, name="loops.c.cubin").load_all()
-    written = ptxdwarf.read_cubin(LOOPS, name="loops.cubin").load_all()
+    relocated = ptxdwarf.cuda.read_cubin(out, name="loops.c.cubin").load_all()
+    written = ptxdwarf.cuda.read_cubin(LOOPS, name="loops.cubin").load_all()
     assert [len(x.entries) for x in relocated.locations or []] == [
         len(x.entries) for x in written.locations or []
     ]

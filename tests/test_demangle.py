@@ -12,10 +12,11 @@ import subprocess
 import pytest
 from conftest import FIXTURES
 
-from ptxdwarf import AT, TAG, read_ptx
 from ptxdwarf import demangle as demangle_module
+from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.demangle import demangle
+from ptxdwarf.dwarf import AT, TAG
 
 TABLE = FIXTURES / "nodebug" / "demangle.tsv"
 

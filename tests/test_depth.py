@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 import ptxdwarf
+import ptxdwarf.dump
+import ptxdwarf.ptx
 from ptxdwarf.errors import PtxDwarfError
-from ptxdwarf.lint import lint
+from ptxdwarf.linter import lint
 
 _HEAD = ".version 7.5\n.target sm_75, debug\n.address_size 64\n\n.visible .entry k()\n{\nret;\n}\n"
 _ABBREV = (
@@ -36,21 +38,21 @@ def indirect_chain(levels: int) -> str:
 
 def test_deep_tree_everywhere() -> None:
     text = nested_blocks(30_000)
-    info = ptxdwarf.read_ptx(text)
+    info = ptxdwarf.read(text=text)
     assert sum(1 for _ in info.iter_dies()) == 30_001
     assert lint(text) == []
-    assert ptxdwarf.dump_text(info).count("DW_TAG_lexical_block") == 30_000
-    assert ptxdwarf.dump_json(info)
-    assert ptxdwarf.rewrite_ptx(text, style="compact")
+    assert ptxdwarf.dump.dump_text(info).count("DW_TAG_lexical_block") == 30_000
+    assert ptxdwarf.dump.dump_json(info)
+    assert ptxdwarf.rewrite(text, style="compact")
 
 
 def test_indirect_chain_within_the_limit_is_read_and_flagged() -> None:
     text = indirect_chain(64)
-    info = ptxdwarf.read_ptx(text)
+    info = ptxdwarf.read(text=text)
     assert [d.name for d in info.iter_dies()] == ["t", "v"]
-    assert ptxdwarf.dump_text(info) and ptxdwarf.dump_json(info)
-    again = ptxdwarf.parse_ptx(ptxdwarf.rewrite_ptx(text)).images()[".debug_info"].data
-    assert again == ptxdwarf.parse_ptx(text).images()[".debug_info"].data
+    assert ptxdwarf.dump.dump_text(info) and ptxdwarf.dump.dump_json(info)
+    again = ptxdwarf.ptx.parse_ptx(ptxdwarf.rewrite(text)).images()[".debug_info"].data
+    assert again == ptxdwarf.ptx.parse_ptx(text).images()[".debug_info"].data
     assert {f.rule for f in lint(text)} == {"dwarf4-form"}
     assert lint(indirect_chain(1)) == []
 
@@ -59,8 +61,8 @@ def test_indirect_chain_within_the_limit_is_read_and_flagged() -> None:
 def test_indirect_chain_past_the_limit_is_one_error(levels: int) -> None:
     text = indirect_chain(levels)
     for call in (
-        lambda: ptxdwarf.read_ptx(text, filename="deep.ptx"),
-        lambda: ptxdwarf.rewrite_ptx(text, filename="deep.ptx"),
+        lambda: ptxdwarf.read(text=text, filename="deep.ptx"),
+        lambda: ptxdwarf.rewrite(text, filename="deep.ptx"),
     ):
         with pytest.raises(PtxDwarfError, match=r"deep\.ptx:\d+ .*DW_FORM_indirect nested more than 64 deep"):
             call()
@@ -77,7 +79,7 @@ def test_wide_abbreviation(count: int) -> None:
     body = [1, *values]
     lines = [".section .debug_info", "{", f".b32 {7 + len(body)}", ".b16 2", ".b32 .debug_abbrev", ".b8 8"]
     lines += [".b8 " + ", ".join(map(str, body[i : i + 64])) for i in range(0, len(body), 64)]
-    info = ptxdwarf.read_ptx(_HEAD + abbrev + "\n".join(lines) + "\n}\n").load_all()
+    info = ptxdwarf.read(text=_HEAD + abbrev + "\n".join(lines) + "\n}\n").load_all()
     die = info.units[0].die
     assert die is not None
     assert [a.value for a in die.attributes] == [i % 256 if i % 2 == 0 else i for i in range(count)]

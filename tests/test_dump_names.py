@@ -12,12 +12,15 @@ import pytest
 from conftest import FIXTURES
 
 import ptxdwarf
-from ptxdwarf import AT, TAG, read_cubin
+import ptxdwarf.cuda
+import ptxdwarf.dwarf
+from ptxdwarf.cuda import read_cubin
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.dump import dump_json, dump_text
+from ptxdwarf.dwarf import AT, TAG
 from ptxdwarf.dwarf.constants import at_name, enumerated_value_name
 from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo
 from ptxdwarf.dwarf.typenames import MAX_STEPS, type_name
-from ptxdwarf.ptxas import Ptxas
 
 _LINE = re.compile(
     r"^\s*(DW_AT_(?:type|containing_type|inline|accessibility|LLVM_sysroot))(?: \[[^\]]*\])?\s*\((.*)\)$"
@@ -125,5 +128,5 @@ def test_naming_a_deep_chain_of_types_is_linear() -> None:
 def test_signed_operands_as_llvm_dwarfdump_shows_them() -> None:
     """Signed operands in decimal with their sign (``DW_OP_fbreg -16``), unsigned ones in hex."""
     block = bytes([0x91, 0x70, 0x11, 0x05, 0x23, 0x10, 0x92, 0xB1, 0xE4, 0x95, 0x01, 0x08])
-    ops = [str(op) for op in ptxdwarf.decode_expression(block, 8)]
+    ops = [str(op) for op in ptxdwarf.dwarf.decode_expression(block, 8)]
     assert ops == ["DW_OP_fbreg -16", "DW_OP_consts +5", "DW_OP_plus_uconst 0x10", "DW_OP_bregx %r1 +8"]

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptxdwarf
+import ptxdwarf.ptx
 from ptxdwarf.errors import PtxDwarfError
 from ptxdwarf.ptx.edits import EditOverlapError, TextEdits
 
@@ -133,5 +134,5 @@ def test_new_lines_end_as_the_text_does() -> None:
 def test_rewrite_of_a_crlf_file_is_all_crlf() -> None:
     text = (ROOT / "fixtures" / "spec" / "example.ptx").read_text().replace("\n", "\r\n")
     for style in ("nvcc", "readable", "compact"):
-        out = ptxdwarf.rewrite_ptx(text, style=style)
+        out = ptxdwarf.rewrite(text, style=style)
         assert out.count("\r\n") == out.count("\n"), style

@@ -13,9 +13,10 @@ import pytest
 from conftest import FIXTURES
 
 import ptxdwarf
+import ptxdwarf.cuda
 from ptxdwarf.cli import main
+from ptxdwarf.cuda.fatbin import iter_fatbin
 from ptxdwarf.errors import CubinError
-from ptxdwarf.fatbin import iter_fatbin
 
 NVCC = FIXTURES / "nvcc"
 FILES = [

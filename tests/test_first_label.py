@@ -7,11 +7,13 @@ from __future__ import annotations
 import pytest
 
 import ptxdwarf
+import ptxdwarf.cuda
+import ptxdwarf.ptx
 from ptxdwarf import DebugInfoBuilder
-from ptxdwarf.check import check
+from ptxdwarf.checker import check
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.ptx.placement import first_instruction, first_label_at_zero
 from ptxdwarf.ptx.reader import parse_ptx
-from ptxdwarf.ptxas import Ptxas
 from ptxdwarf.testing import compile_ptx
 
 KERNEL = """\
@@ -81,7 +83,7 @@ def _described() -> DebugInfoBuilder:
 
 
 def _block_low_pc(cubin: bytes) -> tuple[str, int]:
-    info = ptxdwarf.read_cubin(cubin).load_all()
+    info = ptxdwarf.cuda.read_cubin(cubin).load_all()
     (block,) = [d for d in info.iter_dies() if d.tag_str == "DW_TAG_lexical_block"]
     low = block.attr("DW_AT_low_pc")
     assert low is not None and low.relocs

@@ -17,7 +17,7 @@ import pytest
 from conftest import CORPUS as CORPUS_FILES
 from conftest import MOVED_LABELS, ROOT
 
-from ptxdwarf import check, fix, lint, remap_paths, strip
+from ptxdwarf import check, fix, lint, strip
 from ptxdwarf.api import load_ptx, read_ptx
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
@@ -28,7 +28,7 @@ from ptxdwarf.dwarf.model import DIE, Attribute
 from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.errors import PtxDwarfError, UsageError
 from ptxdwarf.ptx import parse_ptx
-from ptxdwarf.repair import REPAIRERS
+from ptxdwarf.repair import REPAIRERS, remap_paths
 
 FAULTS = ROOT / "fixtures" / "lint" / "faults"
 LLVM = ROOT / "fixtures" / "corpus" / "llvm-tests"

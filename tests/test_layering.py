@@ -12,17 +12,19 @@ from pathlib import Path
 import pytest
 
 import ptxdwarf
+import ptxdwarf.dwarf
+import ptxdwarf.dwarf.encode
+import ptxdwarf.ptx
 
 PACKAGE = Path(ptxdwarf.__file__).parent
 
 # What each layer may import, besides itself.
 ALLOWED = {
     "errors": set(),
-    "dwarf": {"errors"},
+    "dwarf": {"errors", "_exports"},
     "ptx": {"errors", "dwarf"},
-    "cuda": {"errors", "dwarf", "ptx"},
+    "cuda": {"errors", "dwarf", "ptx", "_exports"},
 }
-OLD_PATHS = set(ptxdwarf._MOVED)
 
 
 def _module_name(path: Path) -> str:
@@ -62,7 +64,7 @@ def _layer(module: str) -> str:
 
 
 def _library_modules() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.stem not in OLD_PATHS)
+    return sorted(PACKAGE.rglob("*.py"))
 
 
 @pytest.mark.parametrize("path", _library_modules(), ids=lambda p: _module_name(p))
@@ -74,22 +76,10 @@ def test_imports_follow_the_layers(path: Path) -> None:
         if len(tparts) < 2:
             continue
         tlayer = tparts[1]
-        assert tlayer not in OLD_PATHS, f"{name} imports {target} through its old path"
         if layer in ALLOWED and tlayer != layer:
             assert tlayer in ALLOWED[layer], f"{name} ({layer}) must not import {target}"
         if tlayer in ("cli", "__main__"):
             assert layer in ("cli", "__main__"), f"{name} imports the command line ({target})"
-
-
-def test_old_import_paths_are_the_moved_modules() -> None:
-    import importlib
-
-    for old, new in ptxdwarf._MOVED.items():
-        assert importlib.import_module(f"ptxdwarf.{old}") is importlib.import_module(f"ptxdwarf.{new}")
-        if old != "encode":
-            assert getattr(ptxdwarf, old) is importlib.import_module(f"ptxdwarf.{new}")
-    # The package exports a function of the same name; importing the old module path keeps it.
-    assert callable(ptxdwarf.encode) and ptxdwarf.encode is ptxdwarf.dwarf.encode.encode
 
 
 def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
@@ -99,38 +89,6 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
         assert {"ptxdwarf.ptx.reader", "ptxdwarf.check"} <= _imports(bad)
     finally:
         bad.unlink()
-
-
-def _type_checking_imports() -> dict[str, str]:
-    """Name -> module path (``"."``: the name is a submodule) of the imports under
-    ``if TYPE_CHECKING`` in the package's ``__init__``."""
-    tree = ast.parse((PACKAGE / "__init__.py").read_text())
-    block = next(
-        node
-        for node in tree.body
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-    )
-    found = {}
-    for node in block.body:
-        assert isinstance(node, ast.ImportFrom) and node.level == 1
-        for alias in node.names:
-            found[alias.asname or alias.name] = node.module or "."
-    return found
-
-
-def test_the_lazy_exports_are_what_type_checkers_see() -> None:
-    origin = {name: module for module, names in ptxdwarf._EXPORTS.items() for name in names}
-    assert origin == _type_checking_imports()
-    assert sorted(ptxdwarf.__all__) == sorted([*origin, "__version__"])
-    import importlib
-
-    for name, module in origin.items():
-        if module == ".":
-            expected = importlib.import_module(f"ptxdwarf.{name}")
-        else:
-            expected = getattr(importlib.import_module(f"ptxdwarf.{module}"), name)
-        assert getattr(ptxdwarf, name) is expected, name
-    assert set(ptxdwarf.__all__) <= set(dir(ptxdwarf))
 
 
 def test_the_command_line_starts_without_the_whole_library() -> None:
@@ -149,17 +107,3 @@ def test_the_command_line_starts_without_the_whole_library() -> None:
         "ptxdwarf.lint",
     }
     assert not loaded & heavy, sorted(loaded & heavy)
-
-
-def test_a_submodule_import_keeps_the_function_of_its_name() -> None:
-    import subprocess
-    import sys
-
-    code = (
-        "import ptxdwarf.check, ptxdwarf.lint.run, ptxdwarf.attach, ptxdwarf; "
-        "print(all(callable(f) and not isinstance(f, type(ptxdwarf)) "
-        "for f in (ptxdwarf.check, ptxdwarf.lint, ptxdwarf.attach)), "
-        "type(ptxdwarf.loc).__name__)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["True", "module"]

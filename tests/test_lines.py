@@ -13,6 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptxdwarf
+import ptxdwarf.cuda
+import ptxdwarf.dwarf
+import ptxdwarf.ptx
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.dwarf.forms import sleb_bytes, uleb_bytes
@@ -39,14 +42,14 @@ def test_inlined_rows_name_the_call_the_ptx_gives(rich_lineinfo: tuple[str, Path
     """Each row of inlined code names its function and its call row; the call row's file and
     line are those of the ``inlined_at`` of a ``.loc`` that names that function."""
     text, cubin = rich_lineinfo
-    module = ptxdwarf.parse_ptx(text)
+    module = ptxdwarf.ptx.parse_ptx(text)
     labels = module.images()[".debug_str"].labels
     strings = module.images()[".debug_str"].data
     expected = set()
     for label, file, line in _LOC_INLINED.findall(text):
         start = labels[label]
         expected.add((strings[start : strings.index(0, start)].decode(), int(file), int(line)))
-    info = ptxdwarf.read_file(cubin)
+    info = ptxdwarf.read(cubin)
     assert info.lines is not None and info.strings is not None
     seen = set()
     for program in (p for p in info.lines if p.section == ".debug_line"):
@@ -65,7 +68,7 @@ def test_rows_equal_llvm_dwarfdump(rich_lineinfo: tuple[str, Path], llvm_dwarfdu
     _, cubin = rich_lineinfo
     theirs = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
     rows = re.findall(r"^0x([0-9a-f]{16})\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s*(.*)$", theirs, re.M)
-    info = ptxdwarf.read_file(cubin)
+    info = ptxdwarf.read(cubin)
     assert info.lines is not None
     ours = [
         (r.address, r.line, r.column, r.file, r.end_sequence)
@@ -93,7 +96,7 @@ def test_dump_debug_line(rich_lineinfo: tuple[str, Path], capsys: pytest.Capture
 
 @pytest.mark.parametrize("cut", [3, 9, 20, 40])
 def test_a_cut_program_is_one_error(rich_lineinfo: tuple[str, Path], cut: int) -> None:
-    info = ptxdwarf.read_file(rich_lineinfo[1])
+    info = ptxdwarf.read(rich_lineinfo[1])
     assert info.sections is not None
     data = info.sections[".debug_line"].data
     # the unit length still claims the whole program
@@ -203,22 +206,26 @@ def test_a_row_lost_with_code_is_a_difference(ptxas: Ptxas) -> None:
     """The rows check expects, with one more that ptxas cannot have made (line 999) whose
     .loc governs an instruction that did compile: a difference, naming the PTX lines with SASS;
     the same line governing nothing compiled is a note."""
-    from ptxdwarf.check import CheckReport, compare, expected_rows
+    from ptxdwarf.checker import CheckReport, compare, expected_rows
     from ptxdwarf.ptx.placement import LocRow
 
     text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
-    module = ptxdwarf.parse_ptx(text)
+    module = ptxdwarf.ptx.parse_ptx(text)
     cubin = ptxas.compile(text, arch="sm_75", relocatable=True).cubin
     rows = expected_rows(module)
     add = text.index("\tadd.s32")
     add_line = text.count("\n", 0, add) + 1
     rows["_Z3fooii"][(1, 999)] = LocRow(add, (add,))
-    report = compare(module, ptxdwarf.read_ptx(text), cubin, CheckReport("c.ptx", "sm_75", "", ""), rows=rows)
+    report = compare(
+        module, ptxdwarf.read(text=text), cubin, CheckReport("c.ptx", "sm_75", "", ""), rows=rows
+    )
     (diff,) = report.differences
     assert (diff.path, diff.ptx, diff.cubin) == ("_Z3fooii", "1:999", "no row")
     assert f"PTX line(s) {add_line} have SASS" in diff.message
     rows["_Z3fooii"][(1, 999)] = LocRow(add, ())
-    report = compare(module, ptxdwarf.read_ptx(text), cubin, CheckReport("c.ptx", "sm_75", "", ""), rows=rows)
+    report = compare(
+        module, ptxdwarf.read(text=text), cubin, CheckReport("c.ptx", "sm_75", "", ""), rows=rows
+    )
     assert report.consistent and any("in _Z3fooii (its code compiled to nothing)" in n for n in report.notes)
 
 
@@ -228,7 +235,7 @@ def test_sass_rows_point_at_instructions_of_the_ptx_text(ptxas: Ptxas) -> None:
     a kernel's prologue (its first row), the ``{`` that opens the function."""
     for name in ("call_example.sm_75.ptx", "rich.sm_75.ptx"):
         text = (FIXTURES / "nvcc" / name).read_text()
-        info = ptxdwarf.read_cubin(ptxas.compile(text, arch="sm_75", relocatable=True).cubin)
+        info = ptxdwarf.cuda.read_cubin(ptxas.compile(text, arch="sm_75", relocatable=True).cubin)
         found = info.module
         assert info.lines is not None and found.ptx_text is not None
         ptx_lines = found.ptx_text.split(b"\0")
@@ -259,7 +266,7 @@ def test_sass_rows_point_at_instructions_of_the_ptx_text(ptxas: Ptxas) -> None:
 def _example() -> tuple[str, Any, dict[int, Any]]:
     """The README's example: a kernel mapped to two source files, one call inlined."""
     from ptxdwarf import DebugInfoBuilder, loc
-    from ptxdwarf.attach import SourceLoc
+    from ptxdwarf.attacher import SourceLoc
 
     ptx = (FIXTURES / "handwritten" / "scale.ptx").read_text()
     dbg = DebugInfoBuilder(name="kernel.cu", comp_dir="/src", producer="example")
@@ -298,7 +305,7 @@ def test_attach_writes_the_line_table(ptxas: Ptxas, llvm_dwarfdump: str, tmp_pat
     # ptxas splits each path into an include directory and a name
     assert re.findall(r'name: "([^"]*)"', theirs) == ["kernel.cu", "math.h"]
     assert 'include_directories[  1] = "/src"' in theirs
-    info = ptxdwarf.read_file(cubin)
+    info = ptxdwarf.read(cubin)
     table = info.line_table
     assert {(r.file, r.line) for r in table.lines_of("scale")} == {
         ("/src/kernel.cu", 5),
@@ -334,7 +341,7 @@ def test_attach_without_debug_target(ptxas: Ptxas) -> None:
     out = ptxdwarf.attach(ptx, dbg, lines=lines, debug_target=False)
     assert ".target sm_75\n" in out
     # without -g ptxas drops .debug_info but keeps the line table (quirk target-not-debug)
-    info = ptxdwarf.read_cubin(ptxas.compile(out, arch="sm_75", debug=False, relocatable=True).cubin)
+    info = ptxdwarf.cuda.read_cubin(ptxas.compile(out, arch="sm_75", debug=False, relocatable=True).cubin)
     assert {r.line for r in info.line_table.lines_of("scale")} == {5, 6, 7, 8, 9, 3}
 
 
@@ -347,15 +354,15 @@ def test_check_reports_an_undeclared_loc_file(ptxas: Ptxas) -> None:
 def test_check_reports_a_planted_lost_line(ptxas: Ptxas) -> None:
     """The cubin of the module without one of its .loc lines, compared with the module: that
     line's instruction compiled (to the row before), and the line table has no row for it."""
-    from ptxdwarf.check import CheckReport, compare
+    from ptxdwarf.checker import CheckReport, compare
 
     text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
     at = text.index("\tadd.s32")
     line = text.count("\n", 0, at) + 1
     planted = text[:at] + "\t.loc\t1 2 9\n" + text[at:]
     cubin = ptxas.compile(text, arch="sm_75", relocatable=True).cubin  # no row for 1:2
-    module = ptxdwarf.parse_ptx(planted)
-    report = compare(module, ptxdwarf.read_ptx(planted), cubin, CheckReport("p.ptx", "sm_75", "", ""))
+    module = ptxdwarf.ptx.parse_ptx(planted)
+    report = compare(module, ptxdwarf.read(text=planted), cubin, CheckReport("p.ptx", "sm_75", "", ""))
     (diff,) = [d for d in report.differences if d.what == ".debug_line"]
     assert (diff.path, diff.ptx, diff.cubin) == ("_Z3fooii", "1:2", "no row")
     assert f"p.ptx:{line}: ptxas compiled the code of this .loc" in diff.message.replace("<ptx>", "p.ptx")
@@ -367,7 +374,7 @@ _FLAGS = ("is_stmt", "prologue_end", "epilogue_begin", "end_sequence")
 def _rows_against_llvm(cubin: Path, llvm_dwarfdump: str) -> list[tuple[int, int, int, int, tuple[bool, ...]]]:
     """The .debug_line rows ptxdwarf reads from ``cubin``, asserted equal to llvm-dwarfdump's,
     flags included."""
-    info = ptxdwarf.read_file(cubin)
+    info = ptxdwarf.read(cubin)
     ours = [
         (r.address, r.line, r.column, r.file, (r.is_stmt, r.prologue_end, r.epilogue_begin, r.end_sequence))
         for p in info.lines or []
@@ -399,7 +406,7 @@ def test_fixture_line_tables_equal_llvm_dwarfdump(path: Path, llvm_dwarfdump: st
 
     text = path.read_text()
     try:
-        module = ptxdwarf.parse_ptx(text)
+        module = ptxdwarf.ptx.parse_ptx(text)
     except ptxdwarf.PtxDwarfError:
         return  # a fixture of bad input
     tool = find_ptxas(version=module.version)
@@ -425,7 +432,7 @@ def test_stored_cubin_line_tables_equal_llvm_dwarfdump(path: Path, llvm_dwarfdum
 def test_attach_writes_an_inlined_at_chain(ptxas: Ptxas) -> None:
     """inner() inlined into outer() inlined into the kernel: each call site comes first, and the
     innermost row's call row is outer's line, whose own call row is the kernel's."""
-    from ptxdwarf.attach import SourceLoc
+    from ptxdwarf.attacher import SourceLoc
 
     ptx, dbg, _ = _example()
     outer = SourceLoc("/src/outer.h", 20, 3, function="outer", inlined_at=SourceLoc("/src/kernel.cu", 7, 5))
@@ -436,7 +443,7 @@ def test_attach_writes_an_inlined_at_chain(ptxas: Ptxas) -> None:
     out = ptxdwarf.attach(ptx, dbg, lines=lines)
     assert ".loc\t2 20 3, function_name $L__ptxdwarf_inl0, inlined_at 1 7 5" in out
     assert ".loc\t3 30 1, function_name $L__ptxdwarf_inl1, inlined_at 2 20 3" in out
-    info = ptxdwarf.read_cubin(ptxas.compile(out, arch="sm_75", relocatable=True).cubin)
+    info = ptxdwarf.cuda.read_cubin(ptxas.compile(out, arch="sm_75", relocatable=True).cubin)
     (program,) = [p for p in info.lines or [] if p.section == ".debug_line"]
     sites = program.call_sites()
     (inner,) = [i for i, r in enumerate(program.rows) if r.line == 30 and not r.end_sequence]
@@ -485,7 +492,7 @@ def test_line_starts_equal_the_rows(source: str, tmp_path: Path) -> None:
         data = path.read_bytes()
     else:
         text = path.read_text()
-        module = ptxdwarf.parse_ptx(text)
+        module = ptxdwarf.ptx.parse_ptx(text)
         tool = find_ptxas(version=module.version)
         arch, _ = tool.choose_arch(module.target, None)
         data = tool.compile(text, arch=arch).cubin
@@ -586,7 +593,7 @@ def test_line_starts_equal_the_rows_of_any_program(ops: list[tuple[str, int]], c
 def test_prologue_end_as_llvm_dwarfdump_reads_it(llvm_dwarfdump: str, tmp_path: Path) -> None:
     """ptxas 13.5 writes version 3 line programs and marks where each function's prologue ends
     (DW_LNS_set_prologue_end); dump reads the flag where llvm-dwarfdump does, in both tables."""
-    from ptxdwarf.ptxas import wheel_ptxas
+    from ptxdwarf.cuda.ptxas import wheel_ptxas
 
     wheel = wheel_ptxas()
     assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
@@ -595,7 +602,7 @@ def test_prologue_end_as_llvm_dwarfdump_reads_it(llvm_dwarfdump: str, tmp_path: 
     subprocess.run([wheel[0], "-arch", "sm_75", "-g", str(ptx), "-o", str(cubin)], check=True)
     rows = _rows_against_llvm(cubin, llvm_dwarfdump)
     assert any(flags[1] for *_, flags in rows), "no row of ptxas 13.5's .debug_line ends a prologue"
-    info = ptxdwarf.read_file(cubin)
+    info = ptxdwarf.read(cubin)
     sass = [p for p in info.lines or [] if p.section == ".nv_debug_line_sass"]
     assert sass and {p.version for p in sass} == {3}
     assert any(r.prologue_end for p in sass for r in p.rows)
@@ -606,4 +613,4 @@ def test_prologue_end_as_llvm_dwarfdump_reads_it(llvm_dwarfdump: str, tmp_path: 
 def _dump_text_lines(cubin: Path) -> list[str]:
     from ptxdwarf.dump import iter_line_text
 
-    return list(iter_line_text(ptxdwarf.read_file(cubin)))
+    return list(iter_line_text(ptxdwarf.read(cubin)))

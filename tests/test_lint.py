@@ -23,14 +23,20 @@ import pytest
 from conftest import LINT_MOVED_LABELS
 
 import ptxdwarf
-from ptxdwarf import TAG, PtxSyntaxError
+import ptxdwarf.api
+import ptxdwarf.cuda
+import ptxdwarf.dump
+import ptxdwarf.dwarf
+import ptxdwarf.ptx
+from ptxdwarf import PtxSyntaxError
 from ptxdwarf.api import load_text
-from ptxdwarf.check import check
+from ptxdwarf.checker import check
 from ptxdwarf.cli import main_lint
 from ptxdwarf.cuda.facts import CASES
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.cuda.quirks import MEASURED_ON, QUIRKS, quirks_for_rule
-from ptxdwarf.lint import RULES, Finding, lint, lint_module
-from ptxdwarf.ptxas import Ptxas
+from ptxdwarf.dwarf import TAG
+from ptxdwarf.linter import RULES, Finding, lint, lint_module
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -101,7 +107,7 @@ def test_clang_ptxas_crash_fixture_is_explained() -> None:
     """clang -O1's by-value kernel parameter `Rect r` (DW_OP_piece around the depot) is what ptxas dies on."""
     path = FIXTURES / "clang" / "rich.O1.ptxas-crash.sm_75.ptx"
     findings = _lint_file(path)
-    info = ptxdwarf.read_ptx(load_text(path))
+    info = ptxdwarf.read(text=load_text(path))
     r = next(
         d
         for d in info.iter_dies()
@@ -157,7 +163,7 @@ def test_fault_fixture_die_offsets_match_their_paths() -> None:
         die = e["die"]
         if die is None or e["rule"] == "strp-label-reused":  # that edit renames the DIE
             continue
-        info = ptxdwarf.read_ptx(load_text(LINT / e["file"]))
+        info = ptxdwarf.read(text=load_text(LINT / e["file"]))
         found = info.die_at(die["offset"])
         assert found is not None and found.tag_str == die["tag"]
         assert found.name == die["path"].split("/")[-1]
@@ -401,8 +407,8 @@ def assemble(
     Records each DIE's offset and line and each attribute's line. ``code_map`` renames
     abbreviation codes (in the table and the DIEs) to plant order faults.
     """
-    from ptxdwarf import AT, FORM
-    from ptxdwarf import TAG as T
+    from ptxdwarf.dwarf import AT, FORM
+    from ptxdwarf.dwarf import TAG as T
 
     decls: dict[tuple[Any, ...], int] = {}
     for die in _walk(cu):
@@ -531,7 +537,7 @@ def run(m: Module) -> list[Finding]:
 def test_hand_module_is_clean() -> None:
     m = assemble(base_tree())
     assert run(m) == []
-    info = ptxdwarf.read_ptx(m.text)
+    info = ptxdwarf.read(text=m.text)
     # The assembler's offsets are the reader's.
     assert info.die_at(find(m.cu, "test", "v").offset).name == "v"  # type: ignore[union-attr]
 
@@ -1298,7 +1304,7 @@ def test_info_label_difference() -> None:
     text = "\n".join(lines)
     (f,) = only(lint(text, filename="t.ptx"), "info-label-difference")
     assert f.where == f"t.ptx:{m.unit_line}"
-    assert ptxdwarf.read_ptx(text).units[0].length == n
+    assert ptxdwarf.read(text=text).units[0].length == n
 
 
 def test_address_size() -> None:
@@ -1500,7 +1506,7 @@ def test_syntax_errors_propagate() -> None:
 
 def test_lint_module_equals_lint() -> None:
     m = assemble(base_tree(), header=HEADER.replace(".target sm_75, debug", ".target sm_75"))
-    module = ptxdwarf.parse_ptx(m.text, "t.ptx")
+    module = ptxdwarf.ptx.parse_ptx(m.text, "t.ptx")
     assert lint_module(module) == lint(m.text, filename="t.ptx")
 
 
@@ -1573,10 +1579,10 @@ def test_dotted_symbol_in_info() -> None:
     m = assemble(cu)
     (f,) = only(run(m), "ptxas-syntax")
     assert "Parsing error near '.'" in f.message
-    block = ptxdwarf.parse_ptx(m.text).sections
+    block = ptxdwarf.ptx.parse_ptx(m.text).sections
     info_block = next(b for b in block if b.name == ".debug_info")
     assert any(r.symbol.name == "__PRETTY_FUNCTION__._Z3foov" for r in info_block.image.relocs)
-    assert ".b64 __PRETTY_FUNCTION__._Z3foov" in ptxdwarf.rewrite_ptx(m.text)
+    assert ".b64 __PRETTY_FUNCTION__._Z3foov" in ptxdwarf.rewrite(m.text)
 
 
 @pytest.mark.parametrize("name", ["acc", "__t", "%acc", "p"])
@@ -1589,7 +1595,7 @@ def test_regx_names_without_percent_and_in_nested_scopes(name: str) -> None:
     a.set("location", regx(name))
     m = assemble(cu, header=header)
     assert run(m) == []
-    assert f"DW_OP_regx {name})" in ptxdwarf.dump_text(ptxdwarf.read_ptx(m.text))
+    assert f"DW_OP_regx {name})" in ptxdwarf.dump.dump_text(ptxdwarf.read(text=m.text))
 
 
 def test_not_debuggable_multiple_returns() -> None:
@@ -1642,8 +1648,8 @@ def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
     precede $L__tmp8 (read from .nv_debug_line_sass); lint says so with the dropped label."""
     import subprocess
 
+    from ptxdwarf.cuda.ptxas import wheel_ptxas
     from ptxdwarf.dwarf.lines import read_line_programs
-    from ptxdwarf.ptxas import wheel_ptxas
 
     path = FIXTURES / "corpus" / "numba-nvvm-13.5" / "shared_local.debugopt.ptx"
     text = path.read_text()
@@ -1657,9 +1663,9 @@ def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
     assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
     out = tmp_path / "shared_local.cubin"
     subprocess.run([wheel[0], "-arch", "sm_75", "-g", "-c", str(path), "-o", str(out)], check=True)
-    found = ptxdwarf.cubin_images(out.read_bytes())
-    ptx_lists = ptxdwarf.decode_module(ptxdwarf.parse_ptx(text)).locations or []
-    cubin_lists = ptxdwarf.read_cubin(out).load_all().locations or []
+    found = ptxdwarf.cuda.cubin_images(out.read_bytes())
+    ptx_lists = ptxdwarf.api.decode_module(ptxdwarf.ptx.parse_ptx(text)).locations or []
+    cubin_lists = ptxdwarf.cuda.read_cubin(out).load_all().locations or []
     placed = {
         p.name: c
         for a, b in zip(ptx_lists, cubin_lists, strict=True)

@@ -8,6 +8,7 @@ import gc
 from conftest import ROOT
 
 import ptxdwarf
+import ptxdwarf.dump
 
 CALL = (ROOT / "fixtures" / "nvcc" / "call_example.sm_75.ptx").read_text()
 
@@ -16,8 +17,8 @@ def test_repeated_reading_does_not_accumulate_garbage() -> None:
     gc.collect()
 
     def read() -> None:
-        info = ptxdwarf.read_ptx(CALL).load_all()
-        ptxdwarf.dump_text(info)
+        info = ptxdwarf.read(text=CALL).load_all()
+        ptxdwarf.dump.dump_text(info)
         ptxdwarf.lint(CALL)
 
     for _ in range(20):

@@ -12,8 +12,9 @@ from conftest import GOOD_FIXTURES, fixture_id
 from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DwarfConfig, DWARFInfo
 
 import ptxdwarf
-from ptxdwarf import AT, FORM, TAG
-from ptxdwarf.check import die_and_attribute_at
+import ptxdwarf.dwarf
+from ptxdwarf.checker import die_and_attribute_at
+from ptxdwarf.dwarf import AT, FORM, TAG
 from ptxdwarf.dwarf.image import SectionImage
 from ptxdwarf.dwarf.model import DebugInfo
 
@@ -69,7 +70,7 @@ _SAMPLE = [p for p in GOOD_FIXTURES if p.stat().st_size < 400_000 and ".debug_in
 
 @pytest.mark.parametrize("path", _SAMPLE, ids=fixture_id)
 def test_offsets_equal_pyelftools(path: Path) -> None:
-    info = ptxdwarf.read_ptx(path.read_text())
+    info = ptxdwarf.read(text=path.read_text())
     assert info.units
     ours = list(info.iter_dies())
     theirs = [d for cu in _elftools(info).iter_CUs() for d in cu.iter_DIEs() if not d.is_null()]
@@ -92,7 +93,7 @@ def test_offsets_equal_pyelftools(path: Path) -> None:
 
 def test_abbreviation_offsets() -> None:
     path = next(p for p in GOOD_FIXTURES if p.parent.name == "nvcc")
-    info = ptxdwarf.read_ptx(path.read_text())
+    info = ptxdwarf.read(text=path.read_text())
     dwarf = _elftools(info)
     for table in info.abbrev_tables:
         stream = dwarf.debug_abbrev_sec.stream
@@ -108,7 +109,7 @@ def test_indirect_attribute_offsets() -> None:
     die.attributes.append(ptxdwarf.Attribute(0x03, FORM.indirect, ptxdwarf.Attribute(0x03, FORM.string, "x")))
     die.add("DW_AT_language", 4, "data1")
     built = DebugInfo(units=[ptxdwarf.Unit(die=die)])
-    read = ptxdwarf.decode_sections(ptxdwarf.encode_sections(built))
+    read = ptxdwarf.dwarf.decode_sections(ptxdwarf.dwarf.encode_sections(built))
     root = read.units[0].die
     assert root is not None
     name, language = root.attributes
@@ -135,7 +136,7 @@ def test_nested_indirect_forms() -> None:
         ".debug_abbrev": SectionImage(".debug_abbrev", abbrev),
         ".debug_info": SectionImage(".debug_info", data),
     }
-    info = ptxdwarf.decode_sections(images)
+    info = ptxdwarf.dwarf.decode_sections(images)
     root = info.units[0].die
     assert root is not None
     attr = root.attributes[0]
@@ -143,4 +144,4 @@ def test_nested_indirect_forms() -> None:
     assert attr.value.form == FORM.indirect and attr.value.offset == 13
     assert attr.value.value.form == FORM.data1 and attr.value.value.value == 5
     assert attr.value_offset == 14 and root.value_spans() == [(14, 1)]
-    assert ptxdwarf.encode_sections(info)[".debug_info"].data == data
+    assert ptxdwarf.dwarf.encode_sections(info)[".debug_info"].data == data

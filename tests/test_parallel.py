@@ -13,7 +13,7 @@ import pytest
 from ptxdwarf import check
 from ptxdwarf.parallel import MIN_WORK, can_fork, run_beside
 
-check_module = importlib.import_module("ptxdwarf.check.comparison")  # the module that forks
+check_module = importlib.import_module("ptxdwarf.checker.comparison")  # the module that forks
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
@@ -162,7 +162,7 @@ def test_check_reports_the_same_with_and_without_a_fork(name: str, monkeypatch: 
     assert reports[0] == reports[1]
 
 
-lint_run = importlib.import_module("ptxdwarf.lint.run")
+lint_run = importlib.import_module("ptxdwarf.linter.run")
 PTX_FIXTURES = sorted(FIXTURES.rglob("*.ptx"))
 
 

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from ptxdwarf import TAG, read_ptx
+from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.facts.cases.registers import predicates
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas, wheel_ptxas
+from ptxdwarf.dwarf import TAG
 from ptxdwarf.errors import AttachError
-from ptxdwarf.lint import lint
+from ptxdwarf.linter import lint
 
 
 def _kernel(count: int) -> str:

@@ -5,13 +5,17 @@ from __future__ import annotations
 import pytest
 
 import ptxdwarf
-from ptxdwarf import PtxSyntaxError, Reloc, Symbol
+import ptxdwarf.dwarf
+import ptxdwarf.files
+import ptxdwarf.ptx
+from ptxdwarf import PtxSyntaxError
+from ptxdwarf.dwarf import Reloc, Symbol
 
 HEAD = ".version 7.5\n.target sm_75, debug\n.address_size 64\n"
 
 
-def image(body: str, name: str = ".debug_info") -> ptxdwarf.SectionImage:
-    return ptxdwarf.parse_ptx(HEAD + body).images()[name]
+def image(body: str, name: str = ".debug_info") -> ptxdwarf.dwarf.SectionImage:
+    return ptxdwarf.ptx.parse_ptx(HEAD + body).images()[name]
 
 
 @pytest.mark.parametrize(
@@ -61,7 +65,7 @@ def test_symbols_labels_and_differences() -> None:
         "$L__end:\n"
         "}\n"
     )
-    images = ptxdwarf.parse_ptx(HEAD + body).images()
+    images = ptxdwarf.ptx.parse_ptx(HEAD + body).images()
     info = images[".debug_info"]
     assert info.data[:4] == (32).to_bytes(4, "little")
     assert info.relocs == [
@@ -76,7 +80,7 @@ def test_symbols_labels_and_differences() -> None:
 
 
 def test_empty_sections_and_repeated_sections() -> None:
-    module = ptxdwarf.parse_ptx(
+    module = ptxdwarf.ptx.parse_ptx(
         HEAD + ".section .debug_loc { }\n.section .debug_info {\n.b8 1\n}\n.section .debug_info {\n.b8 2\n}\n"
     )
     images = module.images()
@@ -92,7 +96,7 @@ def test_module_directives() -> None:
         ".visible .entry k(.param .u64 p)\n{\n{ // callseq\n}\nret;\n}\n"
         '.file 1 "/a/b.cu"\n.file 2 "/usr" "x.h"\n'
     )
-    module = ptxdwarf.parse_ptx(text, "m.ptx")
+    module = ptxdwarf.ptx.parse_ptx(text, "m.ptx")
     assert module.version == (8, 5)
     assert module.target == ["sm_80", "debug"] and module.has_debug_target
     assert module.address_size == 64
@@ -130,7 +134,7 @@ def test_module_directives() -> None:
 )
 def test_errors_name_file_and_line(body: str, line: int, fragment: str) -> None:
     with pytest.raises(PtxSyntaxError) as err:
-        ptxdwarf.parse_ptx(HEAD + body, "bad.ptx").read_sections()
+        ptxdwarf.ptx.parse_ptx(HEAD + body, "bad.ptx").read_sections()
     assert err.value.line == line
     assert str(err.value).startswith(f"bad.ptx:{line}: ")
     assert fragment in str(err.value)
@@ -139,13 +143,13 @@ def test_errors_name_file_and_line(body: str, line: int, fragment: str) -> None:
 
 def test_empty_file() -> None:
     with pytest.raises(PtxSyntaxError, match="empty"):
-        ptxdwarf.parse_ptx("  \n", "e.ptx")
+        ptxdwarf.ptx.parse_ptx("  \n", "e.ptx")
 
 
 def test_decode_error_names_the_ptx_line() -> None:
     body = ".section .debug_abbrev {\n.b8 1, 17, 0, 3, 8, 0, 0, 0\n}\n.section .debug_info {\n.b32 9\n.b8 2, 0\n.b32 .debug_abbrev\n.b8 8\n.b8 1\n.b8 97, 98\n}\n"
     with pytest.raises(ptxdwarf.DwarfError) as err:
-        ptxdwarf.read_ptx(HEAD + body, filename="s.ptx")
+        ptxdwarf.read(text=HEAD + body, filename="s.ptx")
     message = str(err.value)
     assert message.startswith("s.ptx:12 (.debug_info+0xb)")
     assert "runs past the end of its unit" in message
@@ -204,9 +208,9 @@ def _section_bodies() -> list[tuple[str, str, str]]:
 
     found = []
     for path in sorted(FIXTURES.rglob("*.ptx")):
-        text = ptxdwarf.load_text(path)
+        text = ptxdwarf.files.load_text(path)
         try:
-            module = ptxdwarf.parse_ptx(text)
+            module = ptxdwarf.ptx.parse_ptx(text)
         except PtxSyntaxError:
             continue
         for block in module.sections:

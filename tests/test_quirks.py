@@ -15,7 +15,7 @@ from ptxdwarf.cuda import facts, quirks
 from ptxdwarf.cuda.facts import CASES, run_cases
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
 from ptxdwarf.cuda.quirks import QUIRKS, Quirk, quirk, quirks_for_rule, resolve
-from ptxdwarf.lint import RULES
+from ptxdwarf.linter import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_IDS = {c.id for c in CASES}

@@ -16,6 +16,11 @@ from conftest import GOOD_FIXTURES, MOVED_LABELS, ROOT, fixture_id
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
+import ptxdwarf.api
+import ptxdwarf.dump
+import ptxdwarf.dwarf
+import ptxdwarf.ptx
+import ptxdwarf.ptx.writer
 from ptxdwarf.cli import main
 
 STYLES = ("nvcc", "readable", "compact")
@@ -46,7 +51,7 @@ def debug_contents(cubin: Path) -> dict[str, bytes]:
 
 
 def outside_debug_sections(text: str) -> str:
-    module = ptxdwarf.parse_ptx(text)
+    module = ptxdwarf.ptx.parse_ptx(text)
     pieces = []
     pos = 0
     for block in module.sections:
@@ -76,13 +81,13 @@ def test_rewrite_is_not_a_copy() -> None:
     """Rewriting in another style changes the text: the sections really were re-encoded."""
     path = next(p for p in GOOD_FIXTURES if p.name.startswith("call_example") and p.parent.name == "nvcc")
     text = path.read_text()
-    compact = ptxdwarf.rewrite_ptx(text, style="compact")
-    readable = ptxdwarf.rewrite_ptx(text, style="readable")
+    compact = ptxdwarf.rewrite(text, style="compact")
+    readable = ptxdwarf.rewrite(text, style="readable")
     assert compact != text and readable != text and compact != readable
     assert len(compact) < len(readable) < len(text)
     # and it reads back to the same model
-    a = ptxdwarf.read_ptx(text)
-    b = ptxdwarf.read_ptx(compact)
+    a = ptxdwarf.read(text=text)
+    b = ptxdwarf.read(text=compact)
     assert [(d.offset, d.tag, [(x.name, x.form, x.value) for x in d.attributes]) for d in a.iter_dies()] == [
         (d.offset, d.tag, [(x.name, x.form, x.value) for x in d.attributes]) for d in b.iter_dies()
     ]
@@ -91,16 +96,16 @@ def test_rewrite_is_not_a_copy() -> None:
 def test_rewrite_of_an_edited_model_moves_references() -> None:
     """A decoded tree that is edited re-encodes with fresh abbreviations and patched references."""
     path = next(p for p in GOOD_FIXTURES if p.name.startswith("call_example") and p.parent.name == "nvcc")
-    info = ptxdwarf.read_ptx(path.read_text())
+    info = ptxdwarf.read(text=path.read_text())
     cu = info.units[0].die
     assert cu is not None
     first = cu.children[0]
     first.add("DW_AT_artificial", True, form="flag")
-    images = ptxdwarf.encode_sections(info)
-    text = ".version 7.0\n.target sm_75, debug\n.address_size 64\n" + ptxdwarf.format_sections(
+    images = ptxdwarf.dwarf.encode_sections(info)
+    text = ".version 7.0\n.target sm_75, debug\n.address_size 64\n" + ptxdwarf.ptx.writer.format_sections(
         images.values()
     )
-    back = ptxdwarf.read_ptx(text)
+    back = ptxdwarf.read(text=text)
     before = {d.name: d for d in info.iter_dies() if d.name}
     for die in back.iter_dies():
         ref = die.attr("DW_AT_type")
@@ -122,17 +127,19 @@ WITH_INFO = [
 @pytest.mark.parametrize("path", WITH_INFO[::3], ids=fixture_id)
 def test_derived_abbreviations_replace_the_read_ones(path: Path, ptxas) -> None:
     """``keep_abbrevs=False``: one table, derived from the DIEs, and nothing of the old ones left."""
-    info = ptxdwarf.read_ptx(path.read_text())
+    info = ptxdwarf.read(text=path.read_text())
     assert info.units
-    module = ptxdwarf.parse_ptx(path.read_text())
-    images = ptxdwarf.encode_sections(info, ptxdwarf.EncodeOptions(keep_abbrevs=False))
-    text = ptxdwarf.replace_debug_sections(module, images)
-    back = ptxdwarf.read_ptx(text)
+    module = ptxdwarf.ptx.parse_ptx(path.read_text())
+    images = ptxdwarf.dwarf.encode_sections(info, ptxdwarf.dwarf.EncodeOptions(keep_abbrevs=False))
+    text = ptxdwarf.api.replace_debug_sections(module, images)
+    back = ptxdwarf.read(text=text)
     assert [t.offset for t in back.abbrev_tables] == [0]
     assert len(back.abbrev_tables[0].decls) == len(
         {(d.tag, bool(d.children), tuple((a.name, a.form) for a in d.attributes)) for d in info.iter_dies()}
     )
-    assert [u.abbrev_offset for u in back.units] == [ptxdwarf.Symbol(".debug_abbrev", 0)] * len(info.units)
+    assert [u.abbrev_offset for u in back.units] == [ptxdwarf.dwarf.Symbol(".debug_abbrev", 0)] * len(
+        info.units
+    )
     report = ptxdwarf.check(text, filename=path.name, ptxas=ptxas)
     moved = MOVED_LABELS.get(fixture_id(path), set())
     assert {d.ptx for d in report.differences if d.what == "address"} == moved
@@ -148,9 +155,9 @@ def test_rewrite_keeps_debug_ranges(with_loc: bool) -> None:
     extra = "\n.section .debug_ranges\n{\n.b64 func_begin0, func_end0, func_begin1, func_end1, 0, 0\n.b64 8, 24, 0, 0\n}\n"
     if with_loc:
         extra += "\n.section .debug_loc\n{\n.b64 func_begin0, func_end0\n.b16 1\n.b8 0x50\n.b64 0, 0\n}\n"
-    original = ptxdwarf.read_ptx(text + extra)
+    original = ptxdwarf.read(text=text + extra)
     assert original.ranges is not None
-    rewritten = ptxdwarf.read_ptx(ptxdwarf.rewrite_ptx(text + extra))
+    rewritten = ptxdwarf.read(text=ptxdwarf.rewrite(text + extra))
     assert rewritten.ranges is not None
     got = [(r.offset, r.entries) for r in rewritten.ranges]
     assert got == [(r.offset, r.entries) for r in original.ranges]
@@ -163,7 +170,7 @@ def _same_debug_bytes(original: str, compile_ptx: Any, name: str) -> None:
     that ``original`` compiles to."""
     before = debug_contents(compile_ptx(original, name))
     for style in STYLES:
-        rewritten = ptxdwarf.rewrite_ptx(original, style=style)
+        rewritten = ptxdwarf.rewrite(original, style=style)
         after = debug_contents(compile_ptx(rewritten, f"{style}.{name}"))
         assert before == after, f"rewrite --style {style} of {name} compiles to other debug bytes"
 
@@ -174,8 +181,8 @@ def test_rewrite_keeps_what_ptxas_makes_of_a_wide_b64() -> None:
     text = (
         (ROOT / "fixtures" / "spec" / "example.ptx").read_text().replace(".b64 0\n", ".b64 4294967301\n", 1)
     )
-    info = ptxdwarf.read_ptx(text)
-    assert info.units[0].die.get(ptxdwarf.AT.low_pc) == 5
+    info = ptxdwarf.read(text=text)
+    assert info.units[0].die.get(ptxdwarf.dwarf.AT.low_pc) == 5
     assert [f.rule for f in ptxdwarf.lint(text) if f.rule == "wide-value"] == ["wide-value"]
 
 
@@ -198,7 +205,7 @@ def test_rewrite_keeps_a_ref_addr_written_as_a_section_symbol(compile_ptx: Any) 
     text = path.read_text()
     assert ".b64 .debug_info+322" in text
     for style in STYLES:
-        assert ".debug_info+322" in ptxdwarf.rewrite_ptx(text, style=style)
+        assert ".debug_info+322" in ptxdwarf.rewrite(text, style=style)
     _same_debug_bytes(text, compile_ptx, path.name)
 
 
@@ -214,10 +221,10 @@ def test_rewrite_keeps_a_dangling_reference_dangling() -> None:
     )
 
     def types(ptx: str) -> list[str]:
-        lines = ptxdwarf.dump_text(ptxdwarf.read_ptx(ptx)).splitlines()
+        lines = ptxdwarf.dump.dump_text(ptxdwarf.read(text=ptx)).splitlines()
         return [line.split("\t")[1] for line in lines if "DW_AT_type" in line]
 
     assert types(text)[:3] == ["(0x000000a4 <no DIE there>)"] * 3
     for style in STYLES:
-        got = types(ptxdwarf.rewrite_ptx(text, style=style))
+        got = types(ptxdwarf.rewrite(text, style=style))
         assert got and all("<no DIE there>" in t for t in got[:3]), (style, got)

@@ -11,10 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptxdwarf
-from ptxdwarf import AT, FORM, TAG, Reloc, Symbol
+import ptxdwarf.dwarf
+import ptxdwarf.dwarf.encode
+from ptxdwarf.dwarf import AT, FORM, TAG, Reloc, Symbol
+from ptxdwarf.dwarf.forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
 from ptxdwarf.dwarf.model import BuiltDIE
-from ptxdwarf.forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
-from ptxdwarf.schemas import (
+from ptxdwarf.dwarf.schemas import (
     ABBREV_TABLE,
     MACINFO,
     SLEB128,
@@ -149,9 +151,11 @@ def _encode_one(form: int, value: Any, version: int, asize: int, built: bool) ->
     else:
         root = ptxdwarf.DIE(TAG.compile_unit, [ptxdwarf.Attribute(name, form, value)])
     info = ptxdwarf.DebugInfo(units=[ptxdwarf.Unit(version, asize, die=root)])
-    encoded = ptxdwarf.encode(info, ptxdwarf.EncodeOptions(strings="strp" if form == FORM.strp else "inline"))
+    encoded = ptxdwarf.dwarf.encode.encode(
+        info, ptxdwarf.dwarf.EncodeOptions(strings="strp" if form == FORM.strp else "inline")
+    )
     assert encoded.fallbacks == 0
-    decoded = ptxdwarf.decode_sections(encoded.images)
+    decoded = ptxdwarf.dwarf.decode_sections(encoded.images)
     die = decoded.units[0].die
     assert die is not None
     return encoded.images, die.attributes[0]
@@ -213,7 +217,7 @@ def test_unit_header_matches_schema(version: int, asize: int) -> None:
     images, _attr = _encode_one(FORM.data1, 7, version, asize, False)
     image = images[".debug_info"]
     header = schemas_for(version, asize).unit_header.parse(image.data, relocs=image.reloc_map)
-    unit = ptxdwarf.decode_sections(images).units[0]
+    unit = ptxdwarf.dwarf.decode_sections(images).units[0]
     assert (header.unit_length, header.version, header.address_size) == (unit.length, version, asize)
     assert header.debug_abbrev_offset == Symbol(".debug_abbrev") == unit.abbrev_offset
     assert header.unit_length == len(image.data) - 4

@@ -15,17 +15,10 @@ from hypothesis import strategies as st
 from test_builder import rich
 
 import ptxdwarf
-from ptxdwarf import (
-    AT,
-    FORM,
-    TAG,
-    AddressClass,
-    BuilderError,
-    DebugInfoBuilder,
-    EncodeError,
-    EncodeOptions,
-    loc,
-)
+import ptxdwarf.dwarf
+import ptxdwarf.dwarf.encode
+from ptxdwarf import BuilderError, DebugInfoBuilder, EncodeError, loc
+from ptxdwarf.dwarf import AT, FORM, TAG, AddressClass, EncodeOptions
 from ptxdwarf.dwarf.forms import AUTO_FORM, AUTO_STRING
 from ptxdwarf.dwarf.model import BuiltDIE, shape_of
 
@@ -40,7 +33,7 @@ def _materialize(info: ptxdwarf.DebugInfo) -> int:
     return count
 
 
-def _sections(images: dict[str, ptxdwarf.SectionImage]) -> dict[str, Any]:
+def _sections(images: dict[str, ptxdwarf.dwarf.SectionImage]) -> dict[str, Any]:
     return {
         name: (img.data, img.relocs, sorted(img.fields.items()), img.breaks, img.labels)
         for name, img in images.items()
@@ -59,13 +52,13 @@ def _more_shapes(dbg: DebugInfoBuilder) -> None:
     k.parameter("far", int_t, line=70, file=300, location=loc.register("%r8"))
     k.variable("deep", int_t, line=100_000, location=loc.register("%r7"))
     fn_t = dbg.subroutine_type(int_t, [int_t, dbg.named_type("float")])
-    dbg.pointer_type(fn_t, address_class=ptxdwarf.AddressClass.GENERIC, name="fp")
+    dbg.pointer_type(fn_t, address_class=ptxdwarf.dwarf.AddressClass.GENERIC, name="fp")
     dbg.volatile_type(int_t)
     dbg.global_variable(
         "g_static",
         int_t,
         line=5,
-        location=loc.address("g_static", ptxdwarf.AddressClass.GLOBAL),
+        location=loc.address("g_static", ptxdwarf.dwarf.AddressClass.GLOBAL),
         external=False,
     )
 
@@ -81,11 +74,11 @@ def test_shape_writers_match_the_general_path(
     _more_shapes(dbg)
     info = dbg.finish()
     options = EncodeOptions(strings=strings, string_labels=labels, dwarf4_forms=dwarf4_forms)
-    encoded = ptxdwarf.encode(info, options)
+    encoded = ptxdwarf.dwarf.encode.encode(info, options)
     assert encoded.fallbacks == 0
     fast = _sections(encoded.images)
     assert _materialize(info) > 50
-    general = _sections(ptxdwarf.encode(info, options).images)
+    general = _sections(ptxdwarf.dwarf.encode.encode(info, options).images)
     assert fast.keys() == general.keys()
     for name in general:
         assert fast[name] == general[name], name
@@ -136,7 +129,7 @@ def test_a_value_a_writer_does_not_expect_goes_the_general_way() -> None:
     f.variable("good", int_t, line=4, location=loc.register("%r1"))
     f.variable("bad\0name", int_t, line=5, location=loc.register("%r2"))
     with pytest.raises(EncodeError, match=r"NUL.*DW_TAG_variable"):
-        ptxdwarf.encode(dbg.finish())
+        ptxdwarf.dwarf.encode.encode(dbg.finish())
     # and a bad decl line never gets that far
     with pytest.raises(BuilderError, match="f/y: decl file 1 and line .ten. must be numbers"):
         f.variable("y", int_t, line="ten")  # type: ignore[arg-type]
@@ -188,9 +181,9 @@ def test_shape_writers_match_the_general_path_on_any_values(
             f.variable(f"{name}{i}", int_t, line=line, file=file, location=where)
     info = dbg.finish()
     options = EncodeOptions(strings=strings)
-    fast = _sections(ptxdwarf.encode(info, options).images)
+    fast = _sections(ptxdwarf.dwarf.encode.encode(info, options).images)
     _materialize(info)
-    assert fast == _sections(ptxdwarf.encode(info, options).images)
+    assert fast == _sections(ptxdwarf.dwarf.encode.encode(info, options).images)
 
 
 def test_specs_and_values_that_do_not_pair_up() -> None:
@@ -207,7 +200,7 @@ def _fallback_module(strings: str) -> DebugInfoBuilder:
     f = dbg.function("f", line=1, type=int_t)
     f.variable("before", int_t, line=2, location=loc.address("g", AddressClass.GLOBAL))
     odd = f.variable("odd", int_t, line=3, location=loc.address("h", AddressClass.GLOBAL)).die
-    odd.put(AT.encoding, ptxdwarf.ATE.signed, "udata")
+    odd.put(AT.encoding, ptxdwarf.dwarf.ATE.signed, "udata")
     assert isinstance(odd, BuiltDIE) and odd.specs is not None
     raw = f.variable("raw", int_t, line=4, location=loc.address("i", AddressClass.GLOBAL)).die
     raw.put(AT.producer, b"bytes", "string")
@@ -223,10 +216,10 @@ def test_a_fallback_leaves_nothing_behind(strings: str, labels: bool) -> None:
     compiled writer's partial work (string pool, labels, relocations) is undone."""
     options = EncodeOptions(strings=strings, string_labels=labels)
     info = _fallback_module(strings).finish()
-    fast = ptxdwarf.encode(info, options)
+    fast = ptxdwarf.dwarf.encode.encode(info, options)
     assert fast.fallbacks == 2
     _materialize(info)
-    general = ptxdwarf.encode(info, options)
+    general = ptxdwarf.dwarf.encode.encode(info, options)
     assert general.fallbacks == 0
     assert _sections(fast.images) == _sections(general.images)
     if strings == "strp" and labels:
@@ -250,10 +243,10 @@ def test_a_fallback_takes_back_its_abbreviation_code() -> None:
     for die in (odd, same):
         root.add_child(die)
     info = ptxdwarf.DebugInfo(units=[ptxdwarf.Unit(die=root)])
-    fast = ptxdwarf.encode(info)
+    fast = ptxdwarf.dwarf.encode.encode(info)
     assert fast.fallbacks == 1
     _materialize(info)
-    assert _sections(fast.images) == _sections(ptxdwarf.encode(info).images)
-    decoded = ptxdwarf.decode_sections(fast.images)
+    assert _sections(fast.images) == _sections(ptxdwarf.dwarf.encode.encode(info).images)
+    decoded = ptxdwarf.dwarf.decode_sections(fast.images)
     assert [d.abbrev_code for d in decoded.iter_dies()] == [1, 2, 3]
     assert [a.form for a in decoded.units[0].die.children[0].attributes] == [FORM.string, FORM.block1]

@@ -12,8 +12,13 @@ from pathlib import Path
 import pytest
 
 import ptxdwarf
-from ptxdwarf import AT, DIE, TAG, Attribute, DebugInfo, NameSet, Op, Symbol, Unit
-from ptxdwarf.expr import register_number
+import ptxdwarf.api
+import ptxdwarf.dwarf
+import ptxdwarf.ptx
+import ptxdwarf.ptx.writer
+from ptxdwarf import DIE, Attribute, DebugInfo, Unit
+from ptxdwarf.dwarf import AT, TAG, NameSet, Op, Symbol
+from ptxdwarf.dwarf.expr import register_number
 
 # .section .debug_info of the guide, as printed (symbolic values are zeros here).
 SPEC_INFO = [
@@ -304,7 +309,7 @@ SPEC_PUBNAMES = [
 
 
 def _attr(name: str, form: str, value: object) -> Attribute:
-    return Attribute(ptxdwarf.constants.at_code(name), ptxdwarf.constants.form_code(form), value)
+    return Attribute(ptxdwarf.dwarf.constants.at_code(name), ptxdwarf.dwarf.constants.form_code(form), value)
 
 
 def build_spec_tree() -> tuple[DebugInfo, dict[str, DIE]]:
@@ -394,7 +399,7 @@ def build_spec_tree() -> tuple[DebugInfo, dict[str, DIE]]:
 
 def test_spec_example_bytes_are_reproduced() -> None:
     info, _ = build_spec_tree()
-    images = ptxdwarf.encode_sections(info)
+    images = ptxdwarf.dwarf.encode_sections(info)
     assert list(images[".debug_abbrev"].data) == SPEC_ABBREV
     assert list(images[".debug_info"].data) == SPEC_INFO
     assert list(images[".debug_pubnames"].data) == SPEC_PUBNAMES
@@ -418,10 +423,10 @@ def test_spec_example_is_accepted_by_ptxas(compile_ptx, llvm_dwarfdump) -> None:
     from conftest import FIXTURES, run_dwarfdump
 
     info, _ = build_spec_tree()
-    images = ptxdwarf.encode_sections(info)
+    images = ptxdwarf.dwarf.encode_sections(info)
     fixed = (FIXTURES / "spec" / "example.ptx").read_text()
-    module = ptxdwarf.parse_ptx(fixed)
-    text = ptxdwarf.replace_debug_sections(module, images)
+    module = ptxdwarf.ptx.parse_ptx(fixed)
+    text = ptxdwarf.api.replace_debug_sections(module, images)
     cubin = compile_ptx(text, "spec-built.ptx")
     out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info", "--debug-pubnames")
     assert "DW_OP_regx 0x257231" in out
@@ -433,8 +438,8 @@ def test_spec_fixture_parses_to_the_guide_bytes(style: str) -> None:
     from conftest import FIXTURES
 
     text = (FIXTURES / "spec" / "example.ptx").read_text()
-    rewritten = ptxdwarf.rewrite_ptx(text, style=style)
-    images = ptxdwarf.parse_ptx(rewritten).images()
+    rewritten = ptxdwarf.rewrite(text, style=style)
+    images = ptxdwarf.ptx.parse_ptx(rewritten).images()
     assert list(images[".debug_info"].data) == SPEC_INFO
     assert list(images[".debug_abbrev"].data) == SPEC_ABBREV
     assert list(images[".debug_pubnames"].data) == SPEC_PUBNAMES
@@ -442,11 +447,11 @@ def test_spec_fixture_parses_to_the_guide_bytes(style: str) -> None:
 
 def test_spec_example_reads_back(tmp_path: Path) -> None:
     info, _ = build_spec_tree()
-    images = ptxdwarf.encode_sections(info)
-    text = ".version 7.0\n.target sm_75, debug\n.address_size 64\n" + ptxdwarf.format_sections(
+    images = ptxdwarf.dwarf.encode_sections(info)
+    text = ".version 7.0\n.target sm_75, debug\n.address_size 64\n" + ptxdwarf.ptx.writer.format_sections(
         images.values()
     )
-    back = ptxdwarf.read_ptx(text)
+    back = ptxdwarf.read(text=text)
     names = [(d.tag_str, d.name) for d in back.iter_dies()]
     assert names == [
         ("DW_TAG_compile_unit", "call1.cu"),
@@ -460,9 +465,9 @@ def test_spec_example_reads_back(tmp_path: Path) -> None:
         ("DW_TAG_pointer_type", None),
     ]
     p = [d for d in back.iter_dies() if d.name == "p"][0]
-    ops = ptxdwarf.decode_expression(p[AT.location], 8)
+    ops = ptxdwarf.dwarf.decode_expression(p[AT.location], 8)
     assert ops[0].symbol == Symbol("_Z4testPi_param_0")
     i = [d for d in back.iter_dies() if d.name == "i"][0]
-    assert ptxdwarf.decode_expression(i[AT.location], 8)[0].register == "%r1"
+    assert ptxdwarf.dwarf.decode_expression(i[AT.location], 8)[0].register == "%r1"
     assert i.attr(AT.type).target == 0xA4
     assert back.pubnames is not None and back.pubnames[0].entries == [(69, "_Z3fooii"), (174, "_Z4testPi")]

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 import ptxdwarf
+import ptxdwarf.cuda
+import ptxdwarf.ptx
 from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.ptx import PtxModule, needs_compile_only, parse_ptx, symbol_table
 from ptxdwarf.ptx.symbols import (

@@ -14,7 +14,7 @@ from conftest import FIXTURES, fixture_id
 
 from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
-from ptxdwarf.check import check
+from ptxdwarf.checker import check
 from ptxdwarf.cuda.cubin import cubin_images
 from ptxdwarf.cuda.facts.cases.registers import _unused_register
 from ptxdwarf.cuda.regmap import RegisterMapEntry

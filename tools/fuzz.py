@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 import ptxdwarf  # noqa: E402
 from ptxdwarf.autodebug import attach_ptx  # noqa: E402
 from ptxdwarf.errors import PtxDwarfError  # noqa: E402
-from ptxdwarf.lint import lint  # noqa: E402
+from ptxdwarf.linter import lint  # noqa: E402
 
 EXTREMES = [
     0,
@@ -226,9 +226,9 @@ def mutate_binary(rng: random.Random, raw: bytes) -> bytes:
 
 def run_text(text: str, rng: random.Random, attach: bool, check: bool = False) -> None:
     try:
-        info = ptxdwarf.read_ptx(text, filename="fuzz.ptx").load_all()
-        ptxdwarf.dump_text(info)
-        ptxdwarf.dump_json(info)
+        info = ptxdwarf.read(text=text, filename="fuzz.ptx").load_all()
+        ptxdwarf.dump.dump_text(info)
+        ptxdwarf.dump.dump_json(info)
     except PtxDwarfError as exc:
         _one_line(exc)
     try:
@@ -236,7 +236,7 @@ def run_text(text: str, rng: random.Random, attach: bool, check: bool = False) -
     except PtxDwarfError as exc:
         _one_line(exc)
     try:
-        ptxdwarf.rewrite_ptx(text, style=rng.choice(["nvcc", "readable", "compact"]), filename="fuzz.ptx")
+        ptxdwarf.rewrite(text, style=rng.choice(["nvcc", "readable", "compact"]), filename="fuzz.ptx")
     except PtxDwarfError as exc:
         _one_line(exc)
     try:
@@ -258,7 +258,7 @@ def run_text(text: str, rng: random.Random, attach: bool, check: bool = False) -
         except PtxDwarfError as exc:
             _one_line(exc)
         try:
-            ptxdwarf.remap_paths(text, [("/", "/remapped/"), ("t", "x")], filename="fuzz.ptx")
+            ptxdwarf.repair.remap_paths(text, [("/", "/remapped/"), ("t", "x")], filename="fuzz.ptx")
         except PtxDwarfError as exc:
             _one_line(exc)
     if check:
@@ -276,8 +276,8 @@ def run_binary(raw: bytes, tmp: Path) -> None:
     try:
         for _label, info in ptxdwarf.read_all(path):
             info.load_all()
-            ptxdwarf.dump_text(info)
-            ptxdwarf.dump_json(info)
+            ptxdwarf.dump.dump_text(info)
+            ptxdwarf.dump.dump_json(info)
     except PtxDwarfError as exc:
         _one_line(exc)
 

@@ -34,7 +34,7 @@ same bytes). The location names where the value was loaded; it does not follow
 later writes to that register.
 
 Registers. ``DW_OP_regx`` can carry at most 8 characters of a register name
-(:data:`ptxdwarf.expr.MAX_REGISTER_NAME`). Longer names are skipped with one warning
+(:data:`ptxdwarf.dwarf.expr.MAX_REGISTER_NAME`). Longer names are skipped with one warning
 that counts them, unless ``rename_registers`` renames every long-named register
 (all registers of a ``<N>`` range together, the same long name to the same short
 name across functions) to ``%Ra0...`` (ranges) or ``%Sa`` (single registers), names

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from ..api import decode_module, edit_debug_sections
-from ..attach import check_debuggable, check_symbols
+from ..attacher import check_debuggable, check_symbols
 from ..cuda.cubin import cubin_images
 from ..cuda.ptxas import Ptxas, compile_text
 from ..dwarf.constants import TAG

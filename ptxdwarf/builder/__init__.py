@@ -12,7 +12,7 @@ Every call creates DIEs in one compile unit right away (an arena, as in gimli);
 attribute forms are left to the encoder unless DWARF or cuda-gdb want a
 particular one. Type layout follows the PTX ABI (:mod:`ptxdwarf.layout`) unless
 the caller gives sizes and offsets. :meth:`DebugInfoBuilder.finish` returns the
-:class:`~ptxdwarf.model.DebugInfo` with pubnames and aranges.
+:class:`~ptxdwarf.dwarf.model.DebugInfo` with pubnames and aranges.
 """
 
 from __future__ import annotations

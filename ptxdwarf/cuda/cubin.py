@@ -2,7 +2,7 @@
 
 pyelftools reads the ELF; its DWARF relocation step does not know CUDA's
 relocation types (``Unsupported relocation type: 2``), so the debug sections
-are read here as :class:`~ptxdwarf.image.SectionImage` with CUDA relocations
+are read here as :class:`~ptxdwarf.dwarf.image.SectionImage` with CUDA relocations
 (``R_CUDA_32``, ``R_CUDA_64``, ``R_CUDA_G32``, ``R_CUDA_G64``; REL and RELA)
 applied and kept as symbol + addend, then decoded like PTX text.
 """

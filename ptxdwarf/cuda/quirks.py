@@ -5,7 +5,7 @@ releases it was measured on), the harness cases that measure it
 (:mod:`ptxdwarf.cuda.facts`, ``python -m ptxdwarf.cuda.facts --ptxas PATH``), where
 ptxdwarf's writers work around it (dotted references to the function, class or
 constant), the lint rule that detects it in someone else's PTX (an id of
-``ptxdwarf.lint.RULES``), and the repairs of the ``fix`` command that fix such PTX
+``ptxdwarf.linter.RULES``), and the repairs of the ``fix`` command that fix such PTX
 (registered under the quirk's id in :mod:`ptxdwarf.repair`).
 docs/ptxas-facts.md explains each fact at length.
 """
@@ -180,7 +180,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "undefined-symbol",
         "An undefined label or symbol in a debug section is silently 0.",
         ("undefined-symbol.label",),
-        ("ptxdwarf.attach.check_symbols",),
+        ("ptxdwarf.attacher.check_symbols",),
         "attach refuses debug info naming a symbol the module does not declare",
         "undefined-symbol",
     ),
@@ -253,7 +253,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "A module with .address_size 32 cannot be compiled with -g ('must match with .address_size of 32 bits "
         "for -g compilation'); CU address_size 4 in a 64-bit module is fine.",
         ("address-size.32-debug",),
-        ("ptxdwarf.autodebug.attach_ptx", "ptxdwarf.attach.attach"),
+        ("ptxdwarf.autodebug.attach_ptx", "ptxdwarf.attacher.attach"),
         "attach refuses a module whose .address_size is not 64",
         "address-size",
     ),
@@ -269,7 +269,7 @@ QUIRKS: tuple[Quirk, ...] = (
             "address-size-default.sm_53",
             "address-size-default.fixture",
         ),
-        ("ptxdwarf.autodebug.attach_ptx", "ptxdwarf.attach.attach"),
+        ("ptxdwarf.autodebug.attach_ptx", "ptxdwarf.attacher.attach"),
         "attach refuses a module whose .address_size is not 64",
         "address-size-default",
         holds_on=("12.0", "12.4", "12.9"),
@@ -336,7 +336,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "ptxas numbers the file_names table densely but rows keep the .loc file numbers: .file indices "
         "with gaps point the line table at the wrong files; a repeated index is an error.",
         ("file-index.gaps", "file-index.duplicate"),
-        ("ptxdwarf.attach.attach", "ptxdwarf.autodebug.attach_ptx"),
+        ("ptxdwarf.attacher.attach", "ptxdwarf.autodebug.attach_ptx"),
         "attach writes a single .file 1",
         "file-index",
     ),
@@ -345,7 +345,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "A .loc naming a file number no .file declares is accepted silently; the line table's rows keep the "
         "number, which its file table lacks.",
         ("loc-file-undeclared.accepted",),
-        ("ptxdwarf.attach.attach",),
+        ("ptxdwarf.attacher.attach",),
         "attach writes .file 1 and .loc 1 only",
         "loc-file-undeclared",
     ),
@@ -372,7 +372,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "file-two-strings",
         'LLVM\'s two-string .file INDEX "dir" "name" is a syntax error.',
         ("file-two-strings.llvm",),
-        ("ptxdwarf.attach.attach",),
+        ("ptxdwarf.attacher.attach",),
         'attach writes .file INDEX "path"',
         "file-two-strings",
         repairs=("ptxdwarf.repair.text.join_file_strings",),
@@ -403,7 +403,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "Labels in sections need PTX ISA 7.0 and label differences 7.5 ('Feature ... requires PTX ISA "
         ".version 7.0/7.5 or later'); a debug target needs 3.0.",
         ("version-too-low.labels-7.0", "version-too-low.difference-7.5", "version-too-low.difference-at-7.5"),
-        ("ptxdwarf.dwarf.encode.EncodeOptions", "ptxdwarf.attach.attach", "ptxdwarf.autodebug.attach_ptx"),
+        ("ptxdwarf.dwarf.encode.EncodeOptions", "ptxdwarf.attacher.attach", "ptxdwarf.autodebug.attach_ptx"),
         "strings go to .debug_str+offset (any ISA) unless string_labels; attach checks 7.0 for string labels "
         "and 3.0 for the debug target",
         "version-too-low",
@@ -538,7 +538,7 @@ QUIRKS: tuple[Quirk, ...] = (
             "first-label-at-zero.after-branch",
             "first-label-at-zero.at-end",
         ),
-        ("ptxdwarf.attach._anchor_first_labels",),
+        ("ptxdwarf.attacher._anchor_first_labels",),
         "attach puts a label before the first instruction of a function whose first label the DIEs use and "
         "ptxas would misplace; check reports such a label",
         "first-label-at-zero",
@@ -586,7 +586,7 @@ QUIRKS: tuple[Quirk, ...] = (
             "target-not-debug.debug-target",
             "target-not-debug.g-keeps-info",
         ),
-        ("ptxdwarf.attach.attach", "ptxdwarf.autodebug.attach_ptx"),
+        ("ptxdwarf.attacher.attach", "ptxdwarf.autodebug.attach_ptx"),
         "attach adds ', debug' to .target (attach_ptx unless debug_target=False)",
         "target-not-debug",
     ),
@@ -620,7 +620,7 @@ QUIRKS: tuple[Quirk, ...] = (
             "scoped-initializer.no-initializer",
             "scoped-initializer.without-g",
         ),
-        ("ptxdwarf.attach.check_debuggable",),
+        ("ptxdwarf.attacher.check_debuggable",),
         "attach (both paths) refuses such a module, naming the variable",
         "not-debuggable",
     ),
@@ -630,7 +630,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "warning) but not with -g or a debug target: 'Function with multiple return values is not allowed "
         "with ABI'.",
         ("multiple-returns.g", "multiple-returns.without-g"),
-        ("ptxdwarf.attach.check_debuggable",),
+        ("ptxdwarf.attacher.check_debuggable",),
         "attach (both paths) refuses such a module, naming the function",
         "not-debuggable",
     ),

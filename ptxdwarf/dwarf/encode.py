@@ -3,7 +3,7 @@
 Abbreviations are derived and deduplicated here (or kept, when a decoded unit's
 DIEs still match the table they were read with); references are patched once
 every unit is written; strings go inline or into ``.debug_str``; symbols become
-zeros plus :class:`~ptxdwarf.image.Reloc` records, as in gimli's ``write``
+zeros plus :class:`~ptxdwarf.dwarf.image.Reloc` records, as in gimli's ``write``
 module. The other sections are built through the Construct schemas.
 
 Encoding does not change the model: new DIE offsets are reported in

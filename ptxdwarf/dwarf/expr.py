@@ -3,7 +3,7 @@
 CUDA describes a value in a PTX register with ``DW_OP_regx`` whose operand is the
 register's name, ASCII, read as a big-endian number (``%r1`` is 0x257231).
 ``DW_OP_addr`` operands may be symbols (a kernel parameter, a ``__local_depot``,
-a global variable); they are carried as :class:`~ptxdwarf.image.Symbol`.
+a global variable); they are carried as :class:`~ptxdwarf.dwarf.image.Symbol`.
 """
 
 from __future__ import annotations

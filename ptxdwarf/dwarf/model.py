@@ -98,7 +98,7 @@ class Attribute:
     - address, constant, flag, section offset: ``int`` (an address that is a symbol
       holds the number the symbol stands for where known, else its addend);
     - string and strp: ``str`` (bytes that are not UTF-8 are kept as surrogate escapes);
-    - block and exprloc: :class:`~ptxdwarf.schemas.Block` (bytes with their relocations);
+    - block and exprloc: :class:`~ptxdwarf.dwarf.schemas.Block` (bytes with their relocations);
     - reference: ``int`` as stored (unit-relative), or the target :class:`DIE` in a built tree;
       ``target`` then holds the absolute ``.debug_info`` offset;
     - ``flag_present``: ``True``;

@@ -20,8 +20,8 @@ Fields that may hold a PTX symbol (addresses, section offsets, blocks holding
 ``DW_OP_addr``) are wrapped in :class:`Symbolic` / :class:`SymbolicBlock`:
 parsing takes the relocations of the section as the parameter ``relocs``
 (``{offset: Reloc}``; ``base`` is the section offset of the data's first byte)
-and returns a :class:`~ptxdwarf.image.Symbol` where one is; building writes
-zeros for a symbol and appends a :class:`~ptxdwarf.image.Reloc` to the list
+and returns a :class:`~ptxdwarf.dwarf.image.Symbol` where one is; building writes
+zeros for a symbol and appends a :class:`~ptxdwarf.dwarf.image.Reloc` to the list
 given as ``out_relocs``.
 """
 

@@ -2,7 +2,7 @@
 
 :func:`parse_ptx` finds every ``.section`` block and turns its directives
 (``.b8``/``.b16``/``.b32``/``.b64`` lists of numbers, labels, ``label+N``,
-``label1-label2``) into a :class:`~ptxdwarf.image.SectionImage`. It also records
+``label1-label2``) into a :class:`~ptxdwarf.dwarf.image.SectionImage`. It also records
 ``.version``, ``.target``, ``.address_size``, ``.file`` directives and the
 functions with their labels, for features that check debug info against code.
 """

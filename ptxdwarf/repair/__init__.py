@@ -10,10 +10,10 @@ rewrites source paths.
 from __future__ import annotations
 
 from . import sections, text  # noqa: F401  (they register the repairs)
-from .fix import FixResult, fix, repairable
+from .fixer import FixResult, fix, repairable
 from .registry import REPAIRERS, Repair, Repairer
 from .remap import parse_remap, remap_path, remap_paths
-from .strip import strip
+from .stripper import strip
 
 __all__ = [
     "REPAIRERS",

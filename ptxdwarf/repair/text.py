@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from ..cuda.quirks import quirk
-from ..lint.finding import Finding
-from ..lint.header import version_needs
+from ..linter.finding import Finding
+from ..linter.header import version_needs
 from ..ptx.placement import first_label_anchors, labels_dropped
 from ..ptx.reader import PtxFunction, is_dotted_name, mask_comments
 from ..ptx.symbols import UNDEFINED, ptx_valid_name, symbol_table

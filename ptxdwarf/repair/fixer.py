@@ -12,7 +12,7 @@ from ..dwarf.decode import decode_sections
 from ..dwarf.encode import encode_sections
 from ..dwarf.image import SectionImage
 from ..errors import DwarfError
-from ..lint import ERROR, Finding, lint_module
+from ..linter import ERROR, Finding, lint_module
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule, parse_ptx
 from ..ptx.writer import Style

@@ -1,0 +1,42 @@
+"""Public names imported on first use: a package lists them once, as the imports of its
+``if TYPE_CHECKING:`` block, which type checkers read and this module reads at run time."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Callable
+
+
+def _origins(path: str) -> dict[str, str]:
+    """Name -> module (relative to the package) of the imports in ``path``'s ``if TYPE_CHECKING`` block."""
+    with open(path, encoding="utf-8") as source:
+        tree = ast.parse(source.read(), path)
+    block = next(n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING")
+    return {
+        alias.asname or alias.name: node.module or ""
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+def lazy_exports(
+    package: str, path: str, namespace: dict[str, object]
+) -> tuple[list[str], Callable[[str], object], Callable[[], list[str]]]:
+    """``__all__``, ``__getattr__`` and ``__dir__`` of the package ``package`` whose
+    ``__init__`` is ``path`` and whose globals are ``namespace``."""
+    origins = _origins(path)
+
+    def getattr_(name: str) -> object:
+        module = origins.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value: object = getattr(importlib.import_module(f".{module}", package), name)
+        namespace[name] = value
+        return value
+
+    def dir_() -> list[str]:
+        return sorted({*namespace, *origins})
+
+    return sorted(origins), getattr_, dir_
