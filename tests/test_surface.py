@@ -1,0 +1,119 @@
+"""The public surface: what docs/api.md lists is what each namespace exports, and no name a
+package exports is also the name of one of its modules."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import ptxdwarf
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLIC = ("ptxdwarf", "ptxdwarf.dwarf", "ptxdwarf.cuda")
+#: The top-level modules that only re-exported a moved module, removed.
+OLD_PATHS = [
+    "constants",
+    "cubin",
+    "decode",
+    "encode",
+    "expr",
+    "fatbin",
+    "forms",
+    "image",
+    "model",
+    "ptxas",
+    "ptxwriter",
+    "schemas",
+    "shapes",
+]
+
+
+def _documented() -> dict[str, list[str]]:
+    """Namespace -> the names in the first column of its table in docs/api.md."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    found: dict[str, list[str]] = {}
+    for section in re.split(r"^## ", text, flags=re.M)[1:]:
+        heading = re.match(r"`([\w.]+)`", section)
+        if heading is None or heading.group(1) not in PUBLIC:
+            continue
+        found[heading.group(1)] = re.findall(r"^\| `(\w+)` \|", section, flags=re.M)
+    return found
+
+
+def test_every_public_namespace_is_documented() -> None:
+    assert sorted(_documented()) == sorted(PUBLIC)
+
+
+@pytest.mark.parametrize("namespace", PUBLIC)
+def test_all_is_the_documented_surface(namespace: str) -> None:
+    module = importlib.import_module(namespace)
+    names = _documented()[namespace]
+    assert len(names) == len(set(names)), "a name is listed twice"
+    assert sorted(module.__all__) == sorted(names)
+    for name in module.__all__:
+        assert not isinstance(getattr(module, name), types.ModuleType), name
+
+
+def test_the_top_level_surface_is_small() -> None:
+    assert len(ptxdwarf.__all__) <= 45
+
+
+def _packages() -> list[str]:
+    found = ["ptxdwarf"]
+    for info in pkgutil.walk_packages(ptxdwarf.__path__, "ptxdwarf."):
+        if info.ispkg:
+            found.append(info.name)
+    return found
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_no_exported_name_is_a_module(package: str) -> None:
+    module = importlib.import_module(package)
+    for name in getattr(module, "__all__", ()):
+        assert importlib.util.find_spec(f"{package}.{name}") is None, (
+            f"{package} exports {name!r}, which is also a module's name"
+        )
+
+
+def test_a_dotted_import_gives_the_module_and_the_tasks_stay_functions() -> None:
+    code = (
+        "import ptxdwarf.linter as L, ptxdwarf.checker as C, ptxdwarf.attacher as A, ptxdwarf.repair as R; "
+        "import ptxdwarf, types; "
+        "print(all(isinstance(m, types.ModuleType) for m in (L, C, A, R)), bool(L.RULES), "
+        "all(isinstance(f, types.FunctionType) for f in "
+        "(ptxdwarf.lint, ptxdwarf.check, ptxdwarf.attach, ptxdwarf.fix, ptxdwarf.strip, ptxdwarf.read)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True", "True"]
+
+
+@pytest.mark.parametrize("old", OLD_PATHS)
+def test_no_old_import_path(old: str) -> None:
+    assert importlib.util.find_spec(f"ptxdwarf.{old}") is None
+    assert not hasattr(ptxdwarf, old)
+
+
+def test_read_takes_one_input_of_any_kind(tmp_path: Path) -> None:
+    ptx = ROOT / "fixtures" / "spec" / "example.ptx"
+    cubin = ROOT / "fixtures" / "cubins" / "loops.debugopt.sm_75.cubin"
+    by_path = ptxdwarf.read(ptx)
+    by_text = ptxdwarf.read(text=ptx.read_text(), filename=str(ptx))
+    by_data = ptxdwarf.read(data=ptx.read_bytes(), filename=str(ptx))
+    assert [d.offset for d in by_path.iter_dies()] == [d.offset for d in by_text.iter_dies()]
+    assert [d.offset for d in by_path.iter_dies()] == [d.offset for d in by_data.iter_dies()]
+    assert ptxdwarf.read(cubin).source == "cubin"
+    assert ptxdwarf.read(data=cubin.read_bytes()).source == "cubin"
+    fatbin = ROOT / "fixtures" / "nvcc" / "call_example.sm_75.fatbin"
+    assert len(ptxdwarf.read_all(fatbin)) >= 1
+    with pytest.raises(TypeError):
+        ptxdwarf.read(ptx, text="x")
+    with pytest.raises(TypeError):
+        ptxdwarf.read()
