@@ -18,7 +18,7 @@ from ptxdwarf.ptx.reader import parse_ptx
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_emit import generate_plain_ptx  # noqa: E402
 
-attach_module = importlib.import_module("ptxdwarf.attach")
+attach_module = importlib.import_module("ptxdwarf.attacher")
 
 
 def _described(functions: int) -> tuple[str, DebugInfoBuilder]:

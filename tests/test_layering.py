@@ -103,7 +103,7 @@ def test_the_command_line_starts_without_the_whole_library() -> None:
         "ptxdwarf.dwarf.encode",
         "ptxdwarf.dwarf.decode",
         "ptxdwarf.builder",
-        "ptxdwarf.check",
-        "ptxdwarf.lint",
+        "ptxdwarf.checker",
+        "ptxdwarf.linter",
     }
     assert not loaded & heavy, sorted(loaded & heavy)

@@ -68,7 +68,7 @@ def test_check_loads_the_comparison_after_it_starts_ptxas() -> None:
     """Importing ``check`` (what the command line does before it starts ptxas) does not load the
     comparison code or the DWARF decoder; ``compare`` is still found where it was."""
     code = (
-        "import sys, importlib; m = importlib.import_module('ptxdwarf.check');"
+        "import sys, importlib; m = importlib.import_module('ptxdwarf.checker');"
         "heavy = [n for n in ('ptxdwarf.checker.comparison', 'ptxdwarf.dwarf.decode', 'ptxdwarf.api') if n in sys.modules];"
         "assert not heavy, heavy;"
         "from ptxdwarf.checker import compare, expected_rows, die_and_attribute_at, kernel_param_offsets;"
