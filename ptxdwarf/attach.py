@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .api import edit_debug_sections
+from .cuda.debuggable import not_debuggable
 from .dwarf.encode import encode
 from .dwarf.image import DEBUG_SECTION_NAMES, SectionImage, gc_paused
 from .errors import AttachError
+from .ptx.debug import edit_debug_sections
 from .ptx.edits import TextEdits
 from .ptx.placement import first_label_anchors
 from .ptx.reader import PtxFunction, PtxModule, mask_comments, parse_ptx
@@ -27,31 +28,7 @@ from .ptx.writer import Style
 if TYPE_CHECKING:
     from .builder import DebugInfoBuilder
 
-__all__ = ["SourceLoc", "attach", "check_debuggable", "check_symbols", "not_debuggable"]
-
-
-def not_debuggable(module: PtxModule) -> list[tuple[int, str]]:
-    """(line, what) of each piece of code ptxas cannot compile with debug info, whatever the
-    sections say: quirk scoped-initializer (a ``.global``/``.const`` with an initializer inside a
-    function body: SIGSEGV) and quirk multiple-returns (a ``.func`` returning several values)."""
-    found = [
-        (
-            v.line,
-            f".{v.space} {v.name} has an initializer inside {f.name}: ptxas -g crashes on it (SIGSEGV); "
-            "declare it at module scope",
-        )
-        for f, v in module.symbols.scoped_initialized()
-    ]
-    found += [
-        (
-            f.line,
-            f".func {f.name} returns {len(f.returns)} values: ptxas -g refuses it ('Function with multiple "
-            "return values is not allowed with ABI')",
-        )
-        for f in module.functions
-        if len(f.returns) > 1
-    ]
-    return sorted(found)
+__all__ = ["SourceLoc", "attach", "check_debuggable", "check_symbols"]
 
 
 def check_debuggable(module: PtxModule, filename: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..api import decode_module, edit_debug_sections
 from ..attach import check_debuggable, check_symbols
 from ..cuda.cubin import cubin_images
 from ..cuda.ptxas import Ptxas, compile_text
@@ -13,6 +12,7 @@ from ..dwarf.constants import TAG
 from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
 from ..errors import AttachError, PtxDwarfError
+from ..ptx.debug import decode_module, edit_debug_sections
 from ..ptx.reader import PtxModule, mask_comments, parse_ptx
 from ..ptx.statements import scan_body
 from ..ptx.writer import Style

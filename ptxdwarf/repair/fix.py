@@ -13,6 +13,7 @@ from ..dwarf.encode import encode_sections
 from ..dwarf.image import SectionImage
 from ..errors import DwarfError
 from ..lint import ERROR, Finding, lint_module
+from ..ptx.debug import edit_debug_sections
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule, parse_ptx
 from ..ptx.writer import Style
@@ -134,8 +135,6 @@ def _repair_sections(
     """The text with the section repairs of ``plan`` made, or None when nothing changed or
     the sections a model repair needs cannot be decoded (lint's structure findings say why).
     Image repairs alone write back only the sections they changed, undecoded."""
-    from ..api import edit_debug_sections
-
     original = dict(module.images(debug_only=True).items())
     job = SectionJob(module, dict(original), ptxas_version=ptxas_version, max_version=max_version)
     made: list[Repair] = []
