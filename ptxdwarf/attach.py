@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .cuda.debuggable import not_debuggable
+from .cuda.quirks import workaround
 from .dwarf.encode import encode
 from .dwarf.image import DEBUG_SECTION_NAMES, SectionImage, gc_paused
 from .errors import AttachError
@@ -31,12 +32,14 @@ if TYPE_CHECKING:
 __all__ = ["SourceLoc", "attach", "check_debuggable", "check_symbols"]
 
 
+@workaround("scoped-initializer", "multiple-returns")
 def check_debuggable(module: PtxModule, filename: str) -> None:
     """:class:`AttachError` for the first piece of code :func:`not_debuggable` finds."""
     for line, what in not_debuggable(module):
         raise AttachError(what, where=f"{filename}:{line}")
 
 
+@workaround("undefined-symbol")
 def check_symbols(
     module: PtxModule, dbg: DebugInfoBuilder, planned: Mapping[str, PtxFunction] | None = None
 ) -> None:
@@ -72,6 +75,15 @@ def check_symbols(
             raise AttachError(f"symbol {symbol} named by the debug info is not declared in the module")
 
 
+@workaround(
+    "address-size",
+    "address-size-default",
+    "file-index",
+    "loc-file-undeclared",
+    "file-two-strings",
+    "version-too-low",
+    "target-not-debug",
+)
 def attach(
     ptx_text: str,
     dbg: DebugInfoBuilder,
@@ -265,6 +277,7 @@ def _write_lines(
     return {**images, ".debug_str": replace(strings, data=bytes(data), labels=labels)}
 
 
+@workaround("first-label-at-zero")
 def _anchor_first_labels(
     edits: TextEdits, module: PtxModule, dbg: DebugInfoBuilder, *, line_info: bool = False
 ) -> None:

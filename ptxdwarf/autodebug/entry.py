@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..attach import check_debuggable, check_symbols
 from ..cuda.cubin import cubin_images
 from ..cuda.ptxas import Ptxas, compile_text
+from ..cuda.quirks import workaround
 from ..dwarf.constants import TAG
 from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
@@ -42,6 +43,7 @@ def default_output_name(input_path: str) -> str:
     return root + ".debug.ptx" if ext == ".ptx" else input_path + ".debug.ptx"
 
 
+@workaround("non-ascii")
 def _check_output_name(output_name: str) -> None:
     """:class:`AttachError` when ``output_name`` cannot be written in ``.file``."""
     if not output_name:
@@ -53,6 +55,7 @@ def _check_output_name(output_name: str) -> None:
         )
 
 
+@workaround("address-size", "address-size-default", "file-index", "version-too-low", "target-not-debug")
 def attach_ptx(
     text: str,
     *,

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-from ..cuda.quirks import quirks_for_rule, resolve
+from ..cuda.quirks import quirks_for_rule
 from ..dwarf.decode import decode_sections
 from ..dwarf.encode import encode_sections
 from ..dwarf.image import SectionImage
@@ -17,7 +16,7 @@ from ..ptx.debug import edit_debug_sections
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule, parse_ptx
 from ..ptx.writer import Style
-from .registry import REPAIRERS, Repair, Repairer, SectionJob, TextJob
+from .registry import Repair, Repairer, SectionJob, TextJob, repairs_of
 from .sections import labels_to_numbers
 
 __all__ = ["FixResult", "fix", "repairable"]
@@ -57,11 +56,7 @@ class FixResult:
 
 def repairable(finding: Finding) -> list[Repairer]:
     """The repairs the quirk registry names for the quirks of ``finding``'s rule."""
-    return [
-        Repairer(q.id, REPAIRERS[ref], cast("Callable[..., list[Repair]]", resolve(ref)), ref)
-        for q in quirks_for_rule(finding.rule)
-        for ref in q.repairs
-    ]
+    return [r for q in quirks_for_rule(finding.rule) for r in repairs_of(q)]
 
 
 def _plan(findings: list[Finding], phases: tuple[str, ...]) -> list[tuple[Repairer, list[Finding]]]:
@@ -71,7 +66,7 @@ def _plan(findings: list[Finding], phases: tuple[str, ...]) -> list[tuple[Repair
     for f in findings:
         for r in repairable(f):
             if r.phase in phases:
-                plan.setdefault(f"{r.quirk}:{r.ref}", (r, []))[1].append(f)
+                plan.setdefault(f"{r.quirk}:{r.name}", (r, []))[1].append(f)
     return list(plan.values())
 
 
@@ -110,10 +105,10 @@ def fix(
             section_plan = [
                 (r, fs)
                 for r, fs in _plan(findings, ("image", "model"))
-                if f"{r.quirk}:{r.ref}" not in sections_done
+                if f"{r.quirk}:{r.name}" not in sections_done
             ]
             if section_plan:
-                sections_done.update(f"{r.quirk}:{r.ref}" for r, _ in section_plan)
+                sections_done.update(f"{r.quirk}:{r.name}" for r, _ in section_plan)
                 fixed = _repair_sections(module, section_plan, ptxas_version, max_version, style)
                 if fixed is not None:
                     text, made = fixed

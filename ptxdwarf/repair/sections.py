@@ -17,7 +17,7 @@ from ..dwarf.model import DIE, Attribute
 from ..lint.finding import Finding
 from ..lint.locations import bitfield_member_order
 from ..ptx.symbols import DATA_LABEL, SECTION, symbol_table
-from .registry import Repair, SectionJob, repairer
+from .registry import Repair, SectionJob, repair
 
 __all__ = [
     "dwarf2_forms",
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 
-@repairer("image")
+@repair("wide-literal-truncated", phase="image")
 def whole_wide_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """Each ``.b64`` number of 2**32 or more keeps its whole value (the reader keeps what
     ptxas keeps, the low 32 bits); the writer puts it as two ``.b32``."""
@@ -57,7 +57,7 @@ def _fits(value: int, size: int) -> bool:
     return 0 <= value < 1 << (8 * size)
 
 
-@repairer("image")
+@repair("duplicate-section", phase="image")
 def merge_blocks(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """The blocks of a section given more than once written as one block, in text order
     (what the reader makes of them; ptxas drops or overlays the later ones)."""
@@ -79,7 +79,7 @@ def merge_blocks(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     return repairs
 
 
-@repairer("image")
+@repair("symbol-outside-info", phase="image")
 def numbers_outside_info(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """A section name or data label outside ``.debug_info`` (which ptxas writes as 0) ->
     the number it stands for. A code label plus N has no number to write: not repaired."""
@@ -126,7 +126,7 @@ def _block_form(size: int) -> int:
     return int(FORM.block4)
 
 
-@repairer("model")
+@repair("dwarf4-form", phase="model")
 def dwarf2_forms(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """``DW_FORM_flag_present`` -> ``flag`` 1, ``exprloc`` -> ``block1/2/4``, ``sec_offset``
     -> ``data4``; a ``DW_FORM_indirect`` of a ``DW_FORM_indirect`` -> one ``DW_FORM_indirect``."""
@@ -155,7 +155,7 @@ def dwarf2_forms(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     return [Repair("dwarf4-form", job.where(), f"{what} ({n} attribute(s))") for what, n in counts.items()]
 
 
-@repairer("model")
+@repair("ref-addr-size", phase="model")
 def ref4_references(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """``DW_FORM_ref_addr`` (which ptxas reads as 8 bytes in every DWARF version) in a
     version 3+ unit -> ``DW_FORM_ref4`` to the same DIE, when it is in the same unit."""
@@ -182,7 +182,7 @@ def ref4_references(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     )
 
 
-@repairer("model")
+@repair("abbrev-code-order", phase="model")
 def renumber_abbrevs(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """Abbreviation codes made dense in table order (1..N), the DIEs following."""
     job.options = replace(job.options, keep_abbrevs=False)
@@ -226,7 +226,7 @@ def _move_attributes(
     return repairs
 
 
-@repairer("model")
+@repair("name-before-linkage-name", phase="model")
 def linkage_name_first(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """In a subprogram whose ``DW_AT_name`` precedes its ``DW_AT_MIPS_linkage_name``, the
     linkage name moved to just before the name (nvcc's order)."""
@@ -235,7 +235,7 @@ def linkage_name_first(job: SectionJob, findings: list[Finding]) -> list[Repair]
     )
 
 
-@repairer("model")
+@repair("strp-label-reused", phase="model")
 def strp_own_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """A ``.debug_str`` label referenced more than once from ``.debug_info`` (ptxas resolves
     the second to 0) -> each such reference written as the string's offset."""
@@ -262,7 +262,7 @@ def strp_own_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     return repairs
 
 
-@repairer("model")
+@repair("bitfield-member-order", phase="model")
 def bitfield_location_first(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """In a bit-field member with a strp name, ``DW_AT_data_member_location`` moved before
     the bit attributes (the builder's order)."""
@@ -274,7 +274,7 @@ def bitfield_location_first(job: SectionJob, findings: list[Finding]) -> list[Re
     )
 
 
-@repairer("model")
+@repair("version-too-low", phase="model")
 def no_section_labels(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """For a module whose ``.version`` stays below what its section labels need (the target
     ptxas takes no newer one): the sections encoded again with numbers for every label
@@ -308,7 +308,7 @@ def labels_to_numbers(images: dict[str, SectionImage], keep: set[str]) -> dict[s
     return out
 
 
-@repairer("model")
+@repair("info-label-difference", "ptxas-syntax", phase="model")
 def encode_again(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """Nothing but encoding the sections again (see the module's docstring)."""
     return [Repair(f.rule, f.where, "sections encoded again") for f in findings]
