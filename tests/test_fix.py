@@ -28,7 +28,8 @@ from ptxdwarf.dwarf.model import DIE, Attribute
 from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.errors import PtxDwarfError, UsageError
 from ptxdwarf.ptx import parse_ptx
-from ptxdwarf.repair import REPAIRERS
+from ptxdwarf.repair import repairs_of
+from ptxdwarf.repair.registry import repair
 
 FAULTS = ROOT / "fixtures" / "lint" / "faults"
 LLVM = ROOT / "fixtures" / "corpus" / "llvm-tests"
@@ -243,11 +244,20 @@ def test_unrepairable_is_reported() -> None:
 
 
 def test_every_repair_belongs_to_a_quirk_with_a_lint_rule() -> None:
-    named = {ref for q in QUIRKS for ref in q.repairs}
-    assert named == set(REPAIRERS)
     for q in QUIRKS:
+        assert [r.name for r in repairs_of(q)] == list(q.repairs), q.id
         if q.repairs:
             assert q.lint_rule is not None, q.id
+
+
+def test_a_repair_registers_for_a_quirk_that_names_it() -> None:
+    def not_named(job: object, findings: object) -> list[object]:
+        return []
+
+    with pytest.raises(ValueError, match="does not name the repair not_named"):
+        repair("wide-literal-truncated", phase="image")(not_named)
+    with pytest.raises(ValueError, match="unknown repair phase"):
+        repair("wide-literal-truncated", phase="nosuch")
 
 
 def test_cli_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
