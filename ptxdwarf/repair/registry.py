@@ -110,21 +110,32 @@ class SectionJob:
         return self.module.filename
 
     def die_of(self, finding: Finding) -> DIE | None:
-        """The DIE of :attr:`info` whose bytes hold the ``.debug_info`` offset of ``finding``."""
-        if self.info is None or finding.section != ".debug_info" or finding.offset is None:
-            return None
-        if self._dies is None:
-            self._dies = sorted((d for d in self.info.iter_dies() if d.offset >= 0), key=lambda d: d.offset)
-        i = bisect.bisect_right(self._dies, finding.offset, key=lambda d: d.offset) - 1
-        return self._dies[i] if i >= 0 else None
+        """The DIE of :attr:`info` that ``finding`` names by its ``.debug_info`` offset: the one
+        with an attribute value there, else the one whose bytes hold it."""
+        found = self.attribute_of(finding)
+        if found is not None:
+            return found[0]
+        around = self._dies_around(finding)
+        return around[-1] if around else None
 
     def attribute_of(self, finding: Finding) -> tuple[DIE, Attribute] | None:
-        """The DIE and the attribute whose value is at the ``.debug_info`` offset of ``finding``."""
-        die = self.die_of(finding)
-        if die is None:
-            return None
-        attr = next((a for a in die.attributes if a.value_offset == finding.offset), None)
-        return None if attr is None else (die, attr)
+        """The DIE and the attribute whose value is at the ``.debug_info`` offset of ``finding``
+        (a value of no bytes, ``DW_FORM_flag_present``, may lie where the next DIE starts)."""
+        for die in self._dies_around(finding):
+            attr = next((a for a in die.attributes if a.value_offset == finding.offset), None)
+            if attr is not None:
+                return die, attr
+        return None
+
+    def _dies_around(self, finding: Finding) -> list[DIE]:
+        """The DIE whose bytes hold the offset of ``finding`` in ``.debug_info``, after the DIE
+        before it."""
+        if self.info is None or finding.section != ".debug_info" or finding.offset is None:
+            return []
+        if self._dies is None:
+            self._dies = sorted((d for d in self.info.iter_dies() if d.offset >= 0), key=lambda d: d.offset)
+        i = bisect.bisect_right(self._dies, finding.offset, key=lambda d: d.offset)
+        return self._dies[max(i - 2, 0) : i]
 
 
 _F = TypeVar("_F", bound=Callable[..., list[Repair]])
