@@ -48,6 +48,7 @@ import ptxdwarf.cuda
 import ptxdwarf.dwarf
 import ptxdwarf.files
 import ptxdwarf.ptx
+import ptxdwarf.ptx.debug
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
 
 HERE = Path(__file__).resolve().parent
@@ -165,7 +166,7 @@ def breakdown(text: str, runs: int) -> dict[str, float]:
             if name in images:
                 images[name]
         t2 = time.perf_counter()
-        info = ptxdwarf.api.decode_module(module)  # the images read above are kept by the module
+        info = ptxdwarf.ptx.debug.decode_module(module)  # the images read above are kept by the module
         t3 = time.perf_counter()
         for die in info.iter_dies():
             for attr in die.attributes:
@@ -189,7 +190,7 @@ def sizes(text: str) -> tuple[int, int, dict[str, int]]:
     """(DWARF bytes as read, DWARF bytes as encoded, {style: debug block characters})."""
     module = ptxdwarf.ptx.parse_ptx(text)
     read_bytes = sum(len(img.data) for name, img in module.images().items() if name.startswith(".debug_"))
-    info = ptxdwarf.api.decode_module(module)
+    info = ptxdwarf.ptx.debug.decode_module(module)
     encoded = sum(len(img.data) for img in ptxdwarf.dwarf.encode_sections(info).values())
     chars = {"original": debug_block_chars(module)}
     del module, info

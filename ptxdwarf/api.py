@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from .dwarf.decode import decode_sections
 from .dwarf.encode import EncodeOptions, encode_sections
-from .dwarf.image import SectionImage
 from .dwarf.model import DebugInfo
-from .errors import PtxDwarfError, PtxSyntaxError
-from .files import ELF_MAGIC, binary_kind, is_cuda_elf, load_ptx, load_text, require_ptx, save_text
-from .ptx.edits import TextEdits
-from .ptx.reader import PtxModule, parse_ptx
-from .ptx.writer import Style, format_dwarf_lines, format_section
+from .errors import PtxDwarfError
+from .files import ELF_MAGIC, is_cuda_elf, require_ptx
+from .ptx.debug import decode_module, replace_debug_sections
+from .ptx.reader import parse_ptx
+from .ptx.writer import Style
 
-__all__ = [
-    "read",
-    "read_all",
-    "read_ptx",
-    "rewrite",
-    "replace_debug_sections",
-    "edit_debug_sections",
-    "load_text",
-    "load_ptx",
-    "save_text",
-    "binary_kind",
-]
+__all__ = ["read", "read_all", "read_ptx", "rewrite"]
 
 
 def read_ptx(text: str, *, filename: str = "<ptx>") -> DebugInfo:
@@ -38,19 +24,6 @@ def read_ptx(text: str, *, filename: str = "<ptx>") -> DebugInfo:
     """
     module = parse_ptx(text, filename)
     return decode_module(module)
-
-
-def decode_module(module: PtxModule) -> DebugInfo:
-    """Decode the debug sections of an already parsed module."""
-    images = module.images(debug_only=True)
-    info = decode_sections(
-        images,
-        source="ptx",
-        filename=module.filename,
-        address_size=4 if module.address_size == 32 else 8,
-    )
-    info.module = module
-    return info
 
 
 def read(
@@ -152,65 +125,6 @@ def _read_bytes(raw: bytes, name: str, errors: list[PtxDwarfError] | None) -> li
     return [(name, read_ptx(text, filename=name))]
 
 
-def replace_debug_sections(
-    module: PtxModule, images: Mapping[str, SectionImage], style: Style | str = Style.READABLE
-) -> str:
-    """``module``'s text with its debug section blocks replaced by ``images``.
-
-    Each section goes where its first block was; later blocks of the same name and
-    sections absent from ``images`` are removed; sections new to the module are
-    appended at the end. Everything else stays byte for byte.
-    """
-    edits = TextEdits(module.text, where=module.filename)
-    edit_debug_sections(edits, module, images, style)
-    return edits.apply()
-
-
-def edit_debug_sections(
-    edits: TextEdits,
-    module: PtxModule,
-    images: Mapping[str, SectionImage],
-    style: Style | str = Style.READABLE,
-    *,
-    keep: Collection[str] = (),
-) -> None:
-    """Add to ``edits`` (of ``module.text``) what :func:`replace_debug_sections` does;
-    the blocks of the sections named in ``keep`` stay as they are.
-
-    Add them after the other edits of the text: whether a newline goes before the
-    sections appended at the end depends on the edited text before them.
-    """
-    text = module.text
-    pos = 0
-    placed: set[str] = set()
-    # Below PTX ISA 2.0 ptxas takes debug sections only as @@DWARF lines (quirk dwarf-lines).
-    dwarf_lines = module.version is not None and module.version < (2, 0)
-
-    def form(image: SectionImage) -> str:
-        return format_dwarf_lines(image) if dwarf_lines else format_section(image, style)
-
-    for block in module.sections:
-        if not block.name.startswith(".debug_") or block.name in keep:
-            continue
-        start = block.start
-        line_start = text.rfind("\n", 0, start) + 1
-        if not text[line_start:start].strip():
-            start = line_start
-        pos = block.end
-        if block.name in images and block.name not in placed:
-            edits.replace(start, pos, form(images[block.name]).rstrip("\n"))
-            placed.add(block.name)
-        else:
-            if text[pos : pos + 1] == "\n":
-                pos += 1
-            edits.delete(start, pos)
-    rest = [img for name, img in images.items() if name not in placed]
-    if rest:
-        last = edits.last_char_after(pos)
-        lead = "\n" if last and last != "\n" else ""
-        edits.insert(len(text), lead + "".join(form(img) for img in rest))
-
-
 def rewrite(
     text: str,
     *,
@@ -225,6 +139,3 @@ def rewrite(
     info = decode_module(module)
     images = encode_sections(info, options)
     return replace_debug_sections(module, images, style)
-
-
-__all__ += ["decode_module", "PtxSyntaxError"]

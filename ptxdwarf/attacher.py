@@ -14,10 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from .api import edit_debug_sections
+from .cuda.debuggable import not_debuggable
+from .cuda.quirks import workaround
 from .dwarf.encode import encode
 from .dwarf.image import DEBUG_SECTION_NAMES, SectionImage, gc_paused
 from .errors import AttachError
+from .ptx.debug import edit_debug_sections
 from .ptx.edits import TextEdits
 from .ptx.placement import first_label_anchors
 from .ptx.reader import PtxFunction, PtxModule, mask_comments, parse_ptx
@@ -27,39 +29,17 @@ from .ptx.writer import Style
 if TYPE_CHECKING:
     from .builder import DebugInfoBuilder
 
-__all__ = ["SourceLoc", "attach", "check_debuggable", "check_symbols", "not_debuggable"]
+__all__ = ["SourceLoc", "attach", "check_debuggable", "check_symbols"]
 
 
-def not_debuggable(module: PtxModule) -> list[tuple[int, str]]:
-    """(line, what) of each piece of code ptxas cannot compile with debug info, whatever the
-    sections say: quirk scoped-initializer (a ``.global``/``.const`` with an initializer inside a
-    function body: SIGSEGV) and quirk multiple-returns (a ``.func`` returning several values)."""
-    found = [
-        (
-            v.line,
-            f".{v.space} {v.name} has an initializer inside {f.name}: ptxas -g crashes on it (SIGSEGV); "
-            "declare it at module scope",
-        )
-        for f, v in module.symbols.scoped_initialized()
-    ]
-    found += [
-        (
-            f.line,
-            f".func {f.name} returns {len(f.returns)} values: ptxas -g refuses it ('Function with multiple "
-            "return values is not allowed with ABI')",
-        )
-        for f in module.functions
-        if len(f.returns) > 1
-    ]
-    return sorted(found)
-
-
+@workaround("scoped-initializer", "multiple-returns")
 def check_debuggable(module: PtxModule, filename: str) -> None:
     """:class:`AttachError` for the first piece of code :func:`not_debuggable` finds."""
     for line, what in not_debuggable(module):
         raise AttachError(what, where=f"{filename}:{line}")
 
 
+@workaround("undefined-symbol")
 def check_symbols(
     module: PtxModule, dbg: DebugInfoBuilder, planned: Mapping[str, PtxFunction] | None = None
 ) -> None:
@@ -95,6 +75,15 @@ def check_symbols(
             raise AttachError(f"symbol {symbol} named by the debug info is not declared in the module")
 
 
+@workaround(
+    "address-size",
+    "address-size-default",
+    "file-index",
+    "loc-file-undeclared",
+    "file-two-strings",
+    "version-too-low",
+    "target-not-debug",
+)
 def attach(
     ptx_text: str,
     dbg: DebugInfoBuilder,
@@ -288,6 +277,7 @@ def _write_lines(
     return {**images, ".debug_str": replace(strings, data=bytes(data), labels=labels)}
 
 
+@workaround("first-label-at-zero")
 def _anchor_first_labels(
     edits: TextEdits, module: PtxModule, dbg: DebugInfoBuilder, *, line_info: bool = False
 ) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .cuda.quirks import workaround
 from .dwarf.constants import AddressClass
 from .dwarf.expr import Op, register_number
 from .dwarf.image import Symbol
@@ -103,6 +104,7 @@ def _plus_op(offset: int) -> Op:
     return Op(0x23, (offset,))
 
 
+@workaround("symbol-addend")
 def _addr_plus(symbol: str, offset: int) -> tuple[Op, ...]:
     # Not "symbol+offset": ptxas drops or misplaces addends on code, variable and
     # depot symbols; DW_OP_plus_uconst says the same and survives.

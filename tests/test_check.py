@@ -21,6 +21,7 @@ import ptxdwarf.api
 import ptxdwarf.cuda
 import ptxdwarf.dwarf
 import ptxdwarf.ptx
+import ptxdwarf.ptx.debug
 from ptxdwarf import DebugInfoBuilder, loc
 from ptxdwarf.checker import check
 from ptxdwarf.cli import main
@@ -92,7 +93,7 @@ def test_repeated_string_label_is_found(ptxas: Ptxas) -> None:
     images = ptxdwarf.dwarf.encode_sections(
         info, ptxdwarf.dwarf.EncodeOptions(keep_abbrevs=False, string_labels=True)
     )
-    text = ptxdwarf.api.replace_debug_sections(
+    text = ptxdwarf.ptx.debug.replace_debug_sections(
         ptxdwarf.ptx.parse_ptx(EXAMPLE.replace(".version 4.2", ".version 7.0")), images
     )
     # foo's linkage name and name are the same string: point both at one label.
@@ -124,7 +125,7 @@ def test_device_parameter_address_is_found(ptxas: Ptxas) -> None:
         [ptxdwarf.dwarf.Op.make("addr", ptxdwarf.dwarf.Symbol("_Z3fooii_param_0"))], 8
     )  # type: ignore[union-attr]
     i.attr("DW_AT_address_class").value = 7  # type: ignore[union-attr]
-    text = ptxdwarf.api.replace_debug_sections(
+    text = ptxdwarf.ptx.debug.replace_debug_sections(
         ptxdwarf.ptx.parse_ptx(CALL), ptxdwarf.dwarf.encode_sections(info)
     )
     report = check(text, filename="devparam.ptx", ptxas=ptxas)
@@ -231,10 +232,10 @@ def test_lint_warns_of_every_label_ptxas_drops(ptxas: Ptxas) -> None:
     was a label-at-line-zero warning (ptxas does not drop all of them, hence 'usually')."""
     path = FIXTURES / "clang" / "rich.O1.ptxas-crash.sm_75.ptx"
     module = ptxdwarf.ptx.parse_ptx(path.read_text(), path.name)
-    info = ptxdwarf.api.decode_module(module)
+    info = ptxdwarf.ptx.debug.decode_module(module)
     r = next(d for d in info.iter_dies() if d.tag == ptxdwarf.dwarf.TAG.formal_parameter and d.name == "r")
     r.attributes = [a for a in r.attributes if a.name != ptxdwarf.dwarf.AT.location]  # what ptxas crashes on
-    text = ptxdwarf.api.replace_debug_sections(module, ptxdwarf.dwarf.encode_sections(info), "nvcc")
+    text = ptxdwarf.ptx.debug.replace_debug_sections(module, ptxdwarf.dwarf.encode_sections(info), "nvcc")
     warned = {f.message.split()[0] for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"}
     report = check(text, filename="o1.ptx", ptxas=ptxas)
     dropped = {d.ptx for d in report.differences if "ptxas dropped label" in d.message}
@@ -474,7 +475,7 @@ def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
     comparison = importlib.import_module("ptxdwarf.checker.comparison")
     text = (FIXTURES / name).read_text()
     module = ptxdwarf.ptx.parse_ptx(text, name)
-    info = ptxdwarf.api.decode_module(module)
+    info = ptxdwarf.ptx.debug.decode_module(module)
     key = (name, ptxas.path)
     if key not in _COMPILED:
         _COMPILED[key] = compile_ptx(text, ptxas=ptxas).data
@@ -587,7 +588,7 @@ def test_a_change_outside_the_relocation_sites_is_still_found(ptxas: Ptxas) -> N
     """A byte of the cubin's .debug_info changed outside the sites (here the first letter of
     a DW_FORM_string name) is reported as the walk of every DIE reports it."""
     name = "nvcc/rich.sm_75.ptx"
-    info = ptxdwarf.api.decode_module(ptxdwarf.ptx.parse_ptx((FIXTURES / name).read_text(), name))
+    info = ptxdwarf.ptx.debug.decode_module(ptxdwarf.ptx.parse_ptx((FIXTURES / name).read_text(), name))
     attr = next(
         a
         for d in info.iter_dies()
@@ -620,7 +621,7 @@ def test_the_comparison_by_relocation_site_agrees_with_the_walk_on_changed_bytes
     anywhere), comparing by relocation site reports what the walk of every DIE reports, in the
     same order, with the same counts."""
     name = "nvcc/rich.sm_75.ptx"
-    info = ptxdwarf.api.decode_module(ptxdwarf.ptx.parse_ptx((FIXTURES / name).read_text(), name))
+    info = ptxdwarf.ptx.debug.decode_module(ptxdwarf.ptx.parse_ptx((FIXTURES / name).read_text(), name))
     sites = sorted(r.offset for r in info.sections[".debug_info"].relocs)
 
     def edit(data: bytearray) -> bytes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from conftest import CORPUS as CORPUS_FILES
 from conftest import MOVED_LABELS, ROOT
 
 from ptxdwarf import check, fix, lint, strip
-from ptxdwarf.api import load_ptx, read_ptx
+from ptxdwarf.api import read_ptx
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.cuda.quirks import QUIRKS
@@ -27,8 +28,12 @@ from ptxdwarf.dwarf.constants import FORM
 from ptxdwarf.dwarf.model import DIE, Attribute
 from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.errors import PtxDwarfError, UsageError
+from ptxdwarf.files import load_ptx
+from ptxdwarf.linter import Finding, lint_module
 from ptxdwarf.ptx import parse_ptx
-from ptxdwarf.repair import REPAIRERS, remap_paths
+from ptxdwarf.repair import remap_paths, repairs_of
+from ptxdwarf.repair.registry import Repair, SectionJob, repair
+from ptxdwarf.repair.sections import merge_blocks, numbers_outside_info
 
 FAULTS = ROOT / "fixtures" / "lint" / "faults"
 LLVM = ROOT / "fixtures" / "corpus" / "llvm-tests"
@@ -243,11 +248,40 @@ def test_unrepairable_is_reported() -> None:
 
 
 def test_every_repair_belongs_to_a_quirk_with_a_lint_rule() -> None:
-    named = {ref for q in QUIRKS for ref in q.repairs}
-    assert named == set(REPAIRERS)
     for q in QUIRKS:
+        assert [r.name for r in repairs_of(q)] == list(q.repairs), q.id
         if q.repairs:
             assert q.lint_rule is not None, q.id
+
+
+def test_a_repair_registers_for_a_quirk_that_names_it() -> None:
+    def not_named(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+        return []
+
+    with pytest.raises(ValueError, match="does not name the repair not_named"):
+        repair("wide-literal-truncated", phase="image")(not_named)
+    with pytest.raises(ValueError, match="unknown repair phase"):
+        repair("wide-literal-truncated", phase="nosuch")
+
+
+@pytest.mark.parametrize(
+    ("rule", "apply"), [("duplicate-section", merge_blocks), ("symbol-outside-info", numbers_outside_info)]
+)
+def test_a_repair_repairs_what_its_findings_name(
+    rule: str, apply: Callable[[SectionJob, list[Finding]], list[Repair]]
+) -> None:
+    """Given a part of lint's findings, a section repair repairs what those name, not the rest."""
+    module = parse_ptx(_corpus("llvm-tests/language-dialect.O0.rejected.ptx"))
+    findings = [f for f in lint_module(module) if f.rule == rule]
+
+    def repaired(given: list[Finding]) -> list[str]:
+        job = SectionJob(module, dict(module.images(debug_only=True).items()))
+        return [str(r) for r in apply(job, given)]
+
+    every = repaired(findings)
+    first = repaired(findings[:1])
+    assert first and set(first) < set(every)
+    assert repaired([]) == []
 
 
 def test_cli_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,30 +1,73 @@
-"""Data flows one way: dwarf <- ptx <- cuda <- features <- cli.
+"""Data flows one way: errors <- dwarf <- ptx <- cuda <- features <- api <- cli.
 
 Each module's imports of other ptxdwarf modules are read from its source (including imports
-inside functions) and checked against the layer it belongs to.
+inside functions) and checked against the units its unit builds on (:data:`BUILDS_ON`).
 """
 
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
 import pytest
 
 import ptxdwarf
+import ptxdwarf.cuda
 import ptxdwarf.dwarf
 import ptxdwarf.dwarf.encode
-import ptxdwarf.ptx
+import ptxdwarf.repair
 
 PACKAGE = Path(ptxdwarf.__file__).parent
 
-# What each layer may import, besides itself.
-ALLOWED = {
-    "errors": set(),
-    "dwarf": {"errors", "_exports"},
-    "ptx": {"errors", "dwarf"},
-    "cuda": {"errors", "dwarf", "ptx", "_exports"},
+#: The features, each with the units it builds on.
+FEATURES: dict[str, tuple[str, ...]] = {
+    "files": ("cuda",),
+    "layout": ("errors",),
+    "loc": ("cuda",),
+    "builder": ("layout", "loc"),
+    "attacher": ("builder",),
+    "autodebug": ("attacher", "demangle"),
+    "linter": ("cuda", "parallel"),
+    "repair": ("linter",),
+    "visibility": ("cuda",),
+    "checker": ("visibility", "parallel"),
+    "dump": ("cuda",),
 }
+
+#: Every unit of the package (a subpackage, or a module of its top level) and the units it
+#: builds on: it may import those and what they build on, nothing else. ``ptxdwarf`` is the
+#: package's ``__init__`` (the names it exports).
+BUILDS_ON: dict[str, tuple[str, ...]] = {
+    "errors": (),
+    "_exports": (),
+    "parallel": (),
+    "demangle": (),
+    "dwarf": ("errors", "_exports"),
+    "ptx": ("dwarf",),
+    "cuda": ("ptx",),
+    **FEATURES,
+    "api": tuple(FEATURES),
+    "ptxdwarf": ("api",),
+    "testing": ("api",),
+    "pytest_plugin": ("testing",),
+    "cli": ("ptxdwarf",),
+    "__main__": ("cli",),
+}
+
+#: Modules of the top level that belong to another unit: abi lowers the builder's types to
+#: ``.param`` declarations, and the builder declares parameters with it.
+UNIT_OF = {"abi": "builder"}
+
+TOP_LEVEL = {p.stem for p in PACKAGE.glob("*.py")} | {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+
+
+def _allowed() -> dict[str, set[str]]:
+    """Each unit and every unit it may import (its own included)."""
+    allowed: dict[str, set[str]] = {}
+    for unit in graphlib.TopologicalSorter(BUILDS_ON).static_order():
+        allowed[unit] = {unit}.union(*(allowed[below] for below in BUILDS_ON[unit]))
+    return allowed
 
 
 def _module_name(path: Path) -> str:
@@ -35,12 +78,12 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path) -> set[str]:
-    """Absolute names of the ptxdwarf modules a module imports."""
-    name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+def _imports(source: str, name: str, is_package: bool) -> set[str]:
+    """Absolute names of the ptxdwarf modules (or names of a package) that the module
+    ``name`` with text ``source`` imports."""
+    package = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(ast.parse(source, name)):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -58,37 +101,67 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-def _layer(module: str) -> str:
+def _unit(module: str) -> str:
+    """The unit of a module (or of a name the package exports: ``ptxdwarf``)."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 else ""
+    if len(parts) < 2 or parts[1] not in TOP_LEVEL or parts[1] == "__init__":
+        return "ptxdwarf"
+    return UNIT_OF.get(parts[1], parts[1])
+
+
+def violations(source: str, name: str, is_package: bool = False) -> list[str]:
+    """What the module ``name`` with text ``source`` imports against the flow."""
+    allowed = _allowed()[_unit(name)]
+    found = []
+    for target in sorted(_imports(source, name, is_package)):
+        if _unit(target) not in allowed:
+            found.append(f"{name} ({_unit(name)}) must not import {target} ({_unit(target)})")
+    return found
 
 
 def _library_modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
+def test_the_declared_order_is_acyclic_and_complete() -> None:
+    for unit, below in BUILDS_ON.items():
+        assert set(below) <= set(BUILDS_ON), unit
+    graphlib.TopologicalSorter(BUILDS_ON).prepare()  # CycleError on a cycle
+    units = {_unit(_module_name(p)) for p in _library_modules()}
+    assert units <= set(BUILDS_ON), sorted(units - set(BUILDS_ON))
+    assert set(UNIT_OF.values()) <= set(BUILDS_ON)
+
+
 @pytest.mark.parametrize("path", _library_modules(), ids=lambda p: _module_name(p))
 def test_imports_follow_the_layers(path: Path) -> None:
-    name = _module_name(path)
-    layer = _layer(name)
-    for target in _imports(path):
-        tparts = target.split(".")
-        if len(tparts) < 2:
-            continue
-        tlayer = tparts[1]
-        if layer in ALLOWED and tlayer != layer:
-            assert tlayer in ALLOWED[layer], f"{name} ({layer}) must not import {target}"
-        if tlayer in ("cli", "__main__"):
-            assert layer in ("cli", "__main__"), f"{name} imports the command line ({target})"
+    assert violations(path.read_text(), _module_name(path), path.name == "__init__.py") == []
 
 
-def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
-    bad = PACKAGE / "dwarf" / "_layering_probe.py"
-    bad.write_text("from ..ptx.reader import parse_ptx\nfrom .. import check\n")
-    try:
-        assert {"ptxdwarf.ptx.reader", "ptxdwarf.check"} <= _imports(bad)
-    finally:
-        bad.unlink()
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        ("ptxdwarf.dwarf.decode", "from ..ptx.reader import parse_ptx\n"),
+        ("ptxdwarf.dwarf.decode", "from .. import check\n"),
+        ("ptxdwarf.cuda.quirks", "def f():\n    from ..repair import sections\n"),
+        ("ptxdwarf.cuda.quirks", "import ptxdwarf.attacher\n"),
+        ("ptxdwarf.linter.header", "from ..attacher import check_debuggable\n"),
+        ("ptxdwarf.repair.fixer", "def f():\n    from ..api import edit_debug_sections\n"),
+        ("ptxdwarf.autodebug.entry", "from .. import read\n"),
+        ("ptxdwarf.attacher", "from .autodebug import attach_ptx\n"),
+        ("ptxdwarf.builder.core", "from ..attacher import attach\n"),
+        ("ptxdwarf.checker", "from ..linter import lint\n"),
+        ("ptxdwarf.api", "from .cli import main\n"),
+    ],
+)
+def test_the_checker_sees_a_violation(name: str, source: str) -> None:
+    assert len(violations(source, name, name == "ptxdwarf.checker")) == 1
+
+
+def test_the_checker_lets_the_flow_through() -> None:
+    assert violations("from ..cuda.quirks import workaround\n", "ptxdwarf.builder.core") == []
+    assert violations("from ..ptx.debug import edit_debug_sections\n", "ptxdwarf.repair.fixer") == []
+    assert violations("from .builder import Type\n", "ptxdwarf.abi") == []
+    assert violations("from . import __version__\nfrom .autodebug import attach_ptx\n", "ptxdwarf.cli") == []
 
 
 def test_the_command_line_starts_without_the_whole_library() -> None:

@@ -28,14 +28,15 @@ import ptxdwarf.cuda
 import ptxdwarf.dump
 import ptxdwarf.dwarf
 import ptxdwarf.ptx
+import ptxdwarf.ptx.debug
 from ptxdwarf import PtxSyntaxError
-from ptxdwarf.api import load_text
 from ptxdwarf.checker import check
 from ptxdwarf.cli import main_lint
 from ptxdwarf.cuda.facts import CASES
 from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.cuda.quirks import MEASURED_ON, QUIRKS, quirks_for_rule
 from ptxdwarf.dwarf import TAG
+from ptxdwarf.files import load_text
 from ptxdwarf.linter import RULES, Finding, lint, lint_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1664,7 +1665,7 @@ def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
     out = tmp_path / "shared_local.cubin"
     subprocess.run([wheel[0], "-arch", "sm_75", "-g", "-c", str(path), "-o", str(out)], check=True)
     found = ptxdwarf.cuda.cubin_images(out.read_bytes())
-    ptx_lists = ptxdwarf.api.decode_module(ptxdwarf.ptx.parse_ptx(text)).locations or []
+    ptx_lists = ptxdwarf.ptx.debug.decode_module(ptxdwarf.ptx.parse_ptx(text)).locations or []
     cubin_lists = ptxdwarf.cuda.read_cubin(out).load_all().locations or []
     placed = {
         p.name: c

@@ -11,11 +11,18 @@ from pathlib import Path
 import pytest
 from conftest import EXTRA_PTXAS, every_ptxas, ptxas_id
 
+# The features that register workarounds of the quirks (the repairs register with ptxdwarf.repair):
+# with these imported the registry is complete.
+import ptxdwarf.attacher  # noqa: F401
+import ptxdwarf.autodebug  # noqa: F401
+import ptxdwarf.builder  # noqa: F401
+import ptxdwarf.loc  # noqa: F401
 from ptxdwarf.cuda import facts, quirks
 from ptxdwarf.cuda.facts import CASES, run_cases
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
-from ptxdwarf.cuda.quirks import QUIRKS, Quirk, quirk, quirks_for_rule, resolve
+from ptxdwarf.cuda.quirks import QUIRKS, Quirk, quirk, quirks_for_rule, workaround
 from ptxdwarf.linter import RULES
+from ptxdwarf.repair import repairs_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_IDS = {c.id for c in CASES}
@@ -57,8 +64,6 @@ def test_quirk_is_complete(q: Quirk) -> None:
     assert q.measured_on and all(re.fullmatch(r"\d+\.\d+", v) for v in q.measured_on)
     assert set(q.holds_on) <= set(q.measured_on)
     assert q.workaround_note.strip()
-    for ref in q.repairs:
-        assert callable(resolve(ref)), ref
     if q.lint_rule is None:
         assert q.lint_note and q.lint_note.strip()
     else:
@@ -81,15 +86,35 @@ def test_every_case_of_a_quirk_fact_is_listed() -> None:
             assert c.id in by_id[c.fact].cases, c.id
 
 
-@pytest.mark.parametrize("ref", sorted({r for q in QUIRKS for r in q.workaround}))
-def test_workaround_reference_resolves(ref: str) -> None:
-    obj = resolve(ref)
-    assert obj is not None
+@pytest.mark.parametrize("q", QUIRKS, ids=[q.id for q in QUIRKS])
+def test_every_workaround_and_repair_named_is_registered(q: Quirk) -> None:
+    """What a quirk names is registered, in its order, and is the code of that name."""
+    codes = q.workarounds()
+    assert all(callable(code) for code in codes)
+    assert [c.__qualname__ for c in codes[len(q.workaround) :]] == list(q.feature_workarounds)
+    assert [r.name for r in repairs_of(q)] == list(q.repairs)
 
 
-def test_resolve_rejects_a_missing_name() -> None:
-    with pytest.raises(AttributeError):
-        resolve("ptxdwarf.ptx.writer.NO_SUCH_NAME")
+def test_workarounds_below_the_registry_are_its_layers() -> None:
+    for q in QUIRKS:
+        for code in q.workaround:
+            assert code.__module__.split(".")[1] in ("dwarf", "ptx", "cuda"), (q.id, code)
+
+
+def test_an_unregistered_workaround_is_refused() -> None:
+    q = Quirk("probe", "a fact", (), (), (), "none", None, feature_workarounds=("nowhere",))
+    with pytest.raises(LookupError, match="workaround nowhere not registered"):
+        q.workarounds()
+
+
+def test_registration_checks_the_quirk() -> None:
+    with pytest.raises(KeyError, match="no ptxas quirk 'nosuch'"):
+        workaround("nosuch")
+
+    def not_named() -> None: ...
+
+    with pytest.raises(ValueError, match="does not name the workaround"):
+        workaround("symbol-addend")(not_named)
 
 
 def test_case_ids_are_unique() -> None:

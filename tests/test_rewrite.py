@@ -20,6 +20,7 @@ import ptxdwarf.api
 import ptxdwarf.dump
 import ptxdwarf.dwarf
 import ptxdwarf.ptx
+import ptxdwarf.ptx.debug
 import ptxdwarf.ptx.writer
 from ptxdwarf.cli import main
 
@@ -131,7 +132,7 @@ def test_derived_abbreviations_replace_the_read_ones(path: Path, ptxas) -> None:
     assert info.units
     module = ptxdwarf.ptx.parse_ptx(path.read_text())
     images = ptxdwarf.dwarf.encode_sections(info, ptxdwarf.dwarf.EncodeOptions(keep_abbrevs=False))
-    text = ptxdwarf.api.replace_debug_sections(module, images)
+    text = ptxdwarf.ptx.debug.replace_debug_sections(module, images)
     back = ptxdwarf.read(text=text)
     assert [t.offset for t in back.abbrev_tables] == [0]
     assert len(back.abbrev_tables[0].decls) == len(

@@ -15,6 +15,7 @@ import ptxdwarf
 import ptxdwarf.api
 import ptxdwarf.dwarf
 import ptxdwarf.ptx
+import ptxdwarf.ptx.debug
 import ptxdwarf.ptx.writer
 from ptxdwarf import DIE, Attribute, DebugInfo, Unit
 from ptxdwarf.dwarf import AT, TAG, NameSet, Op, Symbol
@@ -426,7 +427,7 @@ def test_spec_example_is_accepted_by_ptxas(compile_ptx, llvm_dwarfdump) -> None:
     images = ptxdwarf.dwarf.encode_sections(info)
     fixed = (FIXTURES / "spec" / "example.ptx").read_text()
     module = ptxdwarf.ptx.parse_ptx(fixed)
-    text = ptxdwarf.api.replace_debug_sections(module, images)
+    text = ptxdwarf.ptx.debug.replace_debug_sections(module, images)
     cubin = compile_ptx(text, "spec-built.ptx")
     out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info", "--debug-pubnames")
     assert "DW_OP_regx 0x257231" in out

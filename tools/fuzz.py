@@ -38,6 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import ptxdwarf  # noqa: E402
+import ptxdwarf.cuda  # noqa: E402
+import ptxdwarf.dump  # noqa: E402
+import ptxdwarf.repair  # noqa: E402
 from ptxdwarf.autodebug import attach_ptx  # noqa: E402
 from ptxdwarf.errors import PtxDwarfError  # noqa: E402
 from ptxdwarf.linter import lint  # noqa: E402

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..builder import DebugInfoBuilder, Function
+from ..cuda.quirks import workaround
 from ..demangle import demangle
 from ..dwarf.constants import HANDLE_CLASS, SPACE_CLASS, AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME
@@ -227,6 +228,7 @@ def _used_names(v: PtxVariable, used: frozenset[str]) -> list[str]:
     return sorted((n for n in used if v.declares(n)), key=lambda n: int(n[len(v.name) :]))
 
 
+@workaround("register-unused", "predicate-count")
 def _registers(d: _Description, fn: Func, sub: Function, seen: set[str], body: str) -> None:
     """A variable per register the code of ``fn`` uses (ptxas -g maps no other), at most
     ``d.predicates`` of them ``.pred``."""

@@ -5,14 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..api import decode_module, edit_debug_sections
 from ..attacher import check_debuggable, check_symbols
 from ..cuda.cubin import cubin_images
 from ..cuda.ptxas import Ptxas, compile_text
+from ..cuda.quirks import workaround
 from ..dwarf.constants import TAG
 from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
 from ..errors import AttachError, PtxDwarfError
+from ..ptx.debug import decode_module, edit_debug_sections
 from ..ptx.reader import PtxModule, mask_comments, parse_ptx
 from ..ptx.statements import scan_body
 from ..ptx.writer import Style
@@ -42,6 +43,7 @@ def default_output_name(input_path: str) -> str:
     return root + ".debug.ptx" if ext == ".ptx" else input_path + ".debug.ptx"
 
 
+@workaround("non-ascii")
 def _check_output_name(output_name: str) -> None:
     """:class:`AttachError` when ``output_name`` cannot be written in ``.file``."""
     if not output_name:
@@ -53,6 +55,7 @@ def _check_output_name(output_name: str) -> None:
         )
 
 
+@workaround("address-size", "address-size-default", "file-index", "version-too-low", "target-not-debug")
 def attach_ptx(
     text: str,
     *,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..api import edit_debug_sections
+from ..ptx.debug import edit_debug_sections
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule
 from ..ptx.statements import line_directive_spans

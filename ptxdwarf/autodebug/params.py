@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from ..cuda.quirks import MISREAD_PIECE_SIZES
+from ..cuda.quirks import MISREAD_PIECE_SIZES, workaround
 from ..dwarf.constants import AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME, Op, register_number
 from ..loc import Location, expression, register
@@ -77,6 +77,7 @@ def param_loads(
 _MAX_PIECE = 64  # one ULEB byte that is no opcode with operands (0x40 = DW_OP_lit16)
 
 
+@workaround("piece-size")
 def _empty_pieces(size: int) -> list[Op]:
     """``DW_OP_piece`` ops without a location covering ``size`` bytes, in sizes ptxas reads."""
     ops = []
@@ -94,6 +95,7 @@ def _empty_pieces(size: int) -> list[Op]:
 MAX_PIECED_SIZE = 65536
 
 
+@workaround("func-param-address")
 def device_param_location(
     size: int | None, loads: list[list[Load]], mapped: Collection[str] | None = None
 ) -> tuple[Location | None, str | None]:

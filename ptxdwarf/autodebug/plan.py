@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 
+from ..cuda.quirks import workaround
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxFunction, PtxModule
 from .scan import Func, Lines, directive_re
@@ -169,6 +170,7 @@ def _split_lines(plan: Plan, funcs: list[Func]) -> None:
             plan.split_at(f.body_end)
 
 
+@workaround("label-at-end")
 def _place_locs(plan: Plan, fn: Func, prefix: str) -> None:
     """``.loc`` before the first line of each instruction of ``fn`` (once per line, not
     inside another statement), the begin label after the first, the end label last."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..cuda.quirks import workaround
 from ..dwarf.constants import AT, FORM, LANG, TAG, AddressClass
 from ..dwarf.encode import EncodeOptions, encode
 from ..dwarf.expr import Op
@@ -64,6 +65,7 @@ _LANGUAGES = {
 }
 
 
+@workaround("dwarf4-form")
 class DebugInfoBuilder(TypeConstructors):
     """Builds the DWARF of one compile unit for a PTX module.
 
@@ -132,6 +134,7 @@ class DebugInfoBuilder(TypeConstructors):
 
     # --- functions and variables -----------------------------------------------
 
+    @workaround("name-before-linkage-name", "depot-needs-subprogram-name")
     def function(
         self,
         name: str,

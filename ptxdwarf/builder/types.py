@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from ..cuda.quirks import workaround
 from ..dwarf.constants import AT, ATE, TAG, AddressClass
 from ..dwarf.expr import Op
 from ..dwarf.model import BuiltDIE
@@ -490,6 +491,7 @@ class TypeConstructors:
         t.complete = True
         return t
 
+    @workaround("bitfield-member-order")
     def _member(self, spec: Member, placed: Any) -> BuiltDIE:
         items: list[tuple[int, Any, str | None]] = []
         if spec.name is not None:

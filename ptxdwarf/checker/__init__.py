@@ -81,7 +81,7 @@ def check(
         started.wait()  # ptxas starts before the PTX side, which would hold up the thread starting it
         try:
             # The comparison's code (a tenth of a second to import) is loaded while ptxas runs.
-            from ..api import decode_module
+            from ..ptx.debug import decode_module
             from .comparison import compare, explain_failure, first_labels_at_zero, look_up_symbolic_values
             from .lines import expected_rows
             from .sites import InfoSites

@@ -3,19 +3,27 @@
 A :class:`Quirk` ties together what ptxas does (the measured fact and the ptxas
 releases it was measured on), the harness cases that measure it
 (:mod:`ptxdwarf.cuda.facts`, ``python -m ptxdwarf.cuda.facts --ptxas PATH``), where
-ptxdwarf's writers work around it (dotted references to the function, class or
-constant), the lint rule that detects it in someone else's PTX (an id of
-``ptxdwarf.linter.RULES``), and the repairs of the ``fix`` command that fix such PTX
-(registered under the quirk's id in :mod:`ptxdwarf.repair`).
-docs/ptxas-facts.md explains each fact at length.
+ptxdwarf's writers work around it, the lint rule that detects it in someone else's PTX
+(an id of ``ptxdwarf.linter.RULES``), and the repairs of the ``fix`` command that fix such
+PTX. docs/ptxas-facts.md explains each fact at length.
+
+The registry sits below the features: it names the code of the layers it builds on
+(:mod:`ptxdwarf.dwarf`, :mod:`ptxdwarf.ptx`) itself, while the features' workarounds
+register themselves with :func:`workaround` and the repairs with
+:func:`ptxdwarf.repair.registry.repair`; a quirk names each by its qualified name, and
+:meth:`Quirk.workarounds` refuses to answer while one of them is not registered (its
+module not imported).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TypeVar
+
+from ..dwarf import encode, forms
+from ..ptx import debug, placement, reader, statements, writer
 
 __all__ = [
     "MEASURED_ON",
@@ -25,7 +33,7 @@ __all__ = [
     "markdown_table",
     "quirk",
     "quirks_for_rule",
-    "resolve",
+    "workaround",
 ]
 
 #: The ptxas releases the harness was run on for this registry.
@@ -41,6 +49,14 @@ MEASURED_ON = ("12.0", "12.4", "12.9", "13.0", "13.4", "13.5")
 #: __local_depot address with fewer bytes after it than that operand (12.9 and 13.0).
 MISREAD_PIECE_SIZES: Mapping[int, int] = MappingProxyType({3: 0, 12: 4, 16: 1, 35: 1})
 
+Code = Callable[..., object]
+"""A workaround: a function, method or class."""
+
+_C = TypeVar("_C", bound=Code)
+
+#: The features' workarounds, by quirk id, as :func:`workaround` registered them.
+_REGISTERED: dict[str, list[Code]] = {}
+
 
 @dataclass(frozen=True)
 class Quirk:
@@ -48,23 +64,36 @@ class Quirk:
 
     ``holds_on`` lists the releases of ``measured_on`` where every case of ``cases``
     found the fact (empty: the fact, seen once in a larger module, is not reproduced
-    by the harness). ``workaround`` holds dotted references
-    (``ptxdwarf.ptx.writer.B64_LIMIT``) to the code that keeps ptxdwarf's own output
-    clear of the trap; ``workaround_note`` says what that code does, or why there is
-    none. ``lint_rule`` is None only with a ``lint_note`` saying why. ``repairs`` holds
-    dotted references to the repairs of the ``fix`` command (:mod:`ptxdwarf.repair`).
+    by the harness). ``workaround`` holds the code of the layers below the registry
+    (:mod:`ptxdwarf.dwarf`, :mod:`ptxdwarf.ptx`) that keeps ptxdwarf's own output clear of
+    the trap, ``feature_workarounds`` the qualified names of the features' code that does
+    (registered with :func:`workaround`); ``workaround_note`` says what that code does, or
+    why there is none. ``lint_rule`` is None only with a ``lint_note`` saying why.
+    ``repairs`` names the repairs of the ``fix`` command (registered with
+    :func:`ptxdwarf.repair.registry.repair`).
     """
 
     id: str
     fact: str
     cases: tuple[str, ...]
     holds_on: tuple[str, ...]
-    workaround: tuple[str, ...]
+    workaround: tuple[Code, ...]
     workaround_note: str
     lint_rule: str | None
     lint_note: str | None = None
     measured_on: tuple[str, ...] = MEASURED_ON
     repairs: tuple[str, ...] = ()
+    feature_workarounds: tuple[str, ...] = ()
+
+    def workarounds(self) -> tuple[Code, ...]:
+        """``workaround`` and the features' registered workarounds, in the order
+        ``feature_workarounds`` names them. LookupError while one of those is not registered
+        (import the feature's module first)."""
+        registered = {code.__qualname__: code for code in _REGISTERED.get(self.id, ())}
+        missing = [name for name in self.feature_workarounds if name not in registered]
+        if missing:
+            raise LookupError(f"quirk {self.id}: workaround {', '.join(missing)} not registered")
+        return self.workaround + tuple(registered[name] for name in self.feature_workarounds)
 
     def holds_for(self, release: str | None) -> bool:
         """Whether the fact holds for ptxas ``release`` (``"13.0"``; None: for some release
@@ -93,16 +122,26 @@ def _q(
     id: str,
     fact: str,
     cases: tuple[str, ...],
-    workaround: tuple[str, ...],
+    workaround: tuple[Code, ...],
     workaround_note: str,
     lint_rule: str | None,
     *,
     holds_on: tuple[str, ...] = MEASURED_ON,
     lint_note: str | None = None,
     repairs: tuple[str, ...] = (),
+    feature_workarounds: tuple[str, ...] = (),
 ) -> Quirk:
     return Quirk(
-        id, fact, cases, holds_on, workaround, workaround_note, lint_rule, lint_note, repairs=repairs
+        id,
+        fact,
+        cases,
+        holds_on,
+        workaround,
+        workaround_note,
+        lint_rule,
+        lint_note,
+        repairs=repairs,
+        feature_workarounds=feature_workarounds,
     )
 
 
@@ -120,44 +159,41 @@ QUIRKS: tuple[Quirk, ...] = (
             "wide.b32-2pow32",
             "wide.b8-mod",
         ),
-        (
-            "ptxdwarf.ptx.writer.B64_LIMIT",
-            "ptxdwarf.ptx.writer._width_of",
-            "ptxdwarf.ptx.reader._as_ptxas_keeps",
-        ),
+        (writer._width_of, reader._as_ptxas_keeps),
         "the writer emits a value of 2**32 or more as two .b32 (low word first); the reader keeps what ptxas "
         "keeps (the low 32 bits), so dump and rewrite show what the cubin gets, and check reports each",
         "wide-value",
-        repairs=("ptxdwarf.repair.sections.whole_wide_values",),
+        repairs=("whole_wide_values",),
     ),
     _q(
         "info-label-difference",
         "A difference of two .debug_info labels inside .debug_info (unit_length as $L__end-$L__start) is fatal: "
         "'Attempted to truncate larger than current size'; differences of .debug_str labels work.",
         ("info-label-difference.unit-length",),
-        ("ptxdwarf.dwarf.encode._InfoEncoder.encode_unit",),
+        (encode._InfoEncoder.encode_unit,),
         "the encoder writes unit lengths and DIE offsets as numbers",
         "info-label-difference",
-        repairs=("ptxdwarf.repair.sections.encode_again",),
+        repairs=("encode_again",),
         holds_on=("13.0", "13.4", "13.5"),
     ),
     _q(
         "symbol-outside-info",
         "Outside .debug_info a data label, a section name or symbol+N becomes 0, with no error and no relocation.",
         ("symbol-outside-info.section-plus-n", "symbol-outside-info.data-label"),
-        ("ptxdwarf.dwarf.encode._encode",),
+        (encode._encode,),
         "unit offsets in .debug_pubnames/.debug_aranges past offset 0 are written as numbers",
         "symbol-outside-info",
-        repairs=("ptxdwarf.repair.sections.numbers_outside_info",),
+        repairs=("numbers_outside_info",),
     ),
     _q(
         "symbol-addend",
         "In .debug_info, +N on a code label is added in place but not to the RELA addend, +N on a function "
         "symbol goes to the addend only, and +N on __local_depot is dropped.",
         ("symbol-addend.code-label", "symbol-addend.function", "symbol-addend.depot"),
-        ("ptxdwarf.loc._addr_plus",),
+        (),
         "offsets from a symbol are written as DW_OP_plus_uconst after DW_OP_addr, never as symbol+N",
         "symbol-addend",
+        feature_workarounds=("_addr_plus",),
     ),
     _q(
         "ptxas-syntax",
@@ -171,28 +207,29 @@ QUIRKS: tuple[Quirk, ...] = (
             "ptxas-syntax.label-minus-n",
             "ptxas-syntax.dotted-symbol",
         ),
-        ("ptxdwarf.ptx.writer._Lines.segment", "ptxdwarf.ptx.writer._readable"),
+        (writer._Lines.segment, writer._readable),
         "every writer style puts a symbol alone on its directive",
         "ptxas-syntax",
-        repairs=("ptxdwarf.repair.text.rename_dotted_symbols", "ptxdwarf.repair.sections.encode_again"),
+        repairs=("rename_dotted_symbols", "encode_again"),
     ),
     _q(
         "undefined-symbol",
         "An undefined label or symbol in a debug section is silently 0.",
         ("undefined-symbol.label",),
-        ("ptxdwarf.attacher.check_symbols",),
+        (),
         "attach refuses debug info naming a symbol the module does not declare",
         "undefined-symbol",
+        feature_workarounds=("check_symbols",),
     ),
     _q(
         "abbrev-code-order",
         "Abbreviation codes must be 1..N in table order: a DIE reference to a DIE whose code is past the "
         "table is fatal ('Attempted to Dereference Out of Bounds').",
         ("abbrev-code-order.gap", "abbrev-code-order.dense"),
-        ("ptxdwarf.dwarf.encode._AbbrevAllocator",),
+        (encode._AbbrevAllocator,),
         "the encoder numbers new abbreviations densely in table order",
         "abbrev-code-order",
-        repairs=("ptxdwarf.repair.sections.renumber_abbrevs",),
+        repairs=("renumber_abbrevs",),
         holds_on=("12.9", "13.0", "13.4", "13.5"),
     ),
     _q(
@@ -206,25 +243,22 @@ QUIRKS: tuple[Quirk, ...] = (
             "dwarf4-form.indirect",
             "dwarf4-form.indirect-nested",
         ),
-        (
-            "ptxdwarf.dwarf.encode.choose_form",
-            "ptxdwarf.dwarf.encode.EncodeOptions",
-            "ptxdwarf.builder.DebugInfoBuilder",
-        ),
+        (encode.choose_form, encode.EncodeOptions),
         "the builder writes DWARF 2 by default; DWARF 4 units get flag, block1 and data4 unless "
         "EncodeOptions(dwarf4_forms=True)",
         "dwarf4-form",
-        repairs=("ptxdwarf.repair.sections.dwarf2_forms",),
+        repairs=("dwarf2_forms",),
+        feature_workarounds=("DebugInfoBuilder",),
     ),
     _q(
         "ref-addr-size",
         "DW_FORM_ref_addr is read as 8 bytes in every DWARF version; 4 bytes in a version 3 unit: "
         "'Attempted to Dereference Out of Bounds'.",
         ("ref-addr-size.fixture",),
-        ("ptxdwarf.dwarf.encode.choose_form",),
+        (encode.choose_form,),
         "the encoder writes DIE references as DW_FORM_ref4",
         "ref-addr-size",
-        repairs=("ptxdwarf.repair.sections.ref4_references",),
+        repairs=("ref4_references",),
     ),
     _q(
         "reloc-width",
@@ -243,7 +277,7 @@ QUIRKS: tuple[Quirk, ...] = (
             "reloc-width.shared-b32",
             "reloc-width.global-b32",
         ),
-        ("ptxdwarf.dwarf.forms.fixed_formats",),
+        (forms.fixed_formats,),
         "DW_FORM_addr values are as wide as the unit's address size",
         "reloc-width",
         holds_on=(),
@@ -253,9 +287,10 @@ QUIRKS: tuple[Quirk, ...] = (
         "A module with .address_size 32 cannot be compiled with -g ('must match with .address_size of 32 bits "
         "for -g compilation'); CU address_size 4 in a 64-bit module is fine.",
         ("address-size.32-debug",),
-        ("ptxdwarf.autodebug.attach_ptx", "ptxdwarf.attacher.attach"),
+        (),
         "attach refuses a module whose .address_size is not 64",
         "address-size",
+        feature_workarounds=("attach_ptx", "attach"),
     ),
     _q(
         "address-size-default",
@@ -269,18 +304,20 @@ QUIRKS: tuple[Quirk, ...] = (
             "address-size-default.sm_53",
             "address-size-default.fixture",
         ),
-        ("ptxdwarf.autodebug.attach_ptx", "ptxdwarf.attacher.attach"),
+        (),
         "attach refuses a module whose .address_size is not 64",
         "address-size-default",
         holds_on=("12.0", "12.4", "12.9"),
+        feature_workarounds=("attach_ptx", "attach"),
     ),
     _q(
         "func-param-address",
         "The address of a .func parameter (.b64 _Z3addii_param_1) is written as 0, no relocation.",
         ("func-param-address.zero",),
-        ("ptxdwarf.autodebug.params.device_param_location",),
+        (),
         "attach describes a device function's parameters by the registers ld.param loads them into",
         "func-param-address",
+        feature_workarounds=("device_param_location",),
     ),
     _q(
         "duplicate-section",
@@ -300,10 +337,10 @@ QUIRKS: tuple[Quirk, ...] = (
             "duplicate-section.loc-label-offsets",
             "duplicate-section.loc-label-vs-number",
         ),
-        ("ptxdwarf.ptx.writer.format_sections",),
+        (writer.format_sections,),
         "the writer emits one block per section image",
         "duplicate-section",
-        repairs=("ptxdwarf.repair.sections.merge_blocks",),
+        repairs=("merge_blocks",),
     ),
     _q(
         "producer-debug-line",
@@ -326,7 +363,7 @@ QUIRKS: tuple[Quirk, ...] = (
         "ptxas takes time quadratic in the length of one comma list (60,000 values: seconds; the same bytes "
         "64 values per directive: hundredths).",
         ("long-list.one-list", "long-list.short-lists"),
-        ("ptxdwarf.ptx.writer._MAX_VALUES",),
+        (writer._Lines,),
         "at most 64 values per directive",
         None,
         lint_note="a cost, not a fault: the cubin is right; lint reports what ptxas gets wrong",
@@ -336,18 +373,20 @@ QUIRKS: tuple[Quirk, ...] = (
         "ptxas numbers the file_names table densely but rows keep the .loc file numbers: .file indices "
         "with gaps point the line table at the wrong files; a repeated index is an error.",
         ("file-index.gaps", "file-index.duplicate"),
-        ("ptxdwarf.attacher.attach", "ptxdwarf.autodebug.attach_ptx"),
+        (),
         "attach writes a single .file 1",
         "file-index",
+        feature_workarounds=("attach", "attach_ptx"),
     ),
     _q(
         "loc-file-undeclared",
         "A .loc naming a file number no .file declares is accepted silently; the line table's rows keep the "
         "number, which its file table lacks.",
         ("loc-file-undeclared.accepted",),
-        ("ptxdwarf.attacher.attach",),
+        (),
         "attach writes .file 1 and .loc 1 only",
         "loc-file-undeclared",
+        feature_workarounds=("attach",),
     ),
     _q(
         "inline-loc",
@@ -372,20 +411,22 @@ QUIRKS: tuple[Quirk, ...] = (
         "file-two-strings",
         'LLVM\'s two-string .file INDEX "dir" "name" is a syntax error.',
         ("file-two-strings.llvm",),
-        ("ptxdwarf.attacher.attach",),
+        (),
         'attach writes .file INDEX "path"',
         "file-two-strings",
-        repairs=("ptxdwarf.repair.text.join_file_strings",),
+        repairs=("join_file_strings",),
+        feature_workarounds=("attach",),
     ),
     _q(
         "non-ascii",
         "A non-ASCII byte outside comments (a .file name) is fatal: 'Unexpected non-ASCII character "
         "encountered'; a .file name has no escapes (a backslash separates directories).",
         ("non-ascii.file-name", "non-ascii.file-name-escaped"),
-        ("ptxdwarf.autodebug.entry._check_output_name", "ptxdwarf.ptx.writer.format_section"),
+        (writer.format_section,),
         "the section writer's output is ASCII; attach refuses a non-ASCII output name for .file",
         "non-ascii",
         holds_on=("12.4", "12.9", "13.0", "13.4", "13.5"),
+        feature_workarounds=("_check_output_name",),
     ),
     _q(
         "non-ascii-comment",
@@ -396,28 +437,29 @@ QUIRKS: tuple[Quirk, ...] = (
         "ptxdwarf's own comments are ASCII",
         "non-ascii",
         holds_on=("12.9", "13.0"),
-        repairs=("ptxdwarf.repair.text.escape_comments",),
+        repairs=("escape_comments",),
     ),
     _q(
         "version-too-low",
         "Labels in sections need PTX ISA 7.0 and label differences 7.5 ('Feature ... requires PTX ISA "
         ".version 7.0/7.5 or later'); a debug target needs 3.0.",
         ("version-too-low.labels-7.0", "version-too-low.difference-7.5", "version-too-low.difference-at-7.5"),
-        ("ptxdwarf.dwarf.encode.EncodeOptions", "ptxdwarf.attacher.attach", "ptxdwarf.autodebug.attach_ptx"),
+        (encode.EncodeOptions,),
         "strings go to .debug_str+offset (any ISA) unless string_labels; attach checks 7.0 for string labels "
         "and 3.0 for the debug target",
         "version-too-low",
-        repairs=("ptxdwarf.repair.text.raise_version", "ptxdwarf.repair.sections.no_section_labels"),
+        repairs=("raise_version", "no_section_labels"),
+        feature_workarounds=("attach", "attach_ptx"),
     ),
     _q(
         "strp-label-reused",
         "A second reference to the same .debug_str label from .debug_info resolves to 0; in a few runs in a "
         "hundred ptxas fails instead with \"label '<garbage bytes>' invalid\" (about 3 % of 400 runs, 13.0 and 13.5).",
         ("strp-label-reused.second-zero",),
-        ("ptxdwarf.dwarf.encode._StringPool.symbol",),
+        (encode._StringPool.symbol,),
         "every strp reference gets a label of its own (or is .debug_str+offset)",
         "strp-label-reused",
-        repairs=("ptxdwarf.repair.sections.strp_own_values",),
+        repairs=("strp_own_values",),
     ),
     _q(
         "bitfield-member-order",
@@ -431,11 +473,12 @@ QUIRKS: tuple[Quirk, ...] = (
             "bitfield-member-order.location-first",
             "bitfield-member-order.name-string",
         ),
-        ("ptxdwarf.builder.types.TypeConstructors._member",),
+        (),
         "the builder writes DW_AT_data_member_location before the bit attributes",
         "bitfield-member-order",
-        repairs=("ptxdwarf.repair.sections.bitfield_location_first",),
+        repairs=("bitfield_location_first",),
         holds_on=("12.9", "13.0", "13.4", "13.5"),
+        feature_workarounds=("TypeConstructors._member",),
     ),
     _q(
         "orphan-depot-list",
@@ -463,31 +506,34 @@ QUIRKS: tuple[Quirk, ...] = (
             "name-before-linkage-name.dwarf4-linkage",
             "name-before-linkage-name.no-depot",
         ),
-        ("ptxdwarf.builder.DebugInfoBuilder.function",),
+        (),
         "the builder writes the linkage name before the name, as nvcc does",
         "name-before-linkage-name",
-        repairs=("ptxdwarf.repair.sections.linkage_name_first",),
+        repairs=("linkage_name_first",),
+        feature_workarounds=("DebugInfoBuilder.function",),
     ),
     _q(
         "depot-needs-subprogram-name",
         "ptxas rewrites DW_OP_addr __local_depotN into DW_OP_fbreg only inside a subprogram that has a "
         "DW_AT_name; without one the address is left 0, silently.",
         ("depot-needs-subprogram-name.nameless",),
-        ("ptxdwarf.builder.DebugInfoBuilder.function",),
+        (),
         "every subprogram the builder writes has a name",
         None,
         lint_note="no rule yet (found while writing the harness)",
+        feature_workarounds=("DebugInfoBuilder.function",),
     ),
     _q(
         "piece-size",
         "ptxas reads a DW_OP_piece operand as an opcode: a piece of 3 bytes (also 12, 16, 35 in places) is "
         "fatal ('Checked Data was Invalid' or 'Dereference Out of Bounds').",
         ("piece-size.three", "piece-size.four"),
-        ("ptxdwarf.cuda.quirks.MISREAD_PIECE_SIZES", "ptxdwarf.autodebug.params._empty_pieces"),
+        (),
         "attach splits pieces to avoid those sizes",
         None,
         lint_note="no rule yet: which sizes fail depends on where the piece sits, which the harness only samples",
         holds_on=("12.9", "13.0", "13.4", "13.5"),
+        feature_workarounds=("_empty_pieces",),
     ),
     _q(
         "depot-in-pieces",
@@ -519,12 +565,13 @@ QUIRKS: tuple[Quirk, ...] = (
         "label before a final ret in straight-line code, and 24 of the 699 labels of 200 random kernels "
         "(not always the last one). With a label after the last instruction, no label is.",
         ("label-at-end.last-label", "label-at-end.end-label", "label-at-end.random-kernels"),
-        ("ptxdwarf.autodebug.plan._place_locs",),
+        (),
         "attach ends every function with a label after its last instruction (as nvcc, NVVM and LLVM do); "
         "check reports a label relocated to its function's end with code after it",
         None,
         lint_note="which label moves is not predictable from the text alone (the random kernels' moved labels "
         "are not simply each function's last); only hand-written PTX lacks an end label",
+        feature_workarounds=("_place_locs",),
     ),
     _q(
         "first-label-at-zero",
@@ -538,11 +585,12 @@ QUIRKS: tuple[Quirk, ...] = (
             "first-label-at-zero.after-branch",
             "first-label-at-zero.at-end",
         ),
-        ("ptxdwarf.attacher._anchor_first_labels",),
+        (),
         "attach puts a label before the first instruction of a function whose first label the DIEs use and "
         "ptxas would misplace; check reports such a label",
         "first-label-at-zero",
-        repairs=("ptxdwarf.repair.text.anchor_first_labels",),
+        repairs=("anchor_first_labels",),
+        feature_workarounds=("_anchor_first_labels",),
     ),
     _q(
         "label-at-line-zero",
@@ -569,12 +617,12 @@ QUIRKS: tuple[Quirk, ...] = (
             "label-at-line-zero.random-kernels",
             "label-at-line-zero.random-kernels-barriers",
         ),
-        ("ptxdwarf.ptx.placement.labels_dropped",),
+        (placement.labels_dropped,),
         "attach never writes line 0; lint predicts the labels ptxas drops (labels_dropped) and names the label "
         "each one's block leads to; check names every dropped label and every label moved before its code "
         "(.nv_debug_line_sass)",
         "label-at-line-zero",
-        repairs=("ptxdwarf.repair.text.double_dropped_labels",),
+        repairs=("double_dropped_labels",),
     ),
     _q(
         "target-not-debug",
@@ -586,9 +634,10 @@ QUIRKS: tuple[Quirk, ...] = (
             "target-not-debug.debug-target",
             "target-not-debug.g-keeps-info",
         ),
-        ("ptxdwarf.attacher.attach", "ptxdwarf.autodebug.attach_ptx"),
+        (),
         "attach adds ', debug' to .target (attach_ptx unless debug_target=False)",
         "target-not-debug",
+        feature_workarounds=("attach", "attach_ptx"),
     ),
     _q(
         "debug-target-without-info",
@@ -604,7 +653,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ".section block is refused ('requires PTX ISA .version 2.0'); from 2.0 on @@DWARF lines are refused "
         "('Deprecated feature'). Both forms give the same bytes.",
         ("dwarf-lines.isa-1", "dwarf-lines.isa-2", "dwarf-lines.section-isa-1", "dwarf-lines.section-isa-2"),
-        ("ptxdwarf.api.edit_debug_sections", "ptxdwarf.ptx.writer.format_dwarf_lines"),
+        (debug.edit_debug_sections, writer.format_dwarf_lines),
         "the reader reads both forms; a rewrite writes @@DWARF lines in a module below .version 2.0",
         "dwarf-lines-isa",
     ),
@@ -620,9 +669,10 @@ QUIRKS: tuple[Quirk, ...] = (
             "scoped-initializer.no-initializer",
             "scoped-initializer.without-g",
         ),
-        ("ptxdwarf.attacher.check_debuggable",),
+        (),
         "attach (both paths) refuses such a module, naming the variable",
         "not-debuggable",
+        feature_workarounds=("check_debuggable",),
     ),
     _q(
         "multiple-returns",
@@ -630,9 +680,10 @@ QUIRKS: tuple[Quirk, ...] = (
         "warning) but not with -g or a debug target: 'Function with multiple return values is not allowed "
         "with ABI'.",
         ("multiple-returns.g", "multiple-returns.without-g"),
-        ("ptxdwarf.attacher.check_debuggable",),
+        (),
         "attach (both paths) refuses such a module, naming the function",
         "not-debuggable",
+        feature_workarounds=("check_debuggable",),
     ),
     _q(
         "register-unused",
@@ -641,12 +692,13 @@ QUIRKS: tuple[Quirk, ...] = (
         ".nv_debug_info_reg_sass, so a debugger shows it as unavailable. Registers the code uses can be "
         "missing too, when ptxas folds their values away.",
         ("register-unused.declared-only", "register-unused.used"),
-        ("ptxdwarf.ptx.statements.used_names", "ptxdwarf.autodebug.describe._registers"),
+        (statements.used_names,),
         "attach describes only the registers the code uses; attach --only-mapped compiles once and leaves out "
         "(or makes empty pieces of) the registers the map lacks",
         None,
         lint_note="describing a register in vain does no harm to the cubin; check lists every described register "
         "the map lacks (unmapped_registers), which lint cannot know without ptxas",
+        feature_workarounds=("_registers",),
     ),
     _q(
         "predicate-count",
@@ -664,11 +716,12 @@ QUIRKS: tuple[Quirk, ...] = (
             "predicate-count.triton.fixture",
             "predicate-count.triton-no-predicates.fixture",
         ),
-        ("ptxdwarf.autodebug.describe.MAX_PREDICATES", "ptxdwarf.autodebug.describe._registers"),
+        (),
         "attach describes no predicate register unless asked (--predicates N, at most 51 per function, the "
         "first declared, with a warning naming the rest); no producer in the corpus describes one",
         "predicate-count",
         holds_on=("12.9", "13.0", "13.4", "13.5"),
+        feature_workarounds=("_registers",),
     ),
 )
 
@@ -688,26 +741,33 @@ def quirks_for_rule(rule: str) -> list[Quirk]:
     return [q for q in QUIRKS if q.lint_rule == rule]
 
 
-def resolve(ref: str) -> object:
-    """The object a dotted workaround reference names (``ptxdwarf.ptx.writer.B64_LIMIT``)."""
-    parts = ref.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj: object = importlib.import_module(".".join(parts[:cut]))
-        except ModuleNotFoundError:
-            continue
-        for name in parts[cut:]:
-            obj = getattr(obj, name)
-        return obj
-    raise ModuleNotFoundError(f"no module in {ref!r}")
+def workaround(*quirk_ids: str) -> Callable[[_C], _C]:
+    """Register the decorated function, method or class as a feature's workaround of the
+    quirks ``quirk_ids`` (each names it in its ``feature_workarounds``)."""
+    for id in quirk_ids:
+        quirk(id)
+
+    def register(code: _C) -> _C:
+        for id in quirk_ids:
+            if code.__qualname__ not in quirk(id).feature_workarounds:
+                raise ValueError(f"quirk {id} does not name the workaround {code.__qualname__}")
+            _REGISTERED.setdefault(id, []).append(code)
+        return code
+
+    return register
+
+
+def _name(code: Code) -> str:
+    return f"{code.__module__}.{code.__qualname__}"
 
 
 def markdown_table() -> str:
-    """The registry as the Markdown table docs/ptxas-facts.md shows."""
+    """The registry as the Markdown table docs/ptxas-facts.md shows (the features'
+    workarounds registered: see :meth:`Quirk.workarounds`)."""
     lines = ["| quirk | lint rule | workaround | repair | cases | holds on |", "|---|---|---|---|---|---|"]
     for q in QUIRKS:
         lint = f"`{q.lint_rule}`" if q.lint_rule else f"none: {q.lint_note}"
-        refs = ", ".join(f"`{r}`" for r in q.workaround) or "none"
+        refs = ", ".join(f"`{_name(code)}`" for code in q.workarounds()) or "none"
         cases = ", ".join(f"`{c}`" for c in q.cases)
         holds = ", ".join(q.holds_on) or "not reproduced"
         repairs = ", ".join(f"`{r}`" for r in q.repairs) or "none"

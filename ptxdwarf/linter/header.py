@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from ..attacher import not_debuggable
+from ..cuda.debuggable import not_debuggable
 from ..cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT
 from ..cuda.quirks import quirk
 from ..dwarf.constants import AT, TAG

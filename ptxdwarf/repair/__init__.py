@@ -1,8 +1,8 @@
 """Repairs of PTX debug info: :func:`fix` (what lint finds, repaired where ptxas needs it).
 
-Each repair is a function of :mod:`.text` or :mod:`.sections` marked with its phase
-(:mod:`.registry`); the quirk registry (:mod:`ptxdwarf.cuda.quirks`) names it beside the
-measured fact and the lint rule. :mod:`.text` repairs the text around the sections, :mod:`.sections` the sections;
+Each repair is a function of :mod:`.text` or :mod:`.sections` registered for the quirks
+it repairs, with its phase (:mod:`.registry`); the quirk registry
+(:mod:`ptxdwarf.cuda.quirks`) names it beside the measured fact and the lint rule. :mod:`.text` repairs the text around the sections, :mod:`.sections` the sections;
 :mod:`.fix` runs them. :func:`strip` removes debug information, :func:`remap_paths`
 rewrites source paths.
 """
@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from . import sections, text  # noqa: F401  (they register the repairs)
 from .fixer import FixResult, fix, repairable
-from .registry import REPAIRERS, Repair, Repairer
+from .registry import Repair, Repairer, repairs_of
 from .remap import parse_remap, remap_path, remap_paths
 from .stripper import strip
 
 __all__ = [
-    "REPAIRERS",
     "FixResult",
     "Repair",
     "Repairer",
@@ -25,5 +24,6 @@ __all__ = [
     "remap_path",
     "remap_paths",
     "repairable",
+    "repairs_of",
     "strip",
 ]

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-from ..cuda.quirks import quirks_for_rule, resolve
+from ..cuda.quirks import quirks_for_rule
 from ..dwarf.decode import decode_sections
 from ..dwarf.encode import encode_sections
 from ..dwarf.image import SectionImage
 from ..errors import DwarfError
 from ..linter import ERROR, Finding, lint_module
+from ..ptx.debug import edit_debug_sections
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule, parse_ptx
 from ..ptx.writer import Style
-from .registry import REPAIRERS, Repair, Repairer, SectionJob, TextJob
+from .registry import Repair, Repairer, SectionJob, TextJob, repairs_of
 from .sections import labels_to_numbers
 
 __all__ = ["FixResult", "fix", "repairable"]
@@ -56,11 +56,7 @@ class FixResult:
 
 def repairable(finding: Finding) -> list[Repairer]:
     """The repairs the quirk registry names for the quirks of ``finding``'s rule."""
-    return [
-        Repairer(q.id, REPAIRERS[ref], cast("Callable[..., list[Repair]]", resolve(ref)), ref)
-        for q in quirks_for_rule(finding.rule)
-        for ref in q.repairs
-    ]
+    return [r for q in quirks_for_rule(finding.rule) for r in repairs_of(q)]
 
 
 def _plan(findings: list[Finding], phases: tuple[str, ...]) -> list[tuple[Repairer, list[Finding]]]:
@@ -70,7 +66,7 @@ def _plan(findings: list[Finding], phases: tuple[str, ...]) -> list[tuple[Repair
     for f in findings:
         for r in repairable(f):
             if r.phase in phases:
-                plan.setdefault(f"{r.quirk}:{r.ref}", (r, []))[1].append(f)
+                plan.setdefault(f"{r.quirk}:{r.name}", (r, []))[1].append(f)
     return list(plan.values())
 
 
@@ -109,10 +105,10 @@ def fix(
             section_plan = [
                 (r, fs)
                 for r, fs in _plan(findings, ("image", "model"))
-                if f"{r.quirk}:{r.ref}" not in sections_done
+                if f"{r.quirk}:{r.name}" not in sections_done
             ]
             if section_plan:
-                sections_done.update(f"{r.quirk}:{r.ref}" for r, _ in section_plan)
+                sections_done.update(f"{r.quirk}:{r.name}" for r, _ in section_plan)
                 fixed = _repair_sections(module, section_plan, ptxas_version, max_version, style)
                 if fixed is not None:
                     text, made = fixed
@@ -134,8 +130,6 @@ def _repair_sections(
     """The text with the section repairs of ``plan`` made, or None when nothing changed or
     the sections a model repair needs cannot be decoded (lint's structure findings say why).
     Image repairs alone write back only the sections they changed, undecoded."""
-    from ..api import edit_debug_sections
-
     original = dict(module.images(debug_only=True).items())
     job = SectionJob(module, dict(original), ptxas_version=ptxas_version, max_version=max_version)
     made: list[Repair] = []

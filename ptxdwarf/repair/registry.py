@@ -1,12 +1,13 @@
 """The repairs of the ``fix`` command, and the phases they run in.
 
-A repair is a function marked with :func:`repairer`; the quirks of
-:mod:`ptxdwarf.cuda.quirks` that it repairs name it (a dotted reference in ``repairs``),
-so the measured fact, the lint rule that finds it and its repair are one registry
-entry. Repairs run in phases: ``text`` repairs edit the PTX text around the
-debug sections (:class:`TextJob`); ``image`` repairs change the section images before
-they are decoded and ``model`` repairs the decoded DIEs (:class:`SectionJob`), after
-which the sections are encoded again.
+A repair is a function registered with :func:`repair` for the quirks of
+:mod:`ptxdwarf.cuda.quirks` it repairs, each of which names it in its ``repairs``: so
+the measured fact, the lint rule that finds it and its repair are one registry entry.
+A repair is given the lint findings it answers and repairs what they name. Repairs run
+in phases: ``text`` repairs edit the PTX text around the debug sections
+(:class:`TextJob`); ``image`` repairs change the section images before they are decoded
+and ``model`` repairs the decoded DIEs (:class:`SectionJob`), after which the sections
+are encoded again.
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..cuda.quirks import Quirk, quirk
 from ..dwarf.encode import EncodeOptions
 from ..dwarf.image import SectionImage
-from ..dwarf.model import DebugInfo
+from ..dwarf.model import DIE, Attribute, DebugInfo
+from ..linter.finding import Finding
 from ..ptx.edits import TextEdits
 from ..ptx.reader import PtxModule
 
-__all__ = ["PHASES", "REPAIRERS", "Repair", "Repairer", "SectionJob", "TextJob", "repairer"]
+__all__ = ["PHASES", "Repair", "Repairer", "SectionJob", "TextJob", "repair", "repairs_of"]
 
 PHASES = ("text", "image", "model")
 
@@ -95,6 +98,7 @@ class SectionJob:
     no_labels: bool = False
     """Write every reference to a label of a debug section as its number, and define no
     label in them (none that the code names): PTX ISA below 7.0 takes no labels there."""
+    _dies: list[DIE] | None = field(default=None, repr=False)
 
     def where(self, section: str | None = None, offset: int | None = None) -> str:
         """``file:line`` of a section offset (of the text as read), else the file."""
@@ -104,6 +108,34 @@ class SectionJob:
             if where is not None:
                 return where
         return self.module.filename
+
+    def die_of(self, finding: Finding) -> DIE | None:
+        """The DIE of :attr:`info` that ``finding`` names by its ``.debug_info`` offset: the one
+        with an attribute value there, else the one whose bytes hold it."""
+        found = self.attribute_of(finding)
+        if found is not None:
+            return found[0]
+        around = self._dies_around(finding)
+        return around[-1] if around else None
+
+    def attribute_of(self, finding: Finding) -> tuple[DIE, Attribute] | None:
+        """The DIE and the attribute whose value is at the ``.debug_info`` offset of ``finding``
+        (a value of no bytes, ``DW_FORM_flag_present``, may lie where the next DIE starts)."""
+        for die in self._dies_around(finding):
+            attr = next((a for a in die.attributes if a.value_offset == finding.offset), None)
+            if attr is not None:
+                return die, attr
+        return None
+
+    def _dies_around(self, finding: Finding) -> list[DIE]:
+        """The DIE whose bytes hold the offset of ``finding`` in ``.debug_info``, after the DIE
+        before it."""
+        if self.info is None or finding.section != ".debug_info" or finding.offset is None:
+            return []
+        if self._dies is None:
+            self._dies = sorted((d for d in self.info.iter_dies() if d.offset >= 0), key=lambda d: d.offset)
+        i = bisect.bisect_right(self._dies, finding.offset, key=lambda d: d.offset)
+        return self._dies[max(i - 2, 0) : i]
 
 
 _F = TypeVar("_F", bound=Callable[..., list[Repair]])
@@ -116,21 +148,40 @@ class Repairer:
     quirk: str
     phase: str
     apply: Callable[..., list[Repair]]
-    ref: str
+
+    @property
+    def name(self) -> str:
+        """The repair's name, as the quirk names it in its ``repairs``."""
+        return self.apply.__name__
 
 
-#: Every repair function, by its dotted reference, with its phase.
-REPAIRERS: dict[str, str] = {}
+#: The registered repairs of each quirk, by quirk id.
+_REPAIRERS: dict[str, list[Repairer]] = {}
 
 
-def repairer(phase: str) -> Callable[[_F], _F]:
-    """Make the decorated function a repair of ``phase``; the quirks it repairs name it
-    in their ``repairs`` (:mod:`ptxdwarf.cuda.quirks`)."""
+def repair(*quirk_ids: str, phase: str) -> Callable[[_F], _F]:
+    """Make the decorated function the ``phase`` repair of the quirks ``quirk_ids`` (each
+    names it in its ``repairs``, :mod:`ptxdwarf.cuda.quirks`)."""
     if phase not in PHASES:
         raise ValueError(f"unknown repair phase {phase!r}")
+    for id in quirk_ids:
+        quirk(id)
 
     def register(fn: _F) -> _F:
-        REPAIRERS[f"{fn.__module__}.{fn.__qualname__}"] = phase
+        for id in quirk_ids:
+            if fn.__name__ not in quirk(id).repairs:
+                raise ValueError(f"quirk {id} does not name the repair {fn.__name__}")
+            _REPAIRERS.setdefault(id, []).append(Repairer(id, phase, fn))
         return fn
 
     return register
+
+
+def repairs_of(q: Quirk) -> list[Repairer]:
+    """The repairs of quirk ``q``, in the order it names them. LookupError while one of them
+    is not registered (its module, :mod:`.text` or :mod:`.sections`, not imported)."""
+    registered = {r.name: r for r in _REPAIRERS.get(q.id, ())}
+    missing = [name for name in q.repairs if name not in registered]
+    if missing:
+        raise LookupError(f"quirk {q.id}: repair {', '.join(missing)} not registered")
+    return [registered[name] for name in q.repairs]

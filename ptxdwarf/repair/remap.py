@@ -41,8 +41,8 @@ def remap_paths(text: str, remaps: Sequence[tuple[str, str]], *, filename: str =
     ``.debug_info`` are written inline (``DW_FORM_string``).
     Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read.
     """
-    from ..api import decode_module, edit_debug_sections
     from ..dwarf.encode import encode_sections
+    from ..ptx.debug import decode_module, edit_debug_sections
 
     module = parse_ptx(text, filename)
     edits = TextEdits(text, where=filename)

@@ -1,5 +1,6 @@
 """Repairs of the debug sections: of their images before decoding, and of the decoded DIEs
-before they are encoded again.
+before they are encoded again. Each repairs what the lint findings it is given name: the
+section, the symbolic value, the DIE or the attribute.
 
 Encoding again is itself the repair of several traps: every symbol goes alone on its
 directive (ptxas-syntax), unit lengths and differences become numbers
@@ -8,16 +9,16 @@ directive (ptxas-syntax), unit lengths and differences become numbers
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from ..dwarf.constants import AT, FORM, TAG
 from ..dwarf.image import Reloc, SectionImage
-from ..dwarf.model import DIE, Attribute
+from ..dwarf.model import DIE, Attribute, DebugInfo
 from ..linter.finding import Finding
 from ..linter.locations import bitfield_member_order
 from ..ptx.symbols import DATA_LABEL, SECTION, symbol_table
-from .registry import Repair, SectionJob, repairer
+from .registry import Repair, SectionJob, repair
 
 __all__ = [
     "dwarf2_forms",
@@ -35,13 +36,15 @@ __all__ = [
 ]
 
 
-@repairer("image")
+@repair("wide-literal-truncated", phase="image")
 def whole_wide_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
-    """Each ``.b64`` number of 2**32 or more keeps its whole value (the reader keeps what
-    ptxas keeps, the low 32 bits); the writer puts it as two ``.b32``."""
+    """Each ``.b64`` number of 2**32 or more in the sections of ``findings`` keeps its whole
+    value (the reader keeps what ptxas keeps, the low 32 bits); the writer puts it as two
+    ``.b32``."""
     repairs = []
+    named = {f.section for f in findings}
     for name, image in list(job.images.items()):
-        if not image.wide_values:
+        if name not in named or not image.wide_values:
             continue
         data = bytearray(image.data)
         for offset, value in sorted(image.wide_values.items()):
@@ -57,16 +60,20 @@ def _fits(value: int, size: int) -> bool:
     return 0 <= value < 1 << (8 * size)
 
 
-@repairer("image")
+@repair("duplicate-section", phase="image")
 def merge_blocks(job: SectionJob, findings: list[Finding]) -> list[Repair]:
-    """The blocks of a section given more than once written as one block, in text order
-    (what the reader makes of them; ptxas drops or overlays the later ones)."""
+    """The blocks of each section ``findings`` find given again written as one block, in text
+    order (what the reader makes of them; ptxas drops or overlays the later ones)."""
+    again = {f.where for f in findings}
     counts: dict[str, int] = {}
+    named: set[str] = set()
     for block in job.module.sections:
         counts[block.name] = counts.get(block.name, 0) + 1
+        if f"{job.module.filename}:{block.line}" in again:
+            named.add(block.name)
     repairs = []
     for name, n in counts.items():
-        if n > 1 and name in job.images:
+        if name in named and name in job.images:
             job.images[name] = replace(job.images[name])  # a copy: written back as one block
             first = next(b for b in job.module.sections if b.name == name)
             repairs.append(
@@ -79,11 +86,13 @@ def merge_blocks(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     return repairs
 
 
-@repairer("image")
+@repair("symbol-outside-info", phase="image")
 def numbers_outside_info(job: SectionJob, findings: list[Finding]) -> list[Repair]:
-    """A section name or data label outside ``.debug_info`` (which ptxas writes as 0) ->
-    the number it stands for. A code label plus N has no number to write: not repaired."""
+    """The section name or data label at each place of ``findings`` outside ``.debug_info``
+    (which ptxas writes as 0) -> the number it stands for. A code label plus N has no number
+    to write: not repaired."""
     table = symbol_table(job.module)
+    places = {(f.section, f.offset) for f in findings}
     repairs = []
     for name, image in list(job.images.items()):
         if name == ".debug_info" or not name.startswith(".debug_"):
@@ -92,6 +101,9 @@ def numbers_outside_info(job: SectionJob, findings: list[Finding]) -> list[Repai
         kept: list[Reloc] = []
         changed = False
         for reloc in image.relocs:
+            if (name, reloc.offset) not in places:
+                kept.append(reloc)
+                continue
             sym = reloc.symbol
             found = table.lookup(sym.name)
             if found.kind == SECTION:
@@ -126,13 +138,16 @@ def _block_form(size: int) -> int:
     return int(FORM.block4)
 
 
-@repairer("model")
+@repair("dwarf4-form", phase="model")
 def dwarf2_forms(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """``DW_FORM_flag_present`` -> ``flag`` 1, ``exprloc`` -> ``block1/2/4``, ``sec_offset``
-    -> ``data4``; a ``DW_FORM_indirect`` of a ``DW_FORM_indirect`` -> one ``DW_FORM_indirect``."""
+    -> ``data4``; a ``DW_FORM_indirect`` of a ``DW_FORM_indirect`` -> one ``DW_FORM_indirect``:
+    in the DIEs of ``findings`` and the DIEs of their unit with the same abbreviation (lint
+    names each form of an abbreviation once)."""
     assert job.info is not None
+    named = {id(die) for die in map(job.die_of, findings) if die is not None}
     counts: dict[str, int] = {}
-    for die in job.info.iter_dies():
+    for die in _same_abbreviations(job.info, named):
         for attr in die.attributes:
             inner = attr.innermost
             if attr.form == FORM.indirect and isinstance(attr.value, Attribute) and attr.value is not inner:
@@ -155,11 +170,21 @@ def dwarf2_forms(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     return [Repair("dwarf4-form", job.where(), f"{what} ({n} attribute(s))") for what, n in counts.items()]
 
 
-@repairer("model")
+def _same_abbreviations(info: DebugInfo, named: set[int]) -> Iterator[DIE]:
+    """The DIEs whose unit holds a DIE of ``named`` (by ``id``) with the same abbreviation code."""
+    for unit in info.units:
+        codes = {die.abbrev_code for die in unit.iter_dies() if id(die) in named}
+        if codes:
+            yield from (die for die in unit.iter_dies() if die.abbrev_code in codes)
+
+
+@repair("ref-addr-size", phase="model")
 def ref4_references(job: SectionJob, findings: list[Finding]) -> list[Repair]:
-    """``DW_FORM_ref_addr`` (which ptxas reads as 8 bytes in every DWARF version) in a
-    version 3+ unit -> ``DW_FORM_ref4`` to the same DIE, when it is in the same unit."""
+    """The ``DW_FORM_ref_addr`` of ``findings`` (which ptxas reads as 8 bytes in every DWARF
+    version) in a version 3+ unit -> ``DW_FORM_ref4`` to the same DIE, when it is in the same
+    unit."""
     assert job.info is not None
+    named = {id(found[1]) for found in map(job.attribute_of, findings) if found is not None}
     n = 0
     for unit in job.info.units:
         if unit.version < 3 or unit.die is None:
@@ -168,7 +193,7 @@ def ref4_references(job: SectionJob, findings: list[Finding]) -> list[Repair]:
         for die in unit.iter_dies():
             for attr in die.attributes:
                 inner = attr.innermost
-                if inner.form != FORM.ref_addr or not isinstance(inner.target, int):
+                if id(attr) not in named or inner.form != FORM.ref_addr or not isinstance(inner.target, int):
                     continue
                 if not start <= inner.target < end:
                     continue
@@ -182,7 +207,7 @@ def ref4_references(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     )
 
 
-@repairer("model")
+@repair("abbrev-code-order", phase="model")
 def renumber_abbrevs(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """Abbreviation codes made dense in table order (1..N), the DIEs following."""
     job.options = replace(job.options, keep_abbrevs=False)
@@ -207,13 +232,20 @@ def _linkage_move(die: DIE) -> tuple[int, int] | None:
 
 
 def _move_attributes(
-    job: SectionJob, rule: str, move: Callable[[DIE], tuple[int, int] | None], what: str
+    job: SectionJob,
+    findings: list[Finding],
+    rule: str,
+    move: Callable[[DIE], tuple[int, int] | None],
+    what: str,
 ) -> list[Repair]:
-    """In each DIE for which ``move`` gives (from, to), the attribute at index ``from`` moved
-    to index ``to``; one repair per DIE, ``what`` saying what moved."""
+    """In each DIE of ``findings`` for which ``move`` gives (from, to), the attribute at index
+    ``from`` moved to index ``to``; one repair per DIE, ``what`` saying what moved."""
     assert job.info is not None
+    named = {id(die) for die in map(job.die_of, findings) if die is not None}
     repairs = []
     for die in job.info.iter_dies():
+        if id(die) not in named:
+            continue
         found = move(die)
         if found is None:
             continue
@@ -226,25 +258,32 @@ def _move_attributes(
     return repairs
 
 
-@repairer("model")
+@repair("name-before-linkage-name", phase="model")
 def linkage_name_first(job: SectionJob, findings: list[Finding]) -> list[Repair]:
-    """In a subprogram whose ``DW_AT_name`` precedes its ``DW_AT_MIPS_linkage_name``, the
-    linkage name moved to just before the name (nvcc's order)."""
+    """In each subprogram of ``findings`` whose ``DW_AT_name`` precedes its
+    ``DW_AT_MIPS_linkage_name``, the linkage name moved to just before the name (nvcc's order)."""
     return _move_attributes(
-        job, "name-before-linkage-name", _linkage_move, "DW_AT_MIPS_linkage_name moved before DW_AT_name"
+        job,
+        findings,
+        "name-before-linkage-name",
+        _linkage_move,
+        "DW_AT_MIPS_linkage_name moved before DW_AT_name",
     )
 
 
-@repairer("model")
+@repair("strp-label-reused", phase="model")
 def strp_own_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
-    """A ``.debug_str`` label referenced more than once from ``.debug_info`` (ptxas resolves
-    the second to 0) -> each such reference written as the string's offset."""
+    """Each ``.debug_str`` label ``findings`` find referenced again from ``.debug_info`` (ptxas
+    resolves the second reference to 0) -> every reference to it written as the string's offset."""
     assert job.info is not None
+    places = {f.offset for f in findings if f.section == ".debug_info"}
+    info_relocs = job.images[".debug_info"].relocs if ".debug_info" in job.images else []
+    reused = {r.symbol.name for r in info_relocs if r.offset in places}
     uses: dict[str, list[Attribute]] = {}
     for die in job.info.iter_dies():
         for attr in die.attributes:
             inner = attr.innermost
-            if inner.form == FORM.strp and inner.relocs:
+            if inner.form == FORM.strp and inner.relocs and inner.relocs[0].symbol.name in reused:
                 uses.setdefault(inner.relocs[0].symbol.name, []).append(inner)
     repairs = []
     for label, attrs in uses.items():
@@ -262,19 +301,20 @@ def strp_own_values(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     return repairs
 
 
-@repairer("model")
+@repair("bitfield-member-order", phase="model")
 def bitfield_location_first(job: SectionJob, findings: list[Finding]) -> list[Repair]:
-    """In a bit-field member with a strp name, ``DW_AT_data_member_location`` moved before
-    the bit attributes (the builder's order)."""
+    """In each bit-field member of ``findings`` (with a strp name), ``DW_AT_data_member_location``
+    moved before the bit attributes (the builder's order)."""
     return _move_attributes(
         job,
+        findings,
         "bitfield-member-order",
         bitfield_member_order,
         "DW_AT_data_member_location moved before the bit attributes",
     )
 
 
-@repairer("model")
+@repair("version-too-low", phase="model")
 def no_section_labels(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """For a module whose ``.version`` stays below what its section labels need (the target
     ptxas takes no newer one): the sections encoded again with numbers for every label
@@ -308,7 +348,7 @@ def labels_to_numbers(images: dict[str, SectionImage], keep: set[str]) -> dict[s
     return out
 
 
-@repairer("model")
+@repair("info-label-difference", "ptxas-syntax", phase="model")
 def encode_again(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """Nothing but encoding the sections again (see the module's docstring)."""
     return [Repair(f.rule, f.where, "sections encoded again") for f in findings]

@@ -11,7 +11,7 @@ from ..linter.header import version_needs
 from ..ptx.placement import first_label_anchors, labels_dropped
 from ..ptx.reader import PtxFunction, is_dotted_name, mask_comments
 from ..ptx.symbols import UNDEFINED, ptx_valid_name, symbol_table
-from .registry import Repair, TextJob, repairer
+from .registry import Repair, TextJob, repair
 
 __all__ = [
     "anchor_first_labels",
@@ -26,7 +26,7 @@ _STRING = r'"(?:[^"\\\n]|\\.)*"'
 _TWO_STRINGS = re.compile(rf"([ \t]*\.file[ \t]+\d+[ \t]+)({_STRING})[ \t]*({_STRING})")
 
 
-@repairer("text")
+@repair("file-two-strings", phase="text")
 def join_file_strings(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """``.file N "dir" "name"`` -> ``.file N "dir/name"`` (a name that is absolute stays
     as it is)."""
@@ -62,7 +62,7 @@ def _ascii(ch: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-@repairer("text")
+@repair("non-ascii-comment", phase="text")
 def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """Non-ASCII characters in comments written as ASCII escapes (``\\u00e9``), for a ptxas
     that rejects them (13.0, and any when the version is not known). Those in strings
@@ -87,7 +87,7 @@ def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
 _VERSION = re.compile(r"\.version[ \t]+(\d+)\.(\d+)")
 
 
-@repairer("text")
+@repair("version-too-low", phase="text")
 def raise_version(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """``.version`` raised to the lowest PTX ISA the debug sections need."""
     module = job.module
@@ -114,7 +114,7 @@ def raise_version(job: TextJob, findings: list[Finding]) -> list[Repair]:
 _NAME = re.compile(r"[A-Za-z_$%][\w$]*(?:\.[\w$]+)+")
 
 
-@repairer("text")
+@repair("ptxas-syntax", phase="text")
 def rename_dotted_symbols(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """A name with a '.' in a debug section (``__PRETTY_FUNCTION__._Z3foov``, which ptxas
     cannot parse) -> the name the module defines for it (``__PRETTY_FUNCTION___$__Z3foov``)."""
@@ -149,7 +149,7 @@ def _used_labels(job: TextJob) -> set[str]:
     return {r.symbol.name for image in job.module.images(debug_only=True).values() for r in image.relocs}
 
 
-@repairer("text")
+@repair("first-label-at-zero", phase="text")
 def anchor_first_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """A label before the first instruction of each function whose first label the debug
     sections use and ptxas would place at the function's start: that label is then the
@@ -169,7 +169,7 @@ def anchor_first_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
     return repairs
 
 
-@repairer("text")
+@repair("label-at-line-zero", phase="text")
 def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """A second label right after each label the debug sections use that ptxas would drop
     (its code at line 0, its block leading to a line): the first then leads to the second,
