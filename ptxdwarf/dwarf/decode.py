@@ -15,7 +15,7 @@ from typing import Any
 from construct import ConstructError
 
 from ..errors import DwarfError
-from .constants import AT, FORM, at_name, form_name, tag_name
+from .constants import AT, FORM, at_name, tag_name
 from .forms import (
     RELOCATABLE_FORMS,
     read_uleb,
@@ -741,7 +741,3 @@ def _loader(
 
     return load
 
-
-def describe_attribute(die: DIE, attr: Attribute) -> str:
-    """``DW_AT_name [DW_FORM_string] of DW_TAG_subprogram at 0x3b`` for messages."""
-    return f"{at_name(attr.name)} [{form_name(attr.form or 0)}] of {die.describe()}"

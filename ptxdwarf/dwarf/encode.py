@@ -103,9 +103,6 @@ class Encoded:
     """Built DIEs the writers compiled per shape gave back to the general path (a value
     they do not expect); what they had written was taken back."""
 
-    def offset_of(self, die: DIE) -> int:
-        return self.offsets[id(die)]
-
 
 def choose_form(attr: Attribute, version: int, options: EncodeOptions) -> int:
     """The form an attribute is written with when its form is left open."""

@@ -34,7 +34,6 @@ __all__ = [
     "AUTO_REF",
     "AUTO_SECTION",
     "AUTO_STRING",
-    "FIXED_SIZE_FORMS",
     "RELOCATABLE_FORMS",
     "fixed_formats",
     "form_table",
@@ -45,30 +44,8 @@ __all__ = [
     "uleb_bytes",
 ]
 
-U8 = struct.Struct("<B")
 U16 = struct.Struct("<H")
 U32 = struct.Struct("<I")
-U64 = struct.Struct("<Q")
-
-#: Forms of a fixed size, whatever the value.
-FIXED_SIZE_FORMS = frozenset(
-    {
-        FORM.addr,
-        FORM.data1,
-        FORM.data2,
-        FORM.data4,
-        FORM.data8,
-        FORM.flag,
-        FORM.ref1,
-        FORM.ref2,
-        FORM.ref4,
-        FORM.ref8,
-        FORM.ref_addr,
-        FORM.strp,
-        FORM.sec_offset,
-        FORM.ref_sig8,
-    }
-)
 
 #: Forms whose value may be a symbol (relocated by ptxas or a linker).
 RELOCATABLE_FORMS = frozenset({FORM.addr, FORM.data4, FORM.data8, FORM.strp, FORM.sec_offset, FORM.ref_addr})

@@ -170,9 +170,6 @@ class SectionImage:
             out.setdefault(off, []).append(name)
         return out
 
-    def iter_relocs(self) -> Iterator[Reloc]:
-        return iter(self.relocs)
-
 
 @contextmanager
 def gc_paused() -> Iterator[None]:

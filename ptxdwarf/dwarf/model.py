@@ -19,7 +19,6 @@ from .constants import (
     FORM,
     SECTION_POINTER_ATTRIBUTES,
     TAG,
-    address_class_name,
     at_code,
     at_name,
     form_code,
@@ -64,7 +63,6 @@ __all__ = [
 
 #: Forms whose value is an offset of a DIE in the same unit.
 REFERENCE_FORMS = frozenset({FORM.ref1, FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_udata})
-BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
 STRING_FORMS = frozenset({FORM.string, FORM.strp})
 
 _AT_CACHE: dict[str, int] = {}
@@ -648,11 +646,6 @@ class DebugInfo:
                 names.append(name)
         names.extend(n for n in self.raw if n not in names)
         return names
-
-
-def describe_address_class(code: int) -> str:
-    """``2 (ADDR_reg_space)``."""
-    return f"{code} ({address_class_name(code)})"
 
 
 # --- DIEs made by the builder -------------------------------------------------------
