@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .cuda.ptxas import Ptxas, PtxasCancelled, PtxasFailed, find_ptxas
     from .cuda.regmap import FunctionRegisters, RegisterMapEntry, read_register_map
     from .dump import dump_json, dump_text, iter_json
+    from .dwarf.built import BuiltDIE
     from .dwarf.constants import AT, ATE, FORM, LANG, OP, TAG, AddressClass, address_class_name
     from .dwarf.decode import decode_sections
     from .dwarf.encode import Encoded, EncodeOptions, encode, encode_sections
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
         AbbrevTable,
         ArangeSet,
         Attribute,
-        BuiltDIE,
         DebugInfo,
         LocationList,
         NameSet,
@@ -109,6 +109,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "register_name",
         "register_number",
     ),
+    "dwarf.built": ("BuiltDIE",),
     "dwarf.image": ("Reloc", "SectionImage", "Symbol"),
     "dwarf.model": (
         "DIE",
@@ -116,7 +117,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "AbbrevTable",
         "ArangeSet",
         "Attribute",
-        "BuiltDIE",
         "DebugInfo",
         "LocationList",
         "NameSet",

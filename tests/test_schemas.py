@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import ptxdwarf
 from ptxdwarf import AT, FORM, TAG, Reloc, Symbol
-from ptxdwarf.dwarf.model import BuiltDIE
+from ptxdwarf.dwarf.built import BuiltDIE
 from ptxdwarf.forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
 from ptxdwarf.schemas import (
     ABBREV_TABLE,

@@ -26,8 +26,8 @@ from ptxdwarf import (
     EncodeOptions,
     loc,
 )
+from ptxdwarf.dwarf.built import BuiltDIE, shape_of
 from ptxdwarf.dwarf.forms import AUTO_FORM, AUTO_STRING
-from ptxdwarf.dwarf.model import BuiltDIE, shape_of
 
 
 def _materialize(info: ptxdwarf.DebugInfo) -> int:
