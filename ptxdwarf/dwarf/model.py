@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from .constants import (
     AT,
@@ -37,6 +37,7 @@ __all__ = [
     "Attribute",
     "DIE",
     "DebugInfo",
+    "DebugSource",
     "LocationList",
     "MacinfoUnit",
     "NameSet",
@@ -481,6 +482,18 @@ class _Lazy(Generic[_T]):
         setattr(obj, self.slot, value)
 
 
+class DebugSource(Protocol):
+    """What a :class:`DebugInfo` was read from: a PTX module
+    (:class:`~ptxdwarf.ptx.reader.PtxModule`) or a cubin's sections
+    (:class:`~ptxdwarf.cuda.cubin.CubinImages`). The model asks only its name; a caller
+    that wants more asks which of the two it is (``isinstance``)."""
+
+    @property
+    def filename(self) -> str:
+        """The file it came from, as messages name it."""
+        ...
+
+
 @dataclass
 class DebugInfo:
     """Everything the debug sections of one PTX module or cubin say.
@@ -506,7 +519,8 @@ class DebugInfo:
     """Loaders of the parts decoded on first use (location lists, name sets, ...)."""
     source: str = "built"
     filename: str | None = None
-    module: Any = None
+    module: DebugSource | None = None
+    """What the model was read from (None for a built model)."""
     resolver: Callable[[Symbol], int] | None = field(default=None, repr=False)
     _by_offset: dict[int, DIE] | None = field(default=None, repr=False)
     _starts: tuple[list[int], list[DIE]] | None = field(default=None, repr=False)
