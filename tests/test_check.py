@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import ptxdwarf
 from ptxdwarf import AddressClass, DebugInfoBuilder, loc
-from ptxdwarf.check import check
+from ptxdwarf.check import CheckReport, check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.facts import within_reach
 from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT
@@ -463,7 +463,7 @@ def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
     fixture ``name`` compiled with ``ptxas``."""
     import importlib
 
-    comparison = importlib.import_module("ptxdwarf.check.comparison")
+    walk = importlib.import_module("ptxdwarf.check.walk")
     text = (FIXTURES / name).read_text()
     module = ptxdwarf.parse_ptx(text, name)
     info = ptxdwarf.decode_module(module)
@@ -472,8 +472,8 @@ def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
         _COMPILED[key] = compile_ptx(text, ptxas=ptxas).data
     found = ptxdwarf.cubin_images(_COMPILED[key])
     cubin = ptxdwarf.decode_sections(found.images, source="cubin")
-    report = comparison.CheckReport(name, "sm_75", "ptxas", "13.0")
-    return info, cubin, report, comparison._Comparer(module, info, cubin, found, report)
+    report = CheckReport(name, "sm_75", "ptxas", "13.0")
+    return info, cubin, report, walk.DieWalk(module, info, cubin, found, report)
 
 
 @pytest.mark.parametrize(
