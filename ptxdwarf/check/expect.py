@@ -6,6 +6,7 @@ from typing import Any
 
 from ..cuda.cubin import CubinImages
 from ..cuda.nvinfo import kernel_param_offsets
+from ..dwarf.constants import OP
 from ..dwarf.expr import ExpressionError, Op, decode_expression
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, die_path
@@ -37,9 +38,7 @@ __all__ = [
 ]
 
 
-_DW_OP_ADDR = 0x03
-_DW_OP_FBREG = 0x91
-_DW_OP_NOP = 0x96
+_DW_OP_ADDR, _DW_OP_FBREG, _DW_OP_NOP = int(OP.addr), int(OP.fbreg), int(OP.nop)
 
 
 def _function_of(symbol: PtxSymbol) -> str | None:
