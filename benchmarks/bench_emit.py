@@ -725,7 +725,9 @@ def bench_llvm(cache: Path, functions: int, repeat: int, llc: str, bitcode: bool
     info = ptxdwarf.read(text=text, filename=str(ptx_debug))
     dies = sum(1 for _ in info.iter_dies())
     dwarf_bytes = sum(len(img.data) for img in (info.sections or {}).values())
-    llc_chars = debug_block_chars(info.module)
+    module = info.module
+    assert isinstance(module, ptxdwarf.ptx.PtxModule)
+    llc_chars = debug_block_chars(module)
     reemit = {}
     for keep in (False, True):
         log(f"timing ptxdwarf re-emit, keep_abbrevs={keep} ({repeat} runs) ...")

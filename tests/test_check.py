@@ -23,7 +23,7 @@ import ptxdwarf.dwarf
 import ptxdwarf.ptx
 import ptxdwarf.ptx.debug
 from ptxdwarf import DebugInfoBuilder, loc
-from ptxdwarf.checker import check
+from ptxdwarf.checker import CheckReport, check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.facts import within_reach
 from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT, Ptxas, PtxasFailed, wheel_ptxas
@@ -472,7 +472,7 @@ def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
     fixture ``name`` compiled with ``ptxas``."""
     import importlib
 
-    comparison = importlib.import_module("ptxdwarf.checker.comparison")
+    walk = importlib.import_module("ptxdwarf.checker.walk")
     text = (FIXTURES / name).read_text()
     module = ptxdwarf.ptx.parse_ptx(text, name)
     info = ptxdwarf.ptx.debug.decode_module(module)
@@ -481,8 +481,8 @@ def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
         _COMPILED[key] = compile_ptx(text, ptxas=ptxas).data
     found = ptxdwarf.cuda.cubin_images(_COMPILED[key])
     cubin = ptxdwarf.dwarf.decode_sections(found.images, source="cubin")
-    report = comparison.CheckReport(name, "sm_75", "ptxas", "13.0")
-    return info, cubin, report, comparison._Comparer(module, info, cubin, found, report)
+    report = CheckReport(name, "sm_75", "ptxas", "13.0")
+    return info, cubin, report, walk.DieWalk(module, info, cubin, found, report)
 
 
 @pytest.mark.parametrize(

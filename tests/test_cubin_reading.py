@@ -22,6 +22,9 @@ import ptxdwarf.cuda
 import ptxdwarf.dump
 import ptxdwarf.dwarf
 from ptxdwarf.cli import main
+from ptxdwarf.cuda.cubin import cubin_images
+from ptxdwarf.cuda.nvinfo import EIATTR_KPARAM_INFO, EIATTR_PARAM_CBANK, iter_attributes, kernel_param_offsets
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.errors import PtxDwarfError
 
 CALL = FIXTURES / "nvcc" / "call_example.sm_75.ptx"
@@ -155,3 +158,42 @@ def test_range_lists_end_where_dropped_labels_make_the_end_mark() -> None:
     defined = SectionImage(".debug_ranges", bytes(32), relocs, relocs_applied=True)
     ((offset, entries),) = [(r.offset, r.entries) for r in _decode_ranges(defined, 8, 2)]
     assert offset == 0 and [(b.name, e.name) for b, e in entries] == [("$L__a", "$L__b")]
+
+
+_KERNEL = """.version 9.0
+.target sm_75
+.address_size 64
+
+.visible .entry k(
+\t.param .u64 k_param_0,
+\t.param .f64 k_param_1,
+\t.param .u8 k_param_2
+)
+{
+\t.reg .b16 %rs<2>;
+\t.reg .b32 %r<4>;
+\t.reg .f64 %fd<2>;
+\t.reg .b64 %rd<3>;
+\tld.param.s8 %rs1, [k_param_2];
+\tld.param.u64 %rd1, [k_param_0];
+\tld.param.f64 %fd1, [k_param_1];
+\tcvta.to.global.u64 %rd2, %rd1;
+\tcvt.rzi.s32.f64 %r1, %fd1;
+\tcvt.s32.s16 %r2, %rs1;
+\tadd.s32 %r3, %r1, %r2;
+\tst.global.u32 [%rd2], %r3;
+\tret;
+}
+"""
+
+
+def test_kernel_parameters_are_where_nv_info_places_them_in_the_constant_bank(ptxas: Ptxas) -> None:
+    """``.nv.info.k`` of sm_75: EIATTR_PARAM_CBANK puts the parameters at 0x160 in bank 0 and
+    one EIATTR_KPARAM_INFO per parameter gives its offset there (the last parameter first)."""
+    found = cubin_images(ptxas.compile(_KERNEL, arch="sm_75").cubin)
+    attrs = list(iter_attributes(found.nv_info["k"]))
+    bank = [v for a, v in attrs if a == EIATTR_PARAM_CBANK]
+    assert len(bank) == 1 and int.from_bytes(bank[0][4:6], "little") == 0x160
+    ordinals = [int.from_bytes(v[4:6], "little") for a, v in attrs if a == EIATTR_KPARAM_INFO]
+    assert ordinals == [2, 1, 0]
+    assert kernel_param_offsets(found) == {"k": {0: 0x160, 1: 0x168, 2: 0x170}}

@@ -17,6 +17,7 @@ import ptxdwarf.cuda
 import ptxdwarf.dwarf
 import ptxdwarf.ptx
 from ptxdwarf.cli import main
+from ptxdwarf.cuda.cubin import CubinImages
 from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.dwarf.forms import sleb_bytes, uleb_bytes
 from ptxdwarf.dwarf.image import SectionImage
@@ -237,6 +238,7 @@ def test_sass_rows_point_at_instructions_of_the_ptx_text(ptxas: Ptxas) -> None:
         text = (FIXTURES / "nvcc" / name).read_text()
         info = ptxdwarf.cuda.read_cubin(ptxas.compile(text, arch="sm_75", relocatable=True).cubin)
         found = info.module
+        assert isinstance(found, CubinImages)
         assert info.lines is not None and found.ptx_text is not None
         ptx_lines = found.ptx_text.split(b"\0")
         (program,) = [p for p in info.lines if p.section == ".nv_debug_line_sass"]

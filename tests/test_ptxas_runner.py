@@ -71,7 +71,7 @@ def test_check_loads_the_comparison_after_it_starts_ptxas() -> None:
         "import sys, importlib; m = importlib.import_module('ptxdwarf.checker');"
         "heavy = [n for n in ('ptxdwarf.checker.comparison', 'ptxdwarf.dwarf.decode', 'ptxdwarf.api') if n in sys.modules];"
         "assert not heavy, heavy;"
-        "from ptxdwarf.checker import compare, expected_rows, die_and_attribute_at, kernel_param_offsets;"
+        "from ptxdwarf.checker import compare, expected_rows, die_and_attribute_at, explain_failure;"
         "assert compare.__module__ == 'ptxdwarf.checker.comparison'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -14,8 +14,8 @@ import ptxdwarf
 import ptxdwarf.dwarf
 import ptxdwarf.dwarf.encode
 from ptxdwarf.dwarf import AT, FORM, TAG, Reloc, Symbol
+from ptxdwarf.dwarf.built import BuiltDIE
 from ptxdwarf.dwarf.forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
-from ptxdwarf.dwarf.model import BuiltDIE
 from ptxdwarf.dwarf.schemas import (
     ABBREV_TABLE,
     MACINFO,

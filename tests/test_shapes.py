@@ -19,8 +19,8 @@ import ptxdwarf.dwarf
 import ptxdwarf.dwarf.encode
 from ptxdwarf import BuilderError, DebugInfoBuilder, EncodeError, loc
 from ptxdwarf.dwarf import AT, FORM, TAG, AddressClass, EncodeOptions
+from ptxdwarf.dwarf.built import BuiltDIE, shape_of
 from ptxdwarf.dwarf.forms import AUTO_FORM, AUTO_STRING
-from ptxdwarf.dwarf.model import BuiltDIE, shape_of
 
 
 def _materialize(info: ptxdwarf.DebugInfo) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dwarf.constants import AT, TAG
-from ..dwarf.model import value_kind
+from ..dwarf.forms import value_kind
 
 # Plain ints of the attributes the hot paths write: enum member access (AT.name
 # above all, which goes through Enum's ``name`` property) costs 0.2-0.5 us each.

@@ -6,12 +6,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..cuda.quirks import workaround
+from ..dwarf.built import BuiltDIE, shape_of
 from ..dwarf.constants import AT, FORM, LANG, TAG, AddressClass
 from ..dwarf.encode import EncodeOptions, encode
 from ..dwarf.expr import Op
 from ..dwarf.forms import AUTO_EXPR, AUTO_FORM, AUTO_REF, AUTO_STRING
 from ..dwarf.image import SectionImage, Symbol
-from ..dwarf.model import DIE, ArangeSet, BuiltDIE, DebugInfo, LocationList, NameSet, Unit, shape_of
+from ..dwarf.model import DIE, ArangeSet, DebugInfo, LocationList, NameSet, Unit
 from ..errors import BuilderError
 from ..loc import Location, LocationListSpec, address_class_of
 from ..ptx.writer import Style, format_sections

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..abi import ParamDecl, lower
+from ..dwarf.built import BuiltDIE
 from ..dwarf.constants import AT, TAG, AddressClass
 from ..dwarf.expr import Op
 from ..dwarf.image import Symbol
-from ..dwarf.model import BuiltDIE
 from ..errors import BuilderError
 from ..loc import Location, LocationListSpec, expression, param
 from ._common import _FORMAL_PARAMETER, _VARIABLE

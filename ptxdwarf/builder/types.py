@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from ..cuda.quirks import workaround
+from ..dwarf.built import BuiltDIE
 from ..dwarf.constants import AT, ATE, TAG, AddressClass
 from ..dwarf.expr import Op
-from ..dwarf.model import BuiltDIE
 from ..errors import BuilderError, LayoutError
 from ..layout import Field, Layout, array_layout, layout_struct, layout_union, vector_layout
 from ..loc import address_class_of

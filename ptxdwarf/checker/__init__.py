@@ -28,15 +28,14 @@ from ..ptx.reader import PtxModule, parse_ptx
 from ..ptx.symbols import likely_needs_compile_only, needs_compile_only, symbol_table
 from .report import CheckReport, Difference
 
-__all__ = ["CheckReport", "Difference", "check", "compare", "kernel_param_offsets"]
+__all__ = ["CheckReport", "Difference", "check", "compare"]
 
-#: What :mod:`.comparison` and :mod:`.lines` define, found here as before: imported on first
-#: use, so that ``check`` can start ptxas before the comparison code is loaded.
+#: What the comparison's modules define, found here too: imported on first use, so that
+#: ``check`` can start ptxas before the comparison code is loaded.
 _LATER = {
     "compare": ".comparison",
-    "die_and_attribute_at": ".comparison",
-    "explain_failure": ".comparison",
-    "kernel_param_offsets": ".comparison",
+    "die_and_attribute_at": ".show",
+    "explain_failure": ".failure",
     "expected_rows": ".lines",
 }
 
@@ -82,7 +81,9 @@ def check(
         try:
             # The comparison's code (a tenth of a second to import) is loaded while ptxas runs.
             from ..ptx.debug import decode_module
-            from .comparison import compare, explain_failure, first_labels_at_zero, look_up_symbolic_values
+            from .comparison import compare
+            from .expect import first_labels_at_zero, look_up_symbolic_values
+            from .failure import explain_failure
             from .lines import expected_rows
             from .sites import InfoSites
 

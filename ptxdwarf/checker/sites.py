@@ -2,7 +2,7 @@
 
 ptxas copies the debug sections of a PTX module into the cubin and changes only the bytes
 at their relocation sites (and, for a local-depot address, the expression around it). When
-the cubin's ``.debug_info`` is so, the comparison (:mod:`.comparison`) looks only at the
+the cubin's ``.debug_info`` is so, the DIE walk (:mod:`.walk`) looks only at the
 attributes that hold a site: the others cannot differ. :class:`InfoSites` holds what that
 needs of the PTX side, and finds where a cubin's bytes differ outside the sites.
 """

@@ -14,6 +14,7 @@ from .._exports import lazy_exports
 
 # The public names, imported on first use (see ptxdwarf._exports).
 if TYPE_CHECKING:
+    from .built import BuiltDIE as BuiltDIE
     from .constants import AT as AT
     from .constants import ATE as ATE
     from .constants import FORM as FORM
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from .model import AbbrevDecl as AbbrevDecl
     from .model import AbbrevTable as AbbrevTable
     from .model import ArangeSet as ArangeSet
-    from .model import BuiltDIE as BuiltDIE
     from .model import LocationList as LocationList
     from .model import NameSet as NameSet
     from .model import RangeList as RangeList

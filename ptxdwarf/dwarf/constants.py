@@ -73,12 +73,6 @@ _VALUE_NAMES: dict[int, dict[int, str]] = {
     AT.visibility: _reverse(_table(VIS), "DW_VIS_"),
 }
 
-#: Full names (``DW_TAG_subprogram``) to codes, for every table.
-TAG_CODES: dict[str, int] = {"DW_TAG_" + k: v for k, v in _TAGS.items()}
-AT_CODES: dict[str, int] = {"DW_AT_" + k: v for k, v in _ATS.items()}
-FORM_CODES: dict[str, int] = {"DW_FORM_" + k: v for k, v in _FORMS.items()}
-OP_CODES: dict[str, int] = {"DW_OP_" + k: v for k, v in _OPS.items()}
-
 
 def tag_name(code: int) -> str:
     """``DW_TAG_subprogram`` for 0x2e; ``DW_TAG_0x4109`` for a code nobody named."""

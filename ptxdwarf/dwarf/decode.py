@@ -7,6 +7,7 @@ naming the section, offset, PTX line and DIE.
 
 from __future__ import annotations
 
+import bisect
 import io
 import struct
 from collections.abc import Callable, Mapping
@@ -15,7 +16,7 @@ from typing import Any
 from construct import ConstructError
 
 from ..errors import DwarfError
-from .constants import AT, FORM, at_name, form_name, tag_name
+from .constants import AT, FORM, at_name, tag_name
 from .forms import (
     RELOCATABLE_FORMS,
     read_uleb,
@@ -397,7 +398,6 @@ def _version(units: list[Unit]) -> int:
 def _decode_loc(
     image: SectionImage,
     address_size: int,
-    version: int,
     referenced: Callable[[], set[int]] | None = None,
     notes: list[str] | None = None,
 ) -> list[LocationList]:
@@ -412,14 +412,15 @@ def _decode_loc(
     pos = 0
     while pos < size:
         start = pos
-        pos = _one_loc(image, address_size, pos, lists)
-        if pos >= 0:
+        try:
+            pos = _read_location_list(image, address_size, pos, lists)
             continue
-        if refs is None:
-            refs = referenced() if referenced is not None else set()
+        except _Truncated as exc:
+            if refs is None:
+                refs = referenced() if referenced is not None else set()
+            if start in refs or not refs:
+                raise _fail(image, start, f"truncated location list ({exc})") from None
         after = [r for r in refs if r > start]
-        if start in refs or not refs:
-            return _decode_loc_slow(image, address_size, version, start, lists)
         pos = min(after) if after else size
         if notes is not None:
             notes.append(
@@ -430,13 +431,28 @@ def _decode_loc(
         starts = {loc.offset for loc in lists}
         for r in sorted(refs - starts):
             if 0 <= r < size:
-                _one_loc(image, address_size, r, lists)
+                try:
+                    _read_location_list(image, address_size, r, lists)
+                except _Truncated:
+                    pass
         lists.sort(key=lambda loc: loc.offset)
     return lists
 
 
-def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[LocationList]) -> int:
-    """Decode the list at ``pos`` onto ``lists``; the offset after it, or -1 if it is truncated."""
+class _Truncated(Exception):
+    """A location list that runs past the end of its section (the message says which read)."""
+
+
+def _read_location_list(
+    image: SectionImage,
+    address_size: int,
+    pos: int,
+    lists: list[LocationList],
+    like: LocationList | None = None,
+) -> int:
+    """Decode the list at ``pos`` onto ``lists`` and give the offset after it; raise
+    :class:`_Truncated` if the section ends inside it. An expression with the bytes of the
+    same entry of ``like`` and no relocation is ``like``'s own block."""
     data = image.data
     size = len(data)
     pair = struct.Struct("<QQ" if address_size == 8 else "<II")
@@ -446,11 +462,16 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
     rmap = image.reloc_map if image.relocs else None
     applied = image.relocs_applied
     unresolved = image.unresolved
+    known = like.entries if like is not None else ()
+    offsets = image.reloc_offsets if rmap is not None else []
+    count = len(offsets)
+    at = bisect.bisect_left(offsets, pos) if count else 0  # the first relocation not passed yet
     start = pos
     entries: list[tuple[Any, Any, Block | None]] = []
     while True:
         if pos + psize > size:
-            return -1
+            read = pos if pos + address_size > size else pos + address_size  # the begin's or the end's
+            raise _Truncated(_short_read(address_size, read, size))
         begin, end = unpack(data, pos)
         if rmap is not None:
             r = rmap.get(pos)
@@ -468,110 +489,55 @@ def _one_loc(image: SectionImage, address_size: int, pos: int, lists: list[Locat
             entries.append((begin, end, None))
             continue
         if pos + 2 > size:
-            return -1
+            raise _Truncated(_short_read(2, pos, size))
         length = data[pos] | data[pos + 1] << 8
         first = pos + 2
         pos = first + length
         if pos > size:
-            return -1
+            raise _Truncated(_short_read(length, first, size))
         inner: tuple[Reloc, ...] = ()
-        if rmap is not None:
-            found = image.relocs_in(first, pos)
-            if found:
-                inner = tuple(r.moved(-first) for r in found)
-        entries.append((begin, end, Block(data[first:pos], inner)))
+        while at < count and offsets[at] < first:
+            at += 1
+        if at < count and offsets[at] < pos:
+            inner = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
+        expr = known[len(entries)][2] if len(entries) < len(known) else None
+        if inner or expr is None or expr.relocs or len(expr) != length or not data.startswith(expr, first):
+            expr = Block(data[first:pos], inner)
+        entries.append((begin, end, expr))
     lists.append(LocationList(start, entries))
     return pos
+
+
+def _short_read(wanted: int, pos: int, size: int) -> str:
+    """What the reference schemas say of a read of ``wanted`` bytes at ``pos`` that the section ends inside."""
+    return f"stream read less than specified amount, expected {wanted}, found {size - pos}"
 
 
 def locations_like(
     image: SectionImage, model: list[LocationList], address_size: int
 ) -> list[LocationList] | None:
     """The location lists of ``image`` (a cubin's ``.debug_loc``) read at the places of
-    ``model`` (the PTX's lists of the same section): what :func:`decode_sections` would decode
-    when ``image`` holds the model's lists with only their begins and ends changed, which is
-    what ptxas makes of a PTX module; the model's expressions are reused. None when ``image``
-    is not so (or a list of it ends early, where ptxas dropped both labels of an entry):
-    decode it then."""
-    data = image.data
-    unpack = struct.Struct("<QQ" if address_size == 8 else "<II").unpack_from
-    psize = 2 * address_size
-    end_mark = bytes(psize)
-    max_addr = (1 << (8 * address_size)) - 1
-    rmap = image.reloc_map if image.relocs else {}
-    applied, unresolved = image.relocs_applied, image.unresolved
-    startswith = data.startswith
-    size = len(data)
-    used = 0
+    ``model`` (the PTX's lists of the same section), reusing the model's expressions where
+    their bytes are the same: what :func:`decode_sections` decodes when ``image`` holds lists
+    back to back at the model's offsets, which is what ptxas makes of a PTX module. None when
+    ``image`` is not so (or a list of it ends early, where ptxas dropped both labels of an
+    entry): decode it then."""
     lists: list[LocationList] = []
     pos = 0
-    for loc in model:
-        if loc.offset != pos:
-            return None
-        entries: list[tuple[Any, Any, Block | None]] = []
-        for was_begin, was_end, expr in loc.entries:
-            if pos + psize > size:
+    try:
+        for loc in model:
+            if loc.offset != pos:
                 return None
-            begin, end = unpack(data, pos)
-            r = rmap.get(pos)
-            if r is not None:
-                begin = _symbol(r.symbol, begin, applied)
-                used += 1
-            elif type(was_begin) is int and begin != was_begin:
-                return None
-            r = rmap.get(pos + address_size)
-            if r is not None:
-                end = _symbol(r.symbol, end, applied)
-                used += 1
-            elif type(was_end) is int and end != was_end:
-                return None
-            pos += psize
-            if (begin == 0 and end == 0 and type(begin) is int and type(end) is int) or (
-                unresolved and end_of_list(begin, end, unresolved)
-            ):
-                return None
-            base = type(begin) is int and begin == max_addr
-            if expr is None:
-                if not base:
-                    return None
-                entries.append((begin, end, None))
-                continue
-            length = len(expr)
-            if (
-                base
-                or expr.relocs
-                or pos + 2 + length > size
-                or data[pos] | data[pos + 1] << 8 != length
-                or not startswith(expr, pos + 2)
-            ):
-                return None
-            pos += 2 + length
-            entries.append((begin, end, expr))
-        if not startswith(end_mark, pos):
-            return None
-        pos += psize
-        lists.append(LocationList(loc.offset, entries))
-    if pos != size or used != len(image.relocs):
+            pos = _read_location_list(image, address_size, pos, lists, loc)
+    except _Truncated:
         return None
-    return lists
+    return lists if pos == len(image.data) else None
 
 
 def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:
     if (sym.value == stored) if applied else (sym.value is None):
         return sym
     return Symbol(sym.name, sym.addend, stored if applied else None)
-
-
-def _decode_loc_slow(
-    image: SectionImage, address_size: int, version: int, pos: int, lists: list[LocationList]
-) -> list[LocationList]:
-    schema = schemas_for(version, address_size).location_list
-    while pos < len(image.data):
-        parsed, end = _parse(schema, image, pos, "location list")
-        entries = [(e.begin, e.end, e.expr) for e in parsed[:-1]]
-        lists.append(LocationList(pos, entries))
-        pos = end
-    return lists
 
 
 def _decode_ranges(image: SectionImage, address_size: int, version: int) -> list[RangeList]:
@@ -694,7 +660,7 @@ def _decode_sections(
     decoders: dict[str, tuple[str, Callable[[SectionImage], Any]]] = {
         ".debug_loc": (
             "locations",
-            lambda image: _decode_loc(image, asize, version, lambda: _list_offsets(info), info.notes),
+            lambda image: _decode_loc(image, asize, lambda: _list_offsets(info), info.notes),
         ),
         ".debug_ranges": ("ranges", lambda image: _decode_ranges(image, asize, version)),
         ".debug_pubnames": ("pubnames", lambda image: _decode_names(image, asize)),
@@ -740,8 +706,3 @@ def _loader(
             return decoder(images[name])
 
     return load
-
-
-def describe_attribute(die: DIE, attr: Attribute) -> str:
-    """``DW_AT_name [DW_FORM_string] of DW_TAG_subprogram at 0x3b`` for messages."""
-    return f"{at_name(attr.name)} [{form_name(attr.form or 0)}] of {die.describe()}"

@@ -22,8 +22,9 @@ from typing import Any
 from construct import ConstructError
 
 from ..errors import EncodeError
+from .built import BuiltDIE
 from .constants import FORM, at_name, form_name
-from .forms import form_table, uleb_bytes
+from .forms import form_table, uleb_bytes, value_kind
 from .image import Reloc, SectionImage, Symbol, gc_paused
 from .model import (
     DIE,
@@ -31,7 +32,6 @@ from .model import (
     AbbrevTable,
     ArangeSet,
     Attribute,
-    BuiltDIE,
     DebugInfo,
     LocationList,
     MacinfoUnit,
@@ -39,7 +39,6 @@ from .model import (
     RangeList,
     StringTable,
     Unit,
-    value_kind,
 )
 from .schemas import (
     ABBREV_TABLE,
@@ -102,9 +101,6 @@ class Encoded:
     fallbacks: int = 0
     """Built DIEs the writers compiled per shape gave back to the general path (a value
     they do not expect); what they had written was taken back."""
-
-    def offset_of(self, die: DIE) -> int:
-        return self.offsets[id(die)]
 
 
 def choose_form(attr: Attribute, version: int, options: EncodeOptions) -> int:
@@ -371,7 +367,7 @@ class _InfoEncoder:
                 shape = None
                 if specs is not None and kept is None and die.abbrev_code is None:
                     # A built DIE: through the writer compiled for its shape (see ptxdwarf.dwarf.shapes).
-                    # Shapes are shared tuples (model.shape_of), so their identity is a cheap key.
+                    # Shapes are shared tuples (built.shape_of), so their identity is a cheap key.
                     key = (die.tag, die.has_children or bool(die.children), id(specs))
                     shape = shapes.get(key, _UNCOMPILED)
                     if shape is _UNCOMPILED:

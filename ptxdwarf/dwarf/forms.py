@@ -1,6 +1,6 @@
 """DWARF forms: which form a value gets, and how each form's bytes are read.
 
-The form policy: a value is first sorted into a *kind* (``ptxdwarf.dwarf.model.value_kind``),
+The form policy: a value is first sorted into a *kind* (:func:`value_kind`),
 and :func:`form_table` maps each kind to its form in one encoding. That table is the
 one place a form is chosen for a value whose form is left open: ``choose_form``, the
 forms of built DIEs (whose specs hold the kind until the encoding is known) and the
@@ -22,7 +22,9 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from .constants import FORM
+from .constants import AT, EXPRESSION_ATTRIBUTES, FORM, SECTION_POINTER_ATTRIBUTES
+from .image import Symbol
+from .model import DIE, LocationList
 
 __all__ = [
     "AUTO_EXPR",
@@ -34,7 +36,6 @@ __all__ = [
     "AUTO_REF",
     "AUTO_SECTION",
     "AUTO_STRING",
-    "FIXED_SIZE_FORMS",
     "RELOCATABLE_FORMS",
     "fixed_formats",
     "form_table",
@@ -43,32 +44,11 @@ __all__ = [
     "reader_for",
     "sleb_bytes",
     "uleb_bytes",
+    "value_kind",
 ]
 
-U8 = struct.Struct("<B")
 U16 = struct.Struct("<H")
 U32 = struct.Struct("<I")
-U64 = struct.Struct("<Q")
-
-#: Forms of a fixed size, whatever the value.
-FIXED_SIZE_FORMS = frozenset(
-    {
-        FORM.addr,
-        FORM.data1,
-        FORM.data2,
-        FORM.data4,
-        FORM.data8,
-        FORM.flag,
-        FORM.ref1,
-        FORM.ref2,
-        FORM.ref4,
-        FORM.ref8,
-        FORM.ref_addr,
-        FORM.strp,
-        FORM.sec_offset,
-        FORM.ref_sig8,
-    }
-)
 
 #: Forms whose value may be a symbol (relocated by ptxas or a linker).
 RELOCATABLE_FORMS = frozenset({FORM.addr, FORM.data4, FORM.data8, FORM.strp, FORM.sec_offset, FORM.ref_addr})
@@ -268,3 +248,60 @@ def form_table(version: int, strings: str, dwarf4_forms: bool) -> dict[int, int]
     table[AUTO_EXPR_BLOCK2] = int(FORM.exprloc) if modern else int(FORM.block2)
     table[AUTO_EXPR_BLOCK4] = int(FORM.exprloc) if modern else int(FORM.block4)
     return table
+
+
+_ADDRESS_CODES = frozenset({int(AT.low_pc), int(AT.high_pc), int(AT.entry_pc)})
+_EXPRESSION_CODES = frozenset(int(a) for a in EXPRESSION_ATTRIBUTES)
+_K_ADDR = int(FORM.addr) | AUTO_FORM
+_K_SDATA = int(FORM.sdata) | AUTO_FORM
+_K_DATA1 = int(FORM.data1) | AUTO_FORM
+_K_DATA2 = int(FORM.data2) | AUTO_FORM
+_K_DATA4 = int(FORM.data4) | AUTO_FORM
+_K_DATA8 = int(FORM.data8) | AUTO_FORM
+_K_FLAG = int(FORM.flag) | AUTO_FORM
+_K_BLOCK1 = int(FORM.block1) | AUTO_FORM
+_K_BLOCK2 = int(FORM.block2) | AUTO_FORM
+_K_BLOCK4 = int(FORM.block4) | AUTO_FORM
+
+
+def value_kind(name: int, value: Any) -> int | None:
+    """The kind of a value whose form is left open, for attribute ``name``: what
+    :func:`form_table` maps to a form in each encoding. None for
+    a value no form holds."""
+    t = type(value)
+    if t is str:
+        return AUTO_STRING
+    if t is int:
+        if name in _ADDRESS_CODES:
+            return _K_ADDR
+        if value < 0:
+            return _K_SDATA
+        if value < 0x100:
+            return _K_DATA1
+        if value < 0x10000:
+            return _K_DATA2
+        return _K_DATA4 if value < 0x100000000 else _K_DATA8
+    if isinstance(value, DIE):  # a BuiltDIE too
+        return AUTO_REF
+    if t is tuple or t is list:
+        return AUTO_EXPR
+    if t is bool:
+        return AUTO_FLAG if value else _K_FLAG
+    if t is LocationList:
+        return AUTO_SECTION
+    if t is Symbol:
+        return AUTO_SECTION if name in SECTION_POINTER_ATTRIBUTES or value.is_section else _K_ADDR
+    if isinstance(value, (bytes, bytearray)):
+        size = len(value)
+        if name in _EXPRESSION_CODES:
+            return (
+                AUTO_EXPR_BLOCK1 if size < 0x100 else AUTO_EXPR_BLOCK2 if size < 0x10000 else AUTO_EXPR_BLOCK4
+            )
+        return _K_BLOCK1 if size < 0x100 else _K_BLOCK2 if size < 0x10000 else _K_BLOCK4
+    if isinstance(value, str):
+        return AUTO_STRING
+    if isinstance(value, (list, tuple)):
+        return AUTO_EXPR
+    if isinstance(value, int):  # an IntEnum member
+        return value_kind(name, int(value))
+    return None

@@ -131,14 +131,20 @@ class SectionImage:
             self._reloc_map = {r.offset: r for r in self.relocs}
         return self._reloc_map
 
+    @property
+    def reloc_offsets(self) -> list[int]:
+        """The offsets of :attr:`relocs`, in their order (by offset)."""
+        if self._reloc_offsets is None:
+            self._reloc_offsets = [r.offset for r in self.relocs]
+        return self._reloc_offsets
+
     def relocs_in(self, start: int, end: int) -> list[Reloc]:
         """Relocations whose offset lies in ``[start, end)``."""
         if not self.relocs:
             return []
-        if self._reloc_offsets is None:
-            self._reloc_offsets = [r.offset for r in self.relocs]
-        lo = bisect.bisect_left(self._reloc_offsets, start)
-        hi = bisect.bisect_left(self._reloc_offsets, end, lo)
+        offsets = self.reloc_offsets
+        lo = bisect.bisect_left(offsets, start)
+        hi = bisect.bisect_left(offsets, end, lo)
         return self.relocs[lo:hi]
 
     def ensure_lines(self) -> None:
@@ -169,9 +175,6 @@ class SectionImage:
         for name, off in self.labels.items():
             out.setdefault(off, []).append(name)
         return out
-
-    def iter_relocs(self) -> Iterator[Reloc]:
-        return iter(self.relocs)
 
 
 @contextmanager

@@ -10,16 +10,13 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
-from ..errors import BuilderError
 from .constants import (
     AT,
     EXPRESSION_ATTRIBUTES,
     FORM,
-    SECTION_POINTER_ATTRIBUTES,
     TAG,
-    address_class_name,
     at_code,
     at_name,
     form_code,
@@ -27,29 +24,20 @@ from .constants import (
     tag_code,
     tag_name,
 )
-from .forms import (
-    AUTO_EXPR,
-    AUTO_EXPR_BLOCK1,
-    AUTO_EXPR_BLOCK2,
-    AUTO_EXPR_BLOCK4,
-    AUTO_FLAG,
-    AUTO_FORM,
-    AUTO_REF,
-    AUTO_SECTION,
-    AUTO_STRING,
-)
 from .image import Reloc, SectionImage, Symbol
-from .lines import LineProgram, LineTable
 from .schemas import Block
+
+if TYPE_CHECKING:
+    from .lines import LineProgram, LineTable
 
 __all__ = [
     "AbbrevDecl",
     "AbbrevTable",
     "ArangeSet",
     "Attribute",
-    "BuiltDIE",
     "DIE",
     "DebugInfo",
+    "DebugSource",
     "LocationList",
     "MacinfoUnit",
     "NameSet",
@@ -58,13 +46,10 @@ __all__ = [
     "Unit",
     "die_path",
     "REFERENCE_FORMS",
-    "shape_of",
-    "value_kind",
 ]
 
 #: Forms whose value is an offset of a DIE in the same unit.
 REFERENCE_FORMS = frozenset({FORM.ref1, FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_udata})
-BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
 STRING_FORMS = frozenset({FORM.string, FORM.strp})
 
 _AT_CACHE: dict[str, int] = {}
@@ -73,14 +58,16 @@ _AT_CACHE: dict[str, int] = {}
 _FORM_CACHE: dict[str, int] = {}
 
 
-def _form(name: str) -> int:
+def cached_form_code(name: str) -> int:
+    """:func:`~.constants.form_code` of ``name``, remembered."""
     code = _FORM_CACHE.get(name)
     if code is None:
         code = _FORM_CACHE[name] = form_code(name)
     return code
 
 
-def _at(name: str | int) -> int:
+def cached_at_code(name: str | int) -> int:
+    """:func:`~.constants.at_code` of ``name`` (a code as it is), remembered."""
     if isinstance(name, int):
         return name
     code = _AT_CACHE.get(name)
@@ -232,7 +219,7 @@ class DIE:
 
     def attr(self, name: str | int) -> Attribute | None:
         """The attribute ``name`` (``"DW_AT_name"``, ``"name"`` or a code), or None."""
-        code = _at(name)
+        code = cached_at_code(name)
         for a in self.attributes:
             if a.name == code:
                 return a
@@ -268,8 +255,8 @@ class DIE:
     def add(self, name: str | int, value: Any, form: str | int | None = None) -> Attribute:
         """Append an attribute; ``form`` None lets the encoder choose."""
         if form is not None and not isinstance(form, int):
-            form = _form(form)
-        attr = Attribute(name if isinstance(name, int) else _at(name), form, value)
+            form = cached_form_code(form)
+        attr = Attribute(name if isinstance(name, int) else cached_at_code(name), form, value)
         self.attributes.append(attr)
         return attr
 
@@ -495,6 +482,18 @@ class _Lazy(Generic[_T]):
         setattr(obj, self.slot, value)
 
 
+class DebugSource(Protocol):
+    """What a :class:`DebugInfo` was read from: a PTX module
+    (:class:`~ptxdwarf.ptx.reader.PtxModule`) or a cubin's sections
+    (:class:`~ptxdwarf.cuda.cubin.CubinImages`). The model asks only its name; a caller
+    that wants more asks which of the two it is (``isinstance``)."""
+
+    @property
+    def filename(self) -> str:
+        """The file it came from, as messages name it."""
+        ...
+
+
 @dataclass
 class DebugInfo:
     """Everything the debug sections of one PTX module or cubin say.
@@ -520,7 +519,8 @@ class DebugInfo:
     """Loaders of the parts decoded on first use (location lists, name sets, ...)."""
     source: str = "built"
     filename: str | None = None
-    module: Any = None
+    module: DebugSource | None = None
+    """What the model was read from (None for a built model)."""
     resolver: Callable[[Symbol], int] | None = field(default=None, repr=False)
     _by_offset: dict[int, DIE] | None = field(default=None, repr=False)
     _starts: tuple[list[int], list[DIE]] | None = field(default=None, repr=False)
@@ -540,7 +540,7 @@ class DebugInfo:
     pubtypes = _Lazy[list[NameSet] | None]("``.debug_pubtypes`` sets.")
     aranges = _Lazy[list[ArangeSet] | None]("``.debug_aranges`` sets.")
     macinfo = _Lazy[list[MacinfoUnit] | None]("``.debug_macinfo`` units.")
-    lines = _Lazy[list[LineProgram] | None](
+    lines = _Lazy["list[LineProgram] | None"](
         "A cubin's line-number programs: ``.debug_line``, then ``.nv_debug_line_sass`` (None for PTX, "
         "whose producer's ``.debug_line`` ptxas discards; it stays in ``raw``)."
     )
@@ -554,6 +554,8 @@ class DebugInfo:
         """The rows of the line programs (a cubin's ``.debug_line``; empty for PTX), with
         queries: :meth:`~ptxdwarf.dwarf.lines.LineTable.lines_of` a function,
         :meth:`~ptxdwarf.dwarf.lines.LineTable.addresses_of` a source line."""
+
+        from .lines import LineTable  # not at the top: lines imports forms, which imports this module
 
         return LineTable([p for p in self.lines or [] if p.section == ".debug_line"], self.string_at)
 
@@ -648,212 +650,3 @@ class DebugInfo:
                 names.append(name)
         names.extend(n for n in self.raw if n not in names)
         return names
-
-
-def describe_address_class(code: int) -> str:
-    """``2 (ADDR_reg_space)``."""
-    return f"{code} ({address_class_name(code)})"
-
-
-# --- DIEs made by the builder -------------------------------------------------------
-
-_ADDRESS_CODES = frozenset({int(AT.low_pc), int(AT.high_pc), int(AT.entry_pc)})
-_EXPRESSION_CODES = frozenset(int(a) for a in EXPRESSION_ATTRIBUTES)
-_K_ADDR = int(FORM.addr) | AUTO_FORM
-_K_SDATA = int(FORM.sdata) | AUTO_FORM
-_K_DATA1 = int(FORM.data1) | AUTO_FORM
-_K_DATA2 = int(FORM.data2) | AUTO_FORM
-_K_DATA4 = int(FORM.data4) | AUTO_FORM
-_K_DATA8 = int(FORM.data8) | AUTO_FORM
-_K_FLAG = int(FORM.flag) | AUTO_FORM
-_K_BLOCK1 = int(FORM.block1) | AUTO_FORM
-_K_BLOCK2 = int(FORM.block2) | AUTO_FORM
-_K_BLOCK4 = int(FORM.block4) | AUTO_FORM
-_ATTRIBUTES_SLOT = DIE.__dict__["attributes"]  # DIE's own storage, under BuiltDIE's property
-
-
-def value_kind(name: int, value: Any) -> int | None:
-    """The kind of a value whose form is left open, for attribute ``name``: what
-    :func:`~ptxdwarf.dwarf.forms.form_table` maps to a form in each encoding. None for
-    a value no form holds."""
-    t = type(value)
-    if t is str:
-        return AUTO_STRING
-    if t is int:
-        if name in _ADDRESS_CODES:
-            return _K_ADDR
-        if value < 0:
-            return _K_SDATA
-        if value < 0x100:
-            return _K_DATA1
-        if value < 0x10000:
-            return _K_DATA2
-        return _K_DATA4 if value < 0x100000000 else _K_DATA8
-    if t is DIE or t is BuiltDIE:
-        return AUTO_REF
-    if t is tuple or t is list:
-        return AUTO_EXPR
-    if t is bool:
-        return AUTO_FLAG if value else _K_FLAG
-    if t is LocationList:
-        return AUTO_SECTION
-    if t is Symbol:
-        return AUTO_SECTION if name in SECTION_POINTER_ATTRIBUTES or value.is_section else _K_ADDR
-    if isinstance(value, (bytes, bytearray)):
-        size = len(value)
-        if name in _EXPRESSION_CODES:
-            return (
-                AUTO_EXPR_BLOCK1 if size < 0x100 else AUTO_EXPR_BLOCK2 if size < 0x10000 else AUTO_EXPR_BLOCK4
-            )
-        return _K_BLOCK1 if size < 0x100 else _K_BLOCK2 if size < 0x10000 else _K_BLOCK4
-    if isinstance(value, DIE):
-        return AUTO_REF
-    if isinstance(value, str):
-        return AUTO_STRING
-    if isinstance(value, (list, tuple)):
-        return AUTO_EXPR
-    if isinstance(value, int):  # an IntEnum member
-        return value_kind(name, int(value))
-    return None
-
-
-def _built_spec(name: int, value: Any, form: str | int | None) -> tuple[int, int] | None:
-    """The ``(name, form)`` spec of a built attribute; None for a value of no stated form
-    that the compact form does not know."""
-    if form is None:
-        kind = value_kind(name, value)
-        if kind is None:
-            return None
-    else:
-        kind = form if type(form) is int else _form(form) if isinstance(form, str) else int(form)
-    return (name if type(name) is int else int(name), kind)
-
-
-def shape_of(specs: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
-    """The one shared tuple of these ``(name, form)`` specs (DIEs of a shape share it)."""
-    found = _SHAPES.get(specs)
-    if found is None:
-        found = _SHAPES[specs] = tuple(_SPECS.setdefault(spec, spec) for spec in specs)
-    return found
-
-
-_SPECS: dict[tuple[int, int], tuple[int, int]] = {}
-_SHAPES: dict[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]] = {}
-_NO_SPECS: tuple[tuple[int, int], ...] = ()
-
-
-class BuiltDIE(DIE):
-    """A DIE made by :class:`~ptxdwarf.DebugInfoBuilder`.
-
-    It keeps its attributes as two tuples: ``specs``, the ``(name, form)`` pairs
-    (shared by every DIE of that shape, see :func:`shape_of`; a form left to the
-    encoder is held as the value's kind, see :func:`value_kind`), and ``values``. This
-    is the shape the encoder writes from. :attr:`attributes` turns them into
-    :class:`Attribute` objects on first use, after which the DIE is an ordinary one.
-    (Builder-made modules hold hundreds of thousands of DIEs; an object per attribute
-    made them several times slower to build and encode.)
-    """
-
-    __slots__ = ("specs", "values")
-
-    def __init__(
-        self, tag: int, specs: tuple[tuple[int, int], ...] = _NO_SPECS, values: tuple[Any, ...] = ()
-    ) -> None:
-        self.tag = tag if type(tag) is int else int(tag)  # an IntEnum hashes in Python, slowly
-        self.specs: tuple[tuple[int, int], ...] | None = specs
-        self.values: tuple[Any, ...] = values
-        self.children = []
-        self.offset = -1
-        self.size = -1
-        self.abbrev_code = None
-        self.has_children = False
-        self.parent = None
-
-    @classmethod
-    def make(cls, tag: int, items: Sequence[tuple[int, Any, str | int | None]]) -> BuiltDIE:
-        """A DIE with the attributes ``(name, value, form)`` (form None: the encoder's choice)."""
-        specs = []
-        for name, value, form in items:
-            spec = _built_spec(name, value, form)
-            if spec is None:  # a value the compact form does not know
-                die = cls(tag)
-                for item in items:
-                    die.put(*item)
-                return die
-            specs.append(spec)
-        return cls(tag, shape_of(tuple(specs)), tuple([item[1] for item in items]))
-
-    @property
-    def attributes(self) -> list[Attribute]:
-        specs = self.specs
-        if specs is not None:
-            if len(specs) != len(self.values):
-                raise BuilderError(
-                    f"{self.describe()}: {len(specs)} attribute specs but {len(self.values)} values"
-                )
-            attrs = [
-                Attribute(n, None if f < 0 or f & AUTO_FORM else f, v)
-                for (n, f), v in zip(specs, self.values, strict=False)
-            ]
-            _ATTRIBUTES_SLOT.__set__(self, attrs)
-            self.specs = None
-            self.values = ()
-            return attrs
-        return _ATTRIBUTES_SLOT.__get__(self, BuiltDIE)  # type: ignore[no-any-return]
-
-    @attributes.setter
-    def attributes(self, attrs: list[Attribute]) -> None:
-        _ATTRIBUTES_SLOT.__set__(self, attrs)
-        self.specs = None
-        self.values = ()
-
-    def put(
-        self, name: int, value: Any, form: str | int | None = None, *, position: int | None = None
-    ) -> None:
-        """Add an attribute at the end (or at ``position``); ``form`` None: the encoder's choice.
-
-        Unlike :meth:`DIE.add`, it returns nothing: it keeps the DIE compact."""
-        specs = self.specs
-        spec = _built_spec(name, value, form)
-        if specs is not None and spec is not None:
-            if position is None:
-                position = len(specs)
-            self.specs = shape_of(specs[:position] + (spec,) + specs[position:])
-            self.values = self.values[:position] + (value,) + self.values[position:]
-            return
-        if form is not None and type(form) is not int:
-            form = _form(form) if isinstance(form, str) else int(form)
-        attr = Attribute(int(name), form, value)
-        if position is None:
-            self.attributes.append(attr)
-        else:
-            self.attributes.insert(position, attr)
-
-    def get(self, name: str | int, default: Any = None) -> Any:
-        specs = self.specs
-        if specs is None:
-            return DIE.get(self, name, default)
-        code = _at(name)
-        for (n, _), v in zip(specs, self.values, strict=False):
-            if n == code:
-                return v
-        return default
-
-    def __contains__(self, name: str | int) -> bool:
-        specs = self.specs
-        if specs is None:
-            return DIE.__contains__(self, name)
-        code = _at(name)
-        return any(n == code for n, _ in specs)
-
-    def without(self, names: tuple[int, ...]) -> None:
-        """Drop the attributes ``names``."""
-        specs = self.specs
-        if specs is None:
-            self.attributes = [a for a in self.attributes if a.name not in names]
-            return
-        keep = [i for i, (n, _) in enumerate(specs) if n not in names]
-        if len(keep) != len(specs):
-            values = self.values
-            self.specs = shape_of(tuple(specs[i] for i in keep))
-            self.values = tuple(values[i] for i in keep)

@@ -24,11 +24,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import EncodeError
+from .built import BuiltDIE
 from .constants import FORM, at_name, form_name
 from .expr import Op, encode_expression
 from .forms import fixed_formats, sleb_bytes, uleb_bytes
 from .image import Reloc, Symbol
-from .model import DIE, Attribute, BuiltDIE, LocationList
+from .model import DIE, Attribute, LocationList
 from .schemas import Block
 
 __all__ = [

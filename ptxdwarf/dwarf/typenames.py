@@ -52,7 +52,6 @@ class _Printer:
         self.unit_die = unit_die
         self.out: list[str] = []
         self.word = True
-        self.ended_with_template = False
         self.steps = 0
 
     def spend(self) -> bool:
@@ -114,7 +113,6 @@ class _Printer:
                 self.out.append("(")
             self.out.append(_POINTER_LIKE[tag])
             self.word = False
-            self.ended_with_template = False
         elif tag == TAG.subroutine_type:
             self.qualified_before(inner, depth + 1)
             if self.word:
@@ -131,7 +129,6 @@ class _Printer:
             container = self.inner(die, AT.containing_type)
             if container is not None:
                 self.qualified(container, depth + 1)
-                self.ended_with_template = False
                 self.out.append("::")
             self.out.append("*")
             self.word = False
@@ -142,14 +139,12 @@ class _Printer:
         elif tag == TAG.unspecified_type:
             spelled = die.name or ""
             self.out.append("std::nullptr_t" if spelled == "decltype(nullptr)" else spelled)
-            self.ended_with_template = False
         else:
             name = die.name
             if name is None:
                 self.out.append(_tag_word(tag))
                 return None
             self.out.append(name)
-            self.ended_with_template = name.endswith(">")
         return inner
 
     def after(self, die: DIE | None, inner: DIE | None, depth: int) -> None:
@@ -224,7 +219,6 @@ class _Printer:
                 self.out.append("...")
             else:
                 self.qualified(self.inner(child), depth + 1)
-        self.ended_with_template = False
         self.out.append(")")
         if const:
             self.out.append(" const")
@@ -260,7 +254,6 @@ class _Printer:
                 else:
                     end = "?"
                 self.out.append(f"[[{start}, {end})]")
-        self.ended_with_template = False
 
     def default_lower_bound(self, die: DIE) -> int | None:
         root = self.unit_die

@@ -1,0 +1,167 @@
+"""The sections besides ``.debug_info``, and the ``.b64`` numbers ptxas truncates in any of them."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from ..dwarf.constants import at_name
+from ..dwarf.image import Symbol
+from ..dwarf.model import DebugInfo, die_path
+from ..ptx.reader import PtxModule
+from .expect import Expectations, plain_value
+from .report import CheckReport, Difference
+from .show import attribute_title, die_and_attribute_at, show
+
+__all__ = ["compare_sections", "truncated_numbers"]
+
+
+def compare_sections(c: Expectations) -> None:
+    """The sections besides ``.debug_info``: each as ptxas should have written it."""
+    _compare_bytes(c)
+    _compare_name_sets(c)
+    _compare_aranges(c)
+    _compare_location_lists(c)
+    _compare_range_lists(c)
+
+
+def _compare_bytes(c: Expectations) -> None:
+    """``.debug_abbrev`` and ``.debug_str``: byte for byte."""
+    mine = c.ptx.sections or {}
+    theirs = c.cubin.sections or {}
+    for name in (".debug_abbrev", ".debug_str"):
+        a, b = mine.get(name), theirs.get(name)
+        if a is None or not a.data:
+            continue
+        if b is None:
+            c.differ(name, "section", f"{len(a.data)} bytes", "missing")
+        elif a.data != b.data:
+            at = next(
+                (i for i, (p, q) in enumerate(zip(a.data, b.data, strict=False)) if p != q),
+                min(len(a.data), len(b.data)),
+            )
+            c.differ(
+                f"{name}+0x{at:x}",
+                "bytes",
+                f"{len(a.data)} bytes",
+                f"{len(b.data)} bytes",
+                "the section changed",
+            )
+
+
+def _compare_name_sets(c: Expectations) -> None:
+    """``.debug_pubnames`` and ``.debug_pubtypes``: unit offsets and entries."""
+    for key in ("pubnames", "pubtypes"):
+        sets_a = getattr(c.ptx, key) or []
+        sets_b = getattr(c.cubin, key) or []
+        if len(sets_a) != len(sets_b):
+            c.differ(f".debug_{key}", "sets", len(sets_a), len(sets_b))
+            continue
+        for i, (x, y) in enumerate(zip(sets_a, sets_b, strict=False)):
+            where = f".debug_{key}[{i}]"
+            if isinstance(x.unit_offset, Symbol):
+                c.expect_symbol(
+                    where,
+                    "unit offset",
+                    x.unit_offset,
+                    y.unit_offset if isinstance(y.unit_offset, Symbol) else None,
+                    plain_value(y.unit_offset),
+                )
+            elif x.unit_offset != plain_value(y.unit_offset):
+                c.differ(where, "unit offset", x.unit_offset, y.unit_offset)
+            if x.entries != y.entries or x.unit_length != y.unit_length:
+                c.differ(where, "entries", x.entries[:4], y.entries[:4])
+
+
+def _compare_aranges(c: Expectations) -> None:
+    """``.debug_aranges``: each tuple's begin and length."""
+    if c.ptx.aranges:
+        b_sets = c.cubin.aranges or []
+        for i, x in enumerate(c.ptx.aranges):
+            where = f".debug_aranges[{i}]"
+            if i >= len(b_sets):
+                c.differ(where, "set", "present", "missing")
+                continue
+            y = b_sets[i]
+            for j, ((b0, l0), (b1, l1)) in enumerate(zip(x.tuples, y.tuples, strict=False)):
+                for label, p, q in (("begin", b0, b1), ("length", l0, l1)):
+                    c.expect_value(f"{where}[{j}]", label, p, q)
+
+
+def _compare_location_lists(c: Expectations) -> None:
+    """``.debug_loc``: each list's ranges and expressions."""
+    if c.ptx.locations:
+        lists_b = {lst.offset: lst for lst in c.cubin.locations or []}
+        asize = c.ptx.units[0].address_size if c.ptx.units else 8
+        as_expected = c.range_as_expected
+        placed = c.placed
+        for loc in c.ptx.locations:
+            where = f".debug_loc+0x{loc.offset:x}"
+            other = lists_b.get(loc.offset)
+            if other is None or len(other.entries) > len(loc.entries):
+                c.differ(
+                    where,
+                    "list",
+                    f"{len(loc.entries)} entries",
+                    "missing" if other is None else f"{len(other.entries)} entries",
+                )
+                continue
+            for k, ((b0, e0, x0), (b1, e1, x1)) in enumerate(zip(loc.entries, other.entries, strict=False)):
+                if as_expected(b0, e0, b1, e1):
+                    c.report.symbols += 2
+                    placed[cast(Symbol, b0).name] = cast(Symbol, b1)
+                    placed[cast(Symbol, e0).name] = cast(Symbol, e1)
+                else:
+                    for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
+                        c.expect_value(f"{where}[{k}]", label, p, q)
+                    c.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
+                if x0 is not None and x1 is not None and (x0.relocs or x1.relocs or bytes.__ne__(x0, x1)):
+                    c.expect_expression(f"{where}[{k}]", "expression", x0, x1, asize)
+            if len(other.entries) < len(loc.entries):
+                c.list_ends_early(where, loc, len(other.entries))
+
+
+def _compare_range_lists(c: Expectations) -> None:
+    """``.debug_ranges``: each list's ranges."""
+    if c.ptx.ranges:
+        ranges_b = {lst.offset: lst for lst in c.cubin.ranges or []}
+        for rng in c.ptx.ranges:
+            where = f".debug_ranges+0x{rng.offset:x}"
+            got = ranges_b.get(rng.offset)
+            if got is None or len(got.entries) != len(rng.entries):
+                c.differ(
+                    where,
+                    "list",
+                    f"{len(rng.entries)} entries",
+                    "missing" if got is None else f"{len(got.entries)} entries",
+                )
+                continue
+            for k, ((b0, e0), (b1, e1)) in enumerate(zip(rng.entries, got.entries, strict=False)):
+                for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
+                    c.expect_value(f"{where}[{k}]", label, p, q)
+                c.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
+
+
+def truncated_numbers(module: PtxModule, info: DebugInfo, report: CheckReport) -> None:
+    """A difference for each ``.b64`` number of 2**32 or more: the PTX image holds what ptxas
+    keeps (its low 32 bits, quirk wide-literal-truncated), the text said more."""
+    for block in module.sections:
+        image = block.image
+        for offset, written in sorted(image.wide_values.items()):
+            path, what = block.name, f"{block.name}+0x{offset:x}"
+            if block.name == ".debug_info":
+                die, attr = die_and_attribute_at(info, offset)
+                if die is not None:
+                    path = die_path(die)
+                if attr is not None and die is not None:
+                    found = next((a for a in die.attributes if a.name == attr), None)
+                    what = attribute_title(found) if found is not None else at_name(attr)
+            report.differences.append(
+                Difference(
+                    path,
+                    what,
+                    show(written),
+                    show(written & 0xFFFFFFFF),
+                    f"{image.source(offset) or block.name}: "
+                    "ptxas keeps only the low 32 bits of a .b64 number (lint: wide-value)",
+                )
+            )
