@@ -20,7 +20,7 @@ import ptxdwarf
 from ptxdwarf import AddressClass, DebugInfoBuilder, loc
 from ptxdwarf.check import check
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.facts import within_reach
+from tools.ptxas_facts import within_reach
 from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT
 from ptxdwarf.ptxas import Ptxas, PtxasFailed, wheel_ptxas
 from ptxdwarf.testing import assert_dies_equal, compile_ptx, query
@@ -723,7 +723,7 @@ def test_a_remembered_depot_expression_still_reports_a_wrong_one(ptxas: Ptxas) -
 def test_label_relocated_to_the_function_end_is_reported(end_label: bool, ptxas: Ptxas) -> None:
     """Straight-line code whose last label comes before the final ret, and no label after the
     ret: ptxas relocates that label to the end of the function's code (quirk label-at-end)."""
-    from ptxdwarf.cuda.facts.cases import CASES
+    from tools.ptxas_facts.cases import CASES
 
     (case,) = [
         c for c in CASES if c.id == ("label-at-end.end-label" if end_label else "label-at-end.last-label")

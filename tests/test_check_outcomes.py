@@ -10,7 +10,7 @@ from conftest import FIXTURES
 
 from ptxdwarf.check import check
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.facts.cases.registers import predicates
+from tools.ptxas_facts.cases.registers import predicates
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, parse_messages
 
 LINE_INFO = FIXTURES / "nvcc" / "rich.lineinfo.sm_75.ptx"

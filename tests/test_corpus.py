@@ -67,7 +67,7 @@ from elftools.elf.elffile import ELFFile
 
 from ptxdwarf.check import check as run_check
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.facts import within_reach
+from tools.ptxas_facts import within_reach
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.errors import ToolError
 from ptxdwarf.ptx import needs_compile_only, parse_ptx

@@ -437,7 +437,7 @@ def test_corpus(path: Path) -> None:
 
 
 def _harness_text(case_id: str) -> str:
-    from ptxdwarf.cuda.facts import CASES as HARNESS
+    from tools.ptxas_facts import CASES as HARNESS
 
     made = next(c for c in HARNESS if c.id == case_id).ptx()
     return made.decode() if isinstance(made, bytes) else made

@@ -27,7 +27,7 @@ from ptxdwarf import TAG, PtxSyntaxError
 from ptxdwarf.api import load_text
 from ptxdwarf.check import check
 from ptxdwarf.cli import main_lint
-from ptxdwarf.cuda.facts import CASES
+from tools.ptxas_facts import CASES
 from ptxdwarf.cuda.quirks import MEASURED_ON, QUIRKS, quirks_for_rule
 from ptxdwarf.lint import RULES, Finding, lint, lint_module
 from ptxdwarf.ptxas import Ptxas
@@ -1444,7 +1444,7 @@ def test_depot_in_pieces(parts: tuple[bytes | int, ...], reported: bool) -> None
 def test_depot_in_pieces_agrees_with_the_registry() -> None:
     """lint reports depot-in-pieces on the registry's cases that fail on some release, and on no
     case every release compiles."""
-    from ptxdwarf.cuda.facts import cases_for
+    from tools.ptxas_facts import cases_for
 
     cases = cases_for("depot-in-pieces")
     assert len(cases) >= 7

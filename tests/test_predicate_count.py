@@ -11,7 +11,7 @@ import pytest
 from ptxdwarf import TAG, read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.facts.cases.registers import predicates
+from tools.ptxas_facts.cases.registers import predicates
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas, wheel_ptxas
 from ptxdwarf.errors import AttachError
 from ptxdwarf.lint import lint

@@ -1,4 +1,4 @@
-"""The ptxas quirk registry (ptxdwarf.cuda.quirks) and the facts harness (ptxdwarf.cuda.facts)."""
+"""The ptxas quirk registry (ptxdwarf.cuda.quirks) and the facts harness (tools.ptxas_facts)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import EXTRA_PTXAS, every_ptxas, ptxas_id
 
-from ptxdwarf.cuda import facts, quirks
-from ptxdwarf.cuda.facts import CASES, run_cases
+from ptxdwarf.cuda import quirks
+from tools.ptxas_facts import CASES, Outcome, run_cases
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
 from ptxdwarf.cuda.quirks import QUIRKS, Quirk, quirk, quirks_for_rule, resolve
 from ptxdwarf.lint import RULES
@@ -123,7 +123,7 @@ def test_docs_results_agree_with_the_cases() -> None:
 
 
 @pytest.fixture(scope="module", params=every_ptxas(), ids=ptxas_id)
-def measured(request: pytest.FixtureRequest) -> tuple[str, dict[str, facts.Outcome]]:
+def measured(request: pytest.FixtureRequest) -> tuple[str, dict[str, Outcome]]:
     """A ptxas release the registry was measured on and what each case does on it (every
     ptxas the tests know of, see ``conftest.every_ptxas``: in CI, six releases)."""
     tool = Ptxas(request.param)
@@ -132,7 +132,7 @@ def measured(request: pytest.FixtureRequest) -> tuple[str, dict[str, facts.Outco
     return tool.version, {o.case: o for o in run_cases(tool.path)}
 
 
-def test_facts_hold_on_every_ptxas(measured: tuple[str, dict[str, facts.Outcome]]) -> None:
+def test_facts_hold_on_every_ptxas(measured: tuple[str, dict[str, Outcome]]) -> None:
     """Every case marked as holding for this ptxas release holds, on the real ptxas; every
     case marked as not holding does not (then the registry needs updating)."""
     version, outcomes = measured
@@ -169,7 +169,7 @@ def test_case_releases_are_measured_ones() -> None:
 
 def test_command_line_reports_a_table() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--only", "wide.b64-hex", "syntax.binary-b32"],
+        [sys.executable, "-m", "tools.ptxas_facts", "--only", "wide.b64-hex", "syntax.binary-b32"],
         check=False,
         capture_output=True,
         text=True,
@@ -182,7 +182,7 @@ def test_command_line_reports_a_table() -> None:
 
 def test_command_line_bad_ptxas() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--ptxas", "/nonexistent/ptxas"],
+        [sys.executable, "-m", "tools.ptxas_facts", "--ptxas", "/nonexistent/ptxas"],
         check=False,
         capture_output=True,
         text=True,
@@ -198,7 +198,7 @@ def test_command_line_relative_ptxas(tmp_path: Path) -> None:
     link.parent.mkdir()
     link.symlink_to(find_ptxas().path)
     proc = subprocess.run(
-        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--ptxas", "bin/ptxas", "--only", "wide.b64-hex"],
+        [sys.executable, "-m", "tools.ptxas_facts", "--ptxas", "bin/ptxas", "--only", "wide.b64-hex"],
         check=False,
         capture_output=True,
         text=True,
@@ -212,7 +212,7 @@ def test_command_line_relative_ptxas(tmp_path: Path) -> None:
 def test_a_fixture_case_runs_at_a_version_the_ptxas_reads() -> None:
     """The fault fixtures are .version 9.0; ptxas 12.4 reads 8.4 at most (measured), so an
     ``any_version`` case runs there at 8.4, and at its own version where that is taken."""
-    from ptxdwarf.cuda.facts import within_reach
+    from tools.ptxas_facts import within_reach
 
     text = "// x\n.version 9.0\n.target sm_75\n"
     assert within_reach(text, (8, 4)) == ("// x\n.version 8.4\n.target sm_75\n", "8.4")

@@ -16,7 +16,7 @@ from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.check import check
 from ptxdwarf.cuda.cubin import cubin_images
-from ptxdwarf.cuda.facts.cases.registers import _unused_register
+from tools.ptxas_facts.cases.registers import _unused_register
 from ptxdwarf.cuda.regmap import RegisterMapEntry
 from ptxdwarf.dwarf.constants import AT, TAG
 from ptxdwarf.dwarf.expr import decode_expression

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ....dwarf.model import DebugInfo
+from ptxdwarf.dwarf.model import DebugInfo
+
 from .. import harness as h
 from ..case import Case
 from ..harness import ABBREV, Run, b8, die, info, module, section, subprogram
@@ -41,10 +42,10 @@ def case(
 def reencoded(fixture: str, edit: Callable[[DebugInfo], None]) -> str:
     """The fixture ``fixture`` (one block per debug section) with its DWARF decoded, changed by
     ``edit`` and encoded again (abbreviations derived anew); the rest of the text kept."""
-    from ....dwarf.decode import decode_sections
-    from ....dwarf.encode import EncodeOptions, encode_sections
-    from ....ptx import parse_ptx
-    from ....ptx.writer import format_section
+    from ptxdwarf.dwarf.decode import decode_sections
+    from ptxdwarf.dwarf.encode import EncodeOptions, encode_sections
+    from ptxdwarf.ptx import parse_ptx
+    from ptxdwarf.ptx.writer import format_section
 
     module = parse_ptx(h.fixture(fixture).decode(), "x.ptx")
     info = decode_sections(module.images(debug_only=True), source="ptx").load_all()
