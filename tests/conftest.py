@@ -1,5 +1,8 @@
 """Shared test fixtures: the real toolchain (ptxas, llvm-dwarfdump) and the shipped PTX fixtures.
 
+``ptxas_tool`` and ``cubin_path`` are named apart from the shipped pytest plugin's ``ptxas``
+and ``compile_ptx`` (:mod:`ptxdwarf.pytest_plugin`), which stay what the plugin documents.
+
 ptxas and llvm-dwarfdump are required: tests that need them fail (not skip) when
 they are missing, unless PTXDWARF_ALLOW_MISSING_TOOLS=1 is set for a local run.
 """
@@ -10,6 +13,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -110,7 +114,7 @@ def nvdisasm() -> str:
 
 
 @pytest.fixture(scope="session")
-def ptxas() -> Ptxas:
+def ptxas_tool() -> Ptxas:
     """The ptxas ptxdwarf finds (PATH, CUDA_HOME, or the nvidia-cuda-nvcc wheel)."""
     try:
         return find_ptxas()
@@ -145,9 +149,15 @@ def llvm_dwarfdump() -> str:
     return found
 
 
+class CubinPath(Protocol):
+    """The ``cubin_path`` fixture: the path of the cubin ``ptxas -g`` makes of ``text``."""
+
+    def __call__(self, text: str, name: str = "module", arch: str | None = None) -> Path: ...
+
+
 @pytest.fixture(scope="session")
-def compile_ptx(ptxas: Ptxas, tmp_path_factory: pytest.TempPathFactory):
-    """compile_ptx(text, name) -> path of the cubin ``ptxas -g`` makes of the text."""
+def cubin_path(ptxas_tool: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> CubinPath:
+    """cubin_path(text, name) -> path of the cubin ``ptxas -g`` makes of the text."""
     out_dir = tmp_path_factory.mktemp("cubins")
     counter = [0]
 
@@ -155,8 +165,8 @@ def compile_ptx(ptxas: Ptxas, tmp_path_factory: pytest.TempPathFactory):
         from ptxdwarf.ptx import needs_compile_only, parse_ptx
 
         module = parse_ptx(text)
-        chosen, _note = ptxas.choose_arch(module.target, arch)
-        result = ptxas.compile(text, arch=chosen, relocatable=needs_compile_only(module), filename=name)
+        chosen, _note = ptxas_tool.choose_arch(module.target, arch)
+        result = ptxas_tool.compile(text, arch=chosen, relocatable=needs_compile_only(module), filename=name)
         counter[0] += 1
         path = out_dir / f"{counter[0]:04d}-{Path(name).stem}.cubin"
         path.write_bytes(result.cubin)

@@ -96,7 +96,7 @@ def test_rust_abi_slices_zsts_and_u128() -> None:
     assert k.parameters[2].die.attr(AT.location) is None  # a ZST lives nowhere
 
 
-def test_abi_parameters_through_ptxas(compile_ptx, tmp_path: Path) -> None:
+def test_abi_parameters_through_ptxas(cubin_path, tmp_path: Path) -> None:
     dbg = DebugInfoBuilder(name="abi.rs", language="rust")
     r = lambda n: dbg.named_type(n, language="rust")  # noqa: E731
     k = dbg.kernel("scale", linkage_name="scale")
@@ -107,7 +107,7 @@ def test_abi_parameters_through_ptxas(compile_ptx, tmp_path: Path) -> None:
         [".version 7.0", ".target sm_75", ".address_size 64", k.ptx_signature(), "{", "\tret;", "}", ""]
     )
     text = ptxdwarf.attach(ptx, dbg, filename="abi.ptx")
-    info = ptxdwarf.read_cubin(compile_ptx(text, "abi.ptx"))
+    info = ptxdwarf.read_cubin(cubin_path(text, "abi.ptx"))
     dies = {d.name: d for d in info.iter_dies() if d.tag == ptxdwarf.TAG.formal_parameter}
     assert {n: d.address_class for n, d in dies.items()} == {"data": 7, "factor": 7, "pair": 7}
     data = ptxdwarf.decode_expression(dies["data"][AT.location], 8)

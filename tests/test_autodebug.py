@@ -278,7 +278,7 @@ def assert_cubin_describes(module: PtxModule, cubin: bytes, result: AttachResult
 
 
 @pytest.mark.parametrize("name,rename", CASES, ids=CASE_IDS)
-def test_attach_fixture(name: str, rename: bool, ptxas: Ptxas) -> None:
+def test_attach_fixture(name: str, rename: bool, ptxas_tool: Ptxas) -> None:
     result = attached(name, rename)
     text = result.text
     module_in = parse_ptx((NODEBUG / name).read_text())
@@ -289,11 +289,11 @@ def test_attach_fixture(name: str, rename: bool, ptxas: Ptxas) -> None:
     assert sum(1 for b in module_out.sections if b.name == ".debug_info") == 1
     assert_line_table(text)
 
-    report = check(text, filename=default_output_name(name), ptxas=ptxas)
+    report = check(text, filename=default_output_name(name), ptxas=ptxas_tool)
     assert report.consistent, "\n".join(map(str, report.differences))
 
     described = parse_ptx(text)  # registers under their (possibly new) names
-    counts = assert_cubin_describes(described, compile_text(ptxas, text, debug=True), result)
+    counts = assert_cubin_describes(described, compile_text(ptxas_tool, text, debug=True), result)
     assert counts["functions"] == len(module_in.functions) and counts["registers"] > 0
     assert _lint()(text) == []
     if rename:
@@ -302,7 +302,7 @@ def test_attach_fixture(name: str, rename: bool, ptxas: Ptxas) -> None:
 
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES, ids=lambda n: Path(n).name)
-def test_attach_changes_no_code(name: str, ptxas: Ptxas) -> None:
+def test_attach_changes_no_code(name: str, ptxas_tool: Ptxas) -> None:
     """Compiled without -g, the code is the input's, byte for byte.
 
     ptxas treats ``.target ..., debug`` as ``-g`` (it refuses it with ``-O3``:
@@ -314,15 +314,15 @@ def test_attach_changes_no_code(name: str, ptxas: Ptxas) -> None:
     plain = attached(name, False, debug_target=False).text
     default = attached(name).text
     assert plain == default.replace(", debug\n", "\n", 1)
-    before = text_sections(compile_text(ptxas, source, debug=False))
-    after = text_sections(compile_text(ptxas, plain, debug=False))
+    before = text_sections(compile_text(ptxas_tool, source, debug=False))
+    after = text_sections(compile_text(ptxas_tool, plain, debug=False))
     assert before.keys() == after.keys() and before == after
-    assert text_sections(compile_text(ptxas, default, debug=False)) == text_sections(
-        compile_text(ptxas, default, debug=True)
+    assert text_sections(compile_text(ptxas_tool, default, debug=False)) == text_sections(
+        compile_text(ptxas_tool, default, debug=True)
     )
 
 
-def test_rename_is_consistent(ptxas: Ptxas) -> None:
+def test_rename_is_consistent(ptxas_tool: Ptxas) -> None:
     source = (NODEBUG / "long_registers.ptx").read_text()
     result = attached("long_registers.ptx", True)
     renamed = result.renamed
@@ -356,8 +356,8 @@ def test_rename_is_consistent(ptxas: Ptxas) -> None:
     )
     assert body == expected
     plain = attach_ptx(source, output_name="x.ptx", rename_registers=True, debug_target=False).text
-    assert text_sections(compile_text(ptxas, source, debug=False)) == text_sections(
-        compile_text(ptxas, plain, debug=False)
+    assert text_sections(compile_text(ptxas_tool, source, debug=False)) == text_sections(
+        compile_text(ptxas_tool, plain, debug=False)
     )
     # nvcc's temp_param_reg, declared in three call sequences, becomes one short name
     nvcc = attached("rich.nvcc.O3.sm_75.ptx", True)
@@ -409,14 +409,14 @@ DEVICE_PARAMS = """\
 """
 
 
-def test_device_parameter_locations(ptxas: Ptxas) -> None:
+def test_device_parameter_locations(ptxas_tool: Ptxas) -> None:
     result = attach_ptx(DEVICE_PARAMS, output_name="params.ptx")
     assert params_without_location(result) == {"f_b", "f_c"}
     warning = next(w for w in result.warnings if "without a location" in w)
     assert "f_b (never loaded by ld.param)" in warning and "loaded into both %r2 and %r3" in warning
-    assert check(result.text, ptxas=ptxas).consistent
+    assert check(result.text, ptxas=ptxas_tool).consistent
     assert _lint()(result.text) == []
-    info = read_cubin(compile_text(ptxas, result.text, debug=True))
+    info = read_cubin(compile_text(ptxas_tool, result.text, debug=True))
     params = {d.name: d for d in info.iter_dies() if d.tag == TAG.formal_parameter}
     assert [str(op) for op in _expr(params["f_a"])] == ["DW_OP_regx %r1"]
     assert [str(op) for op in _expr(params["f_e"])] == ["DW_OP_regx %rd1"]  # loaded twice, same register
@@ -465,12 +465,12 @@ NARROW_LOADS = """\
 """
 
 
-def test_a_parameter_loaded_in_part_is_described_in_part(ptxas: Ptxas) -> None:
+def test_a_parameter_loaded_in_part_is_described_in_part(ptxas_tool: Ptxas) -> None:
     """One ld.param of fewer bytes than the parameter: the register holds those bytes only,
     the rest is an empty piece (a debugger reading 8 bytes from the 4-byte %r1 showed half of
     the value and a neighbour's bits)."""
     result = attach_ptx(NARROW_LOADS, output_name="narrow.ptx")
-    info = read_cubin(compile_text(ptxas, result.text, debug=True))
+    info = read_cubin(compile_text(ptxas_tool, result.text, debug=True))
     params = {d.name: d for d in info.iter_dies() if d.tag == TAG.formal_parameter}
     for name, register in (("f_param_0", "%r1"), ("f_param_1", "%r2")):
         assert [str(op) for op in _expr(params[name])] == [
@@ -480,11 +480,11 @@ def test_a_parameter_loaded_in_part_is_described_in_part(ptxas: Ptxas) -> None:
         ]
     assert [str(op) for op in _expr(params["f_param_2"])][:2] == ["DW_OP_regx %rs1", "DW_OP_piece 1"]
     assert sum(op.args[0] for op in _expr(params["f_param_2"]) if op.name == "DW_OP_piece") == 4
-    assert check(result.text, ptxas=ptxas).consistent
+    assert check(result.text, ptxas=ptxas_tool).consistent
     assert _lint()(result.text) == []
 
 
-def test_large_register_range_is_described_by_the_names_used(ptxas: Ptxas) -> None:
+def test_large_register_range_is_described_by_the_names_used(ptxas_tool: Ptxas) -> None:
     """Two ranges of 1000 registers, 49 of them used: those 49 are described (ptxas -g maps
     no other), read from the body once, not name by name."""
     body = "\n".join(f"\tmov.u32 %r{i}, {i};" for i in range(1, 50))
@@ -497,7 +497,7 @@ def test_large_register_range_is_described_by_the_names_used(ptxas: Ptxas) -> No
     assert sum(1 for line in result.text.split("\n") if ".loc" in line) == 50
     names = {d.name for d in read_ptx(result.text).iter_dies() if d.tag == TAG.variable}
     assert names == {f"%r{i}" for i in range(1, 50)}
-    report = check(result.text, ptxas=ptxas)
+    report = check(result.text, ptxas=ptxas_tool)
     assert report.consistent and not report.unmapped_registers
 
 
@@ -520,7 +520,7 @@ EDGES = """\
 """
 
 
-def test_odd_layouts(ptxas: Ptxas) -> None:
+def test_odd_layouts(ptxas_tool: Ptxas) -> None:
     """Bodies on the header's line, instructions after declarations and braces, an
     empty body, a statement over two lines with another after it on its last line."""
     result = attach_ptx(EDGES, output_name="edges.ptx")
@@ -529,18 +529,18 @@ def test_odd_layouts(ptxas: Ptxas) -> None:
     assert "\tret; \n$L__ptxdwarf_end0:\n\t}\n" in text
     assert "{\n$L__ptxdwarf_begin1:\n$L__ptxdwarf_end1:\n}" in text
     assert "\t2; mov.u32 %r1, 3;\n" in text  # no .loc inside the two-line statement
-    assert check(text, ptxas=ptxas).consistent
+    assert check(text, ptxas=ptxas_tool).consistent
     assert _lint()(text) == []
     plain = attach_ptx(EDGES, output_name="edges.ptx", debug_target=False).text
-    assert text_sections(compile_text(ptxas, EDGES, debug=False)) == text_sections(
-        compile_text(ptxas, plain, debug=False)
+    assert text_sections(compile_text(ptxas_tool, EDGES, debug=False)) == text_sections(
+        compile_text(ptxas_tool, plain, debug=False)
     )
 
 
 # --- refusing and replacing existing debug info -------------------------------------------------
 
 
-def test_line_information_is_kept(ptxas: Ptxas) -> None:
+def test_line_information_is_kept(ptxas_tool: Ptxas) -> None:
     """Line-info PTX (nvcc -lineinfo: .file/.loc, inlined functions named in .debug_str): attach
     keeps its .file/.loc and its .debug_str, names the compile unit after .file 1, and adds the
     DIEs; --replace still gives PTX lines instead."""
@@ -554,7 +554,7 @@ def test_line_information_is_kept(ptxas: Ptxas) -> None:
     assert {b.name for b in module.sections} >= {".debug_info", ".debug_abbrev", ".debug_str"}
     info = read_ptx(result.text)
     assert info.units[0].die is not None and info.units[0].die.name == parse_ptx(text).files[0].full_path
-    report = check(result.text, ptxas=ptxas)
+    report = check(result.text, ptxas=ptxas_tool)
     assert report.consistent and report.line_rows > 50
     replaced = attach_ptx(text, output_name="out.ptx", filename=path, replace=True)
     assert [f.path for f in parse_ptx(replaced.text).files] == ["out.ptx"]
@@ -567,7 +567,7 @@ def test_line_information_is_kept(ptxas: Ptxas) -> None:
         ("numba/kernel_locals.sm_75.ptx", ".target ... debug"),
     ],
 )
-def test_existing_debug_info(path: str, what: str, ptxas: Ptxas) -> None:
+def test_existing_debug_info(path: str, what: str, ptxas_tool: Ptxas) -> None:
     text = (FIXTURES / path).read_text()
     with pytest.raises(AttachError) as info:
         attach_ptx(text, output_name="out.ptx", filename=path)
@@ -579,7 +579,7 @@ def test_existing_debug_info(path: str, what: str, ptxas: Ptxas) -> None:
     assert [f.path for f in module.files] == ["out.ptx"]
     assert [b.name for b in module.sections if b.name == ".debug_info"] == [".debug_info"]
     assert_line_table(result.text)
-    assert check(result.text, ptxas=ptxas).consistent
+    assert check(result.text, ptxas=ptxas_tool).consistent
     assert _lint()(result.text) == []
     # attach's own output: refused again, and replaced by the same text
     with pytest.raises(AttachError):
@@ -597,15 +597,15 @@ def test_bad_input() -> None:
         attach_ptx(".version 7.0\n.target sm_75\n.address_size 64\n.global .u32 x;\n", output_name="x.ptx")
 
 
-def test_crlf_and_styles(ptxas: Ptxas) -> None:
+def test_crlf_and_styles(ptxas_tool: Ptxas) -> None:
     source = (NODEBUG / "handwritten.ptx").read_text().replace("\n", "\r\n")
     result = attach_ptx(source, output_name="crlf.ptx")
     assert "\r\n.file 1" in result.text.split(".section")[0]
     assert_line_table(result.text.replace("\r\n", "\n"))
-    assert check(result.text, ptxas=ptxas).consistent
+    assert check(result.text, ptxas=ptxas_tool).consistent
     for style in ("nvcc", "compact"):
         other = attach_ptx((NODEBUG / "handwritten.ptx").read_text(), output_name="h.ptx", style=style)
-        assert check(other.text, ptxas=ptxas).consistent
+        assert check(other.text, ptxas=ptxas_tool).consistent
 
 
 def test_main_attach(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1308,10 +1308,10 @@ def test_fuzz_cli_never_crashes(base: str, section: str, ops: list, command: str
 
 
 @pytest.fixture(scope="module")
-def cubins(compile_ptx) -> dict[str, bytes]:
+def cubins(cubin_path) -> dict[str, bytes]:
     return {
-        "spec": compile_ptx(EXAMPLE, "example.ptx").read_bytes(),
-        "nvcc": compile_ptx(NVCC_CALL, "call_example.ptx").read_bytes(),
+        "spec": cubin_path(EXAMPLE, "example.ptx").read_bytes(),
+        "nvcc": cubin_path(NVCC_CALL, "call_example.ptx").read_bytes(),
     }
 
 

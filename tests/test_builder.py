@@ -72,11 +72,11 @@ def readme_example(ptx_text: str) -> tuple[str, DebugInfoBuilder, dict[str, Any]
     return ptx_with_debug, dbg, {"pair": pair_t, "float4": float4_t, "bits": bits_t}
 
 
-def test_readme_example_through_ptxas(compile_ptx, llvm_dwarfdump) -> None:
+def test_readme_example_through_ptxas(cubin_path, llvm_dwarfdump) -> None:
     text, _dbg, types = readme_example(spec_program_without_debug())
     assert ".target sm_20, debug" in text
     assert '.file 1 "/home/user/test/call_example.cu"' in text
-    cubin = compile_ptx(text, "readme.ptx")
+    cubin = cubin_path(text, "readme.ptx")
     out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info")
     blocks = out.split("\n\n")
 
@@ -172,10 +172,10 @@ EXPECTED_CLASSES = {
 }
 
 
-def test_every_location_kind_and_address_class(compile_ptx) -> None:
+def test_every_location_kind_and_address_class(cubin_path) -> None:
     dbg = build_all_spaces()
     text = ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
-    info = ptxdwarf.read_cubin(compile_ptx(text, "all_spaces.ptx"))
+    info = ptxdwarf.read_cubin(cubin_path(text, "all_spaces.ptx"))
     seen = {}
     for die in info.iter_dies():
         if die.tag in (TAG.variable, TAG.formal_parameter) and die.name:
@@ -260,7 +260,7 @@ def rich(version: int, address_size: int, strings: str) -> DebugInfoBuilder:
 @pytest.mark.parametrize("strings", ["inline", "strp"])
 @pytest.mark.parametrize("address_size", [4, 8])
 @pytest.mark.parametrize("version", [2, 3, 4])
-def test_matrix_through_ptxas(version: int, address_size: int, strings: str, style: str, compile_ptx) -> None:
+def test_matrix_through_ptxas(version: int, address_size: int, strings: str, style: str, cubin_path) -> None:
     """ptxas accepts every combination and the cubin's DIE tree equals the built one.
 
     CUDA 13 ptxas no longer compiles ``.address_size 32`` modules; 4-byte DWARF
@@ -271,17 +271,17 @@ def test_matrix_through_ptxas(version: int, address_size: int, strings: str, sty
     built = ptxdwarf.read_ptx(text)
     assert built.units[0].version == version and built.units[0].address_size == address_size
     assert (built.strings is not None) == (strings == "strp")
-    cubin = ptxdwarf.read_cubin(compile_ptx(text, f"matrix-{version}-{address_size}-{strings}-{style}.ptx"))
+    cubin = ptxdwarf.read_cubin(cubin_path(text, f"matrix-{version}-{address_size}-{strings}-{style}.ptx"))
     assert _canonical(cubin) == _canonical(built)
     # and the built tree is what the builder made
     names = [d.name for d in dbg.iter_dies()]
     assert [d.name for d in built.iter_dies()] == names
 
 
-def test_pubnames_and_aranges_on_the_cubin(compile_ptx, llvm_dwarfdump) -> None:
+def test_pubnames_and_aranges_on_the_cubin(cubin_path, llvm_dwarfdump) -> None:
     dbg = build_all_spaces()
     text = ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
-    cubin = compile_ptx(text, "pub.ptx")
+    cubin = cubin_path(text, "pub.ptx")
     out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info", "--debug-pubnames", "--debug-aranges")
     dies = {
         int(m.group(1), 16): m.group(2) for m in re.finditer(r"^0x([0-9a-f]{8}):\s+(DW_TAG_\w+)", out, re.M)
@@ -425,7 +425,7 @@ def test_string_labels_need_isa_7() -> None:
     assert ".debug_str+" in ptxdwarf.attach(old, build_all_spaces(strings="strp"))
 
 
-def test_attach_replaces_existing_debug_info(compile_ptx) -> None:
+def test_attach_replaces_existing_debug_info(cubin_path) -> None:
     nvcc = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
     dbg = DebugInfoBuilder(name="call.cu", producer="replacement")
     int_t = dbg.named_type("int")
@@ -434,7 +434,7 @@ def test_attach_replaces_existing_debug_info(compile_ptx) -> None:
     )
     text = ptxdwarf.attach(nvcc, dbg)
     assert text.count(".section .debug_info") + text.count(".section\t.debug_info") == 1
-    info = ptxdwarf.read_cubin(compile_ptx(text, "replaced.ptx"))
+    info = ptxdwarf.read_cubin(cubin_path(text, "replaced.ptx"))
     assert info.units[0].die.get(AT.producer) == "replacement"  # type: ignore[union-attr]
 
 
@@ -444,7 +444,7 @@ def test_pathless_helpers(tmp_path: Path) -> None:
     assert ".section .debug_info" in text and text.isascii()
 
 
-def test_readme_builder_example_runs_verbatim(compile_ptx) -> None:
+def test_readme_builder_example_runs_verbatim(cubin_path) -> None:
     """The README's builder example, as printed there, attaches and compiles."""
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     section = readme.split("## Python API: writing debug info for a code generator", 1)[1]
@@ -453,5 +453,5 @@ def test_readme_builder_example_runs_verbatim(compile_ptx) -> None:
     exec(compile(code, "README.md", "exec"), namespace)
     text = namespace["ptx_with_debug"]
     assert isinstance(text, str)
-    info = ptxdwarf.read_cubin(compile_ptx(text, "readme-verbatim.ptx"))
+    info = ptxdwarf.read_cubin(cubin_path(text, "readme-verbatim.ptx"))
     assert {d.name for d in info.iter_dies() if d.tag == TAG.formal_parameter} == {"i", "j", "p"}

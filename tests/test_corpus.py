@@ -67,11 +67,11 @@ from elftools.elf.elffile import ELFFile
 
 from ptxdwarf.check import check as run_check
 from ptxdwarf.cli import main
-from tools.ptxas_facts import within_reach
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.errors import ToolError
 from ptxdwarf.ptx import needs_compile_only, parse_ptx
 from ptxdwarf.ptx.reader import PtxModule
+from tools.ptxas_facts import within_reach
 
 CORPUS = ROOT / "fixtures" / "corpus"
 STYLES = ("nvcc", "readable", "compact")
@@ -488,14 +488,14 @@ def _newer_than(tool: Ptxas, module: PtxModule) -> bool:
     return False
 
 
-@pytest.mark.parametrize("ptxas", every_ptxas(), ids=ptxas_id)
-def test_check_says_the_same_on_every_release(ptxas: str) -> None:
+@pytest.mark.parametrize("release_ptxas", every_ptxas(), ids=ptxas_id)
+def test_check_says_the_same_on_every_release(release_ptxas: str) -> None:
     """check on every corpus file and every fixture of ptxas-accepted PTX, with each ptxas the
     tests know of (in CI, CUDA 12.0 to 13.5), the file lowered to a ``.version`` that ptxas
     reads: consistent, or on the files of :data:`PTXAS_FAULTS` exactly those faults; ptxas
     refuses the ``.rejected.`` files. Files whose ``.target`` is newer than every architecture
     of that ptxas are left out (nvcc 13.0's sm_100 files on CUDA 12), and counted."""
-    tool = Ptxas(ptxas)
+    tool = Ptxas(release_ptxas)
     problems: list[str] = []
     newer = 0
     paths = [*FILES, *GOOD_FIXTURES]

@@ -48,8 +48,8 @@ def _patched(cubin: bytes, edit: str) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def call_cubin(compile_ptx) -> bytes:
-    return Path(compile_ptx(CALL.read_text(), CALL.name)).read_bytes()
+def call_cubin(cubin_path) -> bytes:
+    return Path(cubin_path(CALL.read_text(), CALL.name)).read_bytes()
 
 
 def _dump(cubin: bytes) -> str:

@@ -328,17 +328,19 @@ MID_LINE_LOC = """.version 7.0
 """
 
 
-def test_strip_takes_a_loc_that_follows_a_statement_on_its_line(ptxas: Ptxas) -> None:
+def test_strip_takes_a_loc_that_follows_a_statement_on_its_line(ptxas_tool: Ptxas) -> None:
     """ptxas reads a ``.loc`` after the ``;`` of a statement on the same line: left behind by
     strip, it warns that a .loc has no .file (measured with ptxas 13.0)."""
-    assert ptxas.compile(MID_LINE_LOC, arch="sm_75", debug=False).messages == []
+    assert ptxas_tool.compile(MID_LINE_LOC, arch="sm_75", debug=False).messages == []
     bare = strip(MID_LINE_LOC)
     assert ".loc" not in bare and ".file" not in bare
     assert "\tmov.u32 \t%r1, 1;\n\tadd.s32 \t%r2, %r1, 1; {\n\tret; }\n" in bare
-    assert ptxas.compile(bare, arch="sm_75", debug=False).messages == []
+    assert ptxas_tool.compile(bare, arch="sm_75", debug=False).messages == []
     # what strip removed is what ptxas warns about when only the .file goes
     no_file = MID_LINE_LOC.replace('.file 1 "a.cu"\n', "")
-    assert [m.severity for m in ptxas.compile(no_file, arch="sm_75", debug=False).messages] == ["warning"]
+    assert [m.severity for m in ptxas_tool.compile(no_file, arch="sm_75", debug=False).messages] == [
+        "warning"
+    ]
 
 
 def _code(cubin: Path) -> dict[str, bytes]:

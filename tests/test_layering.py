@@ -92,13 +92,13 @@ def test_old_import_paths_are_the_moved_modules() -> None:
     assert callable(ptxdwarf.encode) and ptxdwarf.encode is ptxdwarf.dwarf.encode.encode
 
 
-def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
-    bad = PACKAGE / "dwarf" / "_layering_probe.py"
+def test_the_checker_sees_a_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module of ``ptxdwarf.dwarf`` importing upwards, written outside the package and read as if in it."""
+    monkeypatch.setitem(globals(), "PACKAGE", tmp_path / "ptxdwarf")
+    bad = tmp_path / "ptxdwarf" / "dwarf" / "_layering_probe.py"
+    bad.parent.mkdir(parents=True)
     bad.write_text("from ..ptx.reader import parse_ptx\nfrom .. import check\n")
-    try:
-        assert {"ptxdwarf.ptx.reader", "ptxdwarf.check"} <= _imports(bad)
-    finally:
-        bad.unlink()
+    assert {"ptxdwarf.ptx.reader", "ptxdwarf.check"} <= _imports(bad)
 
 
 def _type_checking_imports() -> dict[str, str]:

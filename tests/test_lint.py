@@ -27,10 +27,10 @@ from ptxdwarf import TAG, PtxSyntaxError
 from ptxdwarf.api import load_text
 from ptxdwarf.check import check
 from ptxdwarf.cli import main_lint
-from tools.ptxas_facts import CASES
 from ptxdwarf.cuda.quirks import MEASURED_ON, QUIRKS, quirks_for_rule
 from ptxdwarf.lint import RULES, Finding, lint, lint_module
 from ptxdwarf.ptxas import Ptxas
+from tools.ptxas_facts import CASES
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -1170,13 +1170,13 @@ def test_label_at_line_zero_set_before_the_label() -> None:
     ],
     ids=["later-loc", "earlier-line-zero", "leads-to-line-zero", "bar-sync", "barrier-first", "shfl-sync"],
 )
-def test_label_at_line_zero_not_reported(code: str, ptxas: Ptxas) -> None:
+def test_label_at_line_zero_not_reported(code: str, ptxas_tool: Ptxas) -> None:
     m = assemble(base_tree(), header=HEADER.replace(_AT_TMP0, code))
     assert run(m) == []
-    assert check(m.text, ptxas=ptxas).consistent
+    assert check(m.text, ptxas=ptxas_tool).consistent
 
 
-def test_the_label_after_a_dropped_unused_one_is_reported(ptxas: Ptxas) -> None:
+def test_the_label_after_a_dropped_unused_one_is_reported(ptxas_tool: Ptxas) -> None:
     """Only the last label before the instruction is dropped: $L__other, which nothing uses,
     and not $L__tmp0. ptxas then relocates $L__tmp1, the next label, to $L__other's place;
     lint warns at $L__tmp1 and check finds it before the code above it."""
@@ -1185,7 +1185,7 @@ def test_the_label_after_a_dropped_unused_one_is_reported(ptxas: Ptxas) -> None:
     (finding,) = run(m)
     assert finding.rule == "label-at-line-zero" and finding.message.startswith("$L__tmp1 ")
     assert "ptxas drops $L__other" in finding.message
-    report = check(m.text, ptxas=ptxas)
+    report = check(m.text, ptxas=ptxas_tool)
     assert [(d.ptx, d.what) for d in report.differences] == [("$L__tmp1", "address")]
 
 
@@ -1197,7 +1197,7 @@ def test_the_label_after_a_dropped_unused_one_is_reported(ptxas: Ptxas) -> None:
         ("label-at-line-zero.named-before", False),
     ],
 )
-def test_label_at_line_zero_is_what_ptxas_drops(case_id: str, dropped: bool, ptxas: Ptxas) -> None:
+def test_label_at_line_zero_is_what_ptxas_drops(case_id: str, dropped: bool, ptxas_tool: Ptxas) -> None:
     """lint warns of exactly the labels ptxas drops, on the harness's modules (quirk
     label-at-line-zero)."""
     (case,) = [c for c in CASES if c.id == case_id]
@@ -1205,7 +1205,7 @@ def test_label_at_line_zero_is_what_ptxas_drops(case_id: str, dropped: bool, ptx
     assert isinstance(text, str)
     warned = [f.message.split()[0] for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"]
     assert warned == (["$L__x"] if dropped else [])
-    report = check(text, filename="k.ptx", ptxas=ptxas)
+    report = check(text, filename="k.ptx", ptxas=ptxas_tool)
     assert [d.ptx for d in report.differences if "dropped label" in d.message] == warned
 
 
@@ -1599,7 +1599,7 @@ def test_not_debuggable_multiple_returns() -> None:
     assert "returns 2 values" in f.message and f.severity == "error"
 
 
-def test_a_loc_after_a_statement_on_its_line_is_read(ptxas: Ptxas) -> None:
+def test_a_loc_after_a_statement_on_its_line_is_read(ptxas_tool: Ptxas) -> None:
     """ptxas reads ``.loc`` after a ``;`` on the same line, and check finds what it made of one
     naming an undeclared file; lint must see it too."""
     text = (
@@ -1609,7 +1609,7 @@ def test_a_loc_after_a_statement_on_its_line_is_read(ptxas: Ptxas) -> None:
     )
     found = [(f.rule, f.where) for f in lint(text, filename="m.ptx")]
     assert found == [("loc-file-undeclared", "m.ptx:11")]
-    report = check(text, ptxas=ptxas)
+    report = check(text, ptxas=ptxas_tool)
     assert [(d.what, d.ptx) for d in report.differences] == [("file 2", "no .file of that number")]
 
 

@@ -11,10 +11,10 @@ import pytest
 from ptxdwarf import TAG, read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.cli import main
-from tools.ptxas_facts.cases.registers import predicates
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas, wheel_ptxas
 from ptxdwarf.errors import AttachError
 from ptxdwarf.lint import lint
+from tools.ptxas_facts.cases.registers import predicates
 
 
 def _kernel(count: int) -> str:

@@ -12,10 +12,10 @@ import pytest
 from conftest import EXTRA_PTXAS, every_ptxas, ptxas_id
 
 from ptxdwarf.cuda import quirks
-from tools.ptxas_facts import CASES, Outcome, run_cases
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
 from ptxdwarf.cuda.quirks import QUIRKS, Quirk, quirk, quirks_for_rule, resolve
 from ptxdwarf.lint import RULES
+from tools.ptxas_facts import CASES, Outcome, run_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_IDS = {c.id for c in CASES}

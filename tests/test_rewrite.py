@@ -58,15 +58,15 @@ def outside_debug_sections(text: str) -> str:
 
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("path", GOOD_FIXTURES, ids=fixture_id)
-def test_rewrite_keeps_the_cubin_debug_sections(path: Path, style: str, tmp_path: Path, compile_ptx) -> None:
+def test_rewrite_keeps_the_cubin_debug_sections(path: Path, style: str, tmp_path: Path, cubin_path) -> None:
     original = path.read_text()
     out = tmp_path / f"rewritten.{style}.ptx"
     assert main(["rewrite", str(path), "-o", str(out), "--style", style]) == 0
     rewritten = out.read_text()
     assert rewritten.isascii()
     assert outside_debug_sections(rewritten) == outside_debug_sections(original)
-    before = debug_contents(compile_ptx(original, path.name))
-    after = debug_contents(compile_ptx(rewritten, out.name))
+    before = debug_contents(cubin_path(original, path.name))
+    after = debug_contents(cubin_path(rewritten, out.name))
     assert before.keys() == after.keys()
     for name in before:
         assert before[name] == after[name], f"{name} differs after rewrite --style {style}"
@@ -120,7 +120,7 @@ WITH_INFO = [
 
 
 @pytest.mark.parametrize("path", WITH_INFO[::3], ids=fixture_id)
-def test_derived_abbreviations_replace_the_read_ones(path: Path, ptxas) -> None:
+def test_derived_abbreviations_replace_the_read_ones(path: Path, ptxas_tool) -> None:
     """``keep_abbrevs=False``: one table, derived from the DIEs, and nothing of the old ones left."""
     info = ptxdwarf.read_ptx(path.read_text())
     assert info.units
@@ -133,7 +133,7 @@ def test_derived_abbreviations_replace_the_read_ones(path: Path, ptxas) -> None:
         {(d.tag, bool(d.children), tuple((a.name, a.form) for a in d.attributes)) for d in info.iter_dies()}
     )
     assert [u.abbrev_offset for u in back.units] == [ptxdwarf.Symbol(".debug_abbrev", 0)] * len(info.units)
-    report = ptxdwarf.check(text, filename=path.name, ptxas=ptxas)
+    report = ptxdwarf.check(text, filename=path.name, ptxas=ptxas_tool)
     moved = MOVED_LABELS.get(fixture_id(path), set())
     assert {d.ptx for d in report.differences if d.what == "address"} == moved
     assert report.consistent or moved, "\n".join(map(str, report.differences))
@@ -186,12 +186,12 @@ def test_rewrite_keeps_what_ptxas_makes_of_a_wide_b64() -> None:
         (".b64 0\n", ".b64 0x123456789abcdef0\n"),
     ],
 )
-def test_rewrite_of_a_wide_b64_compiles_to_the_same_bytes(old: str, new: str, compile_ptx: Any) -> None:
+def test_rewrite_of_a_wide_b64_compiles_to_the_same_bytes(old: str, new: str, cubin_path: Any) -> None:
     text = (ROOT / "fixtures" / "spec" / "example.ptx").read_text().replace(old, new, 1)
-    _same_debug_bytes(text, compile_ptx, "wide.ptx")
+    _same_debug_bytes(text, cubin_path, "wide.ptx")
 
 
-def test_rewrite_keeps_a_ref_addr_written_as_a_section_symbol(compile_ptx: Any) -> None:
+def test_rewrite_keeps_a_ref_addr_written_as_a_section_symbol(cubin_path: Any) -> None:
     """LLVM writes a DW_FORM_ref_addr as ``.b64 .debug_info+322``; ptxas relocates it, and the
     rewrite keeps the symbol and its relocation."""
     path = ROOT / "fixtures" / "corpus" / "llvm-tests" / "debug-loc-offset.O0.fixed.ptx"
@@ -199,7 +199,7 @@ def test_rewrite_keeps_a_ref_addr_written_as_a_section_symbol(compile_ptx: Any) 
     assert ".b64 .debug_info+322" in text
     for style in STYLES:
         assert ".debug_info+322" in ptxdwarf.rewrite_ptx(text, style=style)
-    _same_debug_bytes(text, compile_ptx, path.name)
+    _same_debug_bytes(text, cubin_path, path.name)
 
 
 def test_rewrite_keeps_a_dangling_reference_dangling() -> None:

@@ -414,7 +414,7 @@ def test_spec_example_bytes_are_reproduced() -> None:
     assert {r.offset: str(r.symbol) for r in images[".debug_pubnames"].relocs} == {6: ".debug_info"}
 
 
-def test_spec_example_is_accepted_by_ptxas(compile_ptx, llvm_dwarfdump) -> None:
+def test_spec_example_is_accepted_by_ptxas(cubin_path, llvm_dwarfdump) -> None:
     from conftest import FIXTURES, run_dwarfdump
 
     info, _ = build_spec_tree()
@@ -422,7 +422,7 @@ def test_spec_example_is_accepted_by_ptxas(compile_ptx, llvm_dwarfdump) -> None:
     fixed = (FIXTURES / "spec" / "example.ptx").read_text()
     module = ptxdwarf.parse_ptx(fixed)
     text = ptxdwarf.replace_debug_sections(module, images)
-    cubin = compile_ptx(text, "spec-built.ptx")
+    cubin = cubin_path(text, "spec-built.ptx")
     out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info", "--debug-pubnames")
     assert "DW_OP_regx 0x257231" in out
     assert '"_Z4testPi"' in out

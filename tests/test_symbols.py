@@ -168,7 +168,7 @@ def test_commented_declaration_needs_no_compile_only() -> None:
     assert needs_compile_only(parse_ptx(HEAD + ".extern .func ghost(.param .b32 a);\n" + BODY))
 
 
-def test_a_forward_declaration_needs_no_compile_only(ptxas: Ptxas) -> None:
+def test_a_forward_declaration_needs_no_compile_only(ptxas_tool: Ptxas) -> None:
     """A function declared before the code that calls it and defined further on (nvcc -G and
     numba write such declarations) links without -c: ptxas compiles the module whole."""
     forward = ".func f()\n;\n"
@@ -176,7 +176,7 @@ def test_a_forward_declaration_needs_no_compile_only(ptxas: Ptxas) -> None:
     module = parse_ptx(text)
     assert module.prototypes == ["f"]
     assert not needs_compile_only(module) and not likely_needs_compile_only(text)
-    assert ptxas.compile(text, arch="sm_75", relocatable=False).cubin
+    assert ptxas_tool.compile(text, arch="sm_75", relocatable=False).cubin
     extern = HEAD + ".extern .func g();\n" + BODY
     assert needs_compile_only(parse_ptx(extern)) and likely_needs_compile_only(extern)
 

@@ -16,7 +16,6 @@ from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.check import check
 from ptxdwarf.cuda.cubin import cubin_images
-from tools.ptxas_facts.cases.registers import _unused_register
 from ptxdwarf.cuda.regmap import RegisterMapEntry
 from ptxdwarf.dwarf.constants import AT, TAG
 from ptxdwarf.dwarf.expr import decode_expression
@@ -25,6 +24,7 @@ from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.ptx.reader import parse_ptx
 from ptxdwarf.testing import assert_readable, compile_ptx, readable_variables
 from ptxdwarf.visibility import RegisterLocation
+from tools.ptxas_facts.cases.registers import _unused_register
 
 NUMBA_NODEBUG = [
     FIXTURES / "nodebug" / "saxpy.numba.sm_75.ptx",
