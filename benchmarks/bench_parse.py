@@ -38,12 +38,14 @@ import io
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
-from ptxdwarf.ptxas import Ptxas, find_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
 
 HERE = Path(__file__).resolve().parent
 STYLES = ("nvcc", "readable", "compact")
@@ -131,7 +133,7 @@ def pyelftools_read(cubin: bytes) -> int:
     return n
 
 
-def best_of(runs: int, fn, *args):
+def best_of(runs: int, fn: Callable[..., Any], *args: Any) -> tuple[float, float, Any]:
     """(best seconds, best CPU seconds, last result) of ``runs`` calls, collecting
     garbage before each."""
     best = best_cpu = float("inf")
@@ -211,7 +213,7 @@ def module_arguments(ap: argparse.ArgumentParser) -> None:
         default=HERE / ".cache",
         help="where the generated PTX and the cubins are kept (default benchmarks/.cache)",
     )
-    ap.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.ptxas.find_ptxas())")
+    ap.add_argument("--ptxas", help="ptxas to use (default: ptxdwarf.cuda.ptxas.find_ptxas())")
 
 
 def benchmark_module(args: argparse.Namespace) -> tuple[Path, str, ptxdwarf.PtxModule, Ptxas, str]:
@@ -226,7 +228,7 @@ def benchmark_module(args: argparse.Namespace) -> tuple[Path, str, ptxdwarf.PtxM
     return path, text, module, tool, arch
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     module_arguments(ap)
     ap.add_argument(

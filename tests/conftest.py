@@ -17,7 +17,7 @@ from typing import Protocol
 
 import pytest
 
-from ptxdwarf.ptxas import Ptxas, candidate_paths, find_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, candidate_paths, find_ptxas
 
 pytest_plugins = ["pytester"]
 
@@ -101,7 +101,7 @@ def nvdisasm() -> str:
     if found:
         return found
     try:
-        import nvidia.cu13  # type: ignore[import-not-found]
+        import nvidia.cu13
     except ImportError:
         _missing("nvdisasm (pip install nvidia-cuda-nvdisasm)")
         raise

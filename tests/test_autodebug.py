@@ -16,7 +16,9 @@ import functools
 import io
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pytest
 from conftest import FIXTURES
@@ -28,13 +30,15 @@ from ptxdwarf.autodebug import (
     attach_ptx,
     default_output_name,
 )
+from ptxdwarf.builder import DebugInfoBuilder
 from ptxdwarf.check import check
 from ptxdwarf.cli import main_attach
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.demangle import demangle
-from ptxdwarf.expr import MAX_REGISTER_NAME, decode_expression
-from ptxdwarf.model import DIE
-from ptxdwarf.ptx import PtxModule, mask_comments, needs_compile_only, parse_ptx
-from ptxdwarf.ptxas import Ptxas
+from ptxdwarf.dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression
+from ptxdwarf.dwarf.model import DIE
+from ptxdwarf.lint import Finding
+from ptxdwarf.ptx import PtxFunction, PtxModule, mask_comments, needs_compile_only, parse_ptx
 
 NODEBUG = FIXTURES / "nodebug"
 ALL_SPACES = "../handwritten/all_spaces.ptx"  # every state space, texref/samplerref/surfref included
@@ -53,7 +57,7 @@ CASES = [(name, False) for name in FIXTURE_NAMES] + [
 CASE_IDS = [f"{Path(name).name}{'-renamed' if rename else ''}" for name, rename in CASES]
 
 
-def _lint():
+def _lint() -> Callable[..., list[Finding]]:
     """``ptxdwarf.lint.lint``, imported when used (lint.py is written by a colleague)."""
     from ptxdwarf.lint import lint
 
@@ -161,10 +165,10 @@ def assert_line_table(text: str) -> int:
 # --- what the cubin must describe --------------------------------------------------------
 
 
-def _expr(die: DIE, asize: int = 8):
+def _expr(die: DIE, asize: int = 8) -> list[Op]:
     loc = die.attr(AT.location)
     if loc is None or loc.value is None:
-        return None
+        return []
     return decode_expression(loc.value, asize)
 
 
@@ -173,13 +177,14 @@ def assert_cubin_describes(module: PtxModule, cubin: bytes, result: AttachResult
     info = read_cubin(cubin)
     subprograms: dict[str, DIE] = {}
     module_vars: dict[str, DIE] = {}
+    die: DIE | None
     for unit in info.units:
         assert unit.die is not None
         for die in unit.die.children:
             if die.tag == TAG.subprogram:
-                subprograms[die.get(AT.MIPS_linkage_name) or die.name] = die
+                subprograms[cast(str, die.get(AT.MIPS_linkage_name) or die.name)] = die
             elif die.tag == TAG.variable:
-                module_vars[die.name] = die
+                module_vars[cast(str, die.name)] = die
     counts = {
         "functions": 0,
         "parameters": 0,
@@ -197,6 +202,7 @@ def assert_cubin_describes(module: PtxModule, cubin: bytes, result: AttachResult
         counts["functions"] += 1
         assert sub.name == (demangle(f.name) or f.name)
         low, high = sub.attr(AT.low_pc), sub.attr(AT.high_pc)
+        assert low is not None and high is not None
         assert low.relocs and low.relocs[0].symbol.name == f.name and low.relocs[0].symbol.addend == 0, (
             f"{f.name}: low_pc is not the function's first byte"
         )
@@ -213,7 +219,7 @@ def assert_cubin_describes(module: PtxModule, cubin: bytes, result: AttachResult
             assert ops, f"{f.name}/{p.name}: no location"
             if f.is_kernel:
                 assert die.address_class == AddressClass.PARAM
-                assert ops[0].code == 0x03 and ops[0].args[0] > 0  # the constant-bank offset
+                assert ops[0].code == 0x03 and cast(int, ops[0].args[0]) > 0  # the constant-bank offset
             else:
                 assert die.address_class == AddressClass.REG
                 assert any(op.register for op in ops)
@@ -479,7 +485,7 @@ def test_a_parameter_loaded_in_part_is_described_in_part(ptxas_tool: Ptxas) -> N
             "DW_OP_piece 4",
         ]
     assert [str(op) for op in _expr(params["f_param_2"])][:2] == ["DW_OP_regx %rs1", "DW_OP_piece 1"]
-    assert sum(op.args[0] for op in _expr(params["f_param_2"]) if op.name == "DW_OP_piece") == 4
+    assert sum(cast(int, op.args[0]) for op in _expr(params["f_param_2"]) if op.name == "DW_OP_piece") == 4
     assert check(result.text, ptxas=ptxas_tool).consistent
     assert _lint()(result.text) == []
 
@@ -650,9 +656,9 @@ def test_planned_labels_land_in_their_function(name: str, monkeypatch: pytest.Mo
 
     planned: dict[str, str] = {}
 
-    def recording(module: PtxModule, dbg: object, labels: dict) -> None:  # type: ignore[type-arg]
+    def recording(module: PtxModule, dbg: DebugInfoBuilder, labels: dict[str, PtxFunction]) -> None:
         planned.update({label: f.name for label, f in labels.items()})
-        check_symbols(module, dbg, labels)  # type: ignore[arg-type]
+        check_symbols(module, dbg, labels)
 
     monkeypatch.setattr(entry, "check_symbols", recording)
     if name == "edges":

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from conftest import CubinPath
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
@@ -114,7 +115,7 @@ def _location(die: Any) -> int | None:
     return int(attr.value)
 
 
-def test_builder_types_equal_nvcc_layout(cubin_path) -> None:
+def test_builder_types_equal_nvcc_layout(cubin_path: CubinPath) -> None:
     dbg = DebugInfoBuilder(name="types.cu", pubnames=False, aranges=False)
     types = Types(dbg)
     for case in CASES.CASES:

@@ -20,8 +20,7 @@ import ptxdwarf
 from ptxdwarf import AddressClass, DebugInfoBuilder, loc
 from ptxdwarf.check import check
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT
-from ptxdwarf.ptxas import Ptxas, PtxasFailed, wheel_ptxas
+from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT, Ptxas, PtxasFailed, PtxasResult, wheel_ptxas
 from ptxdwarf.testing import assert_dies_equal, compile_ptx, query
 from tools.ptxas_facts import within_reach
 
@@ -114,10 +113,12 @@ def test_device_parameter_address_is_found(ptxas_tool: Ptxas) -> None:
     """DW_OP_addr of a device function's parameter: ptxas cannot place it and writes 0."""
     info = ptxdwarf.read_ptx(CALL)
     i = next(d for d in info.iter_dies() if d.name == "i")
-    i.attr("DW_AT_location").value = ptxdwarf.encode_expression(
+    location, address_class = i.attr("DW_AT_location"), i.attr("DW_AT_address_class")
+    assert location is not None and address_class is not None
+    location.value = ptxdwarf.encode_expression(
         [ptxdwarf.Op.make("addr", ptxdwarf.Symbol("_Z3fooii_param_0"))], 8
-    )  # type: ignore[union-attr]
-    i.attr("DW_AT_address_class").value = 7  # type: ignore[union-attr]
+    )
+    address_class.value = 7
     text = ptxdwarf.replace_debug_sections(ptxdwarf.parse_ptx(CALL), ptxdwarf.encode_sections(info))
     report = check(text, filename="devparam.ptx", ptxas=ptxas_tool)
     assert [(d.path, d.what) for d in report.differences] == [
@@ -149,7 +150,7 @@ def test_label_moved_to_another_function_is_found(ptxas_tool: Ptxas) -> None:
     assert report.consistent  # still a label of a function; check that it is named a relocation of _Z4testPi
     info = ptxdwarf.read_cubin(compile_ptx(text, ptxas=ptxas_tool).data)
     foo = query(info).function("_Z3fooii")
-    assert foo.die.attr("DW_AT_high_pc").relocs[0].symbol.name == "_Z4testPi"  # type: ignore[union-attr]
+    assert foo.die.attr("DW_AT_high_pc").relocs[0].symbol.name == "_Z4testPi"  # type: ignore[union-attr]  # a None here fails the test, as it should
 
 
 def test_inverted_range_is_found(ptxas_tool: Ptxas) -> None:
@@ -277,7 +278,7 @@ def test_ptxas_starts_before_the_code_is_read(ptxas_tool: Ptxas, monkeypatch: py
     events: list[str] = []
 
     class Recording(Ptxas):
-        def compile(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def compile(self, *args: Any, **kwargs: Any) -> PtxasResult:
             events.append("ptxas")
             return super().compile(*args, **kwargs)
 
@@ -380,12 +381,12 @@ def test_testing_helpers(ptxas_tool: Ptxas) -> None:
     with pytest.raises(LookupError, match="no parameter 'q'"):
         info.function("foo").parameter("q")
     # the PTX and the cubin trees are equal but for what ptxas resolved
-    assert_dies_equal(
-        cubin.ptx_debug_info().info.units[0].die.children[0], info.info.units[0].die.children[0]
-    )  # type: ignore[union-attr]
+    cubin_root, ptx_root = cubin.ptx_debug_info().info.units[0].die, info.info.units[0].die
+    assert cubin_root is not None and ptx_root is not None
+    assert_dies_equal(cubin_root.children[0], ptx_root.children[0])
     with pytest.raises(AssertionError, match=r"foo/i: - DW_AT_name"):
         other = ptxdwarf.read_ptx(text)
-        other.units[0].die.children[1].children[0].attr("DW_AT_name").value = "k"  # type: ignore[union-attr]
+        other.units[0].die.children[1].children[0].attr("DW_AT_name").value = "k"  # type: ignore[union-attr]  # a None here fails the test, as it should
         assert_dies_equal(ptxdwarf.read_ptx(text), other)
 
 
@@ -615,6 +616,7 @@ def test_the_comparison_by_relocation_site_agrees_with_the_walk_on_changed_bytes
     same order, with the same counts."""
     name = "nvcc/rich.sm_75.ptx"
     info = ptxdwarf.decode_module(ptxdwarf.parse_ptx((FIXTURES / name).read_text(), name))
+    assert info.sections is not None
     sites = sorted(r.offset for r in info.sections[".debug_info"].relocs)
 
     def edit(data: bytearray) -> bytes:

@@ -12,13 +12,15 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, CubinPath
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
 from ptxdwarf.cli import main
+from ptxdwarf.dwarf.image import Symbol
 from ptxdwarf.errors import PtxDwarfError
 
 CALL = FIXTURES / "nvcc" / "call_example.sm_75.ptx"
@@ -48,7 +50,7 @@ def _patched(cubin: bytes, edit: str) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def call_cubin(cubin_path) -> bytes:
+def call_cubin(cubin_path: CubinPath) -> bytes:
     return Path(cubin_path(CALL.read_text(), CALL.name)).read_bytes()
 
 
@@ -69,7 +71,9 @@ def test_relocations_whose_sh_link_names_no_symbol_table_use_symtab(call_cubin: 
     )
 
 
-def test_toolkit_version_in_e_version_is_read(call_cubin: bytes, tmp_path: Path, capsys) -> None:
+def test_toolkit_version_in_e_version_is_read(
+    call_cubin: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A cubin's ``e_version`` holds the toolkit version (129 for CUDA 12.9); strict ELF readers
     reject it, ptxdwarf reads it like any other cubin."""
     patched = _patched(call_cubin, "e_version")
@@ -115,7 +119,7 @@ def test_a_list_ends_where_relocations_against_dropped_labels_make_its_end_mark(
     """The same kernel compiled with ``-c``: ptxas relocates the two dropped labels against
     local symbols nothing defines instead of writing 0, 0; those read 0 wherever the cubin is
     loaded, so the list still ends there, as in the cubin ptxas wrote the zeros into."""
-    from ptxdwarf.ptxas import wheel_ptxas
+    from ptxdwarf.cuda.ptxas import wheel_ptxas
 
     wheel = wheel_ptxas()
     assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
@@ -134,7 +138,9 @@ def test_a_list_ends_where_relocations_against_dropped_labels_make_its_end_mark(
     assert [len(x.entries) for x in relocated.locations or []] == [
         len(x.entries) for x in written.locations or []
     ]
-    (entry,) = relocated.location_list_at(0x319).entries
+    at = relocated.location_list_at(0x319)
+    assert at is not None
+    (entry,) = at.entries
     assert relocated.notes == written.notes
 
 
@@ -142,7 +148,7 @@ def test_range_lists_end_where_dropped_labels_make_the_end_mark() -> None:
     """The rule of the test above, in ``.debug_ranges``: relocations against local symbols
     nothing defines that resolved to 0 end the list; against defined symbols they do not."""
     from ptxdwarf.dwarf.decode import _decode_ranges
-    from ptxdwarf.dwarf.image import Reloc, SectionImage, Symbol
+    from ptxdwarf.dwarf.image import Reloc, SectionImage
 
     relocs = [Reloc(0, 8, Symbol("$L__a", 0, 0)), Reloc(8, 8, Symbol("$L__b", 0, 0))]
     dropped = SectionImage(
@@ -151,4 +157,6 @@ def test_range_lists_end_where_dropped_labels_make_the_end_mark() -> None:
     assert [(r.offset, r.entries) for r in _decode_ranges(dropped, 8, 2)] == [(0, []), (16, [])]
     defined = SectionImage(".debug_ranges", bytes(32), relocs, relocs_applied=True)
     ((offset, entries),) = [(r.offset, r.entries) for r in _decode_ranges(defined, 8, 2)]
-    assert offset == 0 and [(b.name, e.name) for b, e in entries] == [("$L__a", "$L__b")]
+    assert offset == 0 and [(cast(Symbol, b).name, cast(Symbol, e).name) for b, e in entries] == [
+        ("$L__a", "$L__b")
+    ]

@@ -13,11 +13,11 @@ from conftest import FIXTURES
 
 import ptxdwarf
 from ptxdwarf import AT, TAG, read_cubin
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.dump import dump_json, dump_text
 from ptxdwarf.dwarf.constants import at_name, enumerated_value_name
 from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo
 from ptxdwarf.dwarf.typenames import MAX_STEPS, type_name
-from ptxdwarf.ptxas import Ptxas
 
 _LINE = re.compile(
     r"^\s*(DW_AT_(?:type|containing_type|inline|accessibility|LLVM_sysroot))(?: \[[^\]]*\])?\s*\((.*)\)$"
@@ -97,7 +97,9 @@ def test_enumerated_values_and_sysroot() -> None:
     assert enumerated_value_name(AT.virtuality, 2) == "DW_VIRTUALITY_pure_virtual"
     assert enumerated_value_name(AT.visibility, 1) == "DW_VIS_local"
     assert at_name(0x3E02) == "DW_AT_LLVM_sysroot"
-    assert AT["LLVM_isysroot"] == AT.LLVM_sysroot == 0x3E02  # pyelftools' name still parses
+    assert (
+        AT["LLVM_isysroot"] == AT.LLVM_sysroot and int(AT.LLVM_sysroot) == 0x3E02
+    )  # pyelftools' name still parses
 
 
 def test_json_meaning_of_inline_and_accessibility(ptxas_tool: Ptxas, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, CubinPath
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
@@ -47,7 +47,7 @@ def test_every_reader_path_agrees() -> None:
 
 
 @pytest.mark.parametrize("style", ["nvcc", "readable", "compact"])
-def test_rewrite_keeps_the_form_and_the_bytes(style: str, cubin_path) -> None:
+def test_rewrite_keeps_the_form_and_the_bytes(style: str, cubin_path: CubinPath) -> None:
     text = KERNELS.read_text()
     out = ptxdwarf.rewrite_ptx(text, style=style, filename="kernels.ptx")
     assert ".section" not in out.replace("@@DWARF .section", "")

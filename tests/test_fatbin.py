@@ -14,8 +14,8 @@ from conftest import FIXTURES
 
 import ptxdwarf
 from ptxdwarf.cli import main
+from ptxdwarf.cuda.fatbin import iter_fatbin
 from ptxdwarf.errors import CubinError
-from ptxdwarf.fatbin import iter_fatbin
 
 NVCC = FIXTURES / "nvcc"
 FILES = [

@@ -9,9 +9,9 @@ import pytest
 import ptxdwarf
 from ptxdwarf import DebugInfoBuilder
 from ptxdwarf.check import check
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.ptx.placement import first_instruction, first_label_at_zero
 from ptxdwarf.ptx.reader import parse_ptx
-from ptxdwarf.ptxas import Ptxas
 from ptxdwarf.testing import compile_ptx
 
 KERNEL = """\
@@ -42,7 +42,7 @@ $L__block_end:
 
 def _placement(text: str) -> str | None:
     module = parse_ptx(text, "k.ptx")
-    return first_label_at_zero(text, module.function("_Z1kPii"))  # type: ignore[arg-type]
+    return first_label_at_zero(text, module.function("_Z1kPii"))  # type: ignore[arg-type]  # KERNEL defines _Z1kPii
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def test_which_label_ptxas_places_at_zero(edit: tuple[str, str], expected: str |
 
 def test_first_instruction() -> None:
     module = parse_ptx(KERNEL, "k.ptx")
-    at = first_instruction(KERNEL, module.function("_Z1kPii"))  # type: ignore[arg-type]
+    at = first_instruction(KERNEL, module.function("_Z1kPii"))  # type: ignore[arg-type]  # KERNEL defines _Z1kPii
     assert at is not None and KERNEL[at:].startswith("ld.param.u64 %rd1")
 
 

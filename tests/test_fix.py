@@ -57,7 +57,7 @@ def _value(attr: Attribute, index: dict[int, int]) -> Any:
     symbols = tuple(str(r.symbol) for r in attr.relocs)
     if attr.is_reference:
         target = attr.target if isinstance(attr.target, int) else None
-        return ("ref", index.get(target, target))
+        return ("ref", None if target is None else index.get(target, target))
     value = attr.value
     if isinstance(value, Block):
         return ("block", bytes(value), symbols)

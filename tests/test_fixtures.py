@@ -14,10 +14,10 @@ import re
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
-from conftest import GOOD_FIXTURES, fixture_id, run_dwarfdump
+from conftest import GOOD_FIXTURES, CubinPath, fixture_id, run_dwarfdump
 
 from ptxdwarf.cli import main
 
@@ -68,11 +68,13 @@ def dump_json(path: Path) -> dict[str, Any]:
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(["dump", "--json", str(path)]) == 0
-    return json.loads(out.getvalue())
+    return cast(dict[str, Any], json.loads(out.getvalue()))
 
 
 @pytest.mark.parametrize("path", GOOD_FIXTURES, ids=fixture_id)
-def test_dump_json_equals_llvm_dwarfdump_of_cubin(path: Path, cubin_path, llvm_dwarfdump) -> None:
+def test_dump_json_equals_llvm_dwarfdump_of_cubin(
+    path: Path, cubin_path: CubinPath, llvm_dwarfdump: str
+) -> None:
     doc = dump_json(path)
     assert doc["format"] == "ptxdwarf-dump/1"
     assert doc["source"] == "ptx"
@@ -89,7 +91,7 @@ def test_dump_json_equals_llvm_dwarfdump_of_cubin(path: Path, cubin_path, llvm_d
 
 
 @pytest.mark.parametrize("path", GOOD_FIXTURES, ids=fixture_id)
-def test_cubin_dump_equals_ptx_dump(path: Path, cubin_path) -> None:
+def test_cubin_dump_equals_ptx_dump(path: Path, cubin_path: CubinPath) -> None:
     """``dump`` of the cubin gives the same tree as the PTX it came from."""
     ptx_doc = dump_json(path)
     cubin = cubin_path(path.read_text(), path.name)

@@ -7,6 +7,7 @@ inside functions) and checked against the layer it belongs to.
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -82,14 +83,16 @@ def test_imports_follow_the_layers(path: Path) -> None:
 
 
 def test_old_import_paths_are_the_moved_modules() -> None:
-    import importlib
 
     for old, new in ptxdwarf._MOVED.items():
         assert importlib.import_module(f"ptxdwarf.{old}") is importlib.import_module(f"ptxdwarf.{new}")
         if old != "encode":
             assert getattr(ptxdwarf, old) is importlib.import_module(f"ptxdwarf.{new}")
     # The package exports a function of the same name; importing the old module path keeps it.
-    assert callable(ptxdwarf.encode) and ptxdwarf.encode is ptxdwarf.dwarf.encode.encode
+    assert (
+        callable(ptxdwarf.encode)
+        and ptxdwarf.encode is importlib.import_module("ptxdwarf.dwarf.encode").encode
+    )
 
 
 def test_the_checker_sees_a_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -122,7 +125,6 @@ def test_the_lazy_exports_are_what_type_checkers_see() -> None:
     origin = {name: module for module, names in ptxdwarf._EXPORTS.items() for name in names}
     assert origin == _type_checking_imports()
     assert sorted(ptxdwarf.__all__) == sorted([*origin, "__version__"])
-    import importlib
 
     for name, module in origin.items():
         if module == ".":

@@ -368,7 +368,7 @@ def _rows_against_llvm(cubin: Path, llvm_dwarfdump: str) -> list[tuple[int, int,
     """The .debug_line rows ptxdwarf reads from ``cubin``, asserted equal to llvm-dwarfdump's,
     flags included."""
     info = ptxdwarf.read_file(cubin)
-    ours = [
+    ours: list[tuple[int, int, int, int, tuple[bool, ...]]] = [
         (r.address, r.line, r.column, r.file, (r.is_stmt, r.prologue_end, r.epilogue_begin, r.end_sequence))
         for p in info.lines or []
         if p.section == ".debug_line"
@@ -429,7 +429,7 @@ def test_attach_writes_an_inlined_at_chain(ptxas_tool: Ptxas) -> None:
 
     ptx, dbg, _ = _example()
     outer = SourceLoc("/src/outer.h", 20, 3, function="outer", inlined_at=SourceLoc("/src/kernel.cu", 7, 5))
-    lines = {
+    lines: dict[int, SourceLoc | tuple[str, int]] = {
         10: ("/src/kernel.cu", 5),
         15: SourceLoc("/src/inner.h", 30, 1, function="inner", inlined_at=outer),
     }
@@ -586,7 +586,7 @@ def test_line_starts_equal_the_rows_of_any_program(ops: list[tuple[str, int]], c
 def test_prologue_end_as_llvm_dwarfdump_reads_it(llvm_dwarfdump: str, tmp_path: Path) -> None:
     """ptxas 13.5 writes version 3 line programs and marks where each function's prologue ends
     (DW_LNS_set_prologue_end); dump reads the flag where llvm-dwarfdump does, in both tables."""
-    from ptxdwarf.ptxas import wheel_ptxas
+    from ptxdwarf.cuda.ptxas import wheel_ptxas
 
     wheel = wheel_ptxas()
     assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"

@@ -17,19 +17,19 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from conftest import LINT_MOVED_LABELS
 
 import ptxdwarf
-from ptxdwarf import TAG, PtxSyntaxError
+from ptxdwarf import TAG, PtxSyntaxError, Symbol
 from ptxdwarf.api import load_text
 from ptxdwarf.check import check
 from ptxdwarf.cli import main_lint
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.cuda.quirks import MEASURED_ON, QUIRKS, quirks_for_rule
 from ptxdwarf.lint import RULES, Finding, lint, lint_module
-from ptxdwarf.ptxas import Ptxas
 from tools.ptxas_facts import CASES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -533,7 +533,7 @@ def test_hand_module_is_clean() -> None:
     assert run(m) == []
     info = ptxdwarf.read_ptx(m.text)
     # The assembler's offsets are the reader's.
-    assert info.die_at(find(m.cu, "test", "v").offset).name == "v"  # type: ignore[union-attr]
+    assert info.die_at(find(m.cu, "test", "v").offset).name == "v"  # type: ignore[union-attr]  # a None here fails the test, as it should
 
 
 # --- the issue's rules ---
@@ -1513,7 +1513,7 @@ def test_rules_table() -> None:
 def test_finding_is_frozen() -> None:
     f = Finding("structure", "error", "m", "x:1")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        f.rule = "x"  # type: ignore[misc]
+        f.rule = "x"  # type: ignore[misc]  # assigning to a frozen field is what the test tries
     assert str(f) == "x:1: error[structure]: m"
     assert (
         str(Finding("structure", "error", "m", "x", section=".debug_info", offset=16))
@@ -1642,8 +1642,8 @@ def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
     precede $L__tmp8 (read from .nv_debug_line_sass); lint says so with the dropped label."""
     import subprocess
 
+    from ptxdwarf.cuda.ptxas import wheel_ptxas
     from ptxdwarf.dwarf.lines import read_line_programs
-    from ptxdwarf.ptxas import wheel_ptxas
 
     path = FIXTURES / "corpus" / "numba-nvvm-13.5" / "shared_local.debugopt.ptx"
     text = path.read_text()
@@ -1661,7 +1661,7 @@ def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
     ptx_lists = ptxdwarf.decode_module(ptxdwarf.parse_ptx(text)).locations or []
     cubin_lists = ptxdwarf.read_cubin(out).load_all().locations or []
     placed = {
-        p.name: c
+        cast(Symbol, p).name: cast(Symbol, c)
         for a, b in zip(ptx_lists, cubin_lists, strict=True)
         for (b0, e0, _), (b1, e1, _) in zip(a.entries, b.entries, strict=False)
         for p, c in ((b0, b1), (e0, e1))
@@ -1669,6 +1669,7 @@ def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
     moved = placed["$L__tmp8"]
     lines = text.split("\n")
     label_line = lines.index("$L__tmp8:") + 1
+    assert found.line_sass is not None
     rows = [r for p in read_line_programs(found.line_sass) for r in p.rows if r.symbol == moved.name]
     before = min(r.address for r in rows if r.line == label_line - 1)  # the instruction above the label
     after = min(r.address for r in rows if r.line == label_line + 1)  # the one it stands before

@@ -47,7 +47,7 @@ def test_holds_for_a_release() -> None:
 def test_quirk_is_frozen() -> None:
     q = QUIRKS[0]
     with pytest.raises(AttributeError):
-        q.id = "x"  # type: ignore[misc]
+        q.id = "x"  # type: ignore[misc]  # assigning to a frozen field is what the test tries
     assert isinstance(q, Quirk)
 
 

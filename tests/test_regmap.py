@@ -68,7 +68,7 @@ def disagreements(functions: list[FunctionRegisters], code: dict[str, list[tuple
     read or written by an instruction in [low_pc, high_pc]; or, for a range the value only
     lives through (a loop's back edge), when the same PTX and SASS registers agree in another
     entry of the function."""
-    bad = []
+    bad: list[str] = []
     for f in functions:
         instructions = code.get(f.function)
         assert instructions is not None, f"{f.function}: no code in the disassembly"
@@ -181,7 +181,7 @@ def types_cubin() -> CompiledCubin:
 def test_type_codes_are_the_declared_types(types_cubin: CompiledCubin) -> None:
     declared = {m.group(2): m.group(1) for m in re.finditer(r"\.reg \.(\w+) (%\w)<2>", _TYPES)}
     (function,) = cubin_images(types_cubin.data).register_map()
-    seen = {}
+    seen: dict[str, set[str | None]] = {}
     for e in function.entries:
         seen.setdefault(e.ptx, set()).add(e.ptx_type)
     assert len(seen) == len(declared)
@@ -230,7 +230,7 @@ def test_piece_zero_is_the_low_half(tmp_path: Path) -> None:
     loads = [(a, t) for a, t in disassemble(cubin.data, tmp_path)["halves"] if t.startswith("LDG.E.64 ")]
     assert len(loads) == 1
     address, text = loads[0]
-    n = int(re.match(r"LDG\.E\.64 R(\d+),", text).group(1))  # type: ignore[union-attr]
+    n = int(re.match(r"LDG\.E\.64 R(\d+),", text).group(1))  # type: ignore[union-attr]  # a None here fails the test, as it should
     pieces = {e.piece: e.number for e in function.of("%rd2") if e.low_pc == address}
     assert pieces == {0: n, 1: n + 1}
 
@@ -266,7 +266,9 @@ def test_ranges_are_offsets_in_each_function() -> None:
     assert set(functions) == {"twice", "main"}
     elf = ELFFile(io.BytesIO(cubin.data))
     for name, f in functions.items():
-        size = elf.get_section_by_name(f".text.{name}").data_size
+        text = elf.get_section_by_name(f".text.{name}")
+        assert text is not None
+        size = text.data_size
         assert all(e.high_pc <= size for e in f.entries)
         assert {"%r1", "%r2"} <= f.registers()
     assert any(e.low_pc < 0x40 for e in functions["twice"].entries)

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 import ptxdwarf
 from ptxdwarf import AT, FORM, TAG, Reloc, Symbol
+from ptxdwarf.dwarf.forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
 from ptxdwarf.dwarf.model import BuiltDIE
-from ptxdwarf.forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
-from ptxdwarf.schemas import (
+from ptxdwarf.dwarf.schemas import (
     ABBREV_TABLE,
     MACINFO,
     SLEB128,
@@ -77,7 +77,7 @@ def test_leb128_known_values() -> None:
 
 
 def _form_values(form: int, version: int, asize: int) -> st.SearchStrategy[Any]:
-    fixed = {
+    fixed: dict[int, int] = {
         FORM.data1: 1,
         FORM.flag: 1,
         FORM.ref1: 1,
@@ -173,7 +173,7 @@ def test_encoder_and_decoder_match_schema(
         value = value.decode("utf-8", "surrogateescape")
     elif form == FORM.strp:
         value = data.draw(
-            st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=20)
+            st.text(st.characters(blacklist_characters="\0", blacklist_categories=["Cs"]), max_size=20)
         )
     elif form in (FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc):
         value = Block(value)

@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import CubinPath
 
 import ptxdwarf
 from ptxdwarf import AT, DIE, TAG, Attribute, DebugInfo, NameSet, Op, Symbol, Unit
-from ptxdwarf.expr import register_number
+from ptxdwarf.dwarf.constants import at_code, form_code
+from ptxdwarf.dwarf.expr import register_number
 
 # .section .debug_info of the guide, as printed (symbolic values are zeros here).
 SPEC_INFO = [
@@ -304,7 +306,7 @@ SPEC_PUBNAMES = [
 
 
 def _attr(name: str, form: str, value: object) -> Attribute:
-    return Attribute(ptxdwarf.constants.at_code(name), ptxdwarf.constants.form_code(form), value)
+    return Attribute(at_code(name), form_code(form), value)
 
 
 def build_spec_tree() -> tuple[DebugInfo, dict[str, DIE]]:
@@ -414,7 +416,7 @@ def test_spec_example_bytes_are_reproduced() -> None:
     assert {r.offset: str(r.symbol) for r in images[".debug_pubnames"].relocs} == {6: ".debug_info"}
 
 
-def test_spec_example_is_accepted_by_ptxas(cubin_path, llvm_dwarfdump) -> None:
+def test_spec_example_is_accepted_by_ptxas(cubin_path: CubinPath, llvm_dwarfdump: str) -> None:
     from conftest import FIXTURES, run_dwarfdump
 
     info, _ = build_spec_tree()
@@ -464,5 +466,6 @@ def test_spec_example_reads_back(tmp_path: Path) -> None:
     assert ops[0].symbol == Symbol("_Z4testPi_param_0")
     i = [d for d in back.iter_dies() if d.name == "i"][0]
     assert ptxdwarf.decode_expression(i[AT.location], 8)[0].register == "%r1"
-    assert i.attr(AT.type).target == 0xA4
+    i_type = i.attr(AT.type)
+    assert i_type is not None and i_type.target == 0xA4
     assert back.pubnames is not None and back.pubnames[0].entries == [(69, "_Z3fooii"), (174, "_Z4testPi")]

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 from conftest import FIXTURES, fixture_id
@@ -16,7 +17,7 @@ from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.check import check
 from ptxdwarf.cuda.cubin import cubin_images
-from ptxdwarf.cuda.regmap import RegisterMapEntry
+from ptxdwarf.cuda.regmap import FunctionRegisters, RegisterMapEntry
 from ptxdwarf.dwarf.constants import AT, TAG
 from ptxdwarf.dwarf.expr import decode_expression
 from ptxdwarf.dwarf.model import DIE
@@ -48,7 +49,7 @@ def _subprogram(die: DIE) -> str:
 def _described_by_die(ptx: str) -> list[tuple[str, str]]:
     """(function, register) of each DW_OP_regx in each location of the PTX's own DWARF."""
     info = read_ptx(ptx)
-    names = []
+    names: list[tuple[str, str]] = []
     for die in info.iter_dies():
         value = die.get(AT.location)
         if die.tag in (TAG.variable, TAG.formal_parameter) and isinstance(value, Block):
@@ -228,7 +229,10 @@ def test_a_range_with_one_bound_unknown_is_bounded_by_the_other() -> None:
     ranges = [(i, e.low_pc, e.high_pc, e.piece) for i, e in enumerate((before, after))]
     for low, high, placed in ((0xB60, None, ["R12"]), (None, 0xB48, ["R11"]), (None, None, ["R11", "R12"])):
         loc = RegisterLocation("f/acc", "f", "%r1", low, high, (), True)
-        loc._entries, loc._ranges = None, (Map(), ranges)  # as register_locations leaves it
+        loc._entries, loc._ranges = (
+            None,
+            (cast(FunctionRegisters, Map()), ranges),
+        )  # as register_locations leaves it
         assert [e.sass for e in loc.entries] == placed, (low, high)
     open_end = RegisterLocation("f/acc", "f", "%r1", 0xB60, None, (before, after), True)
     assert not open_end.readable_at(0xB48) and open_end.readable_at(0xB60)
