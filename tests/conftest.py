@@ -2,6 +2,8 @@
 
 ``ptxas_tool`` and ``cubin_path`` are named apart from the shipped pytest plugin's ``ptxas``
 and ``compile_ptx`` (:mod:`ptxdwarf.pytest_plugin`), which stay what the plugin documents.
+A test that uses either is marked ``ptxas``; tests that run ptxas otherwise say so with
+``@pytest.mark.ptxas``, and the slow ones with ``@pytest.mark.slow`` (pyproject.toml).
 
 ptxas and llvm-dwarfdump are required: tests that need them fail (not skip) when
 they are missing, unless PTXDWARF_ALLOW_MISSING_TOOLS=1 is set for a local run.
@@ -173,6 +175,16 @@ def cubin_path(ptxas_tool: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> C
         return path
 
     return run
+
+
+#: Fixtures that run ptxas: a test that uses one is marked ``ptxas`` without saying so itself.
+PTXAS_FIXTURES = frozenset({"ptxas_tool", "cubin_path"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if PTXAS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.ptxas)
 
 
 def run_dwarfdump(tool: str, cubin: Path, *args: str) -> str:

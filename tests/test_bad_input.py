@@ -1012,6 +1012,7 @@ def test_read_cubin_bad_input(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", BOUNDED_CASES, ids=_ids(BOUNDED_CASES))
+@pytest.mark.slow
 def test_claimed_sizes_fail_fast_in_bounded_memory(case: Case) -> None:
     """A length field claiming 200 MB (or a 100 000-byte ULEB) fails at once, allocating little."""
     text = case.text
@@ -1333,6 +1334,7 @@ def _section_ranges(blob: bytes) -> dict[str, tuple[int, int]]:
     }
 
 
+@pytest.mark.ptxas
 def test_cubin_fixture_reads(cubins: dict[str, bytes]) -> None:
     for blob in cubins.values():
         info = ptxdwarf.read_cubin(blob)
@@ -1579,6 +1581,7 @@ def test_deep_dump_json(extreme: Extreme, capsys: pytest.CaptureFixture[str]) ->
 
 
 @pytest.mark.parametrize("style", ["readable", "nvcc", "compact"])
+@pytest.mark.slow
 def test_deep_rewrite(
     style: str, extreme: Extreme, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -1645,6 +1648,7 @@ def _run_measured(args: list[str], cwd: Path, stdout_path: Path) -> tuple[int, s
     [("deep", ["dump", "--json"]), ("deep", ["rewrite"]), ("wide", ["rewrite"])],
     ids=["deep-dump-json", "deep-rewrite", "wide-rewrite"],
 )
+@pytest.mark.slow
 def test_extreme_time_and_memory(kind: str, command: list[str], extreme: Extreme, tmp_path: Path) -> None:
     """``python -m ptxdwarf`` on the extreme modules: time and the process's own peak memory."""
     path, text, count = extreme(kind)

@@ -295,6 +295,7 @@ def test_ptxas_starts_before_the_code_is_read(ptxas_tool: Ptxas, monkeypatch: py
     assert events == ["ptxas", "code"]
 
 
+@pytest.mark.ptxas
 def test_cli_check(tmp_path: Path) -> None:
     good = tmp_path / "good.ptx"
     good.write_text(EXAMPLE)
@@ -315,6 +316,7 @@ def test_cli_check(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", every_ptxas(), ids=ptxas_id)
+@pytest.mark.ptxas
 def test_check_with_every_ptxas(path: str) -> None:
     """check works with each ptxas the tests know of (PATH's, the wheel's, and in CI those of
     CUDA 12.0, 12.4, 12.9 and 13.4), on the module lowered to a ``.version`` it reads."""
@@ -327,6 +329,7 @@ def test_check_with_every_ptxas(path: str) -> None:
 
 
 @pytest.mark.parametrize("path", every_ptxas(), ids=ptxas_id)
+@pytest.mark.ptxas
 def test_an_old_target_without_address_size_is_compiled_as_64_bit(path: str) -> None:
     """A .target older than ptxas's oldest compiles for the oldest, except that a module without
     .address_size is not compiled for sm_50 to sm_53, where ptxas 12.x takes it as 32-bit and
@@ -390,6 +393,7 @@ def test_testing_helpers(ptxas_tool: Ptxas) -> None:
         assert_dies_equal(ptxdwarf.read_ptx(text), other)
 
 
+@pytest.mark.ptxas
 def test_pytest_plugin(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_plugin=f"""
@@ -407,6 +411,7 @@ def test_compile(compile_ptx, ptxas):
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.ptxas
 def test_check_picks_a_ptxas_that_takes_the_version() -> None:
     """nvcc 13.5 writes .version 9.5, which ptxas 13.0 refuses: with several ptxas found (PATH,
     the wheel), check uses one that takes it."""
@@ -420,6 +425,7 @@ def test_check_picks_a_ptxas_that_takes_the_version() -> None:
     assert _Ptxas(report.ptxas).max_version >= (9, 5)
 
 
+@pytest.mark.ptxas
 def test_the_version_a_ptxas_refuses_with_is_the_one_it_lists() -> None:
     """ptxas of CUDA 12 has no --list-version; Ptxas.max_version then reads the version it names
     when it refuses .version 99.9 ("current version is '8.4'"). On every ptxas found here, the
@@ -608,6 +614,7 @@ def test_a_change_outside_the_relocation_sites_is_still_found(ptxas_tool: Ptxas)
         max_size=4,
     )
 )
+@pytest.mark.slow
 def test_the_comparison_by_relocation_site_agrees_with_the_walk_on_changed_bytes(
     edits: list[tuple[bool, float, int, int]], ptxas_tool: Ptxas
 ) -> None:

@@ -23,6 +23,7 @@ def test_a_crash_is_reported_as_a_crash(ptxas_tool: Ptxas) -> None:
     assert str(caught.value) == f"many.ptx: ptxas {ptxas_tool.version} crashed (SIGSEGV, signal 11)"
 
 
+@pytest.mark.ptxas
 def test_cli_reports_a_crash_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "many.ptx"
     path.write_text(predicates(52, 52)())

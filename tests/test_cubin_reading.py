@@ -58,6 +58,7 @@ def _dump(cubin: bytes) -> str:
     return ptxdwarf.dump_text(ptxdwarf.read_cubin(cubin, name="x.cubin"))
 
 
+@pytest.mark.ptxas
 def test_relocations_whose_sh_link_names_no_symbol_table_use_symtab(call_cubin: bytes) -> None:
     """CUDA 12.1: a relocation section's ``sh_link`` names another section. Its relocations are
     resolved against ``.symtab`` (the dump equals the unpatched cubin's) with a note, never by
@@ -115,6 +116,7 @@ def test_unreadable_list_a_die_refers_to_is_an_error_naming_the_file(tmp_path: P
     assert proc.stderr.count("\n") == 1 and str(cut) in proc.stderr
 
 
+@pytest.mark.ptxas
 def test_a_list_ends_where_relocations_against_dropped_labels_make_its_end_mark(tmp_path: Path) -> None:
     """The same kernel compiled with ``-c``: ptxas relocates the two dropped labels against
     local symbols nothing defines instead of writing 0, 0; those read 0 wherever the cubin is

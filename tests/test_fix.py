@@ -151,6 +151,8 @@ CASES: list[tuple[str, Any, str, bool]] = [
 
 
 @pytest.mark.parametrize("make,rule,refused", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_repair(make: Any, rule: str, refused: bool, tmp_path: Path) -> None:
     text = make()
     assert rule in {f.rule for f in lint(text)}
@@ -187,6 +189,7 @@ def test_repair(make: Any, rule: str, refused: bool, tmp_path: Path) -> None:
     ],
     ids=["label-at-line-zero", "first-label-at-zero", "shared_local.debugopt", "coop_reduce"],
 )
+@pytest.mark.ptxas
 def test_label_repairs_keep_the_code(make: Any, tmp_path: Path) -> None:
     """A label added to keep another where it stands, and a branch sent to it, emit no other
     code: the SASS is the same."""
@@ -198,6 +201,8 @@ def test_label_repairs_keep_the_code(make: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", sorted(LLVM.glob("*.rejected.ptx")), ids=lambda p: p.name)
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_llvm_outputs(path: Path, tmp_path: Path) -> None:
     """LLVM 14's output for LLVM's NVPTX debug-info tests: ptxas refuses each as written."""
     text = load_ptx(path)
@@ -293,6 +298,7 @@ def _sections(cubin: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("path", STRIP_INPUTS, ids=lambda p: p.parent.name + "/" + p.name)
+@pytest.mark.ptxas
 def test_strip(path: Path, tmp_path: Path) -> None:
     text = load_ptx(path)
     bare = strip(text)
@@ -360,6 +366,7 @@ def _code(cubin: Path) -> dict[str, bytes]:
     ],
     ids=lambda p: p.parent.name + "/" + p.name,
 )
+@pytest.mark.ptxas
 def test_strip_same_sass(path: Path, tmp_path: Path) -> None:
     """Stripped line-table code compiles to the SASS its input compiles to the same way
     (plain, and with -lineinfo). Not for -G input: ptxas -g's code depends on the DWARF
@@ -377,6 +384,7 @@ def test_strip_same_sass(path: Path, tmp_path: Path) -> None:
 # --- remap -----------------------------------------------------------------------------
 
 
+@pytest.mark.ptxas
 def test_remap_paths(tmp_path: Path) -> None:
     text = load_ptx(ROOT / "fixtures" / "nvcc" / "call_example.sm_75.ptx")
     new, changed = remap_paths(text, [("/tmp/ptxdwarf-fixtures/", "/home/me/")])
@@ -412,6 +420,8 @@ _ALL_FIXTURES = sorted(
 
 
 @pytest.mark.parametrize("path", _ALL_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_corpus(path: Path) -> None:
     """Every PTX fixture and file of the outside corpus: a file lint finds clean is left as it
     is; any other is fixed once and for all (a second fix changes nothing); what was repaired
@@ -471,6 +481,7 @@ def _section(text: str, name: str) -> bytes:
         ("duplicate-section.second-str-dropped", ".debug_str", b"\1\2", b"\1\2\3\4"),
     ],
 )
+@pytest.mark.ptxas
 def test_repair_in_the_cubin(case_id: str, section: str, before: bytes, after: bytes) -> None:
     text = _harness_text(case_id)
     assert _section(text, section)[: len(after)].startswith(before)
@@ -478,6 +489,7 @@ def test_repair_in_the_cubin(case_id: str, section: str, before: bytes, after: b
     assert _section(fixed, section)[: len(after)] == after
 
 
+@pytest.mark.ptxas
 def test_second_info_block_merged() -> None:
     """ptxas makes a second .debug_info block a second ELF section of that name; merged, one."""
     text = _harness_text("duplicate-section.second-info")
@@ -487,6 +499,7 @@ def test_second_info_block_merged() -> None:
     assert check(fixed).consistent
 
 
+@pytest.mark.ptxas
 def test_non_ascii_comment_for_the_ptxas_found() -> None:
     """Escaped for a ptxas that rejects non-ASCII comments (13.0); left for one that takes them."""
     text = _text("non-ascii")
@@ -508,6 +521,7 @@ def test_non_ascii_comment_for_the_ptxas_found() -> None:
         _version_64,
     ],
 )
+@pytest.mark.ptxas
 def test_sections_without_labels_where_version_cannot_rise(make: Any) -> None:
     """For a ptxas that takes no PTX ISA new enough for the sections' labels (here said to
     stop at 6.0: none here does), .version stays and the sections get numbers instead."""
@@ -535,6 +549,7 @@ def test_section_plus_n_too_large_for_its_field(addend: str) -> None:
     assert "symbol-outside-info" in {f.rule for f in result.remaining}
 
 
+@pytest.mark.ptxas
 def test_remap_nvrtc_default_program(tmp_path: Path) -> None:
     """NVRTC names its source default_program, in the working directory (the compile unit:
     name 'default_program', comp_dir the directory; .file the joined path). A map of the

@@ -35,6 +35,7 @@ def rich_lineinfo(ptxas_tool: Ptxas, tmp_path_factory: pytest.TempPathFactory) -
     return text, cubin
 
 
+@pytest.mark.ptxas
 def test_inlined_rows_name_the_call_the_ptx_gives(rich_lineinfo: tuple[str, Path]) -> None:
     """Each row of inlined code names its function and its call row; the call row's file and
     line are those of the ``inlined_at`` of a ``.loc`` that names that function."""
@@ -391,6 +392,7 @@ _FIXTURES_WITH_LINES = sorted(
 
 
 @pytest.mark.parametrize("path", _FIXTURES_WITH_LINES, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.ptxas
 def test_fixture_line_tables_equal_llvm_dwarfdump(path: Path, llvm_dwarfdump: str, tmp_path: Path) -> None:
     """As the corpus test does, on the repository's own fixtures: every .debug_line row of the
     cubin ptxas -g makes, read by dump --json, equals llvm-dwarfdump's."""
@@ -474,6 +476,7 @@ def _starts_of_rows(image: SectionImage) -> dict[str, dict[int, int]]:
         "cubins/loops.debugopt.sm_75.cubin",
     ],
 )
+@pytest.mark.ptxas
 def test_line_starts_equal_the_rows(source: str, tmp_path: Path) -> None:
     """On ptxas's .nv_debug_line_sass, line by line, the first address of each line's code
     is the one the rows give and the one nvdisasm -gp shows."""
@@ -583,6 +586,7 @@ def test_line_starts_equal_the_rows_of_any_program(ops: list[tuple[str, int]], c
     assert line_starts(image) == want
 
 
+@pytest.mark.ptxas
 def test_prologue_end_as_llvm_dwarfdump_reads_it(llvm_dwarfdump: str, tmp_path: Path) -> None:
     """ptxas 13.5 writes version 3 line programs and marks where each function's prologue ends
     (DW_LNS_set_prologue_end); dump reads the flag where llvm-dwarfdump does, in both tables."""

@@ -1636,6 +1636,7 @@ def test_a_trap_is_reported_for_the_releases_it_was_measured_on(rule: str) -> No
     assert [f for f in lint(text, filename="f.ptx") if f.rule == rule]
 
 
+@pytest.mark.ptxas
 def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
     """numba's shared_local (debug=True, opt=True): ptxas 13.5 drops $L__tmp7 and relocates
     $L__tmp8, the label its block leads to, to where $L__tmp7 belonged, before the code of the lines that

@@ -165,6 +165,7 @@ def _force(monkeypatch: pytest.MonkeyPatch, module: object, fork: bool) -> None:
         "corpus/numba-nvvm-13.5/shared_local.debugopt.ptx",  # the comparison adds notes
     ],
 )
+@pytest.mark.ptxas
 def test_check_reports_the_same_with_and_without_a_fork(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path = FIXTURES / name
     text = path.read_text()
@@ -179,6 +180,7 @@ lint_run = importlib.import_module("ptxdwarf.lint.run")
 PTX_FIXTURES = sorted(FIXTURES.rglob("*.ptx"))
 
 
+@pytest.mark.slow
 def test_lint_finds_the_same_with_and_without_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     """Over every fixture: lint's checks of relocations and of the DWARF run side by side."""
     from ptxdwarf import lint
@@ -224,6 +226,7 @@ run()
 """
 
 
+@pytest.mark.slow
 def test_the_console_script_forks_on_a_large_module_and_finds_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

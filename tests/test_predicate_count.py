@@ -73,6 +73,7 @@ def test_attach_describes_no_predicate_by_default() -> None:
 
 
 @pytest.mark.parametrize("count", [52, 60])
+@pytest.mark.ptxas
 def test_attach_output_compiles_with_many_predicates(count: int) -> None:
     result = attach_ptx(_kernel(count), output_name="k.debug.ptx", predicates=51)
     names = _described_predicates(result.text)

@@ -132,6 +132,8 @@ def measured(request: pytest.FixtureRequest) -> tuple[str, dict[str, Outcome]]:
     return tool.version, {o.case: o for o in run_cases(tool.path)}
 
 
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_facts_hold_on_every_ptxas(measured: tuple[str, dict[str, Outcome]]) -> None:
     """Every case marked as holding for this ptxas release holds, on the real ptxas; every
     case marked as not holding does not (then the registry needs updating)."""
@@ -143,6 +145,7 @@ def test_facts_hold_on_every_ptxas(measured: tuple[str, dict[str, Outcome]]) -> 
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.ptxas
 def test_ci_measures_every_release_of_the_registry() -> None:
     """Each release the registry was measured on is a ptxas found here or one ``.ci/run``
     installs for the tests, so CI re-measures every column; where ``$PTXDWARF_TEST_PTXAS`` is
@@ -167,6 +170,7 @@ def test_case_releases_are_measured_ones() -> None:
         assert set(c.holds_on) <= set(quirks.MEASURED_ON), c.id
 
 
+@pytest.mark.ptxas
 def test_command_line_reports_a_table() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "tools.ptxas_facts", "--only", "wide.b64-hex", "syntax.binary-b32"],
@@ -192,6 +196,7 @@ def test_command_line_bad_ptxas() -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.ptxas
 def test_command_line_relative_ptxas(tmp_path: Path) -> None:
     """A ptxas named relative to the current directory still runs: the cases compile elsewhere."""
     link = tmp_path / "bin" / "ptxas"

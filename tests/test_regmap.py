@@ -118,6 +118,8 @@ def _compiled(path: Path) -> CompiledCubin:
 
 
 @pytest.mark.parametrize("path", MAPPED, ids=fixture_id)
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_map_agrees_with_disassembly(path: Path, tmp_path: Path) -> None:
     cubin = _compiled(path)
     images = cubin_images(cubin.data)
@@ -135,6 +137,7 @@ def test_the_fixture_cubin_agrees(tmp_path: Path) -> None:
     assert not disagreements(functions, disassemble(data, tmp_path))
 
 
+@pytest.mark.ptxas
 def test_most_fixtures_have_a_map() -> None:
     """The agreement test above is not vacuous: ptxas -g writes a map for the -G producers."""
     assert len(MAPPED) > 150
@@ -178,6 +181,7 @@ def types_cubin() -> CompiledCubin:
     return compile_ptx(_TYPES)
 
 
+@pytest.mark.ptxas
 def test_type_codes_are_the_declared_types(types_cubin: CompiledCubin) -> None:
     declared = {m.group(2): m.group(1) for m in re.finditer(r"\.reg \.(\w+) (%\w)<2>", _TYPES)}
     (function,) = cubin_images(types_cubin.data).register_map()
@@ -189,6 +193,7 @@ def test_type_codes_are_the_declared_types(types_cubin: CompiledCubin) -> None:
         assert types == {declared[reg[:2]]}, reg
 
 
+@pytest.mark.ptxas
 def test_register_classes_and_pieces(types_cubin: CompiledCubin) -> None:
     (function,) = cubin_images(types_cubin.data).register_map()
     for e in function.entries:
@@ -222,6 +227,7 @@ _HALVES = """
 """
 
 
+@pytest.mark.ptxas
 def test_piece_zero_is_the_low_half(tmp_path: Path) -> None:
     """``ld.global.u64 %rd2`` becomes ``LDG.E.64 Rn``, which writes the low 32 bits to Rn and the
     high to Rn+1: the map's entries of %rd2 starting there give piece 0 to Rn, piece 1 to Rn+1."""
@@ -260,6 +266,7 @@ _TWO = """
 """
 
 
+@pytest.mark.ptxas
 def test_ranges_are_offsets_in_each_function() -> None:
     cubin = compile_ptx(_TWO)
     functions = {f.function: f for f in cubin_images(cubin.data).register_map()}
@@ -274,6 +281,7 @@ def test_ranges_are_offsets_in_each_function() -> None:
     assert any(e.low_pc < 0x40 for e in functions["twice"].entries)
 
 
+@pytest.mark.ptxas
 def test_no_map_without_g() -> None:
     cubin = compile_ptx(_TWO, debug=False, line_info=True)
     assert cubin_images(cubin.data).register_map() == []
@@ -352,6 +360,7 @@ def test_made_sections_read_back(data: st.DataObject) -> None:
     ] == entries
 
 
+@pytest.mark.ptxas
 def test_a_debug_target_makes_the_map_without_g() -> None:
     """nvcc -G output says ``.target sm_75, debug``: plain ptxas writes the map for it too."""
     ptx = (FIXTURES / "nvcc" / "readable.G.sm_75.ptx").read_text()

@@ -59,6 +59,7 @@ def outside_debug_sections(text: str) -> str:
 
 @pytest.mark.parametrize("style", STYLES)
 @pytest.mark.parametrize("path", GOOD_FIXTURES, ids=fixture_id)
+@pytest.mark.slow
 def test_rewrite_keeps_the_cubin_debug_sections(
     path: Path, style: str, tmp_path: Path, cubin_path: CubinPath
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -198,6 +199,7 @@ def test_random_trees_round_trip(info: DebugInfo, style: str, string_labels: boo
     ),
     st.sampled_from(["nvcc", "readable", "compact"]),
 )
+@pytest.mark.slow
 def test_any_image_round_trips_through_text(
     data: bytes, relocs: list[Any], labels: dict[str, int], style: str
 ) -> None:

@@ -162,6 +162,7 @@ def _encode_one(form: int, value: Any, version: int, asize: int, built: bool) ->
 @pytest.mark.parametrize("form", FORMS, ids=lambda f: FORM(f).name)
 @settings(max_examples=10, deadline=None)
 @given(data=st.data())
+@pytest.mark.slow
 def test_encoder_and_decoder_match_schema(
     form: int, version: int, asize: int, built: bool, data: st.DataObject
 ) -> None:

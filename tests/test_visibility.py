@@ -86,6 +86,7 @@ def _absent(out: str) -> set[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("path", NUMBA_NODEBUG + WITH_UNMAPPED[1:], ids=fixture_id)
+@pytest.mark.ptxas
 def test_check_lists_exactly_the_registers_absent_from_the_map(path: Path) -> None:
     out = attach_ptx(path.read_text(), output_name="/tmp/module.debug.ptx", filename=str(path)).text
     absent = _absent(out)
@@ -98,6 +99,7 @@ def test_check_lists_exactly_the_registers_absent_from_the_map(path: Path) -> No
     assert data["registers_described"] == len(_described_by_die(out))
 
 
+@pytest.mark.ptxas
 def test_a_described_register_no_instruction_uses_is_absent() -> None:
     """The harness case register-unused.declared-only: %r0 is described, used by no instruction."""
     text = _unused_register(False)()
@@ -117,6 +119,7 @@ def test_attach_describes_only_the_registers_the_code_uses() -> None:
 
 
 @pytest.mark.parametrize("path", WITH_UNMAPPED, ids=fixture_id)
+@pytest.mark.ptxas
 def test_attach_only_mapped_describes_what_a_debugger_can_show(path: Path) -> None:
     text = path.read_text()
     result = attach_ptx(text, output_name="/tmp/module.debug.ptx", filename=str(path), only_mapped=True)
@@ -134,6 +137,7 @@ def nvcc_g() -> str:
     return (FIXTURES / "nvcc" / "readable.G.sm_75.ptx").read_text()
 
 
+@pytest.mark.ptxas
 def test_readable_variables_follow_the_source(nvcc_g: str) -> None:
     cubin = compile_ptx(nvcc_g)
     assert readable_variables(cubin, "_Z1kPfPKfi", 3, file="readable.cu") == {}
@@ -151,6 +155,7 @@ def test_readable_variables_follow_the_source(nvcc_g: str) -> None:
         readable_variables(cubin, "_Z1kPfPKfi", 1, file="readable.cu")
 
 
+@pytest.mark.ptxas
 def test_dump_prints_the_map(nvcc_g: str, tmp_path: Path) -> None:
     path = tmp_path / "k.cubin"
     path.write_bytes(compile_ptx(nvcc_g).data)
@@ -167,6 +172,7 @@ def test_dump_prints_the_map(nvcc_g: str, tmp_path: Path) -> None:
     assert set(function["entries"][0]) == {"ptx", "sass", "low_pc", "high_pc", "piece", "type"}
 
 
+@pytest.mark.ptxas
 def test_check_text_names_unavailable_registers(tmp_path: Path) -> None:
     path = FIXTURES / "nodebug" / "handwritten.ptx"
     out = tmp_path / "handwritten.debug.ptx"
@@ -191,12 +197,14 @@ NVCC_G = [
 
 
 @pytest.mark.parametrize("path", NVCC_G, ids=fixture_id)
+@pytest.mark.ptxas
 def test_nvcc_g_describes_only_mapped_registers(path: Path) -> None:
     report = check(path.read_text(), filename=str(path))
     assert report.registers
     assert not report.unmapped_registers
 
 
+@pytest.mark.ptxas
 def test_a_list_entry_whose_begin_label_ptxas_dropped_stays_in_its_function() -> None:
     """ptxas drops $L__tmp12, the begin of an entry of acc's list in _Z3mixcsixfdbht (quirk
     label-at-line-zero), and relocates against the label itself: the register is still that
