@@ -17,9 +17,12 @@ from typing import cast
 import pytest
 from conftest import FIXTURES, CubinPath
 from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
+from elftools.elf.sections import SymbolTableSection
 
 import ptxdwarf
 from ptxdwarf.cli import main
+from ptxdwarf.cuda.cubin import CUDA_RELOCATIONS, cubin_images, elf_contents
 from ptxdwarf.dwarf.image import Symbol
 from ptxdwarf.errors import PtxDwarfError
 
@@ -52,6 +55,39 @@ def _patched(cubin: bytes, edit: str) -> bytes:
 @pytest.fixture(scope="module")
 def call_cubin(cubin_path: CubinPath) -> bytes:
     return Path(cubin_path(CALL.read_text(), CALL.name)).read_bytes()
+
+
+def test_elf_contents_is_the_file_as_ptxas_wrote_it(call_cubin: bytes) -> None:
+    """Nothing applied: the bytes of ``.debug_info`` are those of ``cubin_images`` outside the
+    relocation sites, and its relocations are those pyelftools reads, type and addend as written."""
+    raw = elf_contents(call_cubin)
+    applied = cubin_images(call_cubin).images[".debug_info"]
+    data = raw.get(".debug_info")
+    relocations = raw.relocations[".debug_info"]
+    assert data is not None and relocations and raw.count(".debug_info") == 1
+    assert all(r.type in CUDA_RELOCATIONS and r.symbol for r in relocations)
+    sites = {r.offset + k for r in relocations for k in range(CUDA_RELOCATIONS[r.type][1])}
+    assert len(data) == len(applied.data)
+    assert all(data[i] == applied.data[i] for i in range(len(data)) if i not in sites)
+    elf = ELFFile(io.BytesIO(call_cubin))
+    symtab = elf.get_section_by_name(".symtab")
+    assert isinstance(symtab, SymbolTableSection)
+    (section,) = [
+        s
+        for s in elf.iter_sections()
+        if isinstance(s, RelocationSection) and elf.get_section(s["sh_info"]).name == ".debug_info"
+    ]
+    expected = [
+        (r["r_offset"], r["r_info_type"], r["r_addend"] if section.is_RELA() else None)
+        for r in section.iter_relocations()
+    ]
+    assert [(r.offset, r.type, r.addend) for r in relocations] == expected
+    names = [symtab.get_symbol(r["r_info_sym"]).name for r in section.iter_relocations()]
+    assert all(r.symbol == name for r, name in zip(relocations, names, strict=True) if name)
+    first = relocations[0]
+    assert raw.relocation_at(".debug_info", first.offset) == first
+    assert raw.relocation_at(".debug_info", -1) is None
+    assert "_Z4testPi" in raw.symbols
 
 
 def _dump(cubin: bytes) -> str:
