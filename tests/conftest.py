@@ -177,8 +177,8 @@ def cubin_path(ptxas_tool: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> C
     return run
 
 
-#: Fixtures that run ptxas: a test that uses one is marked ``ptxas`` without saying so itself.
-PTXAS_FIXTURES = frozenset({"ptxas_tool", "cubin_path"})
+#: Fixtures that run ptxas (these and the plugin's): a test that uses one is marked ``ptxas``.
+PTXAS_FIXTURES = frozenset({"ptxas_tool", "cubin_path", "ptxas", "compile_ptx"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

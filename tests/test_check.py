@@ -21,7 +21,7 @@ from ptxdwarf import AddressClass, DebugInfoBuilder, loc
 from ptxdwarf.check import check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT, Ptxas, PtxasFailed, PtxasResult, wheel_ptxas
-from ptxdwarf.testing import assert_dies_equal, compile_ptx, query
+from ptxdwarf.testing import CompiledCubin, assert_dies_equal, compile_ptx, query
 from tools.ptxas_facts import within_reach
 
 EXAMPLE = (FIXTURES / "spec" / "example.ptx").read_text()
@@ -391,6 +391,14 @@ def test_testing_helpers(ptxas_tool: Ptxas) -> None:
         other = ptxdwarf.read_ptx(text)
         other.units[0].die.children[1].children[0].attr("DW_AT_name").value = "k"  # type: ignore[union-attr]  # a None here fails the test, as it should
         assert_dies_equal(ptxdwarf.read_ptx(text), other)
+
+
+@pytest.mark.ptxas
+def test_the_project_does_not_shadow_the_plugin_fixtures(request: pytest.FixtureRequest) -> None:
+    """In the project's own tests too, ``ptxas`` and ``compile_ptx`` are the shipped plugin's:
+    a Ptxas, and a compiler that gives a CompiledCubin."""
+    assert isinstance(request.getfixturevalue("ptxas"), Ptxas)
+    assert isinstance(request.getfixturevalue("compile_ptx")(EXAMPLE), CompiledCubin)
 
 
 @pytest.mark.ptxas

@@ -184,6 +184,21 @@ def test_command_line_reports_a_table() -> None:
     assert re.search(r"ptxas \d+\.\d+: 2 of 2 hold$", proc.stdout.rstrip())
 
 
+def test_the_harness_is_a_tool_of_the_repository_not_of_the_package() -> None:
+    """The package ships the registry, not the measurement: no module of ``ptxdwarf`` is the
+    harness or imports it, and the harness reads cubins and runs ptxas through the package."""
+    import importlib.util
+
+    assert importlib.util.find_spec("ptxdwarf.cuda.facts") is None
+    package = ROOT / "ptxdwarf"
+    assert not [
+        p for p in package.rglob("*.py") if re.search(r"^\s*(from|import) tools\b", p.read_text(), re.M)
+    ]
+    harness = (ROOT / "tools" / "ptxas_facts" / "harness.py").read_text()
+    assert "from ptxdwarf.cuda.cubin import" in harness and "from ptxdwarf.cuda.ptxas import" in harness
+    assert "elftools" not in harness and "subprocess" not in harness
+
+
 def test_command_line_bad_ptxas() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "tools.ptxas_facts", "--ptxas", "/nonexistent/ptxas"],
