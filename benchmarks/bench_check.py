@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import ptxdwarf
-import ptxdwarf.ptx
+from ptxdwarf.ptx import needs_compile_only
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     report = None
     for _ in range(args.runs):
         start = time.perf_counter()
-        tool.compile(text, arch=arch, relocatable=ptxdwarf.ptx.needs_compile_only(module), filename=path.name)
+        tool.compile(text, arch=arch, relocatable=needs_compile_only(module), filename=path.name)
         ptxas_times.append(time.perf_counter() - start)
         start = time.perf_counter()
         report = ptxdwarf.check(text, filename=path.name, arch=arch, ptxas=tool)

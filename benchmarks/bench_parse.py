@@ -38,17 +38,17 @@ import io
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
-import ptxdwarf.api
 import ptxdwarf.cuda
 import ptxdwarf.dwarf
 import ptxdwarf.files
 import ptxdwarf.ptx
-import ptxdwarf.ptx.debug
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
 
 HERE = Path(__file__).resolve().parent
@@ -137,7 +137,7 @@ def pyelftools_read(cubin: bytes) -> int:
     return n
 
 
-def best_of(runs: int, fn, *args):
+def best_of(runs: int, fn: Callable[..., Any], *args: Any) -> tuple[float, float, Any]:
     """(best seconds, best CPU seconds, last result) of ``runs`` calls, collecting
     garbage before each."""
     best = best_cpu = float("inf")
@@ -232,7 +232,7 @@ def benchmark_module(args: argparse.Namespace) -> tuple[Path, str, ptxdwarf.ptx.
     return path, text, module, tool, arch
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     module_arguments(ap)
     ap.add_argument(

@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 
 SCALARS = ["int", "unsigned", "float", "double", "long long", "short", "char", "bool"]
+#: A device function's signature: name, return type, (type, name, kind) of each parameter.
+Signature = tuple[str, str, list[tuple[str, str, str]]]
 # type -> (zero literal, expression turning an int `v` into the type)
 CAST = {
     "int": "(int)({})",
@@ -98,16 +100,16 @@ __device__ double g_acc[32];
 STRUCTS = ["Vec3", "Box", "Packed", "Word", "Node"]
 
 
-def gen_function(rng: random.Random, i: int, sigs: list) -> str:
+def gen_function(rng: random.Random, i: int, sigs: list[Signature]) -> str:
     """One device function f<i>; records its signature in sigs."""
     ret = rng.choice(["int", "float", "double", "unsigned", "long long"])
     nparams = rng.randint(1, 5)
-    params = []
+    params: list[tuple[str, str, str]] = []
     for p in range(nparams):
-        kind = rng.random()
-        if kind < 0.6:
+        roll = rng.random()
+        if roll < 0.6:
             params.append((rng.choice(SCALARS), f"p{p}", "scalar"))
-        elif kind < 0.8:
+        elif roll < 0.8:
             params.append((rng.choice(STRUCTS), f"s{p}", "struct"))
         else:
             params.append((rng.choice(["int", "float", "double"]) + " *", f"ptr{p}", "ptr"))
@@ -179,7 +181,7 @@ def gen_function(rng: random.Random, i: int, sigs: list) -> str:
     return "\n".join(lines) + "\n"
 
 
-def gen_kernel(rng: random.Random, j: int, sigs: list) -> str:
+def gen_kernel(rng: random.Random, j: int, sigs: list[Signature]) -> str:
     lines = [f"__global__ void k{j}(Node *out, float *data, int n, double scale, Box b) {{"]
     lines.append("    __shared__ float s_buf[64];")
     lines.append("    int tid = threadIdx.x + blockIdx.x * blockDim.x;")
@@ -222,7 +224,7 @@ def gen_kernel(rng: random.Random, j: int, sigs: list) -> str:
 
 def generate(nfunc: int, kernel_every: int, seed: int) -> str:
     rng = random.Random(seed)
-    sigs: list = []
+    sigs: list[Signature] = []
     nkern = max(1, nfunc // kernel_every)
     parts = [PRELUDE.format(nfunc=nfunc, nkern=nkern, seed=seed)]
     j = 0
@@ -249,7 +251,7 @@ def find_nvcc(explicit: str | None) -> str:
     sys.exit("gen_large_module: error: nvcc not found (PATH, $CUDA_HOME/bin)")
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Generate a large CUDA module (and its nvcc -G PTX).")
     ap.add_argument("--functions", type=int, default=3000, help="device functions (default 3000)")
     ap.add_argument(
@@ -274,7 +276,7 @@ def main(argv=None) -> int:
         sys.stdout.write(src)
         return 0
     ptx = Path(args.ptx) if args.ptx else None
-    source = Path(args.source) if args.source else ptx.with_suffix(".cu")
+    source = Path(args.source) if args.source else Path(args.ptx).with_suffix(".cu")
     source.write_text(src, encoding="ascii")
     print(f"wrote {source} ({len(src)} chars)", file=sys.stderr)
     if ptx is None:

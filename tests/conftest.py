@@ -1,5 +1,10 @@
 """Shared test fixtures: the real toolchain (ptxas, llvm-dwarfdump) and the shipped PTX fixtures.
 
+``ptxas_tool`` and ``cubin_path`` are named apart from the shipped pytest plugin's ``ptxas``
+and ``compile_ptx`` (:mod:`ptxdwarf.pytest_plugin`), which stay what the plugin documents.
+A test that uses either is marked ``ptxas``; tests that run ptxas otherwise say so with
+``@pytest.mark.ptxas``, and the slow ones with ``@pytest.mark.slow`` (pyproject.toml).
+
 ptxas and llvm-dwarfdump are required: tests that need them fail (not skip) when
 they are missing, unless PTXDWARF_ALLOW_MISSING_TOOLS=1 is set for a local run.
 """
@@ -10,6 +15,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -97,7 +103,7 @@ def nvdisasm() -> str:
     if found:
         return found
     try:
-        import nvidia.cu13  # type: ignore[import-not-found]
+        import nvidia.cu13
     except ImportError:
         _missing("nvdisasm (pip install nvidia-cuda-nvdisasm)")
         raise
@@ -110,7 +116,7 @@ def nvdisasm() -> str:
 
 
 @pytest.fixture(scope="session")
-def ptxas() -> Ptxas:
+def ptxas_tool() -> Ptxas:
     """The ptxas ptxdwarf finds (PATH, CUDA_HOME, or the nvidia-cuda-nvcc wheel)."""
     try:
         return find_ptxas()
@@ -145,9 +151,15 @@ def llvm_dwarfdump() -> str:
     return found
 
 
+class CubinPath(Protocol):
+    """The ``cubin_path`` fixture: the path of the cubin ``ptxas -g`` makes of ``text``."""
+
+    def __call__(self, text: str, name: str = "module", arch: str | None = None) -> Path: ...
+
+
 @pytest.fixture(scope="session")
-def compile_ptx(ptxas: Ptxas, tmp_path_factory: pytest.TempPathFactory):
-    """compile_ptx(text, name) -> path of the cubin ``ptxas -g`` makes of the text."""
+def cubin_path(ptxas_tool: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> CubinPath:
+    """cubin_path(text, name) -> path of the cubin ``ptxas -g`` makes of the text."""
     out_dir = tmp_path_factory.mktemp("cubins")
     counter = [0]
 
@@ -155,14 +167,24 @@ def compile_ptx(ptxas: Ptxas, tmp_path_factory: pytest.TempPathFactory):
         from ptxdwarf.ptx import needs_compile_only, parse_ptx
 
         module = parse_ptx(text)
-        chosen, _note = ptxas.choose_arch(module.target, arch)
-        result = ptxas.compile(text, arch=chosen, relocatable=needs_compile_only(module), filename=name)
+        chosen, _note = ptxas_tool.choose_arch(module.target, arch)
+        result = ptxas_tool.compile(text, arch=chosen, relocatable=needs_compile_only(module), filename=name)
         counter[0] += 1
         path = out_dir / f"{counter[0]:04d}-{Path(name).stem}.cubin"
         path.write_bytes(result.cubin)
         return path
 
     return run
+
+
+#: Fixtures that run ptxas (these and the plugin's): a test that uses one is marked ``ptxas``.
+PTXAS_FIXTURES = frozenset({"ptxas_tool", "cubin_path", "ptxas", "compile_ptx"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if PTXAS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.ptxas)
 
 
 def run_dwarfdump(tool: str, cubin: Path, *args: str) -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, CubinPath
 
 import ptxdwarf
 import ptxdwarf.cuda
@@ -82,7 +84,7 @@ def test_declarations_match_nvcc(function: str, kernel: bool) -> None:
 
 def test_rust_abi_slices_zsts_and_u128() -> None:
     dbg = DebugInfoBuilder(name="lib.rs", language="rust")
-    r = lambda n: dbg.named_type(n, language="rust")  # noqa: E731
+    r: Callable[[str], Type] = lambda n: dbg.named_type(n, language="rust")  # noqa: E731
     foo = dbg.struct_type("Foo", [("a", r("u16")), ("b", r("u64")), ("c", r("u128"))])
     k = dbg.kernel("kernel", linkage_name="kernel")
     k.abi_parameter("a", foo)
@@ -100,9 +102,9 @@ def test_rust_abi_slices_zsts_and_u128() -> None:
     assert k.parameters[2].die.attr(AT.location) is None  # a ZST lives nowhere
 
 
-def test_abi_parameters_through_ptxas(compile_ptx, tmp_path: Path) -> None:
+def test_abi_parameters_through_ptxas(cubin_path: CubinPath, tmp_path: Path) -> None:
     dbg = DebugInfoBuilder(name="abi.rs", language="rust")
-    r = lambda n: dbg.named_type(n, language="rust")  # noqa: E731
+    r: Callable[[str], Type] = lambda n: dbg.named_type(n, language="rust")  # noqa: E731
     k = dbg.kernel("scale", linkage_name="scale")
     k.abi_parameter("data", dbg.slice_type(r("f32")), line=3)
     k.abi_parameter("factor", r("f32"), line=3)
@@ -111,13 +113,14 @@ def test_abi_parameters_through_ptxas(compile_ptx, tmp_path: Path) -> None:
         [".version 7.0", ".target sm_75", ".address_size 64", k.ptx_signature(), "{", "\tret;", "}", ""]
     )
     text = ptxdwarf.attach(ptx, dbg, filename="abi.ptx")
-    info = ptxdwarf.cuda.read_cubin(compile_ptx(text, "abi.ptx"))
+    info = ptxdwarf.cuda.read_cubin(cubin_path(text, "abi.ptx"))
     dies = {d.name: d for d in info.iter_dies() if d.tag == ptxdwarf.dwarf.TAG.formal_parameter}
     assert {n: d.address_class for n, d in dies.items()} == {"data": 7, "factor": 7, "pair": 7}
     data = ptxdwarf.dwarf.decode_expression(dies["data"][AT.location], 8)
     assert [op.name for op in data] == ["DW_OP_addr", "DW_OP_piece", "DW_OP_addr", "DW_OP_piece"]
     # ptxas put the two constant-bank offsets in, 8 bytes apart
-    assert data[2].args[0] - data[0].args[0] == 8 and data[0].args[0] > 0
-    factor = ptxdwarf.dwarf.decode_expression(dies["factor"][AT.location], 8)[0].args[0]
-    pair = ptxdwarf.dwarf.decode_expression(dies["pair"][AT.location], 8)[0].args[0]
-    assert factor == data[0].args[0] + 16 and pair == factor + 8  # Pair is 8-aligned
+    first, second = cast(int, data[0].args[0]), cast(int, data[2].args[0])
+    assert second - first == 8 and first > 0
+    factor = cast(int, ptxdwarf.dwarf.decode_expression(dies["factor"][AT.location], 8)[0].args[0])
+    pair = cast(int, ptxdwarf.dwarf.decode_expression(dies["pair"][AT.location], 8)[0].args[0])
+    assert factor == first + 16 and pair == factor + 8  # Pair is 8-aligned

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, CubinPath
 
 from ptxdwarf import AttachError, DebugInfoBuilder, loc
 from ptxdwarf.autodebug import attach_ptx
@@ -164,7 +164,7 @@ def test_check_symbols_refuses_a_function_without_body() -> None:
 _SCOPED = _TWO.replace("\t.reg .b32 %r<2>;\n", "\t.reg .b32 %r<2>;\n\t.global .b32 g[2] = {1, 2};\n")
 
 
-def test_both_attach_paths_refuse_an_initialized_global_in_a_body(compile_ptx) -> None:
+def test_both_attach_paths_refuse_an_initialized_global_in_a_body(cubin_path: CubinPath) -> None:
     """ptxas -g dies on it (quirk scoped-initializer): attach never writes such a module."""
     import ptxdwarf
 
@@ -178,7 +178,7 @@ def test_both_attach_paths_refuse_an_initialized_global_in_a_body(compile_ptx) -
         ptxdwarf.attach(_SCOPED, dbg, filename="two.ptx")
     # without the initializer both attach, and ptxas -g compiles the result
     plain = _SCOPED.replace(" = {1, 2}", "")
-    compile_ptx(attach_ptx(plain, output_name="two.ptx", filename="two.ptx").text, "two.ptx")
+    cubin_path(attach_ptx(plain, output_name="two.ptx", filename="two.ptx").text, "two.ptx")
 
 
 def test_attach_refuses_a_func_returning_two_values() -> None:

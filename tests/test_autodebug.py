@@ -16,7 +16,9 @@ import functools
 import io
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pytest
 from conftest import FIXTURES
@@ -29,15 +31,17 @@ from ptxdwarf.autodebug import (
     attach_ptx,
     default_output_name,
 )
+from ptxdwarf.builder import DebugInfoBuilder
 from ptxdwarf.checker import check
 from ptxdwarf.cli import main_attach
 from ptxdwarf.cuda import read_cubin
 from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.demangle import demangle
 from ptxdwarf.dwarf import AT, TAG, AddressClass
-from ptxdwarf.dwarf.expr import MAX_REGISTER_NAME, decode_expression
+from ptxdwarf.dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression
 from ptxdwarf.dwarf.model import DIE
-from ptxdwarf.ptx import PtxModule, mask_comments, needs_compile_only, parse_ptx
+from ptxdwarf.linter import Finding
+from ptxdwarf.ptx import PtxFunction, PtxModule, mask_comments, needs_compile_only, parse_ptx
 
 NODEBUG = FIXTURES / "nodebug"
 ALL_SPACES = "../handwritten/all_spaces.ptx"  # every state space, texref/samplerref/surfref included
@@ -56,7 +60,7 @@ CASES = [(name, False) for name in FIXTURE_NAMES] + [
 CASE_IDS = [f"{Path(name).name}{'-renamed' if rename else ''}" for name, rename in CASES]
 
 
-def _lint():
+def _lint() -> Callable[..., list[Finding]]:
     """``ptxdwarf.linter.lint``, imported when used (lint.py is written by a colleague)."""
     from ptxdwarf.linter import lint
 
@@ -164,10 +168,10 @@ def assert_line_table(text: str) -> int:
 # --- what the cubin must describe --------------------------------------------------------
 
 
-def _expr(die: DIE, asize: int = 8):
+def _expr(die: DIE, asize: int = 8) -> list[Op]:
     loc = die.attr(AT.location)
     if loc is None or loc.value is None:
-        return None
+        return []
     return decode_expression(loc.value, asize)
 
 
@@ -176,13 +180,14 @@ def assert_cubin_describes(module: PtxModule, cubin: bytes, result: AttachResult
     info = read_cubin(cubin)
     subprograms: dict[str, DIE] = {}
     module_vars: dict[str, DIE] = {}
+    die: DIE | None
     for unit in info.units:
         assert unit.die is not None
         for die in unit.die.children:
             if die.tag == TAG.subprogram:
-                subprograms[die.get(AT.MIPS_linkage_name) or die.name] = die
+                subprograms[cast(str, die.get(AT.MIPS_linkage_name) or die.name)] = die
             elif die.tag == TAG.variable:
-                module_vars[die.name] = die
+                module_vars[cast(str, die.name)] = die
     counts = {
         "functions": 0,
         "parameters": 0,
@@ -200,6 +205,7 @@ def assert_cubin_describes(module: PtxModule, cubin: bytes, result: AttachResult
         counts["functions"] += 1
         assert sub.name == (demangle(f.name) or f.name)
         low, high = sub.attr(AT.low_pc), sub.attr(AT.high_pc)
+        assert low is not None and high is not None
         assert low.relocs and low.relocs[0].symbol.name == f.name and low.relocs[0].symbol.addend == 0, (
             f"{f.name}: low_pc is not the function's first byte"
         )
@@ -216,7 +222,7 @@ def assert_cubin_describes(module: PtxModule, cubin: bytes, result: AttachResult
             assert ops, f"{f.name}/{p.name}: no location"
             if f.is_kernel:
                 assert die.address_class == AddressClass.PARAM
-                assert ops[0].code == 0x03 and ops[0].args[0] > 0  # the constant-bank offset
+                assert ops[0].code == 0x03 and cast(int, ops[0].args[0]) > 0  # the constant-bank offset
             else:
                 assert die.address_class == AddressClass.REG
                 assert any(op.register for op in ops)
@@ -281,7 +287,7 @@ def assert_cubin_describes(module: PtxModule, cubin: bytes, result: AttachResult
 
 
 @pytest.mark.parametrize("name,rename", CASES, ids=CASE_IDS)
-def test_attach_fixture(name: str, rename: bool, ptxas: Ptxas) -> None:
+def test_attach_fixture(name: str, rename: bool, ptxas_tool: Ptxas) -> None:
     result = attached(name, rename)
     text = result.text
     module_in = parse_ptx((NODEBUG / name).read_text())
@@ -292,11 +298,11 @@ def test_attach_fixture(name: str, rename: bool, ptxas: Ptxas) -> None:
     assert sum(1 for b in module_out.sections if b.name == ".debug_info") == 1
     assert_line_table(text)
 
-    report = check(text, filename=default_output_name(name), ptxas=ptxas)
+    report = check(text, filename=default_output_name(name), ptxas=ptxas_tool)
     assert report.consistent, "\n".join(map(str, report.differences))
 
     described = parse_ptx(text)  # registers under their (possibly new) names
-    counts = assert_cubin_describes(described, compile_text(ptxas, text, debug=True), result)
+    counts = assert_cubin_describes(described, compile_text(ptxas_tool, text, debug=True), result)
     assert counts["functions"] == len(module_in.functions) and counts["registers"] > 0
     assert _lint()(text) == []
     if rename:
@@ -305,7 +311,7 @@ def test_attach_fixture(name: str, rename: bool, ptxas: Ptxas) -> None:
 
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES, ids=lambda n: Path(n).name)
-def test_attach_changes_no_code(name: str, ptxas: Ptxas) -> None:
+def test_attach_changes_no_code(name: str, ptxas_tool: Ptxas) -> None:
     """Compiled without -g, the code is the input's, byte for byte.
 
     ptxas treats ``.target ..., debug`` as ``-g`` (it refuses it with ``-O3``:
@@ -317,15 +323,15 @@ def test_attach_changes_no_code(name: str, ptxas: Ptxas) -> None:
     plain = attached(name, False, debug_target=False).text
     default = attached(name).text
     assert plain == default.replace(", debug\n", "\n", 1)
-    before = text_sections(compile_text(ptxas, source, debug=False))
-    after = text_sections(compile_text(ptxas, plain, debug=False))
+    before = text_sections(compile_text(ptxas_tool, source, debug=False))
+    after = text_sections(compile_text(ptxas_tool, plain, debug=False))
     assert before.keys() == after.keys() and before == after
-    assert text_sections(compile_text(ptxas, default, debug=False)) == text_sections(
-        compile_text(ptxas, default, debug=True)
+    assert text_sections(compile_text(ptxas_tool, default, debug=False)) == text_sections(
+        compile_text(ptxas_tool, default, debug=True)
     )
 
 
-def test_rename_is_consistent(ptxas: Ptxas) -> None:
+def test_rename_is_consistent(ptxas_tool: Ptxas) -> None:
     source = (NODEBUG / "long_registers.ptx").read_text()
     result = attached("long_registers.ptx", True)
     renamed = result.renamed
@@ -359,8 +365,8 @@ def test_rename_is_consistent(ptxas: Ptxas) -> None:
     )
     assert body == expected
     plain = attach_ptx(source, output_name="x.ptx", rename_registers=True, debug_target=False).text
-    assert text_sections(compile_text(ptxas, source, debug=False)) == text_sections(
-        compile_text(ptxas, plain, debug=False)
+    assert text_sections(compile_text(ptxas_tool, source, debug=False)) == text_sections(
+        compile_text(ptxas_tool, plain, debug=False)
     )
     # nvcc's temp_param_reg, declared in three call sequences, becomes one short name
     nvcc = attached("rich.nvcc.O3.sm_75.ptx", True)
@@ -412,14 +418,14 @@ DEVICE_PARAMS = """\
 """
 
 
-def test_device_parameter_locations(ptxas: Ptxas) -> None:
+def test_device_parameter_locations(ptxas_tool: Ptxas) -> None:
     result = attach_ptx(DEVICE_PARAMS, output_name="params.ptx")
     assert params_without_location(result) == {"f_b", "f_c"}
     warning = next(w for w in result.warnings if "without a location" in w)
     assert "f_b (never loaded by ld.param)" in warning and "loaded into both %r2 and %r3" in warning
-    assert check(result.text, ptxas=ptxas).consistent
+    assert check(result.text, ptxas=ptxas_tool).consistent
     assert _lint()(result.text) == []
-    info = read_cubin(compile_text(ptxas, result.text, debug=True))
+    info = read_cubin(compile_text(ptxas_tool, result.text, debug=True))
     params = {d.name: d for d in info.iter_dies() if d.tag == TAG.formal_parameter}
     assert [str(op) for op in _expr(params["f_a"])] == ["DW_OP_regx %r1"]
     assert [str(op) for op in _expr(params["f_e"])] == ["DW_OP_regx %rd1"]  # loaded twice, same register
@@ -468,12 +474,12 @@ NARROW_LOADS = """\
 """
 
 
-def test_a_parameter_loaded_in_part_is_described_in_part(ptxas: Ptxas) -> None:
+def test_a_parameter_loaded_in_part_is_described_in_part(ptxas_tool: Ptxas) -> None:
     """One ld.param of fewer bytes than the parameter: the register holds those bytes only,
     the rest is an empty piece (a debugger reading 8 bytes from the 4-byte %r1 showed half of
     the value and a neighbour's bits)."""
     result = attach_ptx(NARROW_LOADS, output_name="narrow.ptx")
-    info = read_cubin(compile_text(ptxas, result.text, debug=True))
+    info = read_cubin(compile_text(ptxas_tool, result.text, debug=True))
     params = {d.name: d for d in info.iter_dies() if d.tag == TAG.formal_parameter}
     for name, register in (("f_param_0", "%r1"), ("f_param_1", "%r2")):
         assert [str(op) for op in _expr(params[name])] == [
@@ -482,12 +488,12 @@ def test_a_parameter_loaded_in_part_is_described_in_part(ptxas: Ptxas) -> None:
             "DW_OP_piece 4",
         ]
     assert [str(op) for op in _expr(params["f_param_2"])][:2] == ["DW_OP_regx %rs1", "DW_OP_piece 1"]
-    assert sum(op.args[0] for op in _expr(params["f_param_2"]) if op.name == "DW_OP_piece") == 4
-    assert check(result.text, ptxas=ptxas).consistent
+    assert sum(cast(int, op.args[0]) for op in _expr(params["f_param_2"]) if op.name == "DW_OP_piece") == 4
+    assert check(result.text, ptxas=ptxas_tool).consistent
     assert _lint()(result.text) == []
 
 
-def test_large_register_range_is_described_by_the_names_used(ptxas: Ptxas) -> None:
+def test_large_register_range_is_described_by_the_names_used(ptxas_tool: Ptxas) -> None:
     """Two ranges of 1000 registers, 49 of them used: those 49 are described (ptxas -g maps
     no other), read from the body once, not name by name."""
     body = "\n".join(f"\tmov.u32 %r{i}, {i};" for i in range(1, 50))
@@ -500,7 +506,7 @@ def test_large_register_range_is_described_by_the_names_used(ptxas: Ptxas) -> No
     assert sum(1 for line in result.text.split("\n") if ".loc" in line) == 50
     names = {d.name for d in read_ptx(result.text).iter_dies() if d.tag == TAG.variable}
     assert names == {f"%r{i}" for i in range(1, 50)}
-    report = check(result.text, ptxas=ptxas)
+    report = check(result.text, ptxas=ptxas_tool)
     assert report.consistent and not report.unmapped_registers
 
 
@@ -523,7 +529,7 @@ EDGES = """\
 """
 
 
-def test_odd_layouts(ptxas: Ptxas) -> None:
+def test_odd_layouts(ptxas_tool: Ptxas) -> None:
     """Bodies on the header's line, instructions after declarations and braces, an
     empty body, a statement over two lines with another after it on its last line."""
     result = attach_ptx(EDGES, output_name="edges.ptx")
@@ -532,18 +538,18 @@ def test_odd_layouts(ptxas: Ptxas) -> None:
     assert "\tret; \n$L__ptxdwarf_end0:\n\t}\n" in text
     assert "{\n$L__ptxdwarf_begin1:\n$L__ptxdwarf_end1:\n}" in text
     assert "\t2; mov.u32 %r1, 3;\n" in text  # no .loc inside the two-line statement
-    assert check(text, ptxas=ptxas).consistent
+    assert check(text, ptxas=ptxas_tool).consistent
     assert _lint()(text) == []
     plain = attach_ptx(EDGES, output_name="edges.ptx", debug_target=False).text
-    assert text_sections(compile_text(ptxas, EDGES, debug=False)) == text_sections(
-        compile_text(ptxas, plain, debug=False)
+    assert text_sections(compile_text(ptxas_tool, EDGES, debug=False)) == text_sections(
+        compile_text(ptxas_tool, plain, debug=False)
     )
 
 
 # --- refusing and replacing existing debug info -------------------------------------------------
 
 
-def test_line_information_is_kept(ptxas: Ptxas) -> None:
+def test_line_information_is_kept(ptxas_tool: Ptxas) -> None:
     """Line-info PTX (nvcc -lineinfo: .file/.loc, inlined functions named in .debug_str): attach
     keeps its .file/.loc and its .debug_str, names the compile unit after .file 1, and adds the
     DIEs; --replace still gives PTX lines instead."""
@@ -557,7 +563,7 @@ def test_line_information_is_kept(ptxas: Ptxas) -> None:
     assert {b.name for b in module.sections} >= {".debug_info", ".debug_abbrev", ".debug_str"}
     info = read_ptx(result.text)
     assert info.units[0].die is not None and info.units[0].die.name == parse_ptx(text).files[0].full_path
-    report = check(result.text, ptxas=ptxas)
+    report = check(result.text, ptxas=ptxas_tool)
     assert report.consistent and report.line_rows > 50
     replaced = attach_ptx(text, output_name="out.ptx", filename=path, replace=True)
     assert [f.path for f in parse_ptx(replaced.text).files] == ["out.ptx"]
@@ -570,7 +576,7 @@ def test_line_information_is_kept(ptxas: Ptxas) -> None:
         ("numba/kernel_locals.sm_75.ptx", ".target ... debug"),
     ],
 )
-def test_existing_debug_info(path: str, what: str, ptxas: Ptxas) -> None:
+def test_existing_debug_info(path: str, what: str, ptxas_tool: Ptxas) -> None:
     text = (FIXTURES / path).read_text()
     with pytest.raises(AttachError) as info:
         attach_ptx(text, output_name="out.ptx", filename=path)
@@ -582,7 +588,7 @@ def test_existing_debug_info(path: str, what: str, ptxas: Ptxas) -> None:
     assert [f.path for f in module.files] == ["out.ptx"]
     assert [b.name for b in module.sections if b.name == ".debug_info"] == [".debug_info"]
     assert_line_table(result.text)
-    assert check(result.text, ptxas=ptxas).consistent
+    assert check(result.text, ptxas=ptxas_tool).consistent
     assert _lint()(result.text) == []
     # attach's own output: refused again, and replaced by the same text
     with pytest.raises(AttachError):
@@ -600,15 +606,15 @@ def test_bad_input() -> None:
         attach_ptx(".version 7.0\n.target sm_75\n.address_size 64\n.global .u32 x;\n", output_name="x.ptx")
 
 
-def test_crlf_and_styles(ptxas: Ptxas) -> None:
+def test_crlf_and_styles(ptxas_tool: Ptxas) -> None:
     source = (NODEBUG / "handwritten.ptx").read_text().replace("\n", "\r\n")
     result = attach_ptx(source, output_name="crlf.ptx")
     assert "\r\n.file 1" in result.text.split(".section")[0]
     assert_line_table(result.text.replace("\r\n", "\n"))
-    assert check(result.text, ptxas=ptxas).consistent
+    assert check(result.text, ptxas=ptxas_tool).consistent
     for style in ("nvcc", "compact"):
         other = attach_ptx((NODEBUG / "handwritten.ptx").read_text(), output_name="h.ptx", style=style)
-        assert check(other.text, ptxas=ptxas).consistent
+        assert check(other.text, ptxas=ptxas_tool).consistent
 
 
 def test_main_attach(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -653,9 +659,9 @@ def test_planned_labels_land_in_their_function(name: str, monkeypatch: pytest.Mo
 
     planned: dict[str, str] = {}
 
-    def recording(module: PtxModule, dbg: object, labels: dict) -> None:  # type: ignore[type-arg]
+    def recording(module: PtxModule, dbg: DebugInfoBuilder, labels: dict[str, PtxFunction]) -> None:
         planned.update({label: f.name for label, f in labels.items()})
-        check_symbols(module, dbg, labels)  # type: ignore[arg-type]
+        check_symbols(module, dbg, labels)
 
     monkeypatch.setattr(entry, "check_symbols", recording)
     if name == "edges":

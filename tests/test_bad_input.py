@@ -28,11 +28,13 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
+from conftest import CubinPath
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,7 +66,7 @@ class Hang(BaseException):
 def time_limit(seconds: float) -> Iterator[None]:
     """Fail (raise :class:`Hang`) if the block runs longer than ``seconds``."""
 
-    def on_alarm(signum, frame):
+    def on_alarm(signum: int, frame: object) -> None:
         raise Hang(f"still running after {seconds} s")
 
     old = signal.signal(signal.SIGALRM, on_alarm)
@@ -423,7 +425,7 @@ EX_PUB_LAST_LINE = EX[PUB].items[-1].line  # .b32 0
 EX_V75 = replace_line(EXAMPLE, line_no(EXAMPLE, ".version 4.2"), ".version 7.5")  # labels need >= 7.0/7.5
 
 
-def _abbrev_walk(data: bytes) -> list[dict]:
+def _abbrev_walk(data: bytes) -> list[dict[str, Any]]:
     """Declarations of an abbreviation table: start, code, children-flag offset, (attr, form, form offset)."""
 
     def rd(pos: int) -> tuple[int, int]:
@@ -436,14 +438,15 @@ def _abbrev_walk(data: bytes) -> list[dict]:
             if b < 0x80:
                 return value, pos
 
-    out, pos = [], 0
+    out: list[dict[str, Any]] = []
+    pos = 0
     while True:
         start = pos
         code, pos = rd(pos)
         if code == 0:
             return out
         _tag, pos = rd(pos)
-        d = {"start": start, "code": code, "children_at": pos, "specs": []}
+        d: dict[str, Any] = {"start": start, "code": code, "children_at": pos, "specs": []}
         pos += 1
         while True:
             attr, pos = rd(pos)
@@ -483,7 +486,7 @@ def _loc_lists(sec: OSection) -> tuple[list[int], list[int]]:
         if zero(pos, 16):
             pos, fresh = pos + 16, True
             continue
-        length = at[pos + 16] | (at[pos + 17] << 8)
+        length = cast(int, at[pos + 16]) | (cast(int, at[pos + 17]) << 8)
         pos, fresh = pos + 18 + length, False
     return lists, entries
 
@@ -669,12 +672,13 @@ def _example_dwarf_cases() -> list[Case]:
             dwarf(f"debug_abbrev-cut-{n}", cut, (ABBREV, 0), (ABBREV, starts[-1]), (ABBREV, new_len))
         )
     for form in (0x7F, 0x1A, 0x1F21):
-        text = set_value(EXAMPLE, ABBREV, EX_DECL4_ENCODING_FORM, form) if form < 0x80 else None
-        if text is None:  # a two-byte ULEB form code: rewrite the whole line of that byte
+        if form < 0x80:
+            text = set_value(EXAMPLE, ABBREV, EX_DECL4_ENCODING_FORM, form)
+        else:  # a two-byte ULEB form code: rewrite the whole line of that byte
             sec = oracle_sections(EXAMPLE)[ABBREV]
             line = sec.lines_of(EX_DECL4_ENCODING_FORM).pop()
             vals = [i for i in sec.items if i.line == line]
-            body = []
+            body: list[int | str] = []
             for i in vals:
                 body.extend(uleb(form) if i.offset == EX_DECL4_ENCODING_FORM else [i.value])
             text = replace_line(EXAMPLE, line, ".b8 " + ", ".join(map(str, body)))
@@ -994,6 +998,7 @@ def test_read_ptx_bad_input(case: Case) -> None:
     elif case.kind == "dwarf":
         assert isinstance(exc, DwarfError), f"{type(exc).__name__}: {message}"
         assert (exc.section, exc.offset) in case.places, (exc.section, exc.offset)
+        assert exc.offset is not None
         lines = oracle_sections(case.text)[exc.section].lines_of(exc.offset)
         assert exc.source in {f"bad.ptx:{n}" for n in lines}, (exc.source, sorted(lines))
 
@@ -1008,6 +1013,7 @@ def test_read_cubin_bad_input(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", BOUNDED_CASES, ids=_ids(BOUNDED_CASES))
+@pytest.mark.slow
 def test_claimed_sizes_fail_fast_in_bounded_memory(case: Case) -> None:
     """A length field claiming 200 MB (or a 100 000-byte ULEB) fails at once, allocating little."""
     text = case.text
@@ -1154,7 +1160,9 @@ mutation = st.one_of(
 )
 
 
-def mutate(tokens: list, ops: list[tuple[str, int, int]]) -> list:
+def mutate(
+    tokens: list[int | tuple[str, int]], ops: list[tuple[str, int, int]]
+) -> list[int | tuple[str, int]]:
     tokens = list(tokens)
     for op, pos, arg in ops:
         if not tokens and op != "insert":
@@ -1201,7 +1209,7 @@ def test_fuzz_random_debug_abbrev(data: bytes) -> None:
     section=st.sampled_from([INFO, ABBREV, PUB, LOC, ".debug_macinfo"]),
     ops=st.lists(mutation, min_size=1, max_size=5),
 )
-def test_fuzz_mutated_real_sections(base: str, section: str, ops: list) -> None:
+def test_fuzz_mutated_real_sections(base: str, section: str, ops: list[tuple[str, int, int]]) -> None:
     """Flip/insert/delete/truncate bytes of one section of a real module."""
     tokens = dict(BASES[base])
     if section not in tokens:
@@ -1281,7 +1289,9 @@ def test_fuzz_ptx_like_text(pieces: list[str]) -> None:
     ops=st.lists(mutation, min_size=1, max_size=3),
     command=st.sampled_from(list(COMMANDS)),
 )
-def test_fuzz_cli_never_crashes(base: str, section: str, ops: list, command: str, tmp_path: Path) -> None:
+def test_fuzz_cli_never_crashes(
+    base: str, section: str, ops: list[tuple[str, int, int]], command: str, tmp_path: Path
+) -> None:
     """The CLI on mutated modules: exit 0, or exit 2 with one located error line."""
     tokens = dict(BASES[base])
     if section not in tokens:
@@ -1309,10 +1319,10 @@ def test_fuzz_cli_never_crashes(base: str, section: str, ops: list, command: str
 
 
 @pytest.fixture(scope="module")
-def cubins(compile_ptx) -> dict[str, bytes]:
+def cubins(cubin_path: CubinPath) -> dict[str, bytes]:
     return {
-        "spec": compile_ptx(EXAMPLE, "example.ptx").read_bytes(),
-        "nvcc": compile_ptx(NVCC_CALL, "call_example.ptx").read_bytes(),
+        "spec": cubin_path(EXAMPLE, "example.ptx").read_bytes(),
+        "nvcc": cubin_path(NVCC_CALL, "call_example.ptx").read_bytes(),
     }
 
 
@@ -1325,6 +1335,7 @@ def _section_ranges(blob: bytes) -> dict[str, tuple[int, int]]:
     }
 
 
+@pytest.mark.ptxas
 def test_cubin_fixture_reads(cubins: dict[str, bytes]) -> None:
     for blob in cubins.values():
         info = ptxdwarf.cuda.read_cubin(blob)
@@ -1345,7 +1356,7 @@ def _elf_layout(blob: bytes) -> dict[str, int]:
     return out
 
 
-CUBIN_CUTS = {
+CUBIN_CUTS: dict[str, Callable[[dict[str, int]], int]] = {
     "in-elf-header": lambda L: 20,
     "after-elf-header": lambda L: 64,
     "in-debug_abbrev": lambda L: L[ABBREV] + 40,
@@ -1431,7 +1442,7 @@ def test_fuzz_mutated_cubin(cubins: dict[str, bytes]) -> None:
         ops=st.lists(st.tuples(st.integers(0, 1 << 30), st.integers(1, 255)), min_size=1, max_size=8),
         cut=st.one_of(st.none(), st.integers(0, 1 << 30)),
     )
-    def mutated(base: str, where: str, ops: list, cut: int | None) -> None:
+    def mutated(base: str, where: str, ops: list[tuple[int, int]], cut: int | None) -> None:
         blob = bytearray(cubins[base])
         if where == "debug":
             spots = [start + k for start, size in layouts[base] for k in range(size)]
@@ -1489,8 +1500,12 @@ def extreme_ptx(kind: str) -> tuple[str, int]:
     return text, count
 
 
+#: The ``extreme`` fixture: kind -> (path of the PTX file, its text, how deep or long it is).
+Extreme = Callable[[str], tuple[Path, str, int]]
+
+
 @pytest.fixture(scope="module")
-def extreme(tmp_path_factory: pytest.TempPathFactory):
+def extreme(tmp_path_factory: pytest.TempPathFactory) -> Extreme:
     cache: dict[str, tuple[Path, str, int]] = {}
 
     def get(kind: str) -> tuple[Path, str, int]:
@@ -1515,7 +1530,7 @@ def _same_debug_bytes(a: str, b: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["deep", "wide"])
-def test_extreme_read_ptx(kind: str, extreme) -> None:
+def test_extreme_read_ptx(kind: str, extreme: Extreme) -> None:
     _, text, count = extreme(kind)
     start = time.perf_counter()
     with time_limit(120):
@@ -1538,7 +1553,7 @@ def test_extreme_read_ptx(kind: str, extreme) -> None:
     assert elapsed < 60
 
 
-def test_deep_dump_text(extreme, capsys: pytest.CaptureFixture[str]) -> None:
+def test_deep_dump_text(extreme: Extreme, capsys: pytest.CaptureFixture[str]) -> None:
     path, _, count = extreme("deep")
     start = time.perf_counter()
     code, out, err = run_cli(["dump", str(path)], capsys, seconds=120)
@@ -1551,7 +1566,7 @@ def test_deep_dump_text(extreme, capsys: pytest.CaptureFixture[str]) -> None:
     assert elapsed < 60
 
 
-def test_deep_dump_json(extreme, capsys: pytest.CaptureFixture[str]) -> None:
+def test_deep_dump_json(extreme: Extreme, capsys: pytest.CaptureFixture[str]) -> None:
     path, _, count = extreme("deep")
     start = time.perf_counter()
     code, out, err = run_cli(["dump", "--json", str(path)], capsys, seconds=120)
@@ -1567,7 +1582,10 @@ def test_deep_dump_json(extreme, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("style", ["readable", "nvcc", "compact"])
-def test_deep_rewrite(style: str, extreme, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.slow
+def test_deep_rewrite(
+    style: str, extreme: Extreme, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path, text, _ = extreme("deep")
     out_path = tmp_path / "out.ptx"
     start = time.perf_counter()
@@ -1631,7 +1649,8 @@ def _run_measured(args: list[str], cwd: Path, stdout_path: Path) -> tuple[int, s
     [("deep", ["dump", "--json"]), ("deep", ["rewrite"]), ("wide", ["rewrite"])],
     ids=["deep-dump-json", "deep-rewrite", "wide-rewrite"],
 )
-def test_extreme_time_and_memory(kind: str, command: list[str], extreme, tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_extreme_time_and_memory(kind: str, command: list[str], extreme: Extreme, tmp_path: Path) -> None:
     """``python -m ptxdwarf`` on the extreme modules: time and the process's own peak memory."""
     path, text, count = extreme(kind)
     out_path = tmp_path / "out.txt"

@@ -66,17 +66,20 @@ def test_bench_emit_attach_part(capsys: pytest.CaptureFixture[str]) -> None:
     assert "attach end to end:" in out and "builder" not in out
 
 
+@pytest.mark.ptxas
 def test_bench_parse_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_parse.main(["--ptx", str(SMALL_NVCC), "--runs", "1", "--cache", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "same" in out and "parse ratio:" in out and "rewrite_ptx style=readable" in out
 
 
+@pytest.mark.ptxas
 def test_bench_check_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_check.main(["--ptx", str(SMALL_NVCC), "--runs", "1", "--cache", str(tmp_path)]) == 0
     assert "check ratio:" in capsys.readouterr().out
 
 
+@pytest.mark.ptxas
 def test_bench_cli_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from conftest import _llvm_dwarfdump
 

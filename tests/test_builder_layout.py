@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from conftest import CubinPath
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
@@ -114,13 +115,13 @@ def _location(die: Any) -> int | None:
     return int(attr.value)
 
 
-def test_builder_types_equal_nvcc_layout(compile_ptx) -> None:
+def test_builder_types_equal_nvcc_layout(cubin_path: CubinPath) -> None:
     dbg = DebugInfoBuilder(name="types.cu", pubnames=False, aranges=False)
     types = Types(dbg)
     for case in CASES.CASES:
         types.get(("union " if case["kind"] == "union" else "struct ") + case["name"])
     text = ptxdwarf.attach(ALL_SPACES, dbg, filename="types.ptx")
-    cubin = compile_ptx(text, "types.ptx")
+    cubin = cubin_path(text, "types.ptx")
     with open(cubin, "rb") as f:
         dwarf = ELFFile(io.BytesIO(f.read())).get_dwarf_info(relocate_dwarf_sections=False)
     found: dict[str, Any] = {}

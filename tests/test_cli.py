@@ -66,6 +66,7 @@ def test_lint_exit_code_is_the_worst_and_json_is_one_array() -> None:
     assert json.loads(ptxdwarf("lint", "--json", "/nonexistent.ptx", "/nonexistent2.ptx").stdout) == []
 
 
+@pytest.mark.ptxas
 def test_check_of_several_files_runs_ptxas_on_each() -> None:
     result = ptxdwarf("check", "--json", SPEC, CLEAN)
     assert result.returncode == 0, result.stderr

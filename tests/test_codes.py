@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 from ptxdwarf.dwarf import AT, FORM, OP, TAG
 from ptxdwarf.dwarf.constants import at_name, op_name, tag_name
@@ -11,7 +12,7 @@ from ptxdwarf.dwarf.constants import at_name, op_name, tag_name
 GENERATOR = Path(__file__).resolve().parent.parent / "tools" / "gen_dwarf_codes.py"
 
 
-def _generator():  # type: ignore[no-untyped-def]
+def _generator() -> ModuleType:
     spec = importlib.util.spec_from_file_location("gen_dwarf_codes", GENERATOR)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

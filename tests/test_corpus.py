@@ -67,11 +67,11 @@ from elftools.elf.elffile import ELFFile
 
 from ptxdwarf.checker import check as run_check
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.facts import within_reach
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.errors import ToolError
 from ptxdwarf.ptx import needs_compile_only, parse_ptx
 from ptxdwarf.ptx.reader import PtxModule
+from tools.ptxas_facts import within_reach
 
 CORPUS = ROOT / "fixtures" / "corpus"
 STYLES = ("nvcc", "readable", "compact")
@@ -359,6 +359,8 @@ def dump_differences(ptx_doc: dict[str, Any], llvm_text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("path", _params(FILES, "dump"))
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_dump_equals_llvm_dwarfdump(path: Path, tmp_path: Path, llvm_dwarfdump: str) -> None:
     code, out = cli("dump", "--json", str(path))
     assert code == 0
@@ -374,6 +376,8 @@ _FILE_NAME = re.compile(r'^file_names\[\s*\d+\]:\s*\n\s*name: "((?:[^"\\]|\\.)*)
 
 
 @pytest.mark.parametrize("path", _params([p for p in FILES if _has_debug(p)], "lines"))
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_line_table_equals_llvm_dwarfdump(path: Path, tmp_path: Path, llvm_dwarfdump: str) -> None:
     """The cubin's .debug_line as ``dump --json`` reads it (``lines``) against
     ``llvm-dwarfdump --debug-line``: every row (address, line, column, file, is_stmt,
@@ -412,6 +416,8 @@ def _style_params() -> list[Any]:
 
 
 @pytest.mark.parametrize(("path", "style"), _style_params())
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_rewrite_compiles_to_the_same_debug_sections(path: Path, style: str, tmp_path: Path) -> None:
     out = tmp_path / "rewritten.ptx"
     assert cli("rewrite", str(path), "-o", str(out), "--style", style)[0] == 0
@@ -436,6 +442,8 @@ def _errors(path: Path) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("path", _params([p for p in FILES if _rel(p) not in LINT_MUST_FIND], "lint"))
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_lint_finds_no_error_in_what_ptxas_compiles(path: Path, tmp_path: Path) -> None:
     if compiled_or_refused(path, tmp_path / "in.cubin") is None:
         return
@@ -452,6 +460,7 @@ def _check(path: Path) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("path", _params([CORPUS / rel for rel in sorted(LINT_MUST_FIND)], "lint-finds"))
+@pytest.mark.ptxas
 def test_lint_reports_what_a_debugger_gets_wrong(path: Path, tmp_path: Path) -> None:
     assert compiled_or_refused(path, tmp_path / "in.cubin") is not None
     wanted = LINT_MUST_FIND[_rel(path)]
@@ -459,6 +468,8 @@ def test_lint_reports_what_a_debugger_gets_wrong(path: Path, tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("path", _params([p for p in FILES if _rel(p) not in PTXAS_FAULTS], "check"))
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_check_says_consistent(path: Path, tmp_path: Path) -> None:
     if compiled_or_refused(path, tmp_path / "in.cubin") is None:
         return
@@ -470,6 +481,7 @@ def test_check_says_consistent(path: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("rel", sorted(PTXAS_FAULTS))
+@pytest.mark.ptxas
 def test_check_reports_what_ptxas_gets_wrong(rel: str) -> None:
     path = CORPUS / rel
     ptxas = ptxas_for(path.read_text())
@@ -488,14 +500,16 @@ def _newer_than(tool: Ptxas, module: PtxModule) -> bool:
     return False
 
 
-@pytest.mark.parametrize("ptxas", every_ptxas(), ids=ptxas_id)
-def test_check_says_the_same_on_every_release(ptxas: str) -> None:
+@pytest.mark.parametrize("release_ptxas", every_ptxas(), ids=ptxas_id)
+@pytest.mark.ptxas
+@pytest.mark.slow
+def test_check_says_the_same_on_every_release(release_ptxas: str) -> None:
     """check on every corpus file and every fixture of ptxas-accepted PTX, with each ptxas the
     tests know of (in CI, CUDA 12.0 to 13.5), the file lowered to a ``.version`` that ptxas
     reads: consistent, or on the files of :data:`PTXAS_FAULTS` exactly those faults; ptxas
     refuses the ``.rejected.`` files. Files whose ``.target`` is newer than every architecture
     of that ptxas are left out (nvcc 13.0's sm_100 files on CUDA 12), and counted."""
-    tool = Ptxas(ptxas)
+    tool = Ptxas(release_ptxas)
     problems: list[str] = []
     newer = 0
     paths = [*FILES, *GOOD_FIXTURES]
@@ -541,6 +555,8 @@ def _attach_params() -> list[Any]:
 
 
 @pytest.mark.parametrize(("path", "check"), _attach_params())
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_attach_gives_what_ptxas_lint_and_check_accept(path: Path, check: str, tmp_path: Path) -> None:
     out = tmp_path / f"{path.stem}.debug.ptx"
     assert cli("attach", str(path), "-o", str(out), *_ATTACH[check])[0] == 0
@@ -570,6 +586,8 @@ LINE_INFO = [p for p in FILES if _line_info_only(p)]
 
 
 @pytest.mark.parametrize("path", _params(LINE_INFO, "attach-lines"))
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_attach_keeps_the_line_information(path: Path, tmp_path: Path) -> None:
     """attach, no flags, on line-info PTX (nvcc -lineinfo, Triton, numba lineinfo=True, clang
     line tables): every .loc of the input stays, in order; ptxas -g accepts; lint finds no error;

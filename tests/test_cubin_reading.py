@@ -12,19 +12,23 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, CubinPath
 from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
+from elftools.elf.sections import SymbolTableSection
 
 import ptxdwarf
 import ptxdwarf.cuda
 import ptxdwarf.dump
 import ptxdwarf.dwarf
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.cubin import cubin_images
+from ptxdwarf.cuda.cubin import CUDA_RELOCATIONS, cubin_images, elf_contents
 from ptxdwarf.cuda.nvinfo import EIATTR_KPARAM_INFO, EIATTR_PARAM_CBANK, iter_attributes, kernel_param_offsets
 from ptxdwarf.cuda.ptxas import Ptxas
+from ptxdwarf.dwarf.image import Symbol
 from ptxdwarf.errors import PtxDwarfError
 
 CALL = FIXTURES / "nvcc" / "call_example.sm_75.ptx"
@@ -54,14 +58,48 @@ def _patched(cubin: bytes, edit: str) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def call_cubin(compile_ptx) -> bytes:
-    return Path(compile_ptx(CALL.read_text(), CALL.name)).read_bytes()
+def call_cubin(cubin_path: CubinPath) -> bytes:
+    return Path(cubin_path(CALL.read_text(), CALL.name)).read_bytes()
+
+
+def test_elf_contents_is_the_file_as_ptxas_wrote_it(call_cubin: bytes) -> None:
+    """Nothing applied: the bytes of ``.debug_info`` are those of ``cubin_images`` outside the
+    relocation sites, and its relocations are those pyelftools reads, type and addend as written."""
+    raw = elf_contents(call_cubin)
+    applied = cubin_images(call_cubin).images[".debug_info"]
+    data = raw.get(".debug_info")
+    relocations = raw.relocations[".debug_info"]
+    assert data is not None and relocations and raw.count(".debug_info") == 1
+    assert all(r.type in CUDA_RELOCATIONS and r.symbol for r in relocations)
+    sites = {r.offset + k for r in relocations for k in range(CUDA_RELOCATIONS[r.type][1])}
+    assert len(data) == len(applied.data)
+    assert all(data[i] == applied.data[i] for i in range(len(data)) if i not in sites)
+    elf = ELFFile(io.BytesIO(call_cubin))
+    symtab = elf.get_section_by_name(".symtab")
+    assert isinstance(symtab, SymbolTableSection)
+    (section,) = [
+        s
+        for s in elf.iter_sections()
+        if isinstance(s, RelocationSection) and elf.get_section(s["sh_info"]).name == ".debug_info"
+    ]
+    expected = [
+        (r["r_offset"], r["r_info_type"], r["r_addend"] if section.is_RELA() else None)
+        for r in section.iter_relocations()
+    ]
+    assert [(r.offset, r.type, r.addend) for r in relocations] == expected
+    names = [symtab.get_symbol(r["r_info_sym"]).name for r in section.iter_relocations()]
+    assert all(r.symbol == name for r, name in zip(relocations, names, strict=True) if name)
+    first = relocations[0]
+    assert raw.relocation_at(".debug_info", first.offset) == first
+    assert raw.relocation_at(".debug_info", -1) is None
+    assert "_Z4testPi" in raw.symbols
 
 
 def _dump(cubin: bytes) -> str:
     return ptxdwarf.dump.dump_text(ptxdwarf.cuda.read_cubin(cubin, name="x.cubin"))
 
 
+@pytest.mark.ptxas
 def test_relocations_whose_sh_link_names_no_symbol_table_use_symtab(call_cubin: bytes) -> None:
     """CUDA 12.1: a relocation section's ``sh_link`` names another section. Its relocations are
     resolved against ``.symtab`` (the dump equals the unpatched cubin's) with a note, never by
@@ -75,7 +113,9 @@ def test_relocations_whose_sh_link_names_no_symbol_table_use_symtab(call_cubin: 
     )
 
 
-def test_toolkit_version_in_e_version_is_read(call_cubin: bytes, tmp_path: Path, capsys) -> None:
+def test_toolkit_version_in_e_version_is_read(
+    call_cubin: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A cubin's ``e_version`` holds the toolkit version (129 for CUDA 12.9); strict ELF readers
     reject it, ptxdwarf reads it like any other cubin."""
     patched = _patched(call_cubin, "e_version")
@@ -117,49 +157,6 @@ def test_unreadable_list_a_die_refers_to_is_an_error_naming_the_file(tmp_path: P
     assert proc.stderr.count("\n") == 1 and str(cut) in proc.stderr
 
 
-def test_a_list_ends_where_relocations_against_dropped_labels_make_its_end_mark(tmp_path: Path) -> None:
-    """The same kernel compiled with ``-c``: ptxas relocates the two dropped labels against
-    local symbols nothing defines instead of writing 0, 0; those read 0 wherever the cubin is
-    loaded, so the list still ends there, as in the cubin ptxas wrote the zeros into."""
-    from ptxdwarf.cuda.ptxas import wheel_ptxas
-
-    wheel = wheel_ptxas()
-    assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
-    ptx = FIXTURES / "corpus" / "numba-nvvm-13.5" / "loops.debugopt.ptx"
-    out = tmp_path / "loops.c.cubin"
-    subprocess.run([wheel[0], "-arch", "sm_75", "-g", "-c", str(ptx), "-o", str(out)], check=True)
-    found = ptxdwarf.cuda.cubin_images(out.read_bytes())
-    dropped = {
-        r.symbol.name
-        for r in found.images[".debug_loc"].relocs
-        if found.symbols[r.symbol.name].section is None
-    }
-    assert dropped, "ptxas 13.5 no longer drops the labels"
-    relocated = ptxdwarf.cuda.read_cubin(out, name="loops.c.cubin").load_all()
-    written = ptxdwarf.cuda.read_cubin(LOOPS, name="loops.cubin").load_all()
-    assert [len(x.entries) for x in relocated.locations or []] == [
-        len(x.entries) for x in written.locations or []
-    ]
-    (entry,) = relocated.location_list_at(0x319).entries
-    assert relocated.notes == written.notes
-
-
-def test_range_lists_end_where_dropped_labels_make_the_end_mark() -> None:
-    """The rule of the test above, in ``.debug_ranges``: relocations against local symbols
-    nothing defines that resolved to 0 end the list; against defined symbols they do not."""
-    from ptxdwarf.dwarf.decode import _decode_ranges
-    from ptxdwarf.dwarf.image import Reloc, SectionImage, Symbol
-
-    relocs = [Reloc(0, 8, Symbol("$L__a", 0, 0)), Reloc(8, 8, Symbol("$L__b", 0, 0))]
-    dropped = SectionImage(
-        ".debug_ranges", bytes(32), relocs, relocs_applied=True, unresolved=frozenset({"$L__a", "$L__b"})
-    )
-    assert [(r.offset, r.entries) for r in _decode_ranges(dropped, 8, 2)] == [(0, []), (16, [])]
-    defined = SectionImage(".debug_ranges", bytes(32), relocs, relocs_applied=True)
-    ((offset, entries),) = [(r.offset, r.entries) for r in _decode_ranges(defined, 8, 2)]
-    assert offset == 0 and [(b.name, e.name) for b, e in entries] == [("$L__a", "$L__b")]
-
-
 _KERNEL = """.version 9.0
 .target sm_75
 .address_size 64
@@ -187,13 +184,61 @@ _KERNEL = """.version 9.0
 """
 
 
-def test_kernel_parameters_are_where_nv_info_places_them_in_the_constant_bank(ptxas: Ptxas) -> None:
+def test_kernel_parameters_are_where_nv_info_places_them_in_the_constant_bank(ptxas_tool: Ptxas) -> None:
     """``.nv.info.k`` of sm_75: EIATTR_PARAM_CBANK puts the parameters at 0x160 in bank 0 and
     one EIATTR_KPARAM_INFO per parameter gives its offset there (the last parameter first)."""
-    found = cubin_images(ptxas.compile(_KERNEL, arch="sm_75").cubin)
+    found = cubin_images(ptxas_tool.compile(_KERNEL, arch="sm_75").cubin)
     attrs = list(iter_attributes(found.nv_info["k"]))
     bank = [v for a, v in attrs if a == EIATTR_PARAM_CBANK]
     assert len(bank) == 1 and int.from_bytes(bank[0][4:6], "little") == 0x160
     ordinals = [int.from_bytes(v[4:6], "little") for a, v in attrs if a == EIATTR_KPARAM_INFO]
     assert ordinals == [2, 1, 0]
     assert kernel_param_offsets(found) == {"k": {0: 0x160, 1: 0x168, 2: 0x170}}
+
+
+@pytest.mark.ptxas
+def test_a_list_ends_where_relocations_against_dropped_labels_make_its_end_mark(tmp_path: Path) -> None:
+    """The same kernel compiled with ``-c``: ptxas relocates the two dropped labels against
+    local symbols nothing defines instead of writing 0, 0; those read 0 wherever the cubin is
+    loaded, so the list still ends there, as in the cubin ptxas wrote the zeros into."""
+    from ptxdwarf.cuda.ptxas import wheel_ptxas
+
+    wheel = wheel_ptxas()
+    assert wheel, "the nvidia-cuda-nvcc wheel's ptxas is not installed"
+    ptx = FIXTURES / "corpus" / "numba-nvvm-13.5" / "loops.debugopt.ptx"
+    out = tmp_path / "loops.c.cubin"
+    subprocess.run([wheel[0], "-arch", "sm_75", "-g", "-c", str(ptx), "-o", str(out)], check=True)
+    found = ptxdwarf.cuda.cubin_images(out.read_bytes())
+    dropped = {
+        r.symbol.name
+        for r in found.images[".debug_loc"].relocs
+        if found.symbols[r.symbol.name].section is None
+    }
+    assert dropped, "ptxas 13.5 no longer drops the labels"
+    relocated = ptxdwarf.cuda.read_cubin(out, name="loops.c.cubin").load_all()
+    written = ptxdwarf.cuda.read_cubin(LOOPS, name="loops.cubin").load_all()
+    assert [len(x.entries) for x in relocated.locations or []] == [
+        len(x.entries) for x in written.locations or []
+    ]
+    at = relocated.location_list_at(0x319)
+    assert at is not None
+    (entry,) = at.entries
+    assert relocated.notes == written.notes
+
+
+def test_range_lists_end_where_dropped_labels_make_the_end_mark() -> None:
+    """The rule of the test above, in ``.debug_ranges``: relocations against local symbols
+    nothing defines that resolved to 0 end the list; against defined symbols they do not."""
+    from ptxdwarf.dwarf.decode import _decode_ranges
+    from ptxdwarf.dwarf.image import Reloc, SectionImage
+
+    relocs = [Reloc(0, 8, Symbol("$L__a", 0, 0)), Reloc(8, 8, Symbol("$L__b", 0, 0))]
+    dropped = SectionImage(
+        ".debug_ranges", bytes(32), relocs, relocs_applied=True, unresolved=frozenset({"$L__a", "$L__b"})
+    )
+    assert [(r.offset, r.entries) for r in _decode_ranges(dropped, 8, 2)] == [(0, []), (16, [])]
+    defined = SectionImage(".debug_ranges", bytes(32), relocs, relocs_applied=True)
+    ((offset, entries),) = [(r.offset, r.entries) for r in _decode_ranges(defined, 8, 2)]
+    assert offset == 0 and [(cast(Symbol, b).name, cast(Symbol, e).name) for b, e in entries] == [
+        ("$L__a", "$L__b")
+    ]

@@ -163,6 +163,7 @@ def test_formats_md_names_the_four_formats() -> None:
     assert all(keys for keys, _ in kinds.values())
 
 
+@pytest.mark.ptxas
 def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """``dump --json`` of every PTX fixture, a fatbin and a cubin the real ptxas made."""
     ptxas = find_ptxas()
@@ -208,6 +209,7 @@ def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_p
     }
 
 
+@pytest.mark.ptxas
 def test_check_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """``check --json`` with the real ptxas, on a consistent module and one with a difference."""
     seen: set[str] = set()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, CubinPath
 from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
@@ -49,12 +49,12 @@ def test_every_reader_path_agrees() -> None:
 
 
 @pytest.mark.parametrize("style", ["nvcc", "readable", "compact"])
-def test_rewrite_keeps_the_form_and_the_bytes(style: str, compile_ptx) -> None:
+def test_rewrite_keeps_the_form_and_the_bytes(style: str, cubin_path: CubinPath) -> None:
     text = KERNELS.read_text()
     out = ptxdwarf.rewrite(text, style=style, filename="kernels.ptx")
     assert ".section" not in out.replace("@@DWARF .section", "")
     assert out.count("@@DWARF .section") == 3
-    assert _debug(compile_ptx(out, "rewritten.ptx")) == _debug(compile_ptx(text, "kernels.ptx"))
+    assert _debug(cubin_path(out, "rewritten.ptx")) == _debug(cubin_path(text, "kernels.ptx"))
 
 
 def test_lint_names_the_wrong_form_for_the_version() -> None:

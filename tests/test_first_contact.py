@@ -35,6 +35,7 @@ def _with_comment(src: Path, dst: Path, comment: bytes) -> bytes:
 
 @pytest.mark.parametrize("env", LOCALES)
 @pytest.mark.parametrize("comment", ["caf\u00e9 \u2013 \u00fcber".encode(), b"bad \xff\xfe bytes"])
+@pytest.mark.slow
 def test_rewrite_and_attach_keep_every_byte(tmp_path: Path, env: dict[str, str], comment: bytes) -> None:
     src = tmp_path / "in.ptx"
     original = _with_comment(SPEC, src, comment)
@@ -88,6 +89,7 @@ def test_text_without_version_is_not_ptx(tmp_path: Path, command: str) -> None:
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
 @pytest.mark.parametrize("command", ["rewrite", "check", "lint", "attach"])
+@pytest.mark.ptxas
 def test_a_cubin_is_sent_to_dump(tmp_path: Path, command: str) -> None:
     cubin = tmp_path / "spec.cubin"
     subprocess.run(["ptxas", "-arch=sm_75", str(SPEC), "-o", str(cubin)], check=True, timeout=600)
@@ -109,6 +111,7 @@ def test_a_cubin_is_sent_to_dump(tmp_path: Path, command: str) -> None:
         ("sm_10", "does not support sm_10; the oldest it supports is sm_75"),
     ],
 )
+@pytest.mark.ptxas
 def test_arch_messages_say_what_to_use(arch: str, message: str) -> None:
     done = ptxdwarf("check", "--arch", arch, str(SPEC))
     assert done.returncode == 2

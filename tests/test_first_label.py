@@ -44,7 +44,7 @@ $L__block_end:
 
 def _placement(text: str) -> str | None:
     module = parse_ptx(text, "k.ptx")
-    return first_label_at_zero(text, module.function("_Z1kPii"))  # type: ignore[arg-type]
+    return first_label_at_zero(text, module.function("_Z1kPii"))  # type: ignore[arg-type]  # KERNEL defines _Z1kPii
 
 
 @pytest.mark.parametrize(
@@ -71,7 +71,7 @@ def test_which_label_ptxas_places_at_zero(edit: tuple[str, str], expected: str |
 
 def test_first_instruction() -> None:
     module = parse_ptx(KERNEL, "k.ptx")
-    at = first_instruction(KERNEL, module.function("_Z1kPii"))  # type: ignore[arg-type]
+    at = first_instruction(KERNEL, module.function("_Z1kPii"))  # type: ignore[arg-type]  # KERNEL defines _Z1kPii
     assert at is not None and KERNEL[at:].startswith("ld.param.u64 %rd1")
 
 
@@ -90,16 +90,16 @@ def _block_low_pc(cubin: bytes) -> tuple[str, int]:
     return low.relocs[0].symbol.name, low.relocs[0].symbol.addend
 
 
-def test_attach_anchors_the_first_label(ptxas: Ptxas) -> None:
+def test_attach_anchors_the_first_label(ptxas_tool: Ptxas) -> None:
     out = ptxdwarf.attach(KERNEL, _described(), filename="k.ptx")
     assert "$L__ptxdwarf_top0: ld.param.u64 %rd1" in out
     assert not [f for f in ptxdwarf.lint(out) if f.rule == "first-label-at-zero"]
-    symbol, addend = _block_low_pc(compile_ptx(out, ptxas=ptxas).data)
+    symbol, addend = _block_low_pc(compile_ptx(out, ptxas=ptxas_tool).data)
     assert symbol == "_Z1kPii" and addend > 0
-    assert check(out, filename="k.ptx", ptxas=ptxas).consistent
+    assert check(out, filename="k.ptx", ptxas=ptxas_tool).consistent
 
 
-def test_attach_anchors_the_first_label_when_it_writes_the_lines(ptxas: Ptxas) -> None:
+def test_attach_anchors_the_first_label_when_it_writes_the_lines(ptxas_tool: Ptxas) -> None:
     """A module without .loc gets its line information from attach (``lines=``): the .loc
     lines attach writes are what make ptxas move the first label, so it anchors it too."""
     text = _NO_LOC
@@ -110,19 +110,19 @@ def test_attach_anchors_the_first_label_when_it_writes_the_lines(ptxas: Ptxas) -
     }
     out = ptxdwarf.attach(text, _described(), filename="k.ptx", lines=lines)
     assert "$L__ptxdwarf_top0: " in out
-    symbol, addend = _block_low_pc(compile_ptx(out, ptxas=ptxas).data)
+    symbol, addend = _block_low_pc(compile_ptx(out, ptxas=ptxas_tool).data)
     assert symbol == "_Z1kPii" and addend > 0
-    assert check(out, filename="k.ptx", ptxas=ptxas).consistent
+    assert check(out, filename="k.ptx", ptxas=ptxas_tool).consistent
     assert not [f for f in ptxdwarf.lint(out) if f.rule == "first-label-at-zero"]
 
 
-def test_lint_and_check_report_the_label_ptxas_moves(ptxas: Ptxas) -> None:
+def test_lint_and_check_report_the_label_ptxas_moves(ptxas_tool: Ptxas) -> None:
     """The same module with the anchor taken out: ptxas places $L__block_begin at offset 0."""
     out = ptxdwarf.attach(KERNEL, _described(), filename="k.ptx").replace("$L__ptxdwarf_top0: ", "")
     (finding,) = [f for f in ptxdwarf.lint(out) if f.rule == "first-label-at-zero"]
     assert "$L__block_begin" in finding.message and finding.severity == "warning"
-    assert _block_low_pc(compile_ptx(out, ptxas=ptxas).data) == ("_Z1kPii", 0)
-    report = check(out, filename="k.ptx", ptxas=ptxas)
+    assert _block_low_pc(compile_ptx(out, ptxas=ptxas_tool).data) == ("_Z1kPii", 0)
+    report = check(out, filename="k.ptx", ptxas=ptxas_tool)
     assert [(d.ptx, d.cubin) for d in report.differences] == [("$L__block_begin", "_Z1kPii (= 0x0)")]
     assert "first-label-at-zero" in report.differences[0].message
 
@@ -142,7 +142,7 @@ _NO_LOC = KERNEL.replace("\t.loc 1 1 0\n", "")
     ids=["no-loc", "loc-at-top", "loc-after-label", "loc-later", "loc-before-ret"],
 )
 def test_lint_says_what_ptxas_does_with_the_first_label(
-    edit: tuple[str, str], expected: str | None, ptxas: Ptxas
+    edit: tuple[str, str], expected: str | None, ptxas_tool: Ptxas
 ) -> None:
     """Measured on ptxas 13.0 and 13.5: lint's warning about $L__block_begin is what check
     finds ptxas did with it (placed at the start, dropped, or nothing)."""
@@ -150,7 +150,7 @@ def test_lint_says_what_ptxas_does_with_the_first_label(
     text = out.replace(*edit) if edit else out
     rules = [f.rule for f in ptxdwarf.lint(text) if f.rule in ("label-at-line-zero", "first-label-at-zero")]
     assert rules == ([expected] if expected else [])
-    found = check(text, filename="k.ptx", ptxas=ptxas).differences
+    found = check(text, filename="k.ptx", ptxas=ptxas_tool).differences
     assert [d.ptx for d in found] == (["$L__block_begin"] if expected else [])
     if expected == "label-at-line-zero":
         assert "dropped" in found[0].message

@@ -62,7 +62,7 @@ def _value(attr: Attribute, index: dict[int, int]) -> Any:
     symbols = tuple(str(r.symbol) for r in attr.relocs)
     if attr.is_reference:
         target = attr.target if isinstance(attr.target, int) else None
-        return ("ref", index.get(target, target))
+        return ("ref", None if target is None else index.get(target, target))
     value = attr.value
     if isinstance(value, Block):
         return ("block", bytes(value), symbols)
@@ -156,6 +156,8 @@ CASES: list[tuple[str, Any, str, bool]] = [
 
 
 @pytest.mark.parametrize("make,rule,refused", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_repair(make: Any, rule: str, refused: bool, tmp_path: Path) -> None:
     text = make()
     assert rule in {f.rule for f in lint(text)}
@@ -192,6 +194,7 @@ def test_repair(make: Any, rule: str, refused: bool, tmp_path: Path) -> None:
     ],
     ids=["label-at-line-zero", "first-label-at-zero", "shared_local.debugopt", "coop_reduce"],
 )
+@pytest.mark.ptxas
 def test_label_repairs_keep_the_code(make: Any, tmp_path: Path) -> None:
     """A label added to keep another where it stands, and a branch sent to it, emit no other
     code: the SASS is the same."""
@@ -203,6 +206,8 @@ def test_label_repairs_keep_the_code(make: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", sorted(LLVM.glob("*.rejected.ptx")), ids=lambda p: p.name)
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_llvm_outputs(path: Path, tmp_path: Path) -> None:
     """LLVM 14's output for LLVM's NVPTX debug-info tests: ptxas refuses each as written."""
     text = load_ptx(path)
@@ -327,6 +332,7 @@ def _sections(cubin: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("path", STRIP_INPUTS, ids=lambda p: p.parent.name + "/" + p.name)
+@pytest.mark.ptxas
 def test_strip(path: Path, tmp_path: Path) -> None:
     text = load_ptx(path)
     bare = strip(text)
@@ -362,17 +368,19 @@ MID_LINE_LOC = """.version 7.0
 """
 
 
-def test_strip_takes_a_loc_that_follows_a_statement_on_its_line(ptxas: Ptxas) -> None:
+def test_strip_takes_a_loc_that_follows_a_statement_on_its_line(ptxas_tool: Ptxas) -> None:
     """ptxas reads a ``.loc`` after the ``;`` of a statement on the same line: left behind by
     strip, it warns that a .loc has no .file (measured with ptxas 13.0)."""
-    assert ptxas.compile(MID_LINE_LOC, arch="sm_75", debug=False).messages == []
+    assert ptxas_tool.compile(MID_LINE_LOC, arch="sm_75", debug=False).messages == []
     bare = strip(MID_LINE_LOC)
     assert ".loc" not in bare and ".file" not in bare
     assert "\tmov.u32 \t%r1, 1;\n\tadd.s32 \t%r2, %r1, 1; {\n\tret; }\n" in bare
-    assert ptxas.compile(bare, arch="sm_75", debug=False).messages == []
+    assert ptxas_tool.compile(bare, arch="sm_75", debug=False).messages == []
     # what strip removed is what ptxas warns about when only the .file goes
     no_file = MID_LINE_LOC.replace('.file 1 "a.cu"\n', "")
-    assert [m.severity for m in ptxas.compile(no_file, arch="sm_75", debug=False).messages] == ["warning"]
+    assert [m.severity for m in ptxas_tool.compile(no_file, arch="sm_75", debug=False).messages] == [
+        "warning"
+    ]
 
 
 def _code(cubin: Path) -> dict[str, bytes]:
@@ -392,6 +400,7 @@ def _code(cubin: Path) -> dict[str, bytes]:
     ],
     ids=lambda p: p.parent.name + "/" + p.name,
 )
+@pytest.mark.ptxas
 def test_strip_same_sass(path: Path, tmp_path: Path) -> None:
     """Stripped line-table code compiles to the SASS its input compiles to the same way
     (plain, and with -lineinfo). Not for -G input: ptxas -g's code depends on the DWARF
@@ -409,6 +418,7 @@ def test_strip_same_sass(path: Path, tmp_path: Path) -> None:
 # --- remap -----------------------------------------------------------------------------
 
 
+@pytest.mark.ptxas
 def test_remap_paths(tmp_path: Path) -> None:
     text = load_ptx(ROOT / "fixtures" / "nvcc" / "call_example.sm_75.ptx")
     new, changed = remap_paths(text, [("/tmp/ptxdwarf-fixtures/", "/home/me/")])
@@ -444,6 +454,8 @@ _ALL_FIXTURES = sorted(
 
 
 @pytest.mark.parametrize("path", _ALL_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_corpus(path: Path) -> None:
     """Every PTX fixture and file of the outside corpus: a file lint finds clean is left as it
     is; any other is fixed once and for all (a second fix changes nothing); what was repaired
@@ -471,7 +483,7 @@ def test_corpus(path: Path) -> None:
 
 
 def _harness_text(case_id: str) -> str:
-    from ptxdwarf.cuda.facts import CASES as HARNESS
+    from tools.ptxas_facts import CASES as HARNESS
 
     made = next(c for c in HARNESS if c.id == case_id).ptx()
     return made.decode() if isinstance(made, bytes) else made
@@ -503,6 +515,7 @@ def _section(text: str, name: str) -> bytes:
         ("duplicate-section.second-str-dropped", ".debug_str", b"\1\2", b"\1\2\3\4"),
     ],
 )
+@pytest.mark.ptxas
 def test_repair_in_the_cubin(case_id: str, section: str, before: bytes, after: bytes) -> None:
     text = _harness_text(case_id)
     assert _section(text, section)[: len(after)].startswith(before)
@@ -510,6 +523,7 @@ def test_repair_in_the_cubin(case_id: str, section: str, before: bytes, after: b
     assert _section(fixed, section)[: len(after)] == after
 
 
+@pytest.mark.ptxas
 def test_second_info_block_merged() -> None:
     """ptxas makes a second .debug_info block a second ELF section of that name; merged, one."""
     text = _harness_text("duplicate-section.second-info")
@@ -519,6 +533,7 @@ def test_second_info_block_merged() -> None:
     assert check(fixed).consistent
 
 
+@pytest.mark.ptxas
 def test_non_ascii_comment_for_the_ptxas_found() -> None:
     """Escaped for a ptxas that rejects non-ASCII comments (13.0); left for one that takes them."""
     text = _text("non-ascii")
@@ -540,6 +555,7 @@ def test_non_ascii_comment_for_the_ptxas_found() -> None:
         _version_64,
     ],
 )
+@pytest.mark.ptxas
 def test_sections_without_labels_where_version_cannot_rise(make: Any) -> None:
     """For a ptxas that takes no PTX ISA new enough for the sections' labels (here said to
     stop at 6.0: none here does), .version stays and the sections get numbers instead."""
@@ -567,6 +583,7 @@ def test_section_plus_n_too_large_for_its_field(addend: str) -> None:
     assert "symbol-outside-info" in {f.rule for f in result.remaining}
 
 
+@pytest.mark.ptxas
 def test_remap_nvrtc_default_program(tmp_path: Path) -> None:
     """NVRTC names its source default_program, in the working directory (the compile unit:
     name 'default_program', comp_dir the directory; .file the joined path). A map of the

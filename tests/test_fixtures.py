@@ -14,10 +14,10 @@ import re
 from collections.abc import Iterator
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
-from conftest import GOOD_FIXTURES, fixture_id, run_dwarfdump
+from conftest import GOOD_FIXTURES, CubinPath, fixture_id, run_dwarfdump
 
 from ptxdwarf.cli import main
 
@@ -68,16 +68,18 @@ def dump_json(path: Path) -> dict[str, Any]:
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(["dump", "--json", str(path)]) == 0
-    return json.loads(out.getvalue())
+    return cast(dict[str, Any], json.loads(out.getvalue()))
 
 
 @pytest.mark.parametrize("path", GOOD_FIXTURES, ids=fixture_id)
-def test_dump_json_equals_llvm_dwarfdump_of_cubin(path: Path, compile_ptx, llvm_dwarfdump) -> None:
+def test_dump_json_equals_llvm_dwarfdump_of_cubin(
+    path: Path, cubin_path: CubinPath, llvm_dwarfdump: str
+) -> None:
     doc = dump_json(path)
     assert doc["format"] == "ptxdwarf-dump/1"
     assert doc["source"] == "ptx"
     ours = [entry for unit in doc["units"] for entry in _walk_json(unit["die"])]
-    cubin = compile_ptx(path.read_text(), path.name)
+    cubin = cubin_path(path.read_text(), path.name)
     theirs = parse_llvm_dwarfdump(run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info"))
     if not ours:
         # Line-info-only and DWARF-less modules: the cubin must have no DIEs either.
@@ -89,10 +91,10 @@ def test_dump_json_equals_llvm_dwarfdump_of_cubin(path: Path, compile_ptx, llvm_
 
 
 @pytest.mark.parametrize("path", GOOD_FIXTURES, ids=fixture_id)
-def test_cubin_dump_equals_ptx_dump(path: Path, compile_ptx) -> None:
+def test_cubin_dump_equals_ptx_dump(path: Path, cubin_path: CubinPath) -> None:
     """``dump`` of the cubin gives the same tree as the PTX it came from."""
     ptx_doc = dump_json(path)
-    cubin = compile_ptx(path.read_text(), path.name)
+    cubin = cubin_path(path.read_text(), path.name)
     cubin_doc = dump_json(cubin)
     assert cubin_doc["source"] == "cubin"
     ptx_dies = [e for u in ptx_doc["units"] for e in _walk_json(u["die"])]

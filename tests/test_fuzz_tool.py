@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
 
 
+@pytest.mark.slow
+@pytest.mark.ptxas
 def test_short_fuzz_run_finds_nothing(tmp_path: Path) -> None:
     out = tmp_path / "findings"
     proc = subprocess.run(

@@ -30,15 +30,16 @@ _LOC_INLINED = re.compile(
 
 
 @pytest.fixture(scope="module")
-def rich_lineinfo(ptxas: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+def rich_lineinfo(ptxas_tool: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     """nvcc -lineinfo's rich module (inlined templates and an inlined atomicAdd), compiled
     with -lineinfo."""
     text = (FIXTURES / "nvcc" / "rich.lineinfo.sm_75.ptx").read_text()
     cubin = tmp_path_factory.mktemp("lines") / "rich.cubin"
-    cubin.write_bytes(ptxas.compile(text, arch="sm_75", debug=False, extra=["-lineinfo"]).cubin)
+    cubin.write_bytes(ptxas_tool.compile(text, arch="sm_75", debug=False, extra=["-lineinfo"]).cubin)
     return text, cubin
 
 
+@pytest.mark.ptxas
 def test_inlined_rows_name_the_call_the_ptx_gives(rich_lineinfo: tuple[str, Path]) -> None:
     """Each row of inlined code names its function and its call row; the call row's file and
     line are those of the ``inlined_at`` of a ``.loc`` that names that function."""
@@ -139,10 +140,10 @@ _KERNEL = """\
 """
 
 
-def test_function_lines_without_a_gpu(ptxas: Ptxas) -> None:
+def test_function_lines_without_a_gpu(ptxas_tool: Ptxas) -> None:
     from ptxdwarf.testing import assert_function_lines, compile_ptx
 
-    cubin = compile_ptx(_KERNEL, ptxas=ptxas, debug=False, line_info=True)
+    cubin = compile_ptx(_KERNEL, ptxas=ptxas_tool, debug=False, line_info=True)
     table = cubin.line_table()
     assert table.functions() == ["_Z1kPi"]
     lines = {r.line for r in table.lines_of("_Z1kPi")}
@@ -155,20 +156,20 @@ def test_function_lines_without_a_gpu(ptxas: Ptxas) -> None:
         assert_function_lines(cubin, "nosuch", {5})
     for line in lines:
         assert all(fn == "_Z1kPi" for fn, _ in table.addresses_of(line, "k.cu"))
-    debug = compile_ptx(_KERNEL, ptxas=ptxas)  # ptxas -g: unoptimised, a row for every .loc
+    debug = compile_ptx(_KERNEL, ptxas=ptxas_tool)  # ptxas -g: unoptimised, a row for every .loc
     assert_function_lines(debug, "_Z1kPi", {5, 6, 7, 8, 9})
 
 
 # --- check compares the line table ------------------------------------------------------------
 
 
-def test_check_counts_the_line_rows(ptxas: Ptxas, llvm_dwarfdump: str, tmp_path: Path) -> None:
+def test_check_counts_the_line_rows(ptxas_tool: Ptxas, llvm_dwarfdump: str, tmp_path: Path) -> None:
     """``line_rows``: the (file, line) rows of each function, as llvm-dwarfdump reads the cubin."""
     text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
-    report = ptxdwarf.check(text, ptxas=ptxas)
+    report = ptxdwarf.check(text, ptxas=ptxas_tool)
     assert report.consistent
     cubin = tmp_path / "c.cubin"
-    cubin.write_bytes(ptxas.compile(text, arch="sm_75", relocatable=True).cubin)
+    cubin.write_bytes(ptxas_tool.compile(text, arch="sm_75", relocatable=True).cubin)
     out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
     sequences, current = [], set()
     for m in re.finditer(r"^0x[0-9a-f]{16}\s+(\d+)\s+\d+\s+(\d+)\s+\d+\s+\d+\s*(.*)$", out, re.M):
@@ -181,13 +182,13 @@ def test_check_counts_the_line_rows(ptxas: Ptxas, llvm_dwarfdump: str, tmp_path:
     assert '"line_rows": %d' % report.line_rows in report.to_json()
 
 
-def test_check_notes_a_line_without_a_row(ptxas: Ptxas) -> None:
+def test_check_notes_a_line_without_a_row(ptxas_tool: Ptxas) -> None:
     """A .loc whose code compiles to nothing (a load of a register loaded again) has no row: a
     note names the PTX line."""
     text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
     at = text.index("$L__func_end0:")
     text = text[:at] + "\t.loc\t1 43 1\n" + text[at:]  # no code follows: no row, and none expected
-    assert not [n for n in ptxdwarf.check(text, ptxas=ptxas).notes if "no line-table row" in n]
+    assert not [n for n in ptxdwarf.check(text, ptxas=ptxas_tool).notes if "no line-table row" in n]
     first = text.index("\tld.param.u32")
     line = text.count("\n", 0, first) + 1
     twice = (
@@ -197,13 +198,13 @@ def test_check_notes_a_line_without_a_row(ptxas: Ptxas) -> None:
         + "\t.loc\t1 1 0\n"
         + text[first:]
     )
-    notes = [n for n in ptxdwarf.check(twice, ptxas=ptxas).notes if "no line-table row" in n]
+    notes = [n for n in ptxdwarf.check(twice, ptxas=ptxas_tool).notes if "no line-table row" in n]
     assert notes == [
         f"<ptx>:{line}: no line-table row for .loc 1 44 in _Z3fooii (its code compiled to nothing)"
     ]
 
 
-def test_a_row_lost_with_code_is_a_difference(ptxas: Ptxas) -> None:
+def test_a_row_lost_with_code_is_a_difference(ptxas_tool: Ptxas) -> None:
     """The rows check expects, with one more that ptxas cannot have made (line 999) whose
     .loc governs an instruction that did compile: a difference, naming the PTX lines with SASS;
     the same line governing nothing compiled is a note."""
@@ -212,7 +213,7 @@ def test_a_row_lost_with_code_is_a_difference(ptxas: Ptxas) -> None:
 
     text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
     module = ptxdwarf.ptx.parse_ptx(text)
-    cubin = ptxas.compile(text, arch="sm_75", relocatable=True).cubin
+    cubin = ptxas_tool.compile(text, arch="sm_75", relocatable=True).cubin
     rows = expected_rows(module)
     add = text.index("\tadd.s32")
     add_line = text.count("\n", 0, add) + 1
@@ -230,13 +231,13 @@ def test_a_row_lost_with_code_is_a_difference(ptxas: Ptxas) -> None:
     assert report.consistent and any("in _Z3fooii (its code compiled to nothing)" in n for n in report.notes)
 
 
-def test_sass_rows_point_at_instructions_of_the_ptx_text(ptxas: Ptxas) -> None:
+def test_sass_rows_point_at_instructions_of_the_ptx_text(ptxas_tool: Ptxas) -> None:
     """``.nv_debug_line_sass``: each SASS address's row names a line of ``.nv_debug_ptx_txt``
     that holds an instruction (ptxas keeps the text line for line, comments blanked), or, for
     a kernel's prologue (its first row), the ``{`` that opens the function."""
     for name in ("call_example.sm_75.ptx", "rich.sm_75.ptx"):
         text = (FIXTURES / "nvcc" / name).read_text()
-        info = ptxdwarf.cuda.read_cubin(ptxas.compile(text, arch="sm_75", relocatable=True).cubin)
+        info = ptxdwarf.cuda.read_cubin(ptxas_tool.compile(text, arch="sm_75", relocatable=True).cubin)
         found = info.module
         assert isinstance(found, CubinImages)
         assert info.lines is not None and found.ptx_text is not None
@@ -290,11 +291,11 @@ def _example() -> tuple[str, Any, dict[int, Any]]:
     return ptx, dbg, lines
 
 
-def test_attach_writes_the_line_table(ptxas: Ptxas, llvm_dwarfdump: str, tmp_path: Path) -> None:
+def test_attach_writes_the_line_table(ptxas_tool: Ptxas, llvm_dwarfdump: str, tmp_path: Path) -> None:
     ptx, dbg, lines = _example()
     out = ptxdwarf.attach(ptx, dbg, lines=lines)
     cubin = tmp_path / "scale.cubin"
-    cubin.write_bytes(ptxas.compile(out, arch="sm_75", relocatable=True).cubin)
+    cubin.write_bytes(ptxas_tool.compile(out, arch="sm_75", relocatable=True).cubin)
     theirs = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
     rows = {
         (int(f), int(line))
@@ -323,7 +324,7 @@ def test_attach_writes_the_line_table(ptxas: Ptxas, llvm_dwarfdump: str, tmp_pat
     sites = program.call_sites()
     (at,) = [sites[i] for i, row in enumerate(program.rows) if row.context]
     assert at is not None and program.rows[at].line == 7
-    report = ptxdwarf.check(out, ptxas=ptxas)
+    report = ptxdwarf.check(out, ptxas=ptxas_tool)
     assert report.consistent and report.line_rows == 6
     assert ptxdwarf.lint(out) == []
 
@@ -338,22 +339,24 @@ def test_attach_lines_refuses_what_it_cannot_write() -> None:
         ptxdwarf.attach(ptx.replace(".version 7.5", ".version 6.4"), dbg, lines=lines)
 
 
-def test_attach_without_debug_target(ptxas: Ptxas) -> None:
+def test_attach_without_debug_target(ptxas_tool: Ptxas) -> None:
     ptx, dbg, lines = _example()
     out = ptxdwarf.attach(ptx, dbg, lines=lines, debug_target=False)
     assert ".target sm_75\n" in out
     # without -g ptxas drops .debug_info but keeps the line table (quirk target-not-debug)
-    info = ptxdwarf.cuda.read_cubin(ptxas.compile(out, arch="sm_75", debug=False, relocatable=True).cubin)
+    info = ptxdwarf.cuda.read_cubin(
+        ptxas_tool.compile(out, arch="sm_75", debug=False, relocatable=True).cubin
+    )
     assert {r.line for r in info.line_table.lines_of("scale")} == {5, 6, 7, 8, 9, 3}
 
 
-def test_check_reports_an_undeclared_loc_file(ptxas: Ptxas) -> None:
+def test_check_reports_an_undeclared_loc_file(ptxas_tool: Ptxas) -> None:
     text = (FIXTURES / "lint" / "faults" / "loc-file-undeclared.ptx").read_text()
-    report = ptxdwarf.check(text, ptxas=ptxas)
+    report = ptxdwarf.check(text, ptxas=ptxas_tool)
     assert [(d.what, d.ptx) for d in report.differences] == [("file 2", "no .file of that number")]
 
 
-def test_check_reports_a_planted_lost_line(ptxas: Ptxas) -> None:
+def test_check_reports_a_planted_lost_line(ptxas_tool: Ptxas) -> None:
     """The cubin of the module without one of its .loc lines, compared with the module: that
     line's instruction compiled (to the row before), and the line table has no row for it."""
     from ptxdwarf.checker import CheckReport, compare
@@ -362,7 +365,7 @@ def test_check_reports_a_planted_lost_line(ptxas: Ptxas) -> None:
     at = text.index("\tadd.s32")
     line = text.count("\n", 0, at) + 1
     planted = text[:at] + "\t.loc\t1 2 9\n" + text[at:]
-    cubin = ptxas.compile(text, arch="sm_75", relocatable=True).cubin  # no row for 1:2
+    cubin = ptxas_tool.compile(text, arch="sm_75", relocatable=True).cubin  # no row for 1:2
     module = ptxdwarf.ptx.parse_ptx(planted)
     report = compare(module, ptxdwarf.read(text=planted), cubin, CheckReport("p.ptx", "sm_75", "", ""))
     (diff,) = [d for d in report.differences if d.what == ".debug_line"]
@@ -377,7 +380,7 @@ def _rows_against_llvm(cubin: Path, llvm_dwarfdump: str) -> list[tuple[int, int,
     """The .debug_line rows ptxdwarf reads from ``cubin``, asserted equal to llvm-dwarfdump's,
     flags included."""
     info = ptxdwarf.read(cubin)
-    ours = [
+    ours: list[tuple[int, int, int, int, tuple[bool, ...]]] = [
         (r.address, r.line, r.column, r.file, (r.is_stmt, r.prologue_end, r.epilogue_begin, r.end_sequence))
         for p in info.lines or []
         if p.section == ".debug_line"
@@ -400,6 +403,7 @@ _FIXTURES_WITH_LINES = sorted(
 
 
 @pytest.mark.parametrize("path", _FIXTURES_WITH_LINES, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.ptxas
 def test_fixture_line_tables_equal_llvm_dwarfdump(path: Path, llvm_dwarfdump: str, tmp_path: Path) -> None:
     """As the corpus test does, on the repository's own fixtures: every .debug_line row of the
     cubin ptxas -g makes, read by dump --json, equals llvm-dwarfdump's."""
@@ -431,21 +435,21 @@ def test_stored_cubin_line_tables_equal_llvm_dwarfdump(path: Path, llvm_dwarfdum
     assert _rows_against_llvm(path, llvm_dwarfdump)
 
 
-def test_attach_writes_an_inlined_at_chain(ptxas: Ptxas) -> None:
+def test_attach_writes_an_inlined_at_chain(ptxas_tool: Ptxas) -> None:
     """inner() inlined into outer() inlined into the kernel: each call site comes first, and the
     innermost row's call row is outer's line, whose own call row is the kernel's."""
     from ptxdwarf.attacher import SourceLoc
 
     ptx, dbg, _ = _example()
     outer = SourceLoc("/src/outer.h", 20, 3, function="outer", inlined_at=SourceLoc("/src/kernel.cu", 7, 5))
-    lines = {
+    lines: dict[int, SourceLoc | tuple[str, int]] = {
         10: ("/src/kernel.cu", 5),
         15: SourceLoc("/src/inner.h", 30, 1, function="inner", inlined_at=outer),
     }
     out = ptxdwarf.attach(ptx, dbg, lines=lines)
     assert ".loc\t2 20 3, function_name $L__ptxdwarf_inl0, inlined_at 1 7 5" in out
     assert ".loc\t3 30 1, function_name $L__ptxdwarf_inl1, inlined_at 2 20 3" in out
-    info = ptxdwarf.cuda.read_cubin(ptxas.compile(out, arch="sm_75", relocatable=True).cubin)
+    info = ptxdwarf.cuda.read_cubin(ptxas_tool.compile(out, arch="sm_75", relocatable=True).cubin)
     (program,) = [p for p in info.lines or [] if p.section == ".debug_line"]
     sites = program.call_sites()
     (inner,) = [i for i, r in enumerate(program.rows) if r.line == 30 and not r.end_sequence]
@@ -483,6 +487,7 @@ def _starts_of_rows(image: SectionImage) -> dict[str, dict[int, int]]:
         "cubins/loops.debugopt.sm_75.cubin",
     ],
 )
+@pytest.mark.ptxas
 def test_line_starts_equal_the_rows(source: str, tmp_path: Path) -> None:
     """On ptxas's .nv_debug_line_sass, line by line, the first address of each line's code
     is the one the rows give and the one nvdisasm -gp shows."""
@@ -592,6 +597,7 @@ def test_line_starts_equal_the_rows_of_any_program(ops: list[tuple[str, int]], c
     assert line_starts(image) == want
 
 
+@pytest.mark.ptxas
 def test_prologue_end_as_llvm_dwarfdump_reads_it(llvm_dwarfdump: str, tmp_path: Path) -> None:
     """ptxas 13.5 writes version 3 line programs and marks where each function's prologue ends
     (DW_LNS_set_prologue_end); dump reads the flag where llvm-dwarfdump does, in both tables."""

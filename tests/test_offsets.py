@@ -95,6 +95,7 @@ def test_abbreviation_offsets() -> None:
     path = next(p for p in GOOD_FIXTURES if p.parent.name == "nvcc")
     info = ptxdwarf.read(text=path.read_text())
     dwarf = _elftools(info)
+    assert dwarf.debug_abbrev_sec is not None
     for table in info.abbrev_tables:
         stream = dwarf.debug_abbrev_sec.stream
         for decl in table.decls:

@@ -28,7 +28,16 @@ def test_child_runs_in_another_process() -> None:
 
 def test_without_fork_both_run_here_child_first() -> None:
     order: list[str] = []
-    result = run_beside(lambda: order.append("child") or 1, lambda: order.append("parent") or 2, fork=False)
+
+    def child() -> int:
+        order.append("child")
+        return 1
+
+    def parent() -> int:
+        order.append("parent")
+        return 2
+
+    result = run_beside(child, parent, fork=False)
     assert result == (1, 2)
     assert order == ["child", "parent"]
 
@@ -67,7 +76,11 @@ def test_an_exception_of_the_work_raises_here() -> None:
 @needs_fork
 def test_a_result_that_does_not_pickle_is_computed_here() -> None:
     here = os.getpid()
-    result, _ = run_beside(lambda: lambda: os.getpid(), lambda: None, fork=True)
+
+    def child() -> Callable[[], int]:
+        return lambda: os.getpid()
+
+    result, _ = run_beside(child, lambda: None, fork=True)
     assert result() == here
 
 
@@ -152,6 +165,7 @@ def _force(monkeypatch: pytest.MonkeyPatch, module: object, fork: bool) -> None:
         "corpus/numba-nvvm-13.5/shared_local.debugopt.ptx",  # the comparison adds notes
     ],
 )
+@pytest.mark.ptxas
 def test_check_reports_the_same_with_and_without_a_fork(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path = FIXTURES / name
     text = path.read_text()
@@ -166,6 +180,7 @@ lint_run = importlib.import_module("ptxdwarf.linter.run")
 PTX_FIXTURES = sorted(FIXTURES.rglob("*.ptx"))
 
 
+@pytest.mark.slow
 def test_lint_finds_the_same_with_and_without_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     """Over every fixture: lint's checks of relocations and of the DWARF run side by side."""
     from ptxdwarf import lint
@@ -211,6 +226,7 @@ run()
 """
 
 
+@pytest.mark.slow
 def test_the_console_script_forks_on_a_large_module_and_finds_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,11 +11,11 @@ import pytest
 from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.facts.cases.registers import predicates
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas, wheel_ptxas
 from ptxdwarf.dwarf import TAG
 from ptxdwarf.errors import AttachError
 from ptxdwarf.linter import lint
+from tools.ptxas_facts.cases.registers import predicates
 
 
 def _kernel(count: int) -> str:
@@ -74,6 +74,7 @@ def test_attach_describes_no_predicate_by_default() -> None:
 
 
 @pytest.mark.parametrize("count", [52, 60])
+@pytest.mark.ptxas
 def test_attach_output_compiles_with_many_predicates(count: int) -> None:
     result = attach_ptx(_kernel(count), output_name="k.debug.ptx", predicates=51)
     names = _described_predicates(result.text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 import ptxdwarf
@@ -102,7 +104,7 @@ def test_module_directives() -> None:
     assert module.address_size == 64
     assert [(f.name, f.kind) for f in module.functions] == [("_Z3fooii", "func"), ("k", "entry")]
     assert set(module.functions[0].labels) == {"$L__func_begin0", "$L__func_end0"}
-    assert module.function_of_label("$L__func_end0").name == "_Z3fooii"  # type: ignore[union-attr]
+    assert module.function_of_label("$L__func_end0").name == "_Z3fooii"  # type: ignore[union-attr]  # a None here fails the test, as it should
     assert [(f.index, f.path, f.directory) for f in module.files] == [
         (1, "/a/b.cu", None),
         (2, "x.h", "/usr"),
@@ -246,11 +248,11 @@ def _bulk_image(name: str, body: str, line_reader: bool) -> tuple[object, list[t
         img = reader._line_section(name, body, "f.ptx", addends)
     else:
         saved = reader._line_section
-        reader._line_section = lambda *args: None  # type: ignore[assignment]
+        reader._line_section = lambda *args: None
         try:
             img = reader._fast_section(name, body, "f.ptx", addends)
         finally:
-            reader._line_section = saved  # type: ignore[assignment]
+            reader._line_section = saved
     if img is None:
         return None, addends
     relocs = [(r.offset, r.size, r.symbol.name, r.symbol.addend) for r in img.relocs]
@@ -261,7 +263,7 @@ def _bulk_image(name: str, body: str, line_reader: bool) -> tuple[object, list[t
 def test_line_reader_reads_what_the_bulk_reader_reads(variant: str) -> None:
     """Where the one-directive-a-line reader takes a body, its image is the general
     bulk reader's; it takes every section nvcc writes."""
-    change = dict(_VARIANTS)[variant]
+    change: Callable[[str], str] = dict(_VARIANTS)[variant]
     taken = 0
     for where, name, body in _BODIES:
         body = change(body)

@@ -30,12 +30,12 @@ def test_stderr_that_is_not_utf8(cancel: threading.Event | None) -> None:
     assert stderr == "label '\\x88\\xfe' invalid\n"
 
 
-def test_started_is_set_once_ptxas_runs_or_cannot(ptxas: Ptxas, tmp_path: Path) -> None:
+def test_started_is_set_once_ptxas_runs_or_cannot(ptxas_tool: Ptxas, tmp_path: Path) -> None:
     """check waits for ``started`` before reading the PTX side (so that the thread starting ptxas
     is not held up); it is set when ptxas runs, and when ptxas cannot be started at all."""
     text = (FIXTURES / "spec" / "example.ptx").read_text()
     started = threading.Event()
-    ptxas.compile(text, arch="sm_75", started=started)
+    ptxas_tool.compile(text, arch="sm_75", started=started)
     assert started.is_set()
     started = threading.Event()
     with pytest.raises(ToolError):
@@ -58,10 +58,10 @@ def test_a_child_that_ends_at_once_and_one_stopped_midway() -> None:
     timer.join()
 
 
-def test_each_ptxas_is_probed_once_per_process(ptxas: Ptxas) -> None:
+def test_each_ptxas_is_probed_once_per_process(ptxas_tool: Ptxas) -> None:
     """``find_ptxas`` gives the same object for the same file, so a run over many modules asks
     ptxas for its version and architectures once."""
-    assert find_ptxas(ptxas.path) is find_ptxas(ptxas.path)
+    assert find_ptxas(ptxas_tool.path) is find_ptxas(ptxas_tool.path)
 
 
 def test_check_loads_the_comparison_after_it_starts_ptxas() -> None:

@@ -1,4 +1,4 @@
-"""The ptxas quirk registry (ptxdwarf.cuda.quirks) and the facts harness (ptxdwarf.cuda.facts)."""
+"""The ptxas quirk registry (ptxdwarf.cuda.quirks) and the facts harness (tools.ptxas_facts)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ import ptxdwarf.attacher  # noqa: F401
 import ptxdwarf.autodebug  # noqa: F401
 import ptxdwarf.builder  # noqa: F401
 import ptxdwarf.loc  # noqa: F401
-from ptxdwarf.cuda import facts, quirks
-from ptxdwarf.cuda.facts import CASES, run_cases
+from ptxdwarf.cuda import quirks
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
 from ptxdwarf.cuda.quirks import QUIRKS, Quirk, quirk, quirks_for_rule, workaround
 from ptxdwarf.linter import RULES
 from ptxdwarf.repair import repairs_of
+from tools.ptxas_facts import CASES, Outcome, run_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_IDS = {c.id for c in CASES}
@@ -54,7 +54,7 @@ def test_holds_for_a_release() -> None:
 def test_quirk_is_frozen() -> None:
     q = QUIRKS[0]
     with pytest.raises(AttributeError):
-        q.id = "x"  # type: ignore[misc]
+        q.id = "x"  # type: ignore[misc]  # assigning to a frozen field is what the test tries
     assert isinstance(q, Quirk)
 
 
@@ -148,7 +148,7 @@ def test_docs_results_agree_with_the_cases() -> None:
 
 
 @pytest.fixture(scope="module", params=every_ptxas(), ids=ptxas_id)
-def measured(request: pytest.FixtureRequest) -> tuple[str, dict[str, facts.Outcome]]:
+def measured(request: pytest.FixtureRequest) -> tuple[str, dict[str, Outcome]]:
     """A ptxas release the registry was measured on and what each case does on it (every
     ptxas the tests know of, see ``conftest.every_ptxas``: in CI, six releases)."""
     tool = Ptxas(request.param)
@@ -157,7 +157,9 @@ def measured(request: pytest.FixtureRequest) -> tuple[str, dict[str, facts.Outco
     return tool.version, {o.case: o for o in run_cases(tool.path)}
 
 
-def test_facts_hold_on_every_ptxas(measured: tuple[str, dict[str, facts.Outcome]]) -> None:
+@pytest.mark.ptxas
+@pytest.mark.slow
+def test_facts_hold_on_every_ptxas(measured: tuple[str, dict[str, Outcome]]) -> None:
     """Every case marked as holding for this ptxas release holds, on the real ptxas; every
     case marked as not holding does not (then the registry needs updating)."""
     version, outcomes = measured
@@ -168,6 +170,7 @@ def test_facts_hold_on_every_ptxas(measured: tuple[str, dict[str, facts.Outcome]
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.ptxas
 def test_ci_measures_every_release_of_the_registry() -> None:
     """Each release the registry was measured on is a ptxas found here or one ``.ci/run``
     installs for the tests, so CI re-measures every column; where ``$PTXDWARF_TEST_PTXAS`` is
@@ -192,9 +195,10 @@ def test_case_releases_are_measured_ones() -> None:
         assert set(c.holds_on) <= set(quirks.MEASURED_ON), c.id
 
 
+@pytest.mark.ptxas
 def test_command_line_reports_a_table() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--only", "wide.b64-hex", "syntax.binary-b32"],
+        [sys.executable, "-m", "tools.ptxas_facts", "--only", "wide.b64-hex", "syntax.binary-b32"],
         check=False,
         capture_output=True,
         text=True,
@@ -205,9 +209,24 @@ def test_command_line_reports_a_table() -> None:
     assert re.search(r"ptxas \d+\.\d+: 2 of 2 hold$", proc.stdout.rstrip())
 
 
+def test_the_harness_is_a_tool_of_the_repository_not_of_the_package() -> None:
+    """The package ships the registry, not the measurement: no module of ``ptxdwarf`` is the
+    harness or imports it, and the harness reads cubins and runs ptxas through the package."""
+    import importlib.util
+
+    assert importlib.util.find_spec("ptxdwarf.cuda.facts") is None
+    package = ROOT / "ptxdwarf"
+    assert not [
+        p for p in package.rglob("*.py") if re.search(r"^\s*(from|import) tools\b", p.read_text(), re.M)
+    ]
+    harness = (ROOT / "tools" / "ptxas_facts" / "harness.py").read_text()
+    assert "from ptxdwarf.cuda.cubin import" in harness and "from ptxdwarf.cuda.ptxas import" in harness
+    assert "elftools" not in harness and "subprocess" not in harness
+
+
 def test_command_line_bad_ptxas() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--ptxas", "/nonexistent/ptxas"],
+        [sys.executable, "-m", "tools.ptxas_facts", "--ptxas", "/nonexistent/ptxas"],
         check=False,
         capture_output=True,
         text=True,
@@ -217,13 +236,14 @@ def test_command_line_bad_ptxas() -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.ptxas
 def test_command_line_relative_ptxas(tmp_path: Path) -> None:
     """A ptxas named relative to the current directory still runs: the cases compile elsewhere."""
     link = tmp_path / "bin" / "ptxas"
     link.parent.mkdir()
     link.symlink_to(find_ptxas().path)
     proc = subprocess.run(
-        [sys.executable, "-m", "ptxdwarf.cuda.facts", "--ptxas", "bin/ptxas", "--only", "wide.b64-hex"],
+        [sys.executable, "-m", "tools.ptxas_facts", "--ptxas", "bin/ptxas", "--only", "wide.b64-hex"],
         check=False,
         capture_output=True,
         text=True,
@@ -237,7 +257,7 @@ def test_command_line_relative_ptxas(tmp_path: Path) -> None:
 def test_a_fixture_case_runs_at_a_version_the_ptxas_reads() -> None:
     """The fault fixtures are .version 9.0; ptxas 12.4 reads 8.4 at most (measured), so an
     ``any_version`` case runs there at 8.4, and at its own version where that is taken."""
-    from ptxdwarf.cuda.facts import within_reach
+    from tools.ptxas_facts import within_reach
 
     text = "// x\n.version 9.0\n.target sm_75\n"
     assert within_reach(text, (8, 4)) == ("// x\n.version 8.4\n.target sm_75\n", "8.4")

@@ -68,7 +68,7 @@ def disagreements(functions: list[FunctionRegisters], code: dict[str, list[tuple
     read or written by an instruction in [low_pc, high_pc]; or, for a range the value only
     lives through (a loop's back edge), when the same PTX and SASS registers agree in another
     entry of the function."""
-    bad = []
+    bad: list[str] = []
     for f in functions:
         instructions = code.get(f.function)
         assert instructions is not None, f"{f.function}: no code in the disassembly"
@@ -118,6 +118,8 @@ def _compiled(path: Path) -> CompiledCubin:
 
 
 @pytest.mark.parametrize("path", MAPPED, ids=fixture_id)
+@pytest.mark.ptxas
+@pytest.mark.slow
 def test_map_agrees_with_disassembly(path: Path, tmp_path: Path) -> None:
     cubin = _compiled(path)
     images = cubin_images(cubin.data)
@@ -135,6 +137,7 @@ def test_the_fixture_cubin_agrees(tmp_path: Path) -> None:
     assert not disagreements(functions, disassemble(data, tmp_path))
 
 
+@pytest.mark.ptxas
 def test_most_fixtures_have_a_map() -> None:
     """The agreement test above is not vacuous: ptxas -g writes a map for the -G producers."""
     assert len(MAPPED) > 150
@@ -178,10 +181,11 @@ def types_cubin() -> CompiledCubin:
     return compile_ptx(_TYPES)
 
 
+@pytest.mark.ptxas
 def test_type_codes_are_the_declared_types(types_cubin: CompiledCubin) -> None:
     declared = {m.group(2): m.group(1) for m in re.finditer(r"\.reg \.(\w+) (%\w)<2>", _TYPES)}
     (function,) = cubin_images(types_cubin.data).register_map()
-    seen = {}
+    seen: dict[str, set[str | None]] = {}
     for e in function.entries:
         seen.setdefault(e.ptx, set()).add(e.ptx_type)
     assert len(seen) == len(declared)
@@ -189,6 +193,7 @@ def test_type_codes_are_the_declared_types(types_cubin: CompiledCubin) -> None:
         assert types == {declared[reg[:2]]}, reg
 
 
+@pytest.mark.ptxas
 def test_register_classes_and_pieces(types_cubin: CompiledCubin) -> None:
     (function,) = cubin_images(types_cubin.data).register_map()
     for e in function.entries:
@@ -222,6 +227,7 @@ _HALVES = """
 """
 
 
+@pytest.mark.ptxas
 def test_piece_zero_is_the_low_half(tmp_path: Path) -> None:
     """``ld.global.u64 %rd2`` becomes ``LDG.E.64 Rn``, which writes the low 32 bits to Rn and the
     high to Rn+1: the map's entries of %rd2 starting there give piece 0 to Rn, piece 1 to Rn+1."""
@@ -230,7 +236,7 @@ def test_piece_zero_is_the_low_half(tmp_path: Path) -> None:
     loads = [(a, t) for a, t in disassemble(cubin.data, tmp_path)["halves"] if t.startswith("LDG.E.64 ")]
     assert len(loads) == 1
     address, text = loads[0]
-    n = int(re.match(r"LDG\.E\.64 R(\d+),", text).group(1))  # type: ignore[union-attr]
+    n = int(re.match(r"LDG\.E\.64 R(\d+),", text).group(1))  # type: ignore[union-attr]  # a None here fails the test, as it should
     pieces = {e.piece: e.number for e in function.of("%rd2") if e.low_pc == address}
     assert pieces == {0: n, 1: n + 1}
 
@@ -260,18 +266,22 @@ _TWO = """
 """
 
 
+@pytest.mark.ptxas
 def test_ranges_are_offsets_in_each_function() -> None:
     cubin = compile_ptx(_TWO)
     functions = {f.function: f for f in cubin_images(cubin.data).register_map()}
     assert set(functions) == {"twice", "main"}
     elf = ELFFile(io.BytesIO(cubin.data))
     for name, f in functions.items():
-        size = elf.get_section_by_name(f".text.{name}").data_size
+        text = elf.get_section_by_name(f".text.{name}")
+        assert text is not None
+        size = text.data_size
         assert all(e.high_pc <= size for e in f.entries)
         assert {"%r1", "%r2"} <= f.registers()
     assert any(e.low_pc < 0x40 for e in functions["twice"].entries)
 
 
+@pytest.mark.ptxas
 def test_no_map_without_g() -> None:
     cubin = compile_ptx(_TWO, debug=False, line_info=True)
     assert cubin_images(cubin.data).register_map() == []
@@ -350,6 +360,7 @@ def test_made_sections_read_back(data: st.DataObject) -> None:
     ] == entries
 
 
+@pytest.mark.ptxas
 def test_a_debug_target_makes_the_map_without_g() -> None:
     """nvcc -G output says ``.target sm_75, debug``: plain ptxas writes the map for it too."""
     ptx = (FIXTURES / "nvcc" / "readable.G.sm_75.ptx").read_text()

@@ -132,11 +132,11 @@ def test_a_value_a_writer_does_not_expect_goes_the_general_way() -> None:
         ptxdwarf.dwarf.encode.encode(dbg.finish())
     # and a bad decl line never gets that far
     with pytest.raises(BuilderError, match="f/y: decl file 1 and line .ten. must be numbers"):
-        f.variable("y", int_t, line="ten")  # type: ignore[arg-type]
+        f.variable("y", int_t, line="ten")  # type: ignore[arg-type]  # the wrong type is what the test passes
 
 
 _NAMES = st.text(
-    st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), min_size=1, max_size=40
+    st.characters(blacklist_characters="\0", blacklist_categories=["Cs"]), min_size=1, max_size=40
 )
 _LOCATIONS = st.one_of(
     st.none(),
@@ -249,4 +249,5 @@ def test_a_fallback_takes_back_its_abbreviation_code() -> None:
     assert _sections(fast.images) == _sections(ptxdwarf.dwarf.encode.encode(info).images)
     decoded = ptxdwarf.dwarf.decode_sections(fast.images)
     assert [d.abbrev_code for d in decoded.iter_dies()] == [1, 2, 3]
+    assert decoded.units[0].die is not None
     assert [a.form for a in decoded.units[0].die.children[0].attributes] == [FORM.string, FORM.block1]

@@ -10,15 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import CubinPath
 
 import ptxdwarf
-import ptxdwarf.api
 import ptxdwarf.dwarf
 import ptxdwarf.ptx
-import ptxdwarf.ptx.debug
 import ptxdwarf.ptx.writer
 from ptxdwarf import DIE, Attribute, DebugInfo, Unit
 from ptxdwarf.dwarf import AT, TAG, NameSet, Op, Symbol
+from ptxdwarf.dwarf.constants import at_code, form_code
 from ptxdwarf.dwarf.expr import register_number
 
 # .section .debug_info of the guide, as printed (symbolic values are zeros here).
@@ -310,7 +310,7 @@ SPEC_PUBNAMES = [
 
 
 def _attr(name: str, form: str, value: object) -> Attribute:
-    return Attribute(ptxdwarf.dwarf.constants.at_code(name), ptxdwarf.dwarf.constants.form_code(form), value)
+    return Attribute(at_code(name), form_code(form), value)
 
 
 def build_spec_tree() -> tuple[DebugInfo, dict[str, DIE]]:
@@ -420,7 +420,7 @@ def test_spec_example_bytes_are_reproduced() -> None:
     assert {r.offset: str(r.symbol) for r in images[".debug_pubnames"].relocs} == {6: ".debug_info"}
 
 
-def test_spec_example_is_accepted_by_ptxas(compile_ptx, llvm_dwarfdump) -> None:
+def test_spec_example_is_accepted_by_ptxas(cubin_path: CubinPath, llvm_dwarfdump: str) -> None:
     from conftest import FIXTURES, run_dwarfdump
 
     info, _ = build_spec_tree()
@@ -428,7 +428,7 @@ def test_spec_example_is_accepted_by_ptxas(compile_ptx, llvm_dwarfdump) -> None:
     fixed = (FIXTURES / "spec" / "example.ptx").read_text()
     module = ptxdwarf.ptx.parse_ptx(fixed)
     text = ptxdwarf.ptx.debug.replace_debug_sections(module, images)
-    cubin = compile_ptx(text, "spec-built.ptx")
+    cubin = cubin_path(text, "spec-built.ptx")
     out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info", "--debug-pubnames")
     assert "DW_OP_regx 0x257231" in out
     assert '"_Z4testPi"' in out
@@ -470,5 +470,6 @@ def test_spec_example_reads_back(tmp_path: Path) -> None:
     assert ops[0].symbol == Symbol("_Z4testPi_param_0")
     i = [d for d in back.iter_dies() if d.name == "i"][0]
     assert ptxdwarf.dwarf.decode_expression(i[AT.location], 8)[0].register == "%r1"
-    assert i.attr(AT.type).target == 0xA4
+    i_type = i.attr(AT.type)
+    assert i_type is not None and i_type.target == 0xA4
     assert back.pubnames is not None and back.pubnames[0].entries == [(69, "_Z3fooii"), (174, "_Z4testPi")]

@@ -50,9 +50,9 @@ def test_nvcc_call_example() -> None:
     ]
     label = table.lookup("$L__tmp2")
     assert label.kind == CODE_LABEL and label.function is not None and label.function.name == "_Z4testPi"
-    assert table.lookup("$L__func_end0").function.name == "_Z3fooii"  # type: ignore[union-attr]
+    assert table.lookup("$L__func_end0").function.name == "_Z3fooii"  # type: ignore[union-attr]  # a None here fails the test, as it should
     # the call sequence's { } scope: its .param and .reg belong to the enclosing function
-    assert table.lookup("param1").kind == LOCAL and table.lookup("param1").function.name == "_Z4testPi"  # type: ignore[union-attr]
+    assert table.lookup("param1").kind == LOCAL and table.lookup("param1").function.name == "_Z4testPi"  # type: ignore[union-attr]  # a None here fails the test, as it should
     test = m.function("_Z4testPi")
     foo = m.function("_Z3fooii")
     assert test is not None and foo is not None
@@ -82,8 +82,8 @@ def test_clang_depots_per_function() -> None:
     m = module("clang/call_example.O0.sm_75.ptx")
     d0, d1 = m.symbols.lookup("__local_depot0"), m.symbols.lookup("__local_depot1")
     assert (d0.kind, d1.kind) == (DEPOT, DEPOT)
-    assert (d0.function.name, d1.function.name) == ("_Z3fooii", "_Z4testPi")  # type: ignore[union-attr]
-    assert m.symbols.lookup("Ltmp2").function.name == "_Z4testPi"  # type: ignore[union-attr]
+    assert (d0.function.name, d1.function.name) == ("_Z3fooii", "_Z4testPi")  # type: ignore[union-attr]  # a None here fails the test, as it should
+    assert m.symbols.lookup("Ltmp2").function.name == "_Z4testPi"  # type: ignore[union-attr]  # a None here fails the test, as it should
 
 
 def test_numba_prototype_and_compile_only() -> None:
@@ -170,7 +170,7 @@ def test_commented_declaration_needs_no_compile_only() -> None:
     assert needs_compile_only(parse_ptx(HEAD + ".extern .func ghost(.param .b32 a);\n" + BODY))
 
 
-def test_a_forward_declaration_needs_no_compile_only(ptxas: Ptxas) -> None:
+def test_a_forward_declaration_needs_no_compile_only(ptxas_tool: Ptxas) -> None:
     """A function declared before the code that calls it and defined further on (nvcc -G and
     numba write such declarations) links without -c: ptxas compiles the module whole."""
     forward = ".func f()\n;\n"
@@ -178,7 +178,7 @@ def test_a_forward_declaration_needs_no_compile_only(ptxas: Ptxas) -> None:
     module = parse_ptx(text)
     assert module.prototypes == ["f"]
     assert not needs_compile_only(module) and not likely_needs_compile_only(text)
-    assert ptxas.compile(text, arch="sm_75", relocatable=False).cubin
+    assert ptxas_tool.compile(text, arch="sm_75", relocatable=False).cubin
     extern = HEAD + ".extern .func g();\n" + BODY
     assert needs_compile_only(parse_ptx(extern)) and likely_needs_compile_only(extern)
 

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 from conftest import FIXTURES, fixture_id
@@ -16,8 +17,7 @@ from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.checker import check
 from ptxdwarf.cuda.cubin import cubin_images
-from ptxdwarf.cuda.facts.cases.registers import _unused_register
-from ptxdwarf.cuda.regmap import RegisterMapEntry
+from ptxdwarf.cuda.regmap import FunctionRegisters, RegisterMapEntry
 from ptxdwarf.dwarf.constants import AT, TAG
 from ptxdwarf.dwarf.expr import decode_expression
 from ptxdwarf.dwarf.model import DIE
@@ -25,6 +25,7 @@ from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.ptx.reader import parse_ptx
 from ptxdwarf.testing import assert_readable, compile_ptx, readable_variables
 from ptxdwarf.visibility import RegisterLocation
+from tools.ptxas_facts.cases.registers import _unused_register
 
 NUMBA_NODEBUG = [
     FIXTURES / "nodebug" / "saxpy.numba.sm_75.ptx",
@@ -48,7 +49,7 @@ def _subprogram(die: DIE) -> str:
 def _described_by_die(ptx: str) -> list[tuple[str, str]]:
     """(function, register) of each DW_OP_regx in each location of the PTX's own DWARF."""
     info = read_ptx(ptx)
-    names = []
+    names: list[tuple[str, str]] = []
     for die in info.iter_dies():
         value = die.get(AT.location)
         if die.tag in (TAG.variable, TAG.formal_parameter) and isinstance(value, Block):
@@ -85,6 +86,7 @@ def _absent(out: str) -> set[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("path", NUMBA_NODEBUG + WITH_UNMAPPED[1:], ids=fixture_id)
+@pytest.mark.ptxas
 def test_check_lists_exactly_the_registers_absent_from_the_map(path: Path) -> None:
     out = attach_ptx(path.read_text(), output_name="/tmp/module.debug.ptx", filename=str(path)).text
     absent = _absent(out)
@@ -97,6 +99,7 @@ def test_check_lists_exactly_the_registers_absent_from_the_map(path: Path) -> No
     assert data["registers_described"] == len(_described_by_die(out))
 
 
+@pytest.mark.ptxas
 def test_a_described_register_no_instruction_uses_is_absent() -> None:
     """The harness case register-unused.declared-only: %r0 is described, used by no instruction."""
     text = _unused_register(False)()
@@ -116,6 +119,7 @@ def test_attach_describes_only_the_registers_the_code_uses() -> None:
 
 
 @pytest.mark.parametrize("path", WITH_UNMAPPED, ids=fixture_id)
+@pytest.mark.ptxas
 def test_attach_only_mapped_describes_what_a_debugger_can_show(path: Path) -> None:
     text = path.read_text()
     result = attach_ptx(text, output_name="/tmp/module.debug.ptx", filename=str(path), only_mapped=True)
@@ -133,6 +137,7 @@ def nvcc_g() -> str:
     return (FIXTURES / "nvcc" / "readable.G.sm_75.ptx").read_text()
 
 
+@pytest.mark.ptxas
 def test_readable_variables_follow_the_source(nvcc_g: str) -> None:
     cubin = compile_ptx(nvcc_g)
     assert readable_variables(cubin, "_Z1kPfPKfi", 3, file="readable.cu") == {}
@@ -150,6 +155,7 @@ def test_readable_variables_follow_the_source(nvcc_g: str) -> None:
         readable_variables(cubin, "_Z1kPfPKfi", 1, file="readable.cu")
 
 
+@pytest.mark.ptxas
 def test_dump_prints_the_map(nvcc_g: str, tmp_path: Path) -> None:
     path = tmp_path / "k.cubin"
     path.write_bytes(compile_ptx(nvcc_g).data)
@@ -166,6 +172,7 @@ def test_dump_prints_the_map(nvcc_g: str, tmp_path: Path) -> None:
     assert set(function["entries"][0]) == {"ptx", "sass", "low_pc", "high_pc", "piece", "type"}
 
 
+@pytest.mark.ptxas
 def test_check_text_names_unavailable_registers(tmp_path: Path) -> None:
     path = FIXTURES / "nodebug" / "handwritten.ptx"
     out = tmp_path / "handwritten.debug.ptx"
@@ -190,12 +197,14 @@ NVCC_G = [
 
 
 @pytest.mark.parametrize("path", NVCC_G, ids=fixture_id)
+@pytest.mark.ptxas
 def test_nvcc_g_describes_only_mapped_registers(path: Path) -> None:
     report = check(path.read_text(), filename=str(path))
     assert report.registers
     assert not report.unmapped_registers
 
 
+@pytest.mark.ptxas
 def test_a_list_entry_whose_begin_label_ptxas_dropped_stays_in_its_function() -> None:
     """ptxas drops $L__tmp12, the begin of an entry of acc's list in _Z3mixcsixfdbht (quirk
     label-at-line-zero), and relocates against the label itself: the register is still that
@@ -228,7 +237,10 @@ def test_a_range_with_one_bound_unknown_is_bounded_by_the_other() -> None:
     ranges = [(i, e.low_pc, e.high_pc, e.piece) for i, e in enumerate((before, after))]
     for low, high, placed in ((0xB60, None, ["R12"]), (None, 0xB48, ["R11"]), (None, None, ["R11", "R12"])):
         loc = RegisterLocation("f/acc", "f", "%r1", low, high, (), True)
-        loc._entries, loc._ranges = None, (Map(), ranges)  # as register_locations leaves it
+        loc._entries, loc._ranges = (
+            None,
+            (cast(FunctionRegisters, Map()), ranges),
+        )  # as register_locations leaves it
         assert [e.sass for e in loc.entries] == placed, (low, high)
     open_end = RegisterLocation("f/acc", "f", "%r1", 0xB60, None, (before, after), True)
     assert not open_end.readable_at(0xB48) and open_end.readable_at(0xB60)

@@ -19,6 +19,7 @@ repository's fixtures (PTX files under 64 KB, cubins, fatbins, host objects).
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import multiprocessing
 import os
@@ -32,6 +33,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -293,7 +295,7 @@ def _one_line(exc: PtxDwarfError) -> None:
 # --- the loop --------------------------------------------------------------------------------------
 
 
-def worker(index: int, args: argparse.Namespace, counter: object) -> None:
+def worker(index: int, args: argparse.Namespace, counter: Synchronized[int]) -> None:
     if args.nice:
         os.nice(args.nice)
     rng = random.Random(args.seed * 1000 + index)
@@ -313,12 +315,12 @@ def worker(index: int, args: argparse.Namespace, counter: object) -> None:
             task: Callable[[], None]
             if binary:
                 payload = mutate_binary(rng, rng.choice(binaries))
-                task = lambda p=payload: run_binary(p, tmp)  # noqa: E731
+                task = functools.partial(run_binary, payload, tmp)
             else:
                 payload = mutate_text(rng, rng.choice(texts))
                 attach = args.attach_every > 0 and done % args.attach_every == 0
                 check = args.check_every > 0 and done % args.check_every == 0
-                task = lambda p=payload, a=attach, c=check: run_text(p, rng, a, c)  # noqa: E731
+                task = functools.partial(run_text, payload, rng, attach, check)
             report = None
             try:
                 if watch is not None:
@@ -340,12 +342,12 @@ def worker(index: int, args: argparse.Namespace, counter: object) -> None:
                 _save(out, payload, report)
             done += 1
             if done % 500 == 0:
-                with counter.get_lock():  # type: ignore[attr-defined]
-                    counter.value += 500  # type: ignore[attr-defined]
+                with counter.get_lock():
+                    counter.value += 500
                 if args.progress:
                     (out.parent / f"{out.name}.progress-{index}").write_text(f"{done}\n")
-    with counter.get_lock():  # type: ignore[attr-defined]
-        counter.value += done % 500  # type: ignore[attr-defined]
+    with counter.get_lock():
+        counter.value += done % 500
 
 
 def _save(out: Path, payload: str | bytes, report: str) -> None:

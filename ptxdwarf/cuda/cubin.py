@@ -13,9 +13,9 @@ import io
 import operator
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple, TypeVar
 
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
@@ -27,7 +27,17 @@ from ..dwarf.model import DebugInfo
 from ..errors import CubinError
 from .regmap import SASS_SECTION, TYPE_SECTION, FunctionRegisters, read_register_map
 
-__all__ = ["CUDA_RELOCATIONS", "CubinSymbol", "CubinImages", "cubin_images", "read_cubin", "register_map"]
+__all__ = [
+    "CUDA_RELOCATIONS",
+    "CubinImages",
+    "CubinSymbol",
+    "ElfContents",
+    "ElfRelocation",
+    "cubin_images",
+    "elf_contents",
+    "read_cubin",
+    "register_map",
+]
 
 #: CUDA relocation types that may appear in debug sections: code -> (name, size in bytes).
 CUDA_RELOCATIONS: dict[int, tuple[str, int]] = {
@@ -107,15 +117,53 @@ def _open(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = 
     return source, name or str(getattr(source, "name", "<cubin>"))
 
 
-def cubin_images(
-    source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None
-) -> CubinImages:
-    """The debug sections of a cubin, relocations applied and recorded; ``name`` names it in errors."""
+class ElfRelocation(NamedTuple):
+    """One entry of a REL or RELA section as the file has it: ``type`` is the CUDA relocation
+    type (:data:`CUDA_RELOCATIONS`), ``addend`` None in a REL section."""
+
+    offset: int
+    type: int
+    symbol: str
+    addend: int | None
+
+
+@dataclass
+class ElfContents:
+    """A cubin as the file has it, nothing applied: each section's bytes (in file order; a
+    name may occur twice), the relocations of each section, and the ``.symtab`` symbols by
+    name as (value, section index), index 0 for an undefined symbol."""
+
+    sections: list[tuple[str, bytes]] = field(default_factory=list)
+    relocations: dict[str, list[ElfRelocation]] = field(default_factory=dict)
+    symbols: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def get(self, name: str) -> bytes | None:
+        """The bytes of the first section called ``name``."""
+        return next((data for n, data in self.sections if n == name), None)
+
+    def count(self, name: str) -> int:
+        """How many sections are called ``name``."""
+        return sum(1 for n, _ in self.sections if n == name)
+
+    def relocation_at(self, section: str, offset: int) -> ElfRelocation | None:
+        """The relocation of ``section`` at ``offset``, if there is one."""
+        return next((r for r in self.relocations.get(section, ()) if r.offset == offset), None)
+
+
+_T = TypeVar("_T")
+
+
+def _read(
+    source: str | os.PathLike[str] | bytes | BinaryIO,
+    name: str | None,
+    build: Callable[[ELFFile, bytes, str], _T],
+) -> _T:
+    """What ``build`` makes of the ELF file ``source``; CubinError when it is not one."""
     stream, name = _open(source, name)
     try:
         elf = ELFFile(stream)
         stream.seek(0)
-        return _images(elf, stream.read(), name)
+        return build(elf, stream.read(), name)
     except CubinError:
         raise
     except (ELFError, ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError) as exc:
@@ -124,6 +172,21 @@ def cubin_images(
         if type(exc).__module__.startswith("elftools"):
             raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
         raise
+
+
+def cubin_images(
+    source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None
+) -> CubinImages:
+    """The debug sections of a cubin, relocations applied and recorded; ``name`` names it in errors."""
+    return _read(source, name, _images)
+
+
+def elf_contents(
+    source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None
+) -> ElfContents:
+    """Every section, relocation and ``.symtab`` symbol of a cubin, nothing applied (what
+    ptxas wrote, byte for byte); ``name`` names it in errors."""
+    return _read(source, name, _contents)
 
 
 _SHN_UNDEF = 0
@@ -348,6 +411,28 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
         result.images[target] = SectionImage(
             target, data, relocs, relocs_applied=True, filename=name, unresolved=unresolved
         )
+    return result
+
+
+def _contents(elf: ELFFile, raw: bytes, name: str) -> ElfContents:
+    sections = _sections(elf, raw, name)
+    tables = {i: _symbol_table(elf, sections, s) for i, s in enumerate(sections) if s.type == _SHT_SYMTAB}
+    symtab = next((table for i, table in tables.items() if sections[i].name == ".symtab"), [])
+    result = ElfContents()
+    for sym in symtab:
+        result.symbols.setdefault(sym.name, (sym.value, sym.shndx))
+    for section in sections:
+        if section.type not in (_SHT_REL, _SHT_RELA):
+            if section.name:
+                result.sections.append((section.name, section.data))
+            continue
+        if not 0 < section.info < len(sections):
+            continue
+        table = tables.get(section.link, symtab)
+        rows = result.relocations.setdefault(sections[section.info].name, [])
+        for offset, index, rtype, addend in _relocations(elf, section, name):
+            symbol = table[index].name if index < len(table) else f"sym{index}"
+            rows.append(ElfRelocation(offset, rtype, symbol, addend))
     return result
 
 

@@ -140,7 +140,7 @@ _PLAIN = re.compile(r"^ptxas\s+(?P<sev>fatal|error|warning|info)\s*:\s*(?P<text>
 def parse_messages(stderr: str) -> list[PtxasMessage]:
     """ptxas's diagnostics, one per line, with their PTX line numbers."""
     out = []
-    for raw in stderr.splitlines():
+    for raw in stderr.split("\n"):  # not splitlines(): a message may quote a vertical tab of the PTX
         raw = raw.strip()
         if not raw:
             continue

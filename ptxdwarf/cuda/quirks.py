@@ -2,7 +2,7 @@
 
 A :class:`Quirk` ties together what ptxas does (the measured fact and the ptxas
 releases it was measured on), the harness cases that measure it
-(:mod:`ptxdwarf.cuda.facts`, ``python -m ptxdwarf.cuda.facts --ptxas PATH``), where
+(``tools/ptxas_facts`` in the repository, ``python -m tools.ptxas_facts --ptxas PATH``), where
 ptxdwarf's writers work around it, the lint rule that detects it in someone else's PTX
 (an id of ``ptxdwarf.linter.RULES``), and the repairs of the ``fix`` command that fix such
 PTX. docs/ptxas-facts.md explains each fact at length.

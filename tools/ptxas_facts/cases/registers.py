@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ....dwarf.constants import TAG
-from ....dwarf.expr import register_number
-from ....dwarf.forms import uleb_bytes
-from ....dwarf.model import DebugInfo
-from ...regmap import SASS_SECTION, read_register_map
+from ptxdwarf.cuda.regmap import SASS_SECTION, read_register_map
+from ptxdwarf.dwarf.constants import TAG
+from ptxdwarf.dwarf.expr import register_number
+from ptxdwarf.dwarf.forms import uleb_bytes
+from ptxdwarf.dwarf.model import DebugInfo
+
 from .. import harness as h
 from ..case import accepts, crashes
 from ..harness import ABBREV, b8, cstring, die, info, module

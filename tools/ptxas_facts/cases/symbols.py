@@ -68,7 +68,7 @@ def _addend_plus(off: int) -> Callable[[Run], tuple[bool, str]]:
     def check(run: Run) -> tuple[bool, str]:
         if run.cubin is None:
             return False, run.summary()
-        r = run.cubin.reloc_at(".debug_info", off)
+        r = run.cubin.relocation_at(".debug_info", off)
         value = int.from_bytes((run.cubin.get(".debug_info") or b"")[off : off + 8], "little")
         ok = r is not None and r.addend is not None and value == r.addend + 8
         return ok, f"in place 0x{value:x}, addend {None if r is None else hex(r.addend or 0)}"
@@ -189,7 +189,7 @@ info_case(
 def _same_addend(run: Run, off: int) -> tuple[bool, str]:
     if run.cubin is None:
         return False, run.summary()
-    r = run.cubin.reloc_at(".debug_info", off)
+    r = run.cubin.relocation_at(".debug_info", off)
     value = int.from_bytes((run.cubin.get(".debug_info") or b"")[off : off + 8], "little")
     ok = r is not None and r.type == 2 and r.symbol == "_Z4testPi" and r.addend == value and value > 0
     return ok, f"in place 0x{value:x}, " + (
@@ -364,7 +364,7 @@ case(
 def _rel_in_place(run: Run, section_name: str, off: int, symbol: str) -> tuple[bool, str]:
     if run.cubin is None:
         return False, run.summary()
-    r = run.cubin.reloc_at(section_name, off)
+    r = run.cubin.relocation_at(section_name, off)
     value = int.from_bytes((run.cubin.get(section_name) or b"")[off : off + 8], "little")
     ok = r is not None and r.addend is None and r.type == 2 and r.symbol == symbol and value > 0
     return ok, f"in place 0x{value:x}, " + (
@@ -427,7 +427,7 @@ def _first_label_case(id: str, expected: str, at_zero: bool, **at: str) -> None:
     offset = make()[1]
 
     def check(run: Run) -> tuple[bool, str]:
-        r = run.cubin.reloc_at(".debug_info", offset) if run.cubin else None
+        r = run.cubin.relocation_at(".debug_info", offset) if run.cubin else None
         if r is None:
             return False, run.summary() if run.cubin is None else "no relocation"
         seen = f"{r.symbol}+{r.addend}"

@@ -7,33 +7,25 @@ kernel ``_Z4testPi`` (labels ``$L__func_begin0/1`` and ``$L__func_end0/1``, a
 :func:`info` assembles a ``.debug_info`` block from DIEs and computes the unit
 length itself (ptxas cannot take a difference of two ``.debug_info`` labels), and
 :data:`ABBREV` is the abbreviation table the DIEs use. :func:`run_ptxas` compiles a
-module and reads back what a case looks at (:class:`Run`, :class:`Cubin`).
+module and reads back what a case looks at (:class:`Run`).
 """
 
 from __future__ import annotations
 
-import io
-import os
 import re
-import subprocess
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from elftools.elf.elffile import ELFFile
-from elftools.elf.relocation import RelocationSection
-from elftools.elf.sections import SymbolTableSection
-
-from ...dwarf.lines import line_files as _line_files
+from ptxdwarf.cuda.cubin import ElfContents, elf_contents
+from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, PtxasMessage
+from ptxdwarf.dwarf.lines import line_files as _line_files
 
 __all__ = [
     "ABBREV",
-    "Cubin",
     "Die",
     "Entry",
-    "Reloc",
     "Run",
     "b8",
     "cstring",
@@ -243,77 +235,25 @@ def module(
     return "\n".join(head) + "\n\n" + code + "\n" + files + "\n" + "".join(sections)
 
 
-@dataclass(frozen=True)
-class Reloc:
-    """A relocation of a debug section: offset, type (1 R_CUDA_32, 2 R_CUDA_64, 4 R_CUDA_G64), symbol, addend."""
-
-    offset: int
-    type: int
-    symbol: str
-    addend: int | None
-
-
-@dataclass
-class Cubin:
-    """The sections, relocations and symbols of a cubin, as raw bytes (nothing applied)."""
-
-    sections: list[tuple[str, bytes]] = field(default_factory=list)
-    relocs: dict[str, list[Reloc]] = field(default_factory=dict)
-    symbols: dict[str, tuple[int, int]] = field(default_factory=dict)
-    """Name to (value, section index); index 0 is an undefined symbol."""
-
-    def get(self, name: str) -> bytes | None:
-        """The first section called ``name``."""
-        return next((data for n, data in self.sections if n == name), None)
-
-    def count(self, name: str) -> int:
-        return sum(1 for n, _ in self.sections if n == name)
-
-    def reloc_at(self, section: str, offset: int) -> Reloc | None:
-        return next((r for r in self.relocs.get(section, ()) if r.offset == offset), None)
-
-
-def read_cubin(raw: bytes) -> Cubin:
-    """The sections, relocations and symbols of a cubin (pyelftools, no relocation applied)."""
-    elf = ELFFile(io.BytesIO(raw))
-    out = Cubin()
-    symtab = elf.get_section_by_name(".symtab")
-    names: list[str] = []
-    if isinstance(symtab, SymbolTableSection):
-        for sym in symtab.iter_symbols():
-            shndx = sym["st_shndx"]
-            index = shndx if isinstance(shndx, int) else 0
-            if sym["st_info"]["type"] == "STT_SECTION" and isinstance(shndx, int):
-                name = elf.get_section(shndx).name
-            else:
-                name = sym.name
-            names.append(name)
-            out.symbols.setdefault(name, (sym["st_value"], index))
-    for sec in elf.iter_sections():
-        if isinstance(sec, RelocationSection):
-            target = elf.get_section(sec["sh_info"]).name
-            rows = out.relocs.setdefault(target, [])
-            for r in sec.iter_relocations():
-                addend = r["r_addend"] if sec.is_RELA() else None
-                rows.append(Reloc(r["r_offset"], r["r_info_type"], names[r["r_info_sym"]], addend))
-        elif sec.name:
-            out.sections.append((sec.name, sec.data() if sec["sh_type"] != "SHT_NOBITS" else b""))
-    return out
-
-
 @dataclass
 class Run:
-    """What one ptxas run did."""
+    """What one ptxas run did: its exit status (negative: killed by that signal), its
+    messages, the cubin it wrote as the file has it, and how long it took."""
 
     returncode: int
-    stderr: str
-    cubin: Cubin | None
+    messages: list[PtxasMessage]
+    cubin: ElfContents | None
     seconds: float = 0.0
 
     @property
     def crashed(self) -> bool:
         """Killed by a signal (SIGSEGV ...)."""
         return self.returncode < 0
+
+    @property
+    def stderr(self) -> str:
+        """ptxas's messages, one a line (``in.ptx, line 5; error : ...``; an unprefixed line as it was)."""
+        return "\n".join(_message_line(m) for m in self.messages)
 
     def summary(self) -> str:
         """One line: ``ok`` or the exit status and ptxas's first error."""
@@ -326,34 +266,45 @@ class Run:
         return f"exit {self.returncode}: {first}" if first else f"exit {self.returncode}"
 
 
+def _message_line(m: PtxasMessage) -> str:
+    if m.line is not None:
+        return f"ptxas in.ptx, line {m.line}; {m.severity} : {m.text}"
+    return m.text if m.severity == "info" else f"ptxas {m.severity} : {m.text}"
+
+
 def run_ptxas(
-    ptxas: str, ptx: str | bytes, args: Sequence[str] = ("-g", "-arch=sm_75"), timeout: float = 600
+    ptxas: Ptxas, ptx: str | bytes, args: Sequence[str] = ("-g", "-arch=sm_75"), timeout: float = 600
 ) -> Run:
-    """Compile ``ptx`` with ``ptxas ARGS in.ptx -o out.cubin`` in a fresh directory."""
-    with tempfile.TemporaryDirectory(prefix="ptxdwarf-facts-") as tmp:
-        src = os.path.join(tmp, "in.ptx")
-        out = os.path.join(tmp, "out.cubin")
-        with open(src, "wb") as fh:
-            fh.write(ptx if isinstance(ptx, bytes) else ptx.encode("ascii"))
-        start = time.monotonic()
-        proc = subprocess.run(
-            [ptxas, *args, src, "-o", out], check=False, capture_output=True, cwd=tmp, timeout=timeout
+    """Compile ``ptx`` with ``ptxas ARGS``: ``-arch=`` is required; ``-g``, ``-c`` and any
+    other option are passed on."""
+    arch = next((a.partition("=")[2] for a in args if a.startswith("-arch=")), None)
+    if arch is None:
+        raise ValueError(f"ptxas {' '.join(args)}: no -arch=")
+    extra = [a for a in args if a not in ("-g", "-c") and not a.startswith("-arch=")]
+    text = ptx.decode("utf-8", "surrogateescape") if isinstance(ptx, bytes) else ptx
+    start = time.monotonic()
+    try:
+        result = ptxas.compile(
+            text,
+            arch=arch,
+            debug="-g" in args,
+            relocatable="-c" in args,
+            extra=extra,
+            filename="in.ptx",
+            timeout=timeout,
         )
-        seconds = time.monotonic() - start
-        stderr = proc.stderr.decode("utf-8", "replace").replace(src, "in.ptx")
-        cubin = None
-        if proc.returncode == 0 and os.path.exists(out):
-            with open(out, "rb") as fh:
-                cubin = read_cubin(fh.read())
-        return Run(proc.returncode, stderr, cubin, seconds)
+    except PtxasFailed as exc:
+        return Run(exc.returncode, exc.messages, None, time.monotonic() - start)
+    seconds = time.monotonic() - start
+    return Run(0, result.messages, elf_contents(result.cubin, name="out.cubin"), seconds)
 
 
-#: The repository's fixtures (cases on the large lint fault fixtures run only in a checkout).
-FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
+#: The repository's fixtures (the lint fault fixtures some cases compile).
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def fixture(path: str) -> bytes:
-    """A file under the repository's ``fixtures/``; OSError when ptxdwarf runs outside a checkout."""
+    """The bytes of a file under the repository's ``fixtures/``."""
     return (FIXTURES / path).read_bytes()
 
 

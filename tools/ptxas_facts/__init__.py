@@ -1,6 +1,6 @@
 """The measurement harness behind docs/ptxas-facts.md: re-run it against any ptxas.
 
-``python -m ptxdwarf.cuda.facts [--ptxas PATH [--ptxas PATH2]] [--only ID ...] [--timing] [--json]``
+``python -m tools.ptxas_facts [--ptxas PATH [--ptxas PATH2]] [--only ID ...] [--timing] [--json]``
 compiles every case of :data:`CASES` and prints, per case, the fact it measures, what
 ptxas must do, what it did, and whether the fact holds for that ptxas (one column
 per ptxas when several are given).
@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ..ptxas import Ptxas
+from ptxdwarf.cuda.ptxas import Ptxas
+
 from .case import Case
 from .cases import CASES
 from .harness import run_ptxas
@@ -45,7 +46,7 @@ def _run_one(tool: Ptxas, c: Case) -> Outcome:
     lowered = None
     if c.any_version:
         ptx, lowered = within_reach(ptx, tool.max_version)
-    run = run_ptxas(tool.path, ptx, c.args)
+    run = run_ptxas(tool, ptx, c.args)
     try:
         holds, observed = c.check(run)
     except (IndexError, ValueError) as exc:  # the cubin is not what the check can read

@@ -6,7 +6,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..quirks import MEASURED_ON
+from ptxdwarf.cuda.quirks import MEASURED_ON
+
 from .harness import Run
 
 __all__ = ["Case", "Check", "accepts", "bytes_at", "crashes", "fails", "rejects", "relocated", "show"]
@@ -122,7 +123,7 @@ def relocated(
             return False, run.summary()
         data = run.cubin.get(section) or b""
         value = int.from_bytes(data[offset : offset + width], "little")
-        r = run.cubin.reloc_at(section, offset)
+        r = run.cubin.relocation_at(section, offset)
         observed = f"in place 0x{value:x}, " + (
             f"reloc type {r.type} {r.symbol} addend {r.addend}" if r else "no relocation"
         )

@@ -1,4 +1,4 @@
-"""``python -m ptxdwarf.cuda.facts``: which measured ptxas facts hold for a ptxas (or several, side by side)."""
+"""``python -m tools.ptxas_facts``: which measured ptxas facts hold for a ptxas (or several, side by side)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-from ...errors import PtxDwarfError
-from ..ptxas import Ptxas, find_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
+from ptxdwarf.errors import PtxDwarfError
+
 from . import CASES, Outcome, run_cases
 from .case import Case
 
@@ -37,7 +38,7 @@ def _table(chosen: list[Case], tools: list[Ptxas], results: list[list[Outcome]])
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ptxdwarf.cuda.facts", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tools.ptxas_facts", description=__doc__)
     parser.add_argument(
         "--ptxas",
         action="append",
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         tools = [find_ptxas(p) for p in (args.ptxas or [None])]
         results = [run_cases(t.path, chosen) for t in tools]
     except PtxDwarfError as exc:
-        print(f"python -m ptxdwarf.cuda.facts: {exc}", file=sys.stderr)
+        print(f"python -m tools.ptxas_facts: {exc}", file=sys.stderr)
         return 2
     if args.json:
         for tool, outcomes in zip(tools, results, strict=False):

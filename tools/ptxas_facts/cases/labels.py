@@ -6,8 +6,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ....ptx.placement import labels_dropped
-from ....ptx.reader import parse_ptx
+from ptxdwarf.cuda.cubin import ElfContents
+from ptxdwarf.ptx.placement import labels_dropped
+from ptxdwarf.ptx.reader import parse_ptx
+
 from .. import harness as h
 from ..harness import ABBREV, Run, die, info, module
 from ._base import case
@@ -103,11 +105,11 @@ def _random_kernels_case(id: str, seed: int, count: int, barriers: bool = False)
             for label in f.labels:
                 if label.endswith("_top"):
                     continue
-                got = run.cubin.reloc_at(".debug_info", marks[label])
+                got = run.cubin.relocation_at(".debug_info", marks[label])
                 if label in dropped:
                     want, kind = None, "dropped"
                 else:
-                    reference = run.cubin.reloc_at(".debug_info", marks[_copy(moved.get(label, label))])
+                    reference = run.cubin.relocation_at(".debug_info", marks[_copy(moved.get(label, label))])
                     want, kind = (
                         (reference.addend if reference else -1),
                         "moved" if label in moved else "kept",
@@ -164,7 +166,7 @@ _random_kernels_case("label-at-line-zero.random-kernels-barriers", 2, 300, barri
 # --- label-at-end ----------------------------------------------------------------------------------
 
 
-def _end(cubin: h.Cubin, function: str) -> int:
+def _end(cubin: ElfContents, function: str) -> int:
     """The size of ``function``'s code (its ``.text`` section): the address of its end."""
     return len(cubin.get(f".text.{function}") or b"")
 
@@ -207,7 +209,7 @@ def _at_end(end_label: bool) -> None:
     def check(run: Run) -> tuple[bool, str]:
         if run.cubin is None:
             return False, run.summary()
-        x, last = (run.cubin.reloc_at(".debug_info", marks[n]) for n in ("$L__x", "$L__next"))
+        x, last = (run.cubin.relocation_at(".debug_info", marks[n]) for n in ("$L__x", "$L__next"))
         end = _end(run.cubin, "_Z1kPi")
         seen = f"$L__x {x.addend if x else None}, $L__next {last.addend if last else None}, end {end}"
         if x is None or last is None or x.addend is None or last.addend is None:
@@ -245,7 +247,7 @@ def _random_ends_case(id: str, seed: int, count: int) -> None:
         at_end = 0
         for label in labels:
             function = label[len("$L__") :].split("_")[0]
-            k, j = (run.cubin.reloc_at(".debug_info", marks[n]) for n in (label, _copy(label)))
+            k, j = (run.cubin.relocation_at(".debug_info", marks[n]) for n in (label, _copy(label)))
             if k is None or j is None:
                 wrong.append(f"{label}: no relocation")
                 continue

@@ -1,4 +1,4 @@
-"""The measurements behind docs/ptxas-facts.md, one :class:`~ptxdwarf.cuda.facts.case.Case` each.
+"""The measurements behind docs/ptxas-facts.md, one :class:`~tools.ptxas_facts.case.Case` each.
 
 Case ids are ``<fact>.<variant>`` where the fact is a quirk of
 :mod:`ptxdwarf.cuda.quirks`; plain facts (syntax ptxas takes, rewrites it makes) have

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ....dwarf.constants import AT, FORM, TAG
-from ....dwarf.model import DebugInfo
+from ptxdwarf.dwarf.constants import AT, FORM, TAG
+from ptxdwarf.dwarf.model import DebugInfo
+
 from .. import harness as h
 from ..case import accepts, bytes_at, crashes, fails, rejects, relocated, show
 from ..harness import ABBREV, Run, b8, cstring, die, info, module, section, subprogram
@@ -109,7 +110,7 @@ def _low_half(run: Run) -> tuple[bool, str]:
     if run.cubin is None:
         return False, run.summary()
     data = run.cubin.get(".debug_info") or b""
-    r = run.cubin.reloc_at(".debug_info", 15)
+    r = run.cubin.relocation_at(".debug_info", 15)
     observed = f"in place {show(data[15:23])}, " + (
         f"reloc type {r.type} {r.symbol}" if r else "no relocation"
     )
@@ -155,7 +156,7 @@ def _addr_b32(operand: str, want: bytes, reloc: tuple[int, str] | None) -> Calla
         if run.cubin is None:
             return False, run.summary()
         block = (run.cubin.get(".debug_info") or b"")[0x25 : 0x25 + 11]
-        r = run.cubin.reloc_at(".debug_info", 0x26)
+        r = run.cubin.relocation_at(".debug_info", 0x26)
         seen = f"block {show(block)}, " + (f"reloc type {r.type} {r.symbol}" if r else "no relocation")
         got = None if r is None else (r.type, r.symbol)
         return block[1:9] == want and got == reloc, seen
@@ -923,7 +924,7 @@ def _line_zero_case(
     def check(run: Run) -> tuple[bool, str]:
         if run.cubin is None:
             return False, run.summary()
-        r = run.cubin.reloc_at(".debug_info", offset)
+        r = run.cubin.relocation_at(".debug_info", offset)
         seen = f"{r.symbol}+{r.addend}" if r else "no relocation"
         return (r is None) == dropped, seen
 
@@ -994,7 +995,7 @@ def _addends_check(
     def check(run: Run) -> tuple[bool, str]:
         if run.cubin is None:
             return False, run.summary()
-        got = {m: run.cubin.reloc_at(".debug_info", offset) for m, offset in marks.items()}
+        got = {m: run.cubin.relocation_at(".debug_info", offset) for m, offset in marks.items()}
         seen = ", ".join(
             f"{m}: {r.symbol}+{r.addend}" if r else f"{m}: no relocation" for m, r in sorted(got.items())
         )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from ....dwarf.model import DebugInfo
+from ptxdwarf.dwarf.model import DebugInfo
+
 from .. import harness as h
 from ..case import Case
 from ..harness import ABBREV, Run, b8, die, info, module, section, subprogram
@@ -33,18 +35,18 @@ def case(
     expected: str,
     ptx: Callable[[], str | bytes],
     check: Callable[[Run], tuple[bool, str]],
-    **kw: object,
+    **kw: Any,
 ) -> None:
-    CASES.append(Case(id, fact, expected, ptx, check, **kw))  # type: ignore[arg-type]
+    CASES.append(Case(id, fact, expected, ptx, check, **kw))
 
 
 def reencoded(fixture: str, edit: Callable[[DebugInfo], None]) -> str:
     """The fixture ``fixture`` (one block per debug section) with its DWARF decoded, changed by
     ``edit`` and encoded again (abbreviations derived anew); the rest of the text kept."""
-    from ....dwarf.decode import decode_sections
-    from ....dwarf.encode import EncodeOptions, encode_sections
-    from ....ptx import parse_ptx
-    from ....ptx.writer import format_section
+    from ptxdwarf.dwarf.decode import decode_sections
+    from ptxdwarf.dwarf.encode import EncodeOptions, encode_sections
+    from ptxdwarf.ptx import parse_ptx
+    from ptxdwarf.ptx.writer import format_section
 
     module = parse_ptx(h.fixture(fixture).decode(), "x.ptx")
     info = decode_sections(module.images(debug_only=True), source="ptx").load_all()
@@ -61,19 +63,19 @@ def reencoded(fixture: str, edit: Callable[[DebugInfo], None]) -> str:
     return text
 
 
-def with_info(*sections: str, **kw: object) -> str:
+def with_info(*sections: str, **kw: Any) -> str:
     """A module with the abbrev table, an empty CU and ``sections``."""
-    return module(ABBREV, info()[0], *sections, **kw)  # type: ignore[arg-type]
+    return module(ABBREV, info()[0], *sections, **kw)
 
 
-def in_str(body: str, **kw: object) -> Callable[[], str]:
+def in_str(body: str, **kw: Any) -> Callable[[], str]:
     """A module whose ``.debug_str`` is ``body`` (the value under test is at offset 0)."""
     return lambda: with_info(section(".debug_str", body), **kw)
 
 
-def value_in_info(directive_text: str, code: int = h.VAR_DATA8, *extra: str, **kw: object) -> tuple[str, int]:
+def value_in_info(directive_text: str, code: int = h.VAR_DATA8, *extra: str, **kw: Any) -> tuple[str, int]:
     """A module with one CU-level DIE ``code`` holding ``directive_text`` (mark ``v``), and its offset."""
-    text, marks = info(die(code, "v:" + directive_text), **kw)  # type: ignore[arg-type]
+    text, marks = info(die(code, "v:" + directive_text), **kw)
     return module(ABBREV, text, *extra), marks["v"]
 
 
