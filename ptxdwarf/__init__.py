@@ -78,7 +78,8 @@ if TYPE_CHECKING:
     )
     from .lint import Finding, lint
     from .loc import Location, LocationListSpec
-    from .ptx.reader import PtxModule, parse_ptx
+    from .ptx.module import PtxModule
+    from .ptx.reader import parse_ptx
     from .ptx.writer import Style, format_section, format_sections
     from .repair import FixResult, Repair, fix, remap_paths, strip
     from .visibility import RegisterLocation, register_locations, unmapped_registers
@@ -138,7 +139,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolError",
         "UsageError",
     ),
-    "ptx.reader": ("PtxModule", "parse_ptx"),
+    "ptx.module": ("PtxModule",),
+    "ptx.reader": ("parse_ptx",),
     "ptx.writer": ("Style", "format_section", "format_sections"),
     ".": ("loc",),
     "loc": ("Location", "LocationListSpec"),

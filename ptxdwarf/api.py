@@ -13,7 +13,8 @@ from .dwarf.model import DebugInfo
 from .errors import PtxDwarfError, PtxSyntaxError
 from .files import ELF_MAGIC, binary_kind, is_cuda_elf, load_ptx, load_text, require_ptx, save_text
 from .ptx.edits import TextEdits
-from .ptx.reader import PtxModule, parse_ptx
+from .ptx.module import PtxModule
+from .ptx.reader import parse_ptx
 from .ptx.writer import Style, format_dwarf_lines, format_section
 
 __all__ = [

@@ -19,8 +19,10 @@ from .dwarf.encode import encode
 from .dwarf.image import DEBUG_SECTION_NAMES, SectionImage, gc_paused
 from .errors import AttachError
 from .ptx.edits import TextEdits
+from .ptx.lexer import mask_comments
+from .ptx.module import PtxFunction, PtxModule
 from .ptx.placement import first_label_anchors
-from .ptx.reader import PtxFunction, PtxModule, mask_comments, parse_ptx
+from .ptx.reader import parse_ptx
 from .ptx.statements import scan_body
 from .ptx.writer import Style
 
@@ -304,7 +306,7 @@ def _after_header(module: PtxModule) -> int:
     """Offset of the line after ``.address_size`` (or ``.target``, or ``.version``)."""
     import re
 
-    from .ptx.reader import mask_comments
+    from .ptx.lexer import mask_comments
 
     masked = mask_comments(module.text)
     for directive in (r"\.address_size\s+\d+", r"\.target\b[^\n]*", r"\.version\s+[\d.]+"):

@@ -71,7 +71,7 @@ from ptxdwarf.cuda.facts import within_reach
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.errors import ToolError
 from ptxdwarf.ptx import needs_compile_only, parse_ptx
-from ptxdwarf.ptx.reader import PtxModule
+from ptxdwarf.ptx.module import PtxModule
 
 CORPUS = ROOT / "fixtures" / "corpus"
 STYLES = ("nvcc", "readable", "compact")

@@ -13,7 +13,9 @@ from ..dwarf.constants import TAG
 from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
 from ..errors import AttachError, PtxDwarfError
-from ..ptx.reader import PtxModule, mask_comments, parse_ptx
+from ..ptx.lexer import mask_comments
+from ..ptx.module import PtxModule
+from ..ptx.reader import parse_ptx
 from ..ptx.statements import scan_body
 from ..ptx.writer import Style
 from . import registers

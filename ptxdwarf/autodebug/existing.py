@@ -7,7 +7,7 @@ from collections import Counter
 
 from ..api import edit_debug_sections
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxModule
+from ..ptx.module import PtxModule
 from ..ptx.statements import line_directive_spans
 from .scan import directive_re
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxFunction, PtxModule
+from ..ptx.module import PtxFunction, PtxModule
 from .scan import Func, Lines, directive_re
 
 _HEADER = directive_re("version", "target", "address_size")

@@ -7,7 +7,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from ..ptx.reader import PtxFunction
+from ..ptx.module import PtxFunction
 from ..ptx.statements import Stmt
 
 IDENT = re.compile(r"(?<![\w$%.])([A-Za-z_$%][\w$]*)")

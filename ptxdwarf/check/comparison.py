@@ -17,8 +17,8 @@ from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit, die_pat
 from ..dwarf.schemas import Block
 from ..errors import CubinError, DwarfError
 from ..parallel import run_beside
+from ..ptx.module import PtxFunction, PtxModule
 from ..ptx.placement import LocRow, first_label_at_zero
-from ..ptx.reader import PtxFunction, PtxModule
 from ..ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,

@@ -9,8 +9,8 @@ from ..cuda.cubin import CubinImages
 from ..dwarf.image import Symbol
 from ..dwarf.lines import LineProgram, line_starts
 from ..errors import DwarfError
+from ..ptx.module import PtxModule
 from ..ptx.placement import LocRow, labels_dropped, line_rows
-from ..ptx.reader import PtxModule
 from .report import CheckReport, Difference
 
 __all__ = ["SassLines", "compare_label_places", "compare_line_files", "compare_line_rows", "expected_rows"]

@@ -123,7 +123,7 @@ QUIRKS: tuple[Quirk, ...] = (
         (
             "ptxdwarf.ptx.writer.B64_LIMIT",
             "ptxdwarf.ptx.writer._width_of",
-            "ptxdwarf.ptx.reader._as_ptxas_keeps",
+            "ptxdwarf.ptx.sections._as_ptxas_keeps",
         ),
         "the writer emits a value of 2**32 or more as two .b32 (low word first); the reader keeps what ptxas "
         "keeps (the low 32 bits), so dump and rewrite show what the cubin gets, and check reports each",

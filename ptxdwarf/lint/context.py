@@ -11,7 +11,7 @@ from ..cuda.quirks import quirks_for_rule
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
-from ..ptx.reader import PtxFunction, PtxModule, SectionBlock
+from ..ptx.module import PtxFunction, PtxModule, SectionBlock
 from ..ptx.statements import line_directives
 from ..ptx.symbols import SymbolTable, symbol_table
 from .finding import Finding

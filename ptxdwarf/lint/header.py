@@ -13,7 +13,8 @@ from ..cuda.quirks import quirk
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
-from ..ptx.reader import PtxModule, SectionBlock, mask_comments
+from ..ptx.lexer import mask_comments
+from ..ptx.module import PtxModule, SectionBlock
 from ..ptx.statements import INLINED_AT, line_directives
 from .context import LintContext
 from .rules import ERROR, WARNING

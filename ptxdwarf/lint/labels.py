@@ -11,8 +11,9 @@ from typing import Any
 from ..dwarf.constants import AT, TAG, at_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo
+from ..ptx.lexer import is_dotted_name
+from ..ptx.module import PtxFunction
 from ..ptx.placement import first_label_at_zero, labels_dropped
-from ..ptx.reader import PtxFunction, is_dotted_name
 from ..ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..ptx.reader import mask_comments
+from ..ptx.lexer import mask_comments
 from ..ptx.statements import INLINED_AT, LOC, line_directives
 from .context import LintContext
 

@@ -7,7 +7,8 @@ import re
 from collections.abc import Container, Iterable
 from typing import NamedTuple
 
-from .reader import PtxFunction, PtxModule, mask_comments
+from .lexer import mask_comments
+from .module import PtxFunction, PtxModule
 from .statements import INLINED_AT, LOC, scan_body
 from .symbols import symbol_table
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from .reader import PtxFunction, PtxModule, PtxVariable
+    from .module import PtxFunction, PtxModule, PtxVariable
 
 __all__ = [
     "ADDRESSABLE",

@@ -14,7 +14,8 @@ from ..dwarf.image import SectionImage
 from ..errors import DwarfError
 from ..lint import ERROR, Finding, lint_module
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxModule, parse_ptx
+from ..ptx.module import PtxModule
+from ..ptx.reader import parse_ptx
 from ..ptx.writer import Style
 from .registry import REPAIRERS, Repair, Repairer, SectionJob, TextJob
 from .sections import labels_to_numbers

@@ -20,7 +20,7 @@ from ..dwarf.encode import EncodeOptions
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxModule
+from ..ptx.module import PtxModule
 
 __all__ = ["PHASES", "REPAIRERS", "Repair", "Repairer", "SectionJob", "TextJob", "repairer"]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from ..ptx.edits import TextEdits
-from ..ptx.reader import mask_comments, parse_ptx
+from ..ptx.lexer import mask_comments
+from ..ptx.reader import parse_ptx
 from ..ptx.statements import line_directive_spans, line_directives
 
 __all__ = ["strip"]

@@ -8,8 +8,9 @@ import re
 from ..cuda.quirks import quirk
 from ..lint.finding import Finding
 from ..lint.header import version_needs
+from ..ptx.lexer import is_dotted_name, mask_comments
+from ..ptx.module import PtxFunction
 from ..ptx.placement import first_label_anchors, labels_dropped
-from ..ptx.reader import PtxFunction, is_dotted_name, mask_comments
 from ..ptx.symbols import UNDEFINED, ptx_valid_name, symbol_table
 from .registry import Repair, TextJob, repairer
 
