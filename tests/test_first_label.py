@@ -42,7 +42,7 @@ $L__block_end:
 
 def _placement(text: str) -> str | None:
     module = parse_ptx(text, "k.ptx")
-    return first_label_at_zero(text, module.function("_Z1kPii"))  # type: ignore[arg-type]
+    return first_label_at_zero(module.masked, module.function("_Z1kPii"))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def test_which_label_ptxas_places_at_zero(edit: tuple[str, str], expected: str |
 
 def test_first_instruction() -> None:
     module = parse_ptx(KERNEL, "k.ptx")
-    at = first_instruction(KERNEL, module.function("_Z1kPii"))  # type: ignore[arg-type]
+    at = first_instruction(module.masked, module.function("_Z1kPii"))  # type: ignore[arg-type]
     assert at is not None and KERNEL[at:].startswith("ld.param.u64 %rd1")
 
 

@@ -282,7 +282,7 @@ class _Values:
         """The label of ``function`` ptxas places at offset 0 (see :func:`first_label_at_zero`)."""
         key = id(function)
         if key not in self._first_labels:
-            self._first_labels[key] = first_label_at_zero(self.module.text, function)
+            self._first_labels[key] = first_label_at_zero(self.module.masked, function)
         return self._first_labels[key]
 
     def list_ends_early(self, where: str, loc: LocationList, kept: int) -> None:
@@ -957,7 +957,7 @@ def _compare_dwarf(
 def first_labels_at_zero(module: PtxModule) -> dict[int, str | None]:
     """:func:`~ptxdwarf.ptx.placement.first_label_at_zero` of each function, by ``id``: what
     the comparison asks of the PTX alone, found before the cubin is there."""
-    return {id(f): first_label_at_zero(module.text, f) for f in module.functions}
+    return {id(f): first_label_at_zero(module.masked, f) for f in module.functions}
 
 
 def _join_register_map(cubin: DebugInfo, found: CubinImages) -> tuple[list[RegisterLocation], str | None]:

@@ -4,7 +4,6 @@ values ptxas reads wrongly or cannot parse."""
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from ..attach import not_debuggable
@@ -13,7 +12,6 @@ from ..cuda.quirks import quirk
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
-from ..ptx.lexer import mask_comments
 from ..ptx.module import PtxModule, SectionBlock
 from ..ptx.statements import INLINED_AT, line_directives
 from .context import LintContext
@@ -40,14 +38,13 @@ def check_text(ctx: LintContext) -> None:
     text = ctx.module.text
     if text.isascii():
         return
-    masked = mask_comments(text, ctx.filename)
+    masked = ctx.module.masked
     in_comments = quirk("non-ascii-comment").holds_for(ctx.ptxas_version)
     bad = [i for i, ch in enumerate(text) if ord(ch) > 127 and (in_comments or masked[i] == ch)]
     if not bad:
         return
-    newlines = [m.start() for m in re.finditer("\n", text)]
-    line = bisect.bisect_left(newlines, bad[0]) + 1
-    lines = {bisect.bisect_left(newlines, i) + 1 for i in bad[:1000]}
+    line = ctx.module.lines.line(bad[0])
+    lines = {ctx.module.lines.line(i) for i in bad[:1000]}
     where = "anywhere, comments included" if in_comments else "outside comments"
     ctx.add(
         "non-ascii",
@@ -299,7 +296,7 @@ def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
         next(
             (
                 m
-                for m in line_directives(mask_comments(module.text, module.filename))
+                for m in line_directives(module.masked)
                 if INLINED_AT.search(m.group())
             ),
             None,
