@@ -188,7 +188,9 @@ def _place_locs(plan: Plan, fn: Func, prefix: str) -> None:
         if seg != segment:
             earlier_end = max(earlier_end, segment_end)
             segment, segment_end = seg, -1
-        seg_start = plan.lines.start(seg[0] + 1) + (sorted(plan.splits.get(seg[0], ()))[seg[1] - 1] if seg[1] else 0)
+        seg_start = plan.lines.start(seg[0] + 1) + (
+            sorted(plan.splits.get(seg[0], ()))[seg[1] - 1] if seg[1] else 0
+        )
         segment_end = max(segment_end, s.end)
         if s.kind != "instr" or earlier_end > seg_start or seg in seen_segments:
             continue

@@ -75,7 +75,7 @@ def check_header(ctx: LintContext) -> None:
         return
     if module.address_size == 32:
         m = _ADDRESS_SIZE.search(module.text)
-        line = module.text.count("\n", 0, m.start()) + 1 if m else None
+        line = module.lines.line(m.start()) if m else None
         ctx.add(
             "address-size",
             ".address_size 32 with debug info: ptxas -g needs .address_size 64",
@@ -294,11 +294,7 @@ def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
         needs.append(((3, 0), "a debug target (.target ..., debug)", module.target_line))
     inlined = (
         next(
-            (
-                m
-                for m in line_directives(module.masked)
-                if INLINED_AT.search(m.group())
-            ),
+            (m for m in line_directives(module.masked) if INLINED_AT.search(m.group())),
             None,
         )
         if "inlined_at" in module.text
@@ -309,7 +305,7 @@ def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
             (
                 (7, 0),
                 "line information of inline functions (.loc ..., inlined_at)",
-                module.text.count("\n", 0, inlined.start()) + 1,
+                module.lines.line(inlined.start()),
             )
         )
     for block in module.sections:
