@@ -281,3 +281,64 @@ def test_fast_path_reads_what_the_line_reader_reads(variant: str) -> None:
 )
 def test_fast_path_leaves_other_text_to_the_line_reader(body: str) -> None:
     assert _ptx.fast_section(".debug_info", body, "f.ptx", []) is None
+
+
+# --- the lexical layer: masking, the line index, reading the text once ----------
+
+
+def test_masking_keeps_offsets_and_lines() -> None:
+    from ptxdwarf.ptx.lexer import mask_comments
+
+    text = '.file 1 "a//b" // c\n/* d\n e */ .b8 1 /* f */\n'
+    masked = mask_comments(text)
+    assert len(masked) == len(text) and masked.count("\n") == text.count("\n")
+    assert masked == '.file 1 "a//b"     \n    \n      .b8 1        \n'
+    assert mask_comments(masked) == masked
+
+
+@pytest.mark.parametrize("order", ["forward", "backward", "scans"])
+def test_line_index(order: str) -> None:
+    from ptxdwarf.ptx.lexer import LineIndex
+
+    text = "a\n\nbc\nd"
+    expected = [1, 1, 2, 3, 3, 3, 4, 4]  # the line of each offset, and of the end
+    offsets = list(range(len(text) + 1))
+    if order == "backward":
+        offsets.reverse()
+    elif order == "scans":
+        offsets = offsets[3:] + offsets[:3] + offsets[5:] + offsets[1:] + offsets
+    index = LineIndex(text)
+    assert [index.line(o) for o in offsets] == [expected[o] for o in offsets]
+    assert [index.start(line) for line in (1, 2, 3, 4)] == [0, 2, 3, 6]
+    assert index.span(3) == (3, 5) and index.span(4) == (6, 7)
+
+
+def test_each_command_masks_the_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lint, fix, strip and attach read the masked text the reader made."""
+    from conftest import FIXTURES
+
+    from ptxdwarf.autodebug.entry import attach_ptx
+    from ptxdwarf.lint import lint
+    from ptxdwarf.ptx import lexer, module, reader
+    from ptxdwarf.repair import fix, strip
+
+    calls: list[int] = []
+
+    def counting(text: str, filename: str = "<ptx>") -> str:
+        calls.append(len(text))
+        return lexer.mask_comments(text, filename)
+
+    monkeypatch.setattr(reader, "mask_comments", counting)
+    monkeypatch.setattr(module, "mask_comments", counting)
+    plain = ptxdwarf.load_text(FIXTURES / "corpus/nvcc-13.0/control.O3.sm_75.ptx")
+    debug = ptxdwarf.load_text(FIXTURES / "corpus/nvcc-13.0/control.G.sm_75.ptx")
+    runs = {
+        "lint": lambda: lint(debug),
+        "fix": lambda: fix(debug, ptxas_version="13.0"),
+        "strip": lambda: strip(debug),
+        "attach": lambda: attach_ptx(plain, output_name="/tmp/k.debug.ptx"),
+    }
+    for name, run in runs.items():
+        calls.clear()
+        run()
+        assert len(calls) == 1, name

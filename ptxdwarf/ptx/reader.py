@@ -321,7 +321,7 @@ def _quick(text: str, filename: str, marks: bytes | None = None) -> PtxModule | 
     parser = _ModuleParser(module, masked)
     head_end = text.find("{")
     head = text if head_end < 0 else text[:head_end]
-    for name, _pattern in (("version", VERSION), ("target", _TARGET), ("address_size", _ADDRESS_SIZE)):
+    for name in ("version", "target", "address_size"):
         for m in re.finditer(r"\." + name + r"\b", head):
             if _at_line_start(text, m.start()):
                 parser.directive(name, m.start())
