@@ -24,6 +24,7 @@ __all__ = [
     "LABEL_AT",
     "NAME",
     "NAME_CHAR",
+    "SECTION_NAME",
     "STRING",
     "SYMBOL",
     "TOKEN_KIND",

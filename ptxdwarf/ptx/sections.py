@@ -18,7 +18,7 @@ from typing import Any
 
 from ..dwarf.image import Reloc, SectionImage, Symbol
 from ..errors import PtxSyntaxError
-from .lexer import DOTTED, SYMBOL
+from .lexer import DOTTED, NAME, SECTION_NAME, SYMBOL
 from .module import SectionText
 
 __all__ = ["ALIASES", "WIDTHS", "SectionParser", "fast_section"]
@@ -473,7 +473,8 @@ class SectionParser:
             self.data[offset : offset + width] = (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
 
 
-_FAST_SYMBOLS = re.compile(r"(?:(?:\.[A-Za-z_][\w$.]*|[A-Za-z_$%][\w$]*)(?:\+(?:[1-9][0-9]{0,9}|0))?\n)*")
+#: Symbols the fast path takes, each on a line: a name, and at most a small ``+N``.
+_FAST_SYMBOLS = re.compile(rf"(?:(?:{SECTION_NAME}|{NAME})(?:\+(?:[1-9][0-9]{{0,9}}|0))?\n)*")
 
 _WIDE_B64 = re.compile(r"\.b64[ \t]+[0-9]{10}")
 
@@ -485,9 +486,9 @@ def _symbol_of(text: str) -> Symbol:
     return Symbol(text)
 
 
-# The fast path reads a body written one directive a line: each directive becomes the separator before its
-# items (a .b8 list's own commas stay), a wide one marked as holding a symbol when
-# its item does not start with a digit.
+# The fast path reads a body written one directive a line: each directive becomes the
+# separator before its items (a .b8 list's own commas stay), a wide one marked as holding
+# a symbol when its item does not start with a digit.
 _LINE_SEPARATORS = (("\n.b8 ", "\x06"), ("\n.b16 ", "\x03"), ("\n.b32 ", "\x01"), ("\n.b64 ", "\x02"))
 _SYMBOL_SEPARATORS = ((re.compile("\x01(?![0-9])"), "\x04"), (re.compile("\x02(?![0-9])"), "\x05"))
 #: Splits at each symbolic item: text before, its separator, the symbol.
