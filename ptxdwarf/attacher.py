@@ -8,7 +8,6 @@ entity, when a symbol or label the DIEs use is not in the module.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -21,13 +20,19 @@ from .dwarf.image import DEBUG_SECTION_NAMES, SectionImage, gc_paused
 from .errors import AttachError
 from .ptx.debug import edit_debug_sections
 from .ptx.edits import TextEdits
+from .ptx.lexer import VERSION
+from .ptx.module import PtxFunction, PtxModule
 from .ptx.placement import first_label_anchors
-from .ptx.reader import PtxFunction, PtxModule, mask_comments, parse_ptx
+from .ptx.reader import parse_ptx
 from .ptx.statements import scan_body
 from .ptx.writer import Style
 
 if TYPE_CHECKING:
     from .builder import DebugInfoBuilder
+
+#: The header directives a ``.file`` goes after: the last of them.
+_ADDRESS_SIZE = re.compile(r"\.address_size\s+\d+")
+_TARGET = re.compile(r"\.target\b[^\n]*")
 
 __all__ = ["SourceLoc", "attach", "check_debuggable", "check_symbols"]
 
@@ -217,16 +222,14 @@ def _write_lines(
     the names of inlined functions added to ``.debug_str`` under labels of their own."""
     if module.files:
         raise AttachError("lines= needs a module without .file/.loc directives", where=filename)
-    text = module.text
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    masked = mask_comments(text, filename)
+    masked, index = module.masked, module.lines
     instruction_lines: dict[int, int] = {}  # 1-based line -> offset of its first instruction
     for f in module.functions:
         if f.body_start < 0:
             continue
         for stmt in scan_body(masked, f.body_start, f.body_end):
             if stmt.kind == "instr":
-                line = bisect.bisect_right(starts, stmt.start)
+                line = index.line(stmt.start)
                 instruction_lines.setdefault(line, stmt.start)
     files: dict[str, int] = {}
     names: dict[str, str] = {}  # inlined function -> its .debug_str label
@@ -257,7 +260,7 @@ def _write_lines(
         offset = instruction_lines.get(ptx_line)
         if offset is None:
             raise AttachError("lines= maps a line that starts no instruction", where=where)
-        line_start = starts[ptx_line - 1]
+        line_start = index.start(ptx_line)
         if masked[line_start:offset].strip():
             raise AttachError(
                 "lines= maps a line whose instruction is not the first thing on it", where=where
@@ -292,13 +295,9 @@ def _anchor_first_labels(
 
 def _after_header(module: PtxModule) -> int:
     """Offset of the line after ``.address_size`` (or ``.target``, or ``.version``)."""
-    import re
-
-    from .ptx.reader import mask_comments
-
-    masked = mask_comments(module.text)
-    for directive in (r"\.address_size\s+\d+", r"\.target\b[^\n]*", r"\.version\s+[\d.]+"):
-        m = re.search(directive, masked)
+    masked = module.masked
+    for directive in (_ADDRESS_SIZE, _TARGET, VERSION):
+        m = directive.search(masked)
         if m is not None:
             nl = masked.find("\n", m.end())
             return len(masked) if nl < 0 else nl + 1

@@ -706,7 +706,7 @@ def test_identifiers_starting_agrees_with_identifiers() -> None:
 
 
 def test_directive_re_skips_directive_names_within_tokens() -> None:
-    from ptxdwarf.autodebug.scan import directive_re
+    from ptxdwarf.ptx.lexer import directive_re
 
     text = ".loc 1\nld.loc x; $.loc; a.loc; ..loc; .local; .loc\t1;.file"
     assert [m.start() for m in directive_re("loc").finditer(text)] == [0, text.rindex(".loc")]

@@ -281,7 +281,7 @@ def test_reader_error_wins_over_ptxas(ptxas_tool: Ptxas) -> None:
 
 def test_ptxas_starts_before_the_code_is_read(ptxas_tool: Ptxas, monkeypatch: pytest.MonkeyPatch) -> None:
     """The full read of the module's code (functions, labels, declarations) runs while ptxas runs."""
-    from ptxdwarf.ptx.reader import PtxModule
+    from ptxdwarf.ptx.module import PtxModule
 
     events: list[str] = []
 

@@ -70,7 +70,7 @@ from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.errors import ToolError
 from ptxdwarf.ptx import needs_compile_only, parse_ptx
-from ptxdwarf.ptx.reader import PtxModule
+from ptxdwarf.ptx.module import PtxModule
 from tools.ptxas_facts import within_reach
 
 CORPUS = ROOT / "fixtures" / "corpus"

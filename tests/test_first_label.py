@@ -44,7 +44,7 @@ $L__block_end:
 
 def _placement(text: str) -> str | None:
     module = parse_ptx(text, "k.ptx")
-    return first_label_at_zero(text, module.function("_Z1kPii"))  # type: ignore[arg-type]  # KERNEL defines _Z1kPii
+    return first_label_at_zero(module.masked, module.function("_Z1kPii"))  # type: ignore[arg-type]  # KERNEL defines _Z1kPii
 
 
 @pytest.mark.parametrize(
@@ -71,7 +71,7 @@ def test_which_label_ptxas_places_at_zero(edit: tuple[str, str], expected: str |
 
 def test_first_instruction() -> None:
     module = parse_ptx(KERNEL, "k.ptx")
-    at = first_instruction(KERNEL, module.function("_Z1kPii"))  # type: ignore[arg-type]  # KERNEL defines _Z1kPii
+    at = first_instruction(module.masked, module.function("_Z1kPii"))  # type: ignore[arg-type]  # KERNEL defines _Z1kPii
     assert at is not None and KERNEL[at:].startswith("ld.param.u64 %rd1")
 
 

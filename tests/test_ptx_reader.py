@@ -162,7 +162,7 @@ def test_decode_error_names_the_ptx_line() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from ptxdwarf.ptx import reader as _ptx  # noqa: E402
+from ptxdwarf.ptx import sections as _ptx  # noqa: E402
 
 _VALUE = {
     ".b8": st.integers(0, 255).map(str),
@@ -190,19 +190,19 @@ def _simple_line(draw: st.DrawFn) -> str:
 @given(st.lists(_simple_line(), min_size=1, max_size=40), st.sampled_from(["\n", "\n\t", "\n\n"]))
 def test_bulk_reader_equals_line_reader(lines: list[str], sep: str) -> None:
     body = sep + sep.join(lines) + "\n"
-    slow = _ptx._SectionParser(".debug_info", "t.ptx").parse_lines(body, 10)
-    fast = _ptx._fast_section(".debug_info", body, "t.ptx")
+    slow = _ptx.SectionParser(".debug_info", "t.ptx").parse_lines(body, 10)
+    fast = _ptx.fast_section(".debug_info", body, "t.ptx")
     if fast is None:
         return  # forms the bulk reader leaves to the line reader (hex, octal, ...)
     assert fast.data == slow.data
     assert fast.relocs == slow.relocs
     assert fast.wide_values == slow.wide_values
-    image = _ptx._SectionParser(".debug_info", "t.ptx").parse(body, 10)
+    image = _ptx.SectionParser(".debug_info", "t.ptx").parse(body, 10)
     image.ensure_lines()
     assert (image.line_offsets, image.line_numbers) == (slow.line_offsets, slow.line_numbers)
 
 
-# --- the one-directive-a-line reader against the general bulk reader ----------
+# --- the fast path against the line-by-line reader ------------------------------
 
 
 def _section_bodies() -> list[tuple[str, str, str]]:
@@ -240,19 +240,14 @@ _VARIANTS = [
 ]
 
 
-def _bulk_image(name: str, body: str, line_reader: bool) -> tuple[object, list[tuple[str, int]]]:
-    from ptxdwarf.ptx import reader
-
+def _bulk_image(name: str, body: str, fast: bool) -> tuple[object, list[tuple[str, int]]]:
     addends: list[tuple[str, int]] = []
-    if line_reader:
-        img = reader._line_section(name, body, "f.ptx", addends)
+    if fast:
+        img = _ptx.fast_section(name, body, "f.ptx", addends)
     else:
-        saved = reader._line_section
-        reader._line_section = lambda *args: None
-        try:
-            img = reader._fast_section(name, body, "f.ptx", addends)
-        finally:
-            reader._line_section = saved
+        parser = _ptx.SectionParser(name, "f.ptx")
+        img = parser.parse_lines(body, 1)
+        addends = parser.text.addends
     if img is None:
         return None, addends
     relocs = [(r.offset, r.size, r.symbol.name, r.symbol.addend) for r in img.relocs]
@@ -260,9 +255,9 @@ def _bulk_image(name: str, body: str, line_reader: bool) -> tuple[object, list[t
 
 
 @pytest.mark.parametrize("variant", [v for v, _ in _VARIANTS])
-def test_line_reader_reads_what_the_bulk_reader_reads(variant: str) -> None:
-    """Where the one-directive-a-line reader takes a body, its image is the general
-    bulk reader's; it takes every section nvcc writes."""
+def test_fast_path_reads_what_the_line_reader_reads(variant: str) -> None:
+    """Where the fast path takes a body, its image is the line-by-line reader's; it takes
+    every section nvcc writes."""
     change: Callable[[str], str] = dict(_VARIANTS)[variant]
     taken = 0
     for where, name, body in _BODIES:
@@ -282,7 +277,7 @@ def test_line_reader_reads_what_the_bulk_reader_reads(variant: str) -> None:
         "\n.b8 1\n.b32 2,3\n",  # a list on a wide directive
         "\n.b8 017\n",  # octal
         "\n.b8 sym\n",  # a symbol on .b8
-        "\n.b8 1\n  .b8 2\n",  # indentation
+        "\n.b8  1\n",  # two blanks after the directive
         "\n.b8 1\r\n.b8 2\n",  # CRLF
         "\n.b32 -1\n",  # a sign
         "\n.b32 1U\n",  # a suffix
@@ -290,7 +285,66 @@ def test_line_reader_reads_what_the_bulk_reader_reads(variant: str) -> None:
         "\nL:\n.b8 1\n",  # a label
     ],
 )
-def test_line_reader_leaves_other_text_to_the_general_readers(body: str) -> None:
-    from ptxdwarf.ptx import reader
+def test_fast_path_leaves_other_text_to_the_line_reader(body: str) -> None:
+    assert _ptx.fast_section(".debug_info", body, "f.ptx", []) is None
 
-    assert reader._line_section(".debug_info", body, "f.ptx", []) is None
+
+# --- the lexical layer: masking, the line index, reading the text once ----------
+
+
+def test_masking_keeps_offsets_and_lines() -> None:
+    from ptxdwarf.ptx.lexer import mask_comments
+
+    text = '.file 1 "a//b" // c\n/* d\n e */ .b8 1 /* f */\n'
+    masked = mask_comments(text)
+    assert len(masked) == len(text) and masked.count("\n") == text.count("\n")
+    assert masked == '.file 1 "a//b"     \n    \n      .b8 1        \n'
+    assert mask_comments(masked) == masked
+
+
+@pytest.mark.parametrize("order", ["forward", "backward", "scans"])
+def test_line_index(order: str) -> None:
+    from ptxdwarf.ptx.lexer import LineIndex
+
+    text = "a\n\nbc\nd"
+    expected = [1, 1, 2, 3, 3, 3, 4, 4]  # the line of each offset, and of the end
+    offsets = list(range(len(text) + 1))
+    if order == "backward":
+        offsets.reverse()
+    elif order == "scans":
+        offsets = offsets[3:] + offsets[:3] + offsets[5:] + offsets[1:] + offsets
+    index = LineIndex(text)
+    assert [index.line(o) for o in offsets] == [expected[o] for o in offsets]
+    assert [index.start(line) for line in (1, 2, 3, 4)] == [0, 2, 3, 6]
+    assert index.span(3) == (3, 5) and index.span(4) == (6, 7)
+
+
+def test_each_command_masks_the_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lint, fix, strip and attach read the masked text the reader made."""
+    from conftest import FIXTURES
+
+    from ptxdwarf.autodebug.entry import attach_ptx
+    from ptxdwarf.linter import lint
+    from ptxdwarf.ptx import lexer, module, reader
+    from ptxdwarf.repair import fix, strip
+
+    calls: list[int] = []
+
+    def counting(text: str, filename: str = "<ptx>") -> str:
+        calls.append(len(text))
+        return lexer.mask_comments(text, filename)
+
+    monkeypatch.setattr(reader, "mask_comments", counting)
+    monkeypatch.setattr(module, "mask_comments", counting)
+    plain = ptxdwarf.files.load_text(FIXTURES / "corpus/nvcc-13.0/control.O3.sm_75.ptx")
+    debug = ptxdwarf.files.load_text(FIXTURES / "corpus/nvcc-13.0/control.G.sm_75.ptx")
+    runs: dict[str, Callable[[], object]] = {
+        "lint": lambda: lint(debug),
+        "fix": lambda: fix(debug, ptxas_version="13.0"),
+        "strip": lambda: strip(debug),
+        "attach": lambda: attach_ptx(plain, output_name="/tmp/k.debug.ptx"),
+    }
+    for name, run in runs.items():
+        calls.clear()
+        run()
+        assert len(calls) == 1, name

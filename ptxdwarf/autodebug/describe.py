@@ -13,7 +13,7 @@ from ..demangle import demangle
 from ..dwarf.constants import HANDLE_CLASS, SPACE_CLASS, AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME
 from ..loc import address, local, param, register
-from ..ptx.reader import PtxFunction, PtxModule, PtxVariable
+from ..ptx.module import PtxFunction, PtxModule, PtxVariable
 from ..ptx.statements import used_names
 from .params import device_param_location, param_loads
 from .plan import Plan

@@ -14,7 +14,8 @@ from ..dwarf.encode import encode
 from ..dwarf.image import DEBUG_SECTION_NAMES
 from ..errors import AttachError, PtxDwarfError
 from ..ptx.debug import decode_module, edit_debug_sections
-from ..ptx.reader import PtxModule, mask_comments, parse_ptx
+from ..ptx.module import PtxModule
+from ..ptx.reader import parse_ptx
 from ..ptx.statements import scan_body
 from ..ptx.writer import Style
 from . import registers
@@ -191,7 +192,7 @@ def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str,
     information it has (``.file``/``.loc`` and no debug section), or an
     :class:`AttachError` saying why not."""
     module = parse_ptx(text, filename)
-    masked = mask_comments(text, filename)
+    masked = module.masked
     existing = existing_debug(module, masked)
     keep_lines = False
     if existing is not None and not replace and module.files and _line_tables_only(module):
@@ -205,7 +206,7 @@ def _read(text: str, filename: str, replace: bool) -> tuple[str, PtxModule, str,
             )
         text = strip_debug(text, module, masked)
         module = parse_ptx(text, filename)
-        masked = mask_comments(text, filename)
+        masked = module.masked
     if module.address_size != 64:
         size = module.address_size or "none (32)"
         raise AttachError(

@@ -7,9 +7,9 @@ from collections import Counter
 
 from ..ptx.debug import edit_debug_sections
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxModule
+from ..ptx.lexer import directive_re
+from ..ptx.module import PtxModule
 from ..ptx.statements import line_directive_spans
-from .scan import directive_re
 
 _LOC = directive_re("loc")
 
@@ -26,7 +26,7 @@ def existing_debug(module: PtxModule, masked: str) -> tuple[str, int] | None:
         found.append((f.line, f".file {f.index}"))
     m = _LOC.search(masked)
     if m is not None:
-        found.append((masked.count("\n", 0, m.start()) + 1, ".loc directives"))
+        found.append((module.lines.line(m.start()), ".loc directives"))
     if not found:
         return None
     line, what = min(found)

@@ -14,11 +14,12 @@ from ..cuda.quirks import MISREAD_PIECE_SIZES, workaround
 from ..dwarf.constants import AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME, Op, register_number
 from ..loc import Location, expression, register
+from ..ptx.lexer import NAME
 from ..ptx.statements import Stmt
 from .registers import fits
 
 _LD_PARAM = re.compile(
-    r"ld\.param(?:::\w+)?((?:\.\w+)*)\s+(.*?)\s*,\s*\[\s*([A-Za-z_$%][\w$]*)\s*(?:\+\s*(\d+))?\s*\]\s*",
+    r"ld\.param(?:::\w+)?((?:\.\w+)*)\s+(.*?)\s*,\s*\[\s*(" + NAME + r")\s*(?:\+\s*(\d+))?\s*\]\s*",
     re.DOTALL,
 )
 _WIDTHS = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}

@@ -9,8 +9,9 @@ import bisect
 
 from ..cuda.quirks import workaround
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxFunction, PtxModule
-from .scan import Func, Lines, directive_re
+from ..ptx.lexer import LineIndex, directive_re
+from ..ptx.module import PtxFunction, PtxModule
+from .scan import Func
 
 _HEADER = directive_re("version", "target", "address_size")
 
@@ -21,11 +22,12 @@ class Plan:
 
     LOC = object()
 
-    def __init__(self, text: str, keep_lines: bool = False) -> None:
+    def __init__(self, text: str, lines: LineIndex, keep_lines: bool = False) -> None:
         self.text = text
         self.keep_lines = keep_lines
         """The input's own ``.file``/``.loc`` stay: no ``.loc`` of PTX lines, no declaration lines."""
-        self.lines = Lines(text)
+        self.lines = lines
+        """The line index of ``text``."""
         self.raw = text.split("\n")
         self.crlf = "\r\n" in text
         self.lf_only: set[int] = set()  # lines a CRLF output ends with CRLF, the input with LF
@@ -39,15 +41,20 @@ class Plan:
         self.labels: dict[str, PtxFunction] = {}
         """Labels the plan inserts -> the function whose body they go in."""
 
+    def at(self, offset: int) -> tuple[int, int]:
+        """(0-based line, column) of ``offset``."""
+        line = self.lines.line(offset)
+        return line - 1, offset - self.lines.start(line)
+
     def split_at(self, offset: int) -> None:
         """Start a new line at ``offset`` (not at a line's start or end)."""
-        line, col = self.lines.at(offset)
+        line, col = self.at(offset)
         if 0 < col < len(self.raw[line]):
             self.splits.setdefault(line, set()).add(col)
 
     def segment_of(self, offset: int) -> tuple[int, int]:
         """(line, segment) of ``offset``: segment k is the line's text after its k-th split."""
-        line, col = self.lines.at(offset)
+        line, col = self.at(offset)
         cols = sorted(self.splits.get(line, ()))
         return line, bisect.bisect_right(cols, col)
 
@@ -72,7 +79,7 @@ class Plan:
             edits.insert(offset, text)
         out = 0
         for i, line in enumerate(self.raw):
-            start = self.lines.starts[i]
+            start = self.lines.start(i + 1)
             if i not in self.splits and (i, 0) not in self.before:
                 self.out_index[(i, 0)] = out
                 out += 1
@@ -86,7 +93,7 @@ class Plan:
         """The edits of line ``i``, whose first segment is output line ``out`` (0-based,
         before its inserted lines); the output line after it."""
         line = self.raw[i]
-        start = self.lines.starts[i]
+        start = self.lines.start(i + 1)
         bounds = [0, *sorted(self.splits.get(i, ())), len(line)]
         for seg in range(len(bounds) - 1):
             key = (i, seg)
@@ -131,7 +138,7 @@ def make_plan(
     """The plan of ``text`` (see the module docstring); labels are ``prefix`` +
     ``beginK``/``endK``. ``keep_lines``: the input's ``.file``/``.loc`` stay and no
     ``.loc``/``.file`` is added."""
-    plan = Plan(text, keep_lines)
+    plan = Plan(text, module.lines, keep_lines)
     _split_lines(plan, funcs)
     for fn in funcs:
         _place_locs(plan, fn, prefix)
@@ -139,9 +146,8 @@ def make_plan(
     t_start, t_end = module.target_span
     if debug_target and not module.has_debug_target:
         plan.insert_inline(t_start + len(text[t_start:t_end].rstrip()), ", debug")
-    lines = plan.lines
     anchor_line = max(
-        (lines.at(m.start())[0] for m in _HEADER.finditer(masked)),
+        (plan.at(m.start())[0] for m in _HEADER.finditer(masked)),
         default=0,
     )
     if not keep_lines:
@@ -152,20 +158,19 @@ def make_plan(
 def _split_lines(plan: Plan, funcs: list[Func]) -> None:
     """An instruction on the line of a function's opening brace or after a declaration
     goes to a line of its own, and so does a closing brace after code."""
-    lines = plan.lines
     for fn in funcs:
         f = fn.func
         open_brace = f.body_start - 1
-        if fn.instrs and lines.at(fn.instrs[0].start)[0] == lines.at(open_brace)[0]:
+        if fn.instrs and plan.at(fn.instrs[0].start)[0] == plan.at(open_brace)[0]:
             plan.split_at(f.body_start)
         for before, s in zip(fn.statements, fn.statements[1:], strict=False):
             if (
                 s.kind == "instr"
                 and before.kind == "directive"
-                and lines.at(before.end)[0] == lines.at(s.start)[0]
+                and plan.at(before.end)[0] == plan.at(s.start)[0]
             ):
                 plan.split_at(s.start)
-        close_line, close_col = lines.at(f.body_end)
+        close_line, close_col = plan.at(f.body_end)
         if plan.raw[close_line][:close_col].strip():
             plan.split_at(f.body_end)
 
@@ -175,7 +180,6 @@ def _place_locs(plan: Plan, fn: Func, prefix: str) -> None:
     """``.loc`` before the first line of each instruction of ``fn`` (once per line, not
     inside another statement), the begin label after the first, the end label last."""
     f = fn.func
-    lines = plan.lines
     earlier_end = -1  # where the statements of earlier segments end, at the latest
     segment: tuple[int, int] | None = None
     segment_end = -1
@@ -186,7 +190,9 @@ def _place_locs(plan: Plan, fn: Func, prefix: str) -> None:
         if seg != segment:
             earlier_end = max(earlier_end, segment_end)
             segment, segment_end = seg, -1
-        seg_start = lines.starts[seg[0]] + (sorted(plan.splits.get(seg[0], ()))[seg[1] - 1] if seg[1] else 0)
+        seg_start = plan.lines.start(seg[0] + 1) + (
+            sorted(plan.splits.get(seg[0], ()))[seg[1] - 1] if seg[1] else 0
+        )
         segment_end = max(segment_end, s.end)
         if s.kind != "instr" or earlier_end > seg_start or seg in seen_segments:
             continue

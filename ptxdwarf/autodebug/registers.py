@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..dwarf.expr import MAX_REGISTER_NAME
-from ..ptx.reader import PtxModule
+from ..ptx.module import PtxModule
 from .scan import IDENT, identifiers
 
 _RANGE_OPEN = re.compile(r"\s*<")

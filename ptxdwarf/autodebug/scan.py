@@ -1,25 +1,18 @@
-"""Reading a module's text for attach: functions, line starts, identifiers (the
-statements of a body come from :mod:`ptxdwarf.ptx.statements`)."""
+"""Reading a module's text for attach: functions and identifiers (the statements of a
+body come from :mod:`ptxdwarf.ptx.statements`, the patterns from :mod:`ptxdwarf.ptx.lexer`)."""
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 
-from ..ptx.reader import PtxFunction
+from ..ptx.lexer import NAME, NAME_CHAR
+from ..ptx.module import PtxFunction
 from ..ptx.statements import Stmt
 
-IDENT = re.compile(r"(?<![\w$%.])([A-Za-z_$%][\w$]*)")
+IDENT = re.compile(rf"(?<!{NAME_CHAR})({NAME})")
 _IDENT_TAIL = re.compile(r"[\w$]*")
-_IDENT_BEFORE = re.compile(r"[\w$%.]")
-
-
-def directive_re(*names: str) -> re.Pattern[str]:
-    """The directives ``.name`` (each of ``names``), not within another token."""
-    # The dot comes before the look-behind: a pattern that starts with a look-behind is
-    # tried at every offset of the text.
-    return re.compile(r"\.(?<![\w$.]\.)(?:" + "|".join(map(re.escape, names)) + r")\b")
+_IDENT_BEFORE = re.compile(NAME_CHAR)
 
 
 def find_name(text: str, name: str) -> int:
@@ -44,21 +37,6 @@ class Func:
     """Its registers' new names (``rename_registers``)."""
     statements: list[Stmt] = field(default_factory=list)
     instrs: list[Stmt] = field(default_factory=list)
-
-
-class Lines:
-    """Line starts of a text, for offset -> (line index, column)."""
-
-    def __init__(self, text: str) -> None:
-        self.starts = [0]
-        pos = text.find("\n")
-        while pos >= 0:
-            self.starts.append(pos + 1)
-            pos = text.find("\n", pos + 1)
-
-    def at(self, offset: int) -> tuple[int, int]:
-        i = bisect.bisect_right(self.starts, offset) - 1
-        return i, offset - self.starts[i]
 
 
 def identifiers(masked: str) -> set[str]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..builder import PTX_TYPES, DebugInfoBuilder, Type
 from ..dwarf.constants import HANDLE_CLASS, SPACE_CLASS, AddressClass
-from ..ptx.reader import PtxVariable
+from ..ptx.module import PtxVariable
 
 #: PTX types the builder's table lacks: name -> (byte size, encoding).
 _EXTRA_TYPES = {".bf16": (2, "float"), ".tf32": (4, "float"), ".b128": (16, "unsigned")}

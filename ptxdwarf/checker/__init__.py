@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
-from ..ptx.reader import PtxModule, parse_ptx
+from ..ptx.module import PtxModule
+from ..ptx.reader import parse_ptx
 from ..ptx.symbols import likely_needs_compile_only, needs_compile_only, symbol_table
 from .report import CheckReport, Difference
 

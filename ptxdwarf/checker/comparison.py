@@ -12,8 +12,8 @@ from ..dwarf.image import gc_paused
 from ..dwarf.model import DebugInfo
 from ..errors import CubinError, DwarfError
 from ..parallel import run_beside
+from ..ptx.module import PtxModule
 from ..ptx.placement import LocRow
-from ..ptx.reader import PtxModule
 from ..ptx.symbols import SymbolTable
 from ..visibility import RegisterLocation, register_locations
 from .lines import SassLines, compare_label_places, compare_line_files, compare_line_rows, expected_rows

@@ -11,8 +11,8 @@ from ..dwarf.expr import ExpressionError, Op, decode_expression
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, die_path
 from ..dwarf.schemas import Block
+from ..ptx.module import PtxFunction, PtxModule
 from ..ptx.placement import first_label_at_zero
-from ..ptx.reader import PtxFunction, PtxModule
 from ..ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,
@@ -248,7 +248,7 @@ class Expectations:
         """The label of ``function`` ptxas places at offset 0 (see :func:`first_label_at_zero`)."""
         key = id(function)
         if key not in self._first_labels:
-            self._first_labels[key] = first_label_at_zero(self.module.text, function)
+            self._first_labels[key] = first_label_at_zero(self.module.masked, function)
         return self._first_labels[key]
 
     def list_ends_early(self, where: str, loc: LocationList, kept: int) -> None:
@@ -445,7 +445,7 @@ class Expectations:
 def first_labels_at_zero(module: PtxModule) -> dict[int, str | None]:
     """:func:`~ptxdwarf.ptx.placement.first_label_at_zero` of each function, by ``id``: what
     the comparison asks of the PTX alone, found before the cubin is there."""
-    return {id(f): first_label_at_zero(module.text, f) for f in module.functions}
+    return {id(f): first_label_at_zero(module.masked, f) for f in module.functions}
 
 
 def look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:

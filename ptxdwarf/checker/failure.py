@@ -7,7 +7,7 @@ import bisect
 from ..cuda.ptxas import PtxasFailed
 from ..dwarf.constants import at_name
 from ..dwarf.model import DebugInfo
-from ..ptx.reader import PtxModule
+from ..ptx.module import PtxModule
 from .show import die_and_attribute_at
 
 __all__ = ["explain_failure"]

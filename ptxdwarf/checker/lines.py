@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import bisect
-import re
 
 from ..cuda.cubin import CubinImages
 from ..dwarf.image import Symbol
 from ..dwarf.lines import LineProgram, line_starts
 from ..errors import DwarfError
+from ..ptx.module import PtxModule
 from ..ptx.placement import LocRow, labels_dropped, line_rows
-from ..ptx.reader import PtxModule
 from .report import CheckReport, Difference
 
 __all__ = ["SassLines", "compare_label_places", "compare_line_files", "compare_line_rows", "expected_rows"]
@@ -48,10 +47,10 @@ class SassLines:
 def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]:
     """Per function with a body, the (file, line) rows its ``.loc`` directives make, each
     with the offset of the first ``.loc`` that gives it (:func:`~ptxdwarf.ptx.placement.line_rows`)."""
-    text = module.text
-    if ".loc" not in text:
+    if ".loc" not in module.text:
         return {}
-    return {f.name: line_rows(text, f) for f in module.functions if f.body_start >= 0}
+    masked = module.masked
+    return {f.name: line_rows(masked, f) for f in module.functions if f.body_start >= 0}
 
 
 def compare_line_rows(
@@ -71,19 +70,16 @@ def compare_line_rows(
         for row in program.rows:
             if not row.end_sequence and row.line and row.symbol is not None:
                 got.setdefault(row.symbol, set()).add((row.file, row.line))
-    text = module.text
-    newlines: list[int] | None = None
+    index = module.lines
     for name, expected in rows.items():
         found = got.get(name, set())
         missing = expected.keys() - found
         report.line_rows += len(expected) - len(missing)
         for file, line in sorted(missing):
             loc = expected[(file, line)]
-            if newlines is None:
-                newlines = [m.start() for m in re.finditer("\n", text)]
             with_sass = sass.starts()  # read when a row is missing, not before (it is large)
-            ptx_line = bisect.bisect_left(newlines, loc.at) + 1
-            code_lines = {bisect.bisect_left(newlines, at) + 1 for at in loc.code}
+            ptx_line = index.line(loc.at)
+            code_lines = {index.line(at) for at in loc.code}
             lines = with_sass.get(name) if with_sass is not None else None
             if lines is not None and code_lines & lines.keys():
                 report.differences.append(
@@ -164,8 +160,7 @@ def compare_label_places(
     if not starts:
         return
     named = {d.ptx for d in report.differences}  # a label reported already (first-label-at-zero)
-    text = module.text
-    pos, line_no = 0, 1
+    pos = 0
     for f in sorted(module.functions, key=lambda f: f.body_start):
         found_lines = starts.get(f.name)
         if not found_lines or f.body_start < pos:
@@ -173,9 +168,8 @@ def compare_label_places(
         with_code: list[int] | None = None
         moving: set[str] | None = None
         end = sass.end_of(f.name)
-        line_no += text.count("\n", pos, f.body_start)
         pos = f.body_start
-        body_line = line_no  # the line of the body's "{": code above it is the prologue's
+        body_line = module.lines.line(pos)  # the line of the body's "{": code above it is the prologue's
         for label, line in f.labels.items():
             got = placed.get(label)
             if got is None or got.name != f.name or label in named:
@@ -195,7 +189,7 @@ def compare_label_places(
                 code = found_lines[above]
                 if got.addend == code:
                     if moving is None:
-                        moving = set(labels_dropped(text, f).values())
+                        moving = set(labels_dropped(module.masked, f).values())
                     if label not in moving:
                         continue
                 elif got.addend >= code:

@@ -7,7 +7,7 @@ from typing import cast
 from ..dwarf.constants import at_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DebugInfo, die_path
-from ..ptx.reader import PtxModule
+from ..ptx.module import PtxModule
 from .expect import Expectations, plain_value
 from .report import CheckReport, Difference
 from .show import attribute_title, die_and_attribute_at, show

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ptx.reader import PtxModule
+from ..ptx.module import PtxModule
 
 __all__ = ["not_debuggable"]
 

@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from ..dwarf import encode, forms
-from ..ptx import debug, placement, reader, statements, writer
+from ..ptx import debug, placement, sections, statements, writer
 
 __all__ = [
     "MEASURED_ON",
@@ -159,7 +159,7 @@ QUIRKS: tuple[Quirk, ...] = (
             "wide.b32-2pow32",
             "wide.b8-mod",
         ),
-        (writer._width_of, reader._as_ptxas_keeps),
+        (writer._width_of, sections._as_ptxas_keeps),
         "the writer emits a value of 2**32 or more as two .b32 (low word first); the reader keeps what ptxas "
         "keeps (the low 32 bits), so dump and rewrite show what the cubin gets, and check reports each",
         "wide-value",

@@ -26,6 +26,7 @@ __all__ = [
     "encode_expression",
     "register_name",
     "register_number",
+    "IDENTIFIER",
     "MAX_REGISTER_NAME",
 ]
 
@@ -123,9 +124,13 @@ def register_number(name: str) -> int:
     return int.from_bytes(raw, "big")
 
 
-#: A PTX identifier (``%r1``, ``temp``, ``p``, ``__x``): ptxas maps such a ``DW_OP_regx`` name to
-#: a machine register whether or not it starts with ``%`` (cases ``regx.*``).
-_REGISTER_NAME = re.compile(rb"%[!-~]+|[A-Za-z][A-Za-z0-9_$]*|[_$][A-Za-z0-9_$]+")
+#: A PTX identifier (``%r1``, ``temp``, ``p``, ``__x``), the one home of the pattern (here, the
+#: lowest layer that reads one; :mod:`ptxdwarf.ptx.lexer` takes it from here).
+IDENTIFIER = r"[A-Za-z][\w$]*|[_$%][\w$]+"
+#: A register name a ``DW_OP_regx`` operand spells: an ASCII identifier, or ``%`` and any
+#: printable characters; ptxas maps such a name to a machine register whether or not it
+#: starts with ``%`` (cases ``regx.*``).
+_REGISTER_NAME = re.compile(("%[!-~]+|" + IDENTIFIER).encode("ascii"))
 
 
 def register_name(number: int) -> str | None:

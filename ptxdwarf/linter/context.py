@@ -11,7 +11,7 @@ from ..cuda.quirks import quirks_for_rule
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
-from ..ptx.reader import PtxFunction, PtxModule, SectionBlock
+from ..ptx.module import PtxFunction, PtxModule, SectionBlock
 from ..ptx.statements import line_directives
 from ..ptx.symbols import SymbolTable, symbol_table
 from .finding import Finding
@@ -62,9 +62,10 @@ class LintContext:
 
     @property
     def loc_lines(self) -> list[re.Match[str]]:
-        """The ``.loc`` lines of the module's text (see :func:`~ptxdwarf.ptx.statements.line_directives`)."""
+        """The ``.loc`` lines of the module's comment-masked text (see
+        :func:`~ptxdwarf.ptx.statements.line_directives`)."""
         if self._loc_lines is None:
-            self._loc_lines = list(line_directives(self.module.text))
+            self._loc_lines = list(line_directives(self.module.masked))
         return self._loc_lines
 
     # --- reporting ----------------------------------------------------------

@@ -4,7 +4,6 @@ values ptxas reads wrongly or cannot parse."""
 
 from __future__ import annotations
 
-import bisect
 import re
 
 from ..cuda.debuggable import not_debuggable
@@ -13,7 +12,7 @@ from ..cuda.quirks import quirk
 from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
-from ..ptx.reader import PtxModule, SectionBlock, mask_comments
+from ..ptx.module import PtxModule, SectionBlock
 from ..ptx.statements import INLINED_AT, line_directives
 from .context import LintContext
 from .rules import ERROR, WARNING
@@ -39,14 +38,13 @@ def check_text(ctx: LintContext) -> None:
     text = ctx.module.text
     if text.isascii():
         return
-    masked = mask_comments(text, ctx.filename)
+    masked = ctx.module.masked
     in_comments = quirk("non-ascii-comment").holds_for(ctx.ptxas_version)
     bad = [i for i, ch in enumerate(text) if ord(ch) > 127 and (in_comments or masked[i] == ch)]
     if not bad:
         return
-    newlines = [m.start() for m in re.finditer("\n", text)]
-    line = bisect.bisect_left(newlines, bad[0]) + 1
-    lines = {bisect.bisect_left(newlines, i) + 1 for i in bad[:1000]}
+    line = ctx.module.lines.line(bad[0])
+    lines = {ctx.module.lines.line(i) for i in bad[:1000]}
     where = "anywhere, comments included" if in_comments else "outside comments"
     ctx.add(
         "non-ascii",
@@ -77,7 +75,7 @@ def check_header(ctx: LintContext) -> None:
         return
     if module.address_size == 32:
         m = _ADDRESS_SIZE.search(module.text)
-        line = module.text.count("\n", 0, m.start()) + 1 if m else None
+        line = module.lines.line(m.start()) if m else None
         ctx.add(
             "address-size",
             ".address_size 32 with debug info: ptxas -g needs .address_size 64",
@@ -296,11 +294,7 @@ def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
         needs.append(((3, 0), "a debug target (.target ..., debug)", module.target_line))
     inlined = (
         next(
-            (
-                m
-                for m in line_directives(mask_comments(module.text, module.filename))
-                if INLINED_AT.search(m.group())
-            ),
+            (m for m in line_directives(module.masked) if INLINED_AT.search(m.group())),
             None,
         )
         if "inlined_at" in module.text
@@ -311,7 +305,7 @@ def version_needs(module: PtxModule) -> list[tuple[tuple[int, int], str, int]]:
             (
                 (7, 0),
                 "line information of inline functions (.loc ..., inlined_at)",
-                module.text.count("\n", 0, inlined.start()) + 1,
+                module.lines.line(inlined.start()),
             )
         )
     for block in module.sections:

@@ -11,8 +11,9 @@ from typing import Any
 from ..dwarf.constants import AT, TAG, at_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo
+from ..ptx.lexer import is_dotted_name
+from ..ptx.module import PtxFunction
 from ..ptx.placement import first_label_at_zero, labels_dropped
-from ..ptx.reader import PtxFunction, is_dotted_name
 from ..ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,
@@ -165,7 +166,7 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
         dropped: dict[str, str] = {}
         i = bisect.bisect_left(zero_locs, f.body_start)
         if (i < len(zero_locs) and zero_locs[i] < f.body_end) or _before_any_loc(text, f, labels):
-            dropped = labels_dropped(text, f)
+            dropped = labels_dropped(ctx.module.masked, f)
         for label, cause in dropped.items():
             if label not in used:
                 if cause in used and cause not in dropped:
@@ -191,7 +192,7 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
                     + _cause_moved(label, cause, used),
                     used[label],
                 )
-        misplaced = first_label_at_zero(text, f)
+        misplaced = first_label_at_zero(ctx.module.masked, f)
         if misplaced is not None and misplaced in used and misplaced not in dropped:
             _at_use(
                 ctx,

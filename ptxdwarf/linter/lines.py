@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from ..ptx.reader import mask_comments
-from ..ptx.statements import INLINED_AT, LOC, line_directives
+from ..ptx.lexer import LineIndex
+from ..ptx.statements import INLINED_AT, LOC
 from .context import LintContext
 
 __all__ = ["check_locs"]
@@ -17,13 +17,13 @@ _FUNCTION_NAME = re.compile(r"\bfunction_name\s+([^\s,]+)")
 class _LineOf:
     """The 1-based line of an offset, counted only when a finding needs it."""
 
-    __slots__ = ("offset", "text")
+    __slots__ = ("lines", "offset")
 
-    def __init__(self, text: str, offset: int) -> None:
-        self.text, self.offset = text, offset
+    def __init__(self, lines: LineIndex, offset: int) -> None:
+        self.lines, self.offset = lines, offset
 
     def __int__(self) -> int:
-        return self.text.count("\n", 0, self.offset) + 1
+        return self.lines.line(self.offset)
 
 
 def check_locs(ctx: LintContext) -> None:
@@ -33,15 +33,13 @@ def check_locs(ctx: LintContext) -> None:
     if ".loc" not in text:
         return
     declared = {f.index for f in module.files}
-    # A .loc starts a statement; only a /* */ comment could hide one, so only then is the text masked.
-    masked = mask_comments(text, ctx.filename) if "/*" in text else text
-    found_lines = line_directives(masked) if masked is not text else ctx.loc_lines
+    found_lines = ctx.loc_lines
     str_labels = ctx.images[".debug_str"].labels if ".debug_str" in ctx.images else {}
     reported_files: set[int] = set()
     used: set[tuple[int, int, int]] = set()  # locations of the .loc directives so far, in text order
-    inlining = "inlined_at" in masked  # else no .loc has an inlined_at to check against those used
+    inlining = "inlined_at" in module.masked  # else no .loc has an inlined_at to check against those used
     for found in found_lines:
-        directive = found.group().split("//", 1)[0]
+        directive = found.group()
         m = LOC.match(directive)
         if m is None:
             continue
@@ -52,13 +50,13 @@ def check_locs(ctx: LintContext) -> None:
                 "loc-file-undeclared",
                 f".loc {file} ...: no .file {file} declares that file; ptxas takes it, and the line table's "
                 "rows then name a file its table lacks (a debugger shows no source)",
-                line=int(_LineOf(text, found.start())),
+                line=module.lines.line(found.start()),
             )
         if not inlining:
             continue
         inlined = INLINED_AT.search(directive)
         if inlined is not None:
-            _check_inlined(ctx, directive, inlined, used, str_labels, _LineOf(text, found.start()))
+            _check_inlined(ctx, directive, inlined, used, str_labels, _LineOf(module.lines, found.start()))
         used.add((file, int(m.group(2)), int(m.group(3) or 0)))
 
 

@@ -21,7 +21,7 @@ from ..dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression, register_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo, Unit
 from ..errors import PtxDwarfError
-from ..ptx.reader import PtxFunction
+from ..ptx.module import PtxFunction
 from .context import LintContext
 from .labels import check_label_in
 from .rules import WARNING

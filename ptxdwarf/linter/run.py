@@ -10,7 +10,8 @@ from ..dwarf.image import gc_paused
 from ..dwarf.model import DIE, DebugInfo, Unit
 from ..errors import DwarfError
 from ..parallel import run_beside
-from ..ptx.reader import PtxModule, parse_ptx
+from ..ptx.module import PtxModule
+from ..ptx.reader import parse_ptx
 from . import header, labels, lines, locations, predicates, units
 from .context import LintContext, enclosing_subprogram
 from .finding import Finding, sort_key

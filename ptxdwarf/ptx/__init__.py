@@ -1,12 +1,8 @@
 """PTX text: the reader (debug sections, functions, variables) and the writer of debug sections."""
 
-from .reader import (
-    PtxFunction,
-    PtxModule,
-    PtxVariable,
-    mask_comments,
-    parse_ptx,
-)
+from .lexer import mask_comments
+from .module import PtxFunction, PtxModule, PtxVariable
+from .reader import parse_ptx
 from .symbols import PtxSymbol, SymbolTable, needs_compile_only, symbol_table
 
 __all__ = [

@@ -9,7 +9,7 @@ from ..dwarf.decode import decode_sections
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
 from .edits import TextEdits
-from .reader import PtxModule
+from .module import PtxModule
 from .writer import Style, format_dwarf_lines, format_section
 
 __all__ = ["decode_module", "edit_debug_sections", "replace_debug_sections"]

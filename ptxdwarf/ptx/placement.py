@@ -7,7 +7,8 @@ import re
 from collections.abc import Container, Iterable
 from typing import NamedTuple
 
-from .reader import PtxFunction, PtxModule, mask_comments
+from .lexer import IDENTIFIER
+from .module import PtxFunction, PtxModule
 from .statements import INLINED_AT, LOC, scan_body
 from .symbols import symbol_table
 
@@ -22,30 +23,29 @@ __all__ = [
 ]
 
 _LOC = re.compile(r"(?<![\w$.])\.loc\b")
-_LINE_LABEL = re.compile(r"^[ \t]*(?:[A-Za-z][\w$]*|[_$%][\w$]+)[ \t]*:(?!:)", re.MULTILINE)
+_LINE_LABEL = re.compile(rf"^[ \t]*(?:{IDENTIFIER})[ \t]*:(?!:)", re.MULTILINE)
 _BRANCH = re.compile(r"(?:@!?[%\w$]+\s+)?(?:bra|brx)\b")
 
 
-def first_label_at_zero(text: str, function: PtxFunction, *, line_info: bool | None = None) -> str | None:
-    """The label of ``function`` (in the module ``text``) that ptxas places at offset 0
+def first_label_at_zero(masked: str, function: PtxFunction, *, line_info: bool | None = None) -> str | None:
+    """The label of ``function`` (in ``masked``, its module's comment-masked text,
+    :attr:`PtxModule.masked <ptxdwarf.ptx.module.PtxModule.masked>`) that ptxas places at offset 0
     though code precedes it (quirk first-label-at-zero), or None: the function's first
     label, when an instruction precedes it and another follows it, no branch (``bra``,
     ``brx.idx``) precedes it, and the function has line information (``.loc``; ``line_info``
     True: it will have, written by the caller, as ``attach(..., lines=...)`` does)."""
     if function.body_start < 0 or not function.labels:
         return None
-    raw = text[function.body_start : function.body_end]
-    m = _LINE_LABEL.search(raw)
-    if m is not None and "/*" not in raw[: m.end()]:
+    body = masked[function.body_start : function.body_end]
+    m = _LINE_LABEL.search(body)
+    if m is not None:
         # The common case, a label at the top of the body (nvcc's $L__func_begin), from the
         # text up to the first line that starts with a label.
-        prefix = mask_comments(raw[: m.end()])
-        for stmt in scan_body(prefix, 0, len(prefix), labels=True):
+        for stmt in scan_body(body, 0, m.end(), labels=True):
             if stmt.kind == "instr":
                 break
             if stmt.kind == "label":
                 return None
-    body = mask_comments(raw)
     if not line_info and not _LOC.search(body):
         return None
     code_before = False
@@ -65,14 +65,14 @@ def first_label_at_zero(text: str, function: PtxFunction, *, line_info: bool | N
     return None
 
 
-def first_instruction(text: str, function: PtxFunction) -> int | None:
-    """Offset in ``text`` of the first instruction of ``function``'s body, or None."""
+def first_instruction(masked: str, function: PtxFunction) -> int | None:
+    """Offset of the first instruction of ``function``'s body in ``masked`` (its module's
+    comment-masked text), or None."""
     if function.body_start < 0:
         return None
-    body = mask_comments(text[function.body_start : function.body_end])
-    for stmt in scan_body(body, 0, len(body)):
+    for stmt in scan_body(masked, function.body_start, function.body_end):
         if stmt.kind == "instr":
-            return function.body_start + stmt.start
+            return stmt.start
     return None
 
 
@@ -100,14 +100,14 @@ def first_label_anchors(
     """The anchors of those of ``functions`` whose first label is in ``used`` (the labels the
     debug sections refer to) and is one ptxas places at offset 0 (:func:`first_label_at_zero`,
     ``line_info`` as there); each new name is kept out of ``taken`` and added to it."""
-    text = module.text
+    masked = module.masked
     table = symbol_table(module)
     anchors = []
     for f in functions:
-        label = first_label_at_zero(text, f, line_info=line_info)
+        label = first_label_at_zero(masked, f, line_info=line_info)
         if label is None or label not in used:
             continue
-        at = first_instruction(text, f)
+        at = first_instruction(masked, f)
         if at is not None:
             anchors.append(Anchor(f, label, at, table.fresh("$L__ptxdwarf_top", taken)))
     return anchors
@@ -121,27 +121,25 @@ class LocRow(NamedTuple):
     code: tuple[int, ...]
 
 
-def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]:
+def line_rows(masked: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]:
     """The (file, line) rows ptxas ``-g`` makes for ``function``'s ``.loc`` directives
-    (offsets in ``text``): a ``.loc`` that an instruction follows before the next ``.loc``,
+    (offsets in ``masked``, its module's comment-masked text): a ``.loc`` that an instruction follows before the next ``.loc``,
     or a label that code follows (line 0 excepted: ptxas folds it into the row before), and
     the call site an ``inlined_at F L`` names. Measured on the corpus (403 functions of nvcc,
     clang, numba, Triton, LLVM's tests, nvopencc): every row of the cubin is one of these,
     and in one function lines whose code compiled to nothing have none."""
     if function.body_start < 0:
         return {}
-    base = function.body_start
-    body = mask_comments(text[base : function.body_end])
     first: dict[tuple[int, int], int] = {}
     code: dict[tuple[int, int], list[int]] = {}
     pending: tuple[tuple[int, int], int] | None = None
     at_labels: list[tuple[tuple[int, int], int]] = []  # .loc rows a label holds until code follows
     current: tuple[int, int] | None = None  # the line the instructions now belong to
-    for stmt in scan_body(body, 0, len(body), labels=True):
+    for stmt in scan_body(masked, function.body_start, function.body_end, labels=True):
         if stmt.kind == "directive":
             m = LOC.match(stmt.text)
             if m is not None:
-                at = base + stmt.start
+                at = stmt.start
                 pending = ((int(m.group(1)), int(m.group(2))), at)
                 inlined = INLINED_AT.search(stmt.text)
                 if inlined is not None:
@@ -160,7 +158,7 @@ def line_rows(text: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]
                     first.setdefault(key, at)
             at_labels.clear()
             if current is not None:
-                code.setdefault(current, []).append(base + stmt.start)
+                code.setdefault(current, []).append(stmt.start)
     return {key: LocRow(at, tuple(code.get(key, ()))) for key, at in first.items()}
 
 
@@ -183,8 +181,8 @@ class _Token(NamedTuple):
     sync: bool = False
 
 
-def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
-    """The labels of ``function`` that ptxas drops (quirk label-at-line-zero), each with
+def labels_dropped(masked: str, function: PtxFunction) -> dict[str, str]:
+    """The labels of ``function`` (in ``masked``, its module's comment-masked text) that ptxas drops (quirk label-at-line-zero), each with
     the label that makes it so, which ptxas moves to where the dropped one belonged: a label
     whose first instruction is at line 0 (or has no line yet: no ``.loc`` before it) is
     dropped when the block it starts (up to the next label, or the instruction after a
@@ -194,7 +192,7 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
     whichever comes first."""
     if function.body_start < 0 or not function.labels:
         return {}
-    tokens, first_line = _tokens(text, function)
+    tokens, first_line = _tokens(masked, function)
     dropped: dict[str, str] = {}
     named: set[str] = set()
     for i, token in enumerate(tokens):
@@ -211,15 +209,14 @@ def labels_dropped(text: str, function: PtxFunction) -> dict[str, str]:
     return dropped
 
 
-def _tokens(text: str, function: PtxFunction) -> tuple[list[_Token], dict[str, int | None]]:
+def _tokens(masked: str, function: PtxFunction) -> tuple[list[_Token], dict[str, int | None]]:
     """The labels and instructions of ``function``'s body, and each label's first line."""
-    body = mask_comments(text[function.body_start : function.body_end])
     tokens: list[_Token] = []
     line: int | None = None
     first_line: dict[str, int | None] = {}
     pending: list[str] = []
     plain: dict[int | None, _Token] = {}  # the token of an instruction that does not branch, by line
-    for stmt in scan_body(body, 0, len(body), labels=True):
+    for stmt in scan_body(masked, function.body_start, function.body_end, labels=True):
         if stmt.kind == "label":
             tokens.append(_Token(stmt.text))
             pending.append(stmt.text)

@@ -6,9 +6,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .lexer import LABEL_AT, NAME
+
 __all__ = [
     "INLINED_AT",
-    "LABEL_AT",
     "LOC",
     "Stmt",
     "line_directive_spans",
@@ -16,7 +17,6 @@ __all__ = [
     "scan_body",
 ]
 
-LABEL_AT = re.compile(r"(?:[A-Za-z][\w$]*|[_$%][\w$]+)\s*:(?!:)")
 #: A ``.loc`` directive's file, line and column (a statement's text, from its start).
 LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 #: The call site of an inlined ``.loc``: ``inlined_at FILE LINE [COLUMN]``.
@@ -105,7 +105,7 @@ def line_directive_spans(masked: str) -> list[tuple[int, int]]:
 
 
 _REG_DECLARATION = re.compile(r"\.reg\b[^;]*;")
-_NAME = re.compile(r"[%A-Za-z_$][\w$]*")
+_NAME = re.compile(NAME)
 
 
 def used_names(masked: str, start: int, end: int) -> frozenset[str]:

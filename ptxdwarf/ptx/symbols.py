@@ -15,8 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from .lexer import NAME_CHAR
+
 if TYPE_CHECKING:
-    from .reader import PtxFunction, PtxModule, PtxVariable
+    from .module import PtxFunction, PtxModule, PtxVariable
 
 __all__ = [
     "ADDRESSABLE",
@@ -288,7 +290,7 @@ def needs_compile_only(module: PtxModule) -> bool:
 
 
 # A ``.func``/``.entry`` header up to its name, and what ends it: ``;`` (a declaration) or ``{``.
-_HEADER = re.compile(r"\.(?:func|entry)\b\s*(?:\([^)]*\)\s*)?([\w$%.]+)[^{;]*([{;])")
+_HEADER = re.compile(r"\.(?:func|entry)\b\s*(?:\([^)]*\)\s*)?(" + NAME_CHAR + r"+)[^{;]*([{;])")
 
 
 def likely_needs_compile_only(text: str) -> bool:

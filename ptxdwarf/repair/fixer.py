@@ -14,7 +14,8 @@ from ..errors import DwarfError
 from ..linter import ERROR, Finding, lint_module
 from ..ptx.debug import edit_debug_sections
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxModule, parse_ptx
+from ..ptx.module import PtxModule
+from ..ptx.reader import parse_ptx
 from ..ptx.writer import Style
 from .registry import Repair, Repairer, SectionJob, TextJob, repairs_of
 from .sections import labels_to_numbers

@@ -23,7 +23,7 @@ from ..dwarf.image import SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo
 from ..linter.finding import Finding
 from ..ptx.edits import TextEdits
-from ..ptx.reader import PtxModule
+from ..ptx.module import PtxModule
 
 __all__ = ["PHASES", "Repair", "Repairer", "SectionJob", "TextJob", "repair", "repairs_of"]
 
@@ -54,31 +54,18 @@ class TextJob:
     ptxas_version: str | None = None
     max_version: tuple[int, int] | None = None
     """The newest PTX ISA the target ptxas takes (None: any)."""
-    _line_starts: list[int] | None = None
 
     def line_start(self, line: int) -> int:
         """The offset in the text where 1-based ``line`` starts."""
-        if self._line_starts is None:
-            text = self.module.text
-            starts = [0]
-            pos = text.find("\n")
-            while pos >= 0:
-                starts.append(pos + 1)
-                pos = text.find("\n", pos + 1)
-            self._line_starts = starts
-        return self._line_starts[line - 1]
+        return self.module.lines.start(line)
 
     def line_of(self, offset: int) -> int:
         """The 1-based line of ``offset``."""
-        self.line_start(1)
-        assert self._line_starts is not None
-        return bisect.bisect_right(self._line_starts, offset)
+        return self.module.lines.line(offset)
 
     def line_span(self, line: int) -> tuple[int, int]:
         """The offsets of 1-based ``line`` (its newline not included)."""
-        start = self.line_start(line)
-        end = self.module.text.find("\n", start)
-        return start, len(self.module.text) if end < 0 else end
+        return self.module.lines.span(line)
 
     def where(self, line: int | None) -> str:
         return f"{self.module.filename}:{line}" if line else self.module.filename

@@ -47,11 +47,8 @@ def remap_paths(text: str, remaps: Sequence[tuple[str, str]], *, filename: str =
     module = parse_ptx(text, filename)
     edits = TextEdits(text, where=filename)
     changed = 0
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     for f in module.files:
-        start = line_starts[f.line - 1]
-        end = text.find("\n", start)
-        m = _FILE_STRINGS.search(text, start, len(text) if end < 0 else end)
+        m = _FILE_STRINGS.search(text, *module.lines.span(f.line))
         if m is None:
             continue
         # A two-string .file (LLVM) maps its directory; a one-string one its path.

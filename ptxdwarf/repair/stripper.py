@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..ptx.edits import TextEdits
-from ..ptx.reader import mask_comments, parse_ptx
+from ..ptx.reader import parse_ptx
 from ..ptx.statements import line_directive_spans, line_directives
 
 __all__ = ["strip"]
@@ -34,7 +34,7 @@ def strip(text: str, *, keep_lines: bool = False, filename: str = "<ptx>") -> st
         m = _DEBUG_ITEM.search(text, start, end)
         if m is not None:
             edits.delete(m.start(), m.end())
-    masked = mask_comments(text, filename)
+    masked = module.masked
     keep: tuple[str, ...] = ()
     if not keep_lines:
         for start, end in line_directive_spans(masked):

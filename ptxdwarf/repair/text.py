@@ -8,8 +8,9 @@ import re
 from ..cuda.quirks import quirk
 from ..linter.finding import Finding
 from ..linter.header import version_needs
+from ..ptx.lexer import COMMENT_OR_STRING, DOTTED, STRING, VERSION, is_dotted_name
+from ..ptx.module import PtxFunction
 from ..ptx.placement import first_label_anchors, labels_dropped
-from ..ptx.reader import PtxFunction, is_dotted_name, mask_comments
 from ..ptx.symbols import UNDEFINED, ptx_valid_name, symbol_table
 from .registry import Repair, TextJob, repair
 
@@ -22,8 +23,7 @@ __all__ = [
     "rename_dotted_symbols",
 ]
 
-_STRING = r'"(?:[^"\\\n]|\\.)*"'
-_TWO_STRINGS = re.compile(rf"([ \t]*\.file[ \t]+\d+[ \t]+)({_STRING})[ \t]*({_STRING})")
+_TWO_STRINGS = re.compile(rf"([ \t]*\.file[ \t]+\d+[ \t]+)({STRING})[ \t]*({STRING})")
 
 
 @repair("file-two-strings", phase="text")
@@ -52,9 +52,6 @@ def join_file_strings(job: TextJob, findings: list[Finding]) -> list[Repair]:
     return repairs
 
 
-_COMMENT_OR_STRING = re.compile(rf"{_STRING}|//[^\n]*|/\*.*?\*/", re.S)
-
-
 def _ascii(ch: str) -> str:
     code = ord(ch)
     if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept as a surrogate escape
@@ -71,7 +68,7 @@ def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
         return []
     text = job.module.text
     repairs = []
-    for m in _COMMENT_OR_STRING.finditer(text):
+    for m in COMMENT_OR_STRING.finditer(text):
         s = m.group(0)
         if s[0] == '"' or s.isascii():
             continue
@@ -82,9 +79,6 @@ def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
             Repair("non-ascii", job.where(line), f"{count} non-ASCII character(s) in a comment escaped")
         )
     return repairs
-
-
-_VERSION = re.compile(r"\.version[ \t]+(\d+)\.(\d+)")
 
 
 @repair("version-too-low", phase="text")
@@ -102,16 +96,13 @@ def raise_version(job: TextJob, findings: list[Finding]) -> list[Repair]:
     if job.max_version is not None and need > job.max_version:
         return []  # the sections are written without labels instead (sections.no_section_labels)
     start, end = job.line_span(module.version_line)
-    m = _VERSION.search(module.text, start, end)
+    m = VERSION.search(module.text, start, end)
     if m is None:
         return []
     new = f"{need[0]}.{need[1]}"
     job.edits.replace(m.start(1), m.end(2), new)
     old = f"{module.version[0]}.{module.version[1]}"
     return [Repair("version-too-low", job.where(module.version_line), f".version {old} -> {new} ({what})")]
-
-
-_NAME = re.compile(r"[A-Za-z_$%][\w$]*(?:\.[\w$]+)+")
 
 
 @repair("ptxas-syntax", phase="text")
@@ -121,13 +112,13 @@ def rename_dotted_symbols(job: TextJob, findings: list[Finding]) -> list[Repair]
     module = job.module
     table = symbol_table(module)
     text = module.text
-    masked = mask_comments(text, module.filename)
+    masked = module.masked
     repairs = []
     for block in module.sections:
         if not block.name.startswith(".debug_") or block.dwarf_lines:
             continue
         body_start = masked.find("{", block.start, block.end) + 1
-        for m in _NAME.finditer(masked, body_start, block.end):
+        for m in DOTTED.finditer(masked, body_start, block.end):
             name = m.group(0)
             if m.start() > 0 and text[m.start() - 1] in "._$%\\":
                 continue
@@ -179,17 +170,15 @@ def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]
     takes that place instead (case label-at-line-zero.next-padded); the block's branches to
     the label go to the inserted one, else the block still leads to the label
     (cases label-at-line-zero.branch-padded and .branch-to-pad)."""
-    module, text = job.module, job.module.text
+    module = job.module
     used = _used_labels(job)
     taken: set[str] = set()
     repairs = []
-    masked: str | None = None
+    masked = module.masked
     for f in module.functions:
-        dropped = labels_dropped(text, f)
+        dropped = labels_dropped(masked, f)
         if not dropped:
             continue
-        if masked is None:
-            masked = mask_comments(text, module.filename)
         order = list(f.labels)
 
         def insert(

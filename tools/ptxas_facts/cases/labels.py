@@ -100,7 +100,7 @@ def _random_kernels_case(id: str, seed: int, count: int, barriers: bool = False)
         for f in parsed.functions:
             if not f.name.startswith("k"):
                 continue
-            dropped = labels_dropped(ptx, f)
+            dropped = labels_dropped(parsed.masked, f)
             moved = {cause: label for label, cause in dropped.items()}
             for label in f.labels:
                 if label.endswith("_top"):
