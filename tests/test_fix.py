@@ -30,10 +30,20 @@ from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.errors import PtxDwarfError, UsageError
 from ptxdwarf.files import load_ptx
 from ptxdwarf.linter import Finding, lint_module
+from ptxdwarf.linter.header import version_needs
 from ptxdwarf.ptx import parse_ptx
+from ptxdwarf.ptx.edits import TextEdits
 from ptxdwarf.repair import remap_paths, repairs_of
-from ptxdwarf.repair.registry import Repair, SectionJob, repair
+from ptxdwarf.repair.registry import Repair, SectionJob, TextJob, repair
 from ptxdwarf.repair.sections import merge_blocks, numbers_outside_info
+from ptxdwarf.repair.text import (
+    anchor_first_labels,
+    double_dropped_labels,
+    escape_comments,
+    join_file_strings,
+    raise_version,
+    rename_dotted_symbols,
+)
 
 FAULTS = ROOT / "fixtures" / "lint" / "faults"
 LLVM = ROOT / "fixtures" / "corpus" / "llvm-tests"
@@ -101,12 +111,15 @@ def tree(text: str) -> list[tuple[int, str, list[tuple[str, Any]]]]:
     return [(depth(d), d.tag_str, sorted((a.name_str, _value(a, index)) for a in d.attributes)) for d in dies]
 
 
-def _dotted_symbol() -> str:
-    """nvcc's rich module with its global g_counter named as a producer names a global whose
-    source name has a '.' (g_counter.x -> g_counter_$_x), the debug info using the dotted name."""
+def _dotted_symbol(*names: str) -> str:
+    """nvcc's rich module with its global g_counter (or each global of ``names``) named as a
+    producer names a global whose source name has a '.' (g_counter.x -> g_counter_$_x), the
+    debug info using the dotted name."""
     text = load_ptx(ROOT / "fixtures" / "nvcc" / "rich.sm_75.ptx")
-    text = re.sub(r"\bg_counter\b", "g_counter_$_x", text)
-    return re.sub(r"(\.b64\s+)g_counter_\$_x\b", r"\1g_counter.x", text)
+    for name in names or ("g_counter",):
+        text = re.sub(rf"\b{name}\b", f"{name}_$_x", text)
+        text = re.sub(rf"(\.b64\s+){name}_\$_x\b", rf"\g<1>{name}.x", text)
+    return text
 
 
 def _version_64() -> str:
@@ -287,6 +300,78 @@ def test_a_repair_repairs_what_its_findings_name(
     first = repaired(findings[:1])
     assert first and set(first) < set(every)
     assert repaired([]) == []
+
+
+def _first_labels_misplaced() -> str:
+    """The first-label-at-zero fault with _Z3fooii's top label moved after its first
+    instructions: the first label of both functions is one ptxas misplaces."""
+    text = _text("first-label-at-zero").replace("$L__func_begin0:\n", "", 1)
+    return text.replace("$L__tmp0:\n", "$L__func_begin0:\n$L__tmp0:\n", 1)
+
+
+TextRepair = Callable[[TextJob, list[Finding]], list[Repair]]
+
+#: (lint rule, its text repair, a module with findings of the rule)
+TEXT_REPAIRS: list[tuple[str, TextRepair, Callable[[], str]]] = [
+    ("file-two-strings", join_file_strings, lambda: _corpus("llvm-tests/debug-info.O0.rejected.ptx")),
+    ("ptxas-syntax", rename_dotted_symbols, lambda: _dotted_symbol("g_counter", "g_vec3")),
+    ("first-label-at-zero", anchor_first_labels, _first_labels_misplaced),
+    (
+        "label-at-line-zero",
+        double_dropped_labels,
+        lambda: load_ptx(ROOT / "fixtures" / "nvcc" / "coop_reduce.G.sm_75.ptx"),
+    ),
+    ("version-too-low", raise_version, lambda: _corpus("llvm-tests/language-dialect.O0.rejected.ptx")),
+    ("non-ascii", escape_comments, lambda: _text("non-ascii")),
+]
+
+
+def _text_repaired(apply: TextRepair, text: str, given: list[Finding]) -> list[Repair]:
+    """What ``apply`` repairs in ``text`` given the findings ``given``; it edits the text just
+    when it says it repairs something."""
+    job = TextJob(parse_ptx(text), TextEdits(text))
+    made = apply(job, given)
+    assert bool(made) == bool(len(job.edits))
+    return made
+
+
+@pytest.mark.parametrize(("rule", "apply", "make"), TEXT_REPAIRS, ids=[c[0] for c in TEXT_REPAIRS])
+def test_a_text_repair_given_no_finding_repairs_nothing(
+    rule: str, apply: TextRepair, make: Callable[[], str]
+) -> None:
+    text = make()
+    findings = [f for f in lint_module(parse_ptx(text)) if f.rule == rule]
+    assert findings and _text_repaired(apply, text, findings)
+    assert _text_repaired(apply, text, []) == []
+
+
+@pytest.mark.parametrize(("rule", "apply", "make"), TEXT_REPAIRS[:4], ids=[c[0] for c in TEXT_REPAIRS[:4]])
+def test_a_text_repair_repairs_the_places_its_findings_name(
+    rule: str, apply: TextRepair, make: Callable[[], str]
+) -> None:
+    """Given a part of lint's findings, a text repair edits the places those name, not the rest."""
+    text = make()
+    findings = [f for f in lint_module(parse_ptx(text)) if f.rule == rule]
+    every = {r.where for r in _text_repaired(apply, text, findings)}
+    first = {r.where for r in _text_repaired(apply, text, findings[:1])}
+    assert first and first < every
+
+
+def test_version_raised_to_what_its_findings_need() -> None:
+    """Given only the findings of section labels (7.0), not those of label differences (7.5),
+    ``.version`` goes to 7.0."""
+    text = _corpus("llvm-tests/language-dialect.O0.rejected.ptx")
+    module = parse_ptx(text)
+    findings = [f for f in lint_module(module) if f.rule == "version-too-low"]
+    newer = {line for version, _, line in version_needs(module) if version > (7, 0)}
+    labels = [f for f in findings if f.line not in newer]
+    assert labels and len(labels) < len(findings)
+    assert [r.change.split(" (")[0] for r in _text_repaired(raise_version, text, labels)] == [
+        ".version 3.2 -> 7.0"
+    ]
+    assert [r.change.split(" (")[0] for r in _text_repaired(raise_version, text, findings)] == [
+        ".version 3.2 -> 7.5"
+    ]
 
 
 def test_cli_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

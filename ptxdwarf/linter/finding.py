@@ -31,6 +31,12 @@ class Finding:
             text += f" ({self.section}+0x{self.offset:x})"
         return text
 
+    @property
+    def line(self) -> int | None:
+        """The line :attr:`where` names, if it names one."""
+        m = _LINE.search(self.where)
+        return int(m.group(1)) if m else None
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -40,5 +46,4 @@ _LINE = re.compile(r":(\d+)$")
 
 def sort_key(f: Finding) -> tuple[int, int, str]:
     """Findings are listed by line, errors before warnings, then by rule."""
-    m = _LINE.search(f.where)
-    return (int(m.group(1)) if m else 0, SEVERITY_RANK.get(f.severity, 2), f.rule)
+    return (f.line or 0, SEVERITY_RANK.get(f.severity, 2), f.rule)

@@ -70,6 +70,20 @@ class TextJob:
     def where(self, line: int | None) -> str:
         return f"{self.module.filename}:{line}" if line else self.module.filename
 
+    def lines_of(self, findings: list[Finding]) -> list[int]:
+        """The lines ``findings`` name, in order, each once."""
+        return sorted({line for f in findings if (line := f.line) is not None})
+
+    def labels_of(self, findings: list[Finding]) -> set[str]:
+        """The names of the symbolic values at the section offsets of ``findings`` (the label
+        a finding at a use of a label names)."""
+        images = self.module.images(debug_only=True)
+        names: set[str] = set()
+        for f in findings:
+            if f.section is not None and f.section in images and f.offset is not None:
+                names.update(r.symbol.name for r in images[f.section].relocs_in(f.offset, f.offset + 1))
+        return names
+
 
 @dataclass
 class SectionJob:

@@ -209,7 +209,11 @@ def ref4_references(job: SectionJob, findings: list[Finding]) -> list[Repair]:
 
 @repair("abbrev-code-order", phase="model")
 def renumber_abbrevs(job: SectionJob, findings: list[Finding]) -> list[Repair]:
-    """Abbreviation codes made dense in table order (1..N), the DIEs following."""
+    """Abbreviation codes made dense in table order (1..N), the DIEs following, when
+    ``findings`` name a table out of order: every table, as the encoder keeps all the tables
+    it read while a unit keeps its own."""
+    if not findings:
+        return []
     job.options = replace(job.options, keep_abbrevs=False)
     for die in job.info.iter_dies() if job.info is not None else ():
         die.abbrev_code = None
@@ -319,7 +323,8 @@ def no_section_labels(job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """For a module whose ``.version`` stays below what its section labels need (the target
     ptxas takes no newer one): the sections encoded again with numbers for every label
     difference and label reference, and no label defined (:func:`labels_to_numbers`)."""
-    job.no_labels = True
+    if findings:
+        job.no_labels = True
     return [
         Repair("version-too-low", f.where, "sections written with numbers, without labels") for f in findings
     ]
@@ -349,6 +354,6 @@ def labels_to_numbers(images: dict[str, SectionImage], keep: set[str]) -> dict[s
 
 
 @repair("info-label-difference", "ptxas-syntax", phase="model")
-def encode_again(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+def encode_again(_job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """Nothing but encoding the sections again (see the module's docstring)."""
     return [Repair(f.rule, f.where, "sections encoded again") for f in findings]

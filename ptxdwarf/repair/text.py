@@ -8,7 +8,7 @@ import re
 from ..cuda.quirks import quirk
 from ..linter.finding import Finding
 from ..linter.header import version_needs
-from ..ptx.lexer import COMMENT_OR_STRING, DOTTED, STRING, VERSION, is_dotted_name
+from ..ptx.lexer import COMMENT_OR_STRING, DOTTED, NAME_CHAR, STRING, VERSION, is_dotted_name
 from ..ptx.module import PtxFunction
 from ..ptx.placement import first_label_anchors, labels_dropped
 from ..ptx.symbols import UNDEFINED, ptx_valid_name, symbol_table
@@ -23,19 +23,17 @@ __all__ = [
     "rename_dotted_symbols",
 ]
 
-_TWO_STRINGS = re.compile(rf"([ \t]*\.file[ \t]+\d+[ \t]+)({STRING})[ \t]*({STRING})")
+_TWO_STRINGS = re.compile(rf"[ \t]*\.file[ \t]+(\d+)[ \t]+({STRING})[ \t]*({STRING})")
 
 
 @repair("file-two-strings", phase="text")
 def join_file_strings(job: TextJob, findings: list[Finding]) -> list[Repair]:
-    """``.file N "dir" "name"`` -> ``.file N "dir/name"`` (a name that is absolute stays
-    as it is)."""
+    """``.file N "dir" "name"`` -> ``.file N "dir/name"`` on the lines of ``findings`` (a
+    name that is absolute stays as it is)."""
     repairs = []
     text = job.module.text
-    for f in job.module.files:
-        if f.directory is None:
-            continue
-        start, end = job.line_span(f.line)
+    for line in job.lines_of(findings):
+        start, end = job.line_span(line)
         m = _TWO_STRINGS.match(text, start, end)
         if m is None:
             continue
@@ -45,8 +43,8 @@ def join_file_strings(job: TextJob, findings: list[Finding]) -> list[Repair]:
         repairs.append(
             Repair(
                 "file-two-strings",
-                job.where(f.line),
-                f'.file {f.index} {m.group(2)} {m.group(3)} -> "{path}"',
+                job.where(line),
+                f'.file {int(m.group(1))} {m.group(2)} {m.group(3)} -> "{path}"',
             )
         )
     return repairs
@@ -62,13 +60,15 @@ def _ascii(ch: str) -> str:
 @repair("non-ascii-comment", phase="text")
 def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """Non-ASCII characters in comments written as ASCII escapes (``\\u00e9``), for a ptxas
-    that rejects them (13.0, and any when the version is not known). Those in strings
-    (``.file`` names) have no repair: ptxas reads no escapes there."""
-    if not quirk("non-ascii-comment").holds_for(job.ptxas_version):
+    that rejects them (13.0, and any when the version is not known), from the first line
+    of ``findings`` (lint names the first line that has one). Those in strings (``.file``
+    names) have no repair: ptxas reads no escapes there."""
+    lines = job.lines_of(findings)
+    if not lines or not quirk("non-ascii-comment").holds_for(job.ptxas_version):
         return []
     text = job.module.text
     repairs = []
-    for m in COMMENT_OR_STRING.finditer(text):
+    for m in COMMENT_OR_STRING.finditer(text, _outside_comments(job, job.line_start(lines[0]))):
         s = m.group(0)
         if s[0] == '"' or s.isascii():
             continue
@@ -81,13 +81,25 @@ def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
     return repairs
 
 
+def _outside_comments(job: TextJob, offset: int) -> int:
+    """``offset``, or the start of the comment that holds it: where a scan of comments and
+    strings may start (a string does not go past its line)."""
+    text, masked = job.module.text, job.module.masked
+    start = offset
+    while start > 0 and masked[start - 1].isspace():
+        start -= 1  # back over blanks, comments blanked included, to code
+    return next((i for i in range(start, offset) if text[i] != masked[i]), offset)
+
+
 @repair("version-too-low", phase="text")
 def raise_version(job: TextJob, findings: list[Finding]) -> list[Repair]:
-    """``.version`` raised to the lowest PTX ISA the debug sections need."""
+    """``.version`` raised to the lowest PTX ISA that what ``findings`` name in the debug
+    text needs."""
     module = job.module
     if module.version is None or not module.version_line:
         return []
-    needs = version_needs(module)
+    named = set(job.lines_of(findings))
+    needs = [n for n in version_needs(module) if (n[2] or module.version_line) in named]
     if not needs:
         return []
     need, what, _line = max(needs, key=lambda n: n[0])
@@ -108,17 +120,20 @@ def raise_version(job: TextJob, findings: list[Finding]) -> list[Repair]:
 @repair("ptxas-syntax", phase="text")
 def rename_dotted_symbols(job: TextJob, findings: list[Finding]) -> list[Repair]:
     """A name with a '.' in a debug section (``__PRETTY_FUNCTION__._Z3foov``, which ptxas
-    cannot parse) -> the name the module defines for it (``__PRETTY_FUNCTION___$__Z3foov``)."""
+    cannot parse) on the lines of ``findings`` -> the name the module defines for it
+    (``__PRETTY_FUNCTION___$__Z3foov``)."""
     module = job.module
     table = symbol_table(module)
     text = module.text
     masked = module.masked
     repairs = []
-    for block in module.sections:
-        if not block.name.startswith(".debug_") or block.dwarf_lines:
+    for line in job.lines_of(findings):
+        start, end = job.line_span(line)
+        block = next((b for b in module.sections if b.start <= start < b.end), None)
+        if block is None or not block.name.startswith(".debug_") or block.dwarf_lines:
             continue
         body_start = masked.find("{", block.start, block.end) + 1
-        for m in DOTTED.finditer(masked, body_start, block.end):
+        for m in DOTTED.finditer(masked, max(start, body_start), min(end, block.end)):
             name = m.group(0)
             if m.start() > 0 and text[m.start() - 1] in "._$%\\":
                 continue
@@ -140,14 +155,22 @@ def _used_labels(job: TextJob) -> set[str]:
     return {r.symbol.name for image in job.module.images(debug_only=True).values() for r in image.relocs}
 
 
+def _functions_of(job: TextJob, labels: set[str]) -> list[PtxFunction]:
+    """The functions whose bodies define ``labels``, in text order."""
+    table = symbol_table(job.module)
+    owners = {id(f) for label in labels if (f := table.code_labels.get(label)) is not None}
+    return [f for f in job.module.functions if id(f) in owners]
+
+
 @repair("first-label-at-zero", phase="text")
 def anchor_first_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
-    """A label before the first instruction of each function whose first label the debug
-    sections use and ptxas would place at the function's start: that label is then the
-    second, and placed right."""
+    """A label before the first instruction of each function whose first label a finding
+    of ``findings`` names (where the debug sections use it) and ptxas would place at the
+    function's start: that label is then the second, and placed right."""
     module = job.module
+    named = job.labels_of(findings)
     repairs = []
-    for anchor in first_label_anchors(module, module.functions, _used_labels(job), set()):
+    for anchor in first_label_anchors(module, _functions_of(job, named), named, set()):
         job.edits.insert(anchor.at, f"{anchor.name}: ")
         repairs.append(
             Repair(
@@ -162,20 +185,22 @@ def anchor_first_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
 
 @repair("label-at-line-zero", phase="text")
 def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]:
-    """A second label right after each label the debug sections use that ptxas would drop
-    (its code at line 0, its block leading to a line): the first then leads to the second,
-    whose code is at line 0 too, and is kept (case label-at-line-zero.doubled). And a label
-    right before the label a dropped one's block leads to, when the debug sections use that
-    one: ptxas moves that label to where the dropped one belonged, and the inserted label
-    takes that place instead (case label-at-line-zero.next-padded); the block's branches to
-    the label go to the inserted one, else the block still leads to the label
+    """A second label right after each label ptxas would drop (its code at line 0, its
+    block leading to a line) that a finding of ``findings`` names (where the debug sections
+    use it): the first then leads to the second, whose code is at line 0 too, and is kept
+    (case label-at-line-zero.doubled). And a label right before the label a dropped one's
+    block leads to, when the debug sections use that one and a finding names it or the
+    dropped one: ptxas moves that label to where the dropped one belonged, and the inserted
+    label takes that place instead (case label-at-line-zero.next-padded); the block's
+    branches to the label go to the inserted one, else the block still leads to the label
     (cases label-at-line-zero.branch-padded and .branch-to-pad)."""
     module = job.module
+    named = job.labels_of(findings)
     used = _used_labels(job)
     taken: set[str] = set()
     repairs = []
     masked = module.masked
-    for f in module.functions:
+    for f in _functions_of(job, named):
         dropped = labels_dropped(masked, f)
         if not dropped:
             continue
@@ -200,9 +225,9 @@ def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]
             return name
 
         for label, cause in dropped.items():
-            if label in used:
+            if label in named:
                 insert(label, "$L__ptxdwarf_keep", False, "which ptxas would drop")
-            if cause not in used or cause in dropped:
+            if cause not in used or cause in dropped or not {label, cause} & named:
                 continue
             pad = insert(cause, "$L__ptxdwarf_pad", True, f"which ptxas would move to where {label} belonged")
             if pad is None:
@@ -233,10 +258,10 @@ def _branches_in_block(
     at = order.index(label) if label in order else -1
     after = _label_definition(masked, order[at + 1], f) if 0 <= at < len(order) - 1 else None
     end = after.start() if after is not None else f.body_end
-    branch = re.compile(rf"\bbra(?:\.uni)?\s+({re.escape(target)})(?![\w$%])")
+    branch = re.compile(rf"\bbra(?:\.uni)?\s+({re.escape(target)})(?!{NAME_CHAR})")
     return [b.span(1) for b in branch.finditer(masked, m.end(), end)]
 
 
 def _label_definition(masked: str, label: str, f: PtxFunction) -> re.Match[str] | None:
     """Where ``label:`` is defined in ``f``'s body."""
-    return re.compile(rf"(?<![\w$%]){re.escape(label)}[ \t]*:").search(masked, f.body_start, f.body_end)
+    return re.compile(rf"(?<!{NAME_CHAR}){re.escape(label)}[ \t]*:").search(masked, f.body_start, f.body_end)
