@@ -68,7 +68,7 @@ def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
         return []
     text = job.module.text
     repairs = []
-    for m in COMMENT_OR_STRING.finditer(text, _outside_comments(job, job.line_start(lines[0]))):
+    for m in COMMENT_OR_STRING.finditer(text, _scan_start(job, lines[0])):
         s = m.group(0)
         if s[0] == '"' or s.isascii():
             continue
@@ -81,11 +81,12 @@ def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
     return repairs
 
 
-def _outside_comments(job: TextJob, offset: int) -> int:
-    """``offset``, or the start of the comment that holds it: where a scan of comments and
-    strings may start (a string does not go past its line)."""
+def _scan_start(job: TextJob, line: int) -> int:
+    """Where a scan of comments and strings may start that sees those from ``line`` on: the
+    line's start (no string goes past its line) or, when a comment holds it, the start of a
+    comment before it with only comments and blanks in between."""
     text, masked = job.module.text, job.module.masked
-    start = offset
+    offset = start = job.line_start(line)
     while start > 0 and masked[start - 1].isspace():
         start -= 1  # back over blanks, comments blanked included, to code
     return next((i for i in range(start, offset) if text[i] != masked[i]), offset)
