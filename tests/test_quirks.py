@@ -13,9 +13,9 @@ from conftest import EXTRA_PTXAS, every_ptxas, ptxas_id
 
 # The features that register workarounds of the quirks (the repairs register with ptxdwarf.repair):
 # with these imported the registry is complete.
-import ptxdwarf.attacher  # noqa: F401
-import ptxdwarf.autodebug  # noqa: F401
-import ptxdwarf.builder  # noqa: F401
+import ptxdwarf.attacher
+import ptxdwarf.autodebug
+import ptxdwarf.builder
 import ptxdwarf.loc  # noqa: F401
 from ptxdwarf.cuda import quirks
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas

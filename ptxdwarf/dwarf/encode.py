@@ -59,7 +59,7 @@ from .shapes import (
     general_writers,
 )
 
-__all__ = ["EncodeOptions", "Encoded", "encode", "encode_sections", "choose_form"]
+__all__ = ["EncodeOptions", "Encoded", "choose_form", "encode", "encode_sections"]
 
 _ABBREV_TABLE = ABBREV_TABLE.compile()
 

@@ -67,21 +67,21 @@ from .constants import FORM
 from .image import Reloc, Symbol
 
 __all__ = [
-    "ABBREV_TABLE",
     "ABBREV_DECL",
-    "Block",
-    "CStringBytes",
-    "DwarfSchemas",
+    "ABBREV_TABLE",
     "MACINFO",
     "SLEB128",
     "STRING_TABLE",
+    "ULEB128",
+    "Block",
+    "CStringBytes",
+    "DwarfSchemas",
     "Symbolic",
     "SymbolicBlock",
-    "ULEB128",
-    "schemas_for",
-    "build_name_set",
     "build_aranges_set",
     "build_location_list",
+    "build_name_set",
+    "schemas_for",
 ]
 
 

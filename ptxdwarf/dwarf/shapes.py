@@ -292,7 +292,7 @@ _HELPERS = ("_strp", "_lookup", "_loc", "_block", "_by_id", "_target", "_danglin
 
 def _factory(source: list[str], name: str) -> Callable[..., Any]:
     namespace = dict(_GLOBALS)
-    exec(compile("\n".join(source), name, "exec"), namespace)  # noqa: S102 - generated above
+    exec(compile("\n".join(source), name, "exec"), namespace)  # generated above
     return namespace["_make"]  # type: ignore[no-any-return]
 
 
