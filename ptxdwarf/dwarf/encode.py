@@ -328,7 +328,7 @@ class _InfoEncoder:
                 return None
         return decls
 
-    def encode_unit(self, unit: Unit) -> None:
+    def encode_unit(self, unit: Unit) -> None:  # noqa: C901 - one loop over a unit's DIEs, run per DIE: kept inline for speed
         out = self.out
         start = len(out)
         if unit.offset >= 0:

@@ -169,7 +169,7 @@ def _u8(data: bytes, pos: int) -> tuple[int, int]:
     return data[pos], pos + 1
 
 
-def _flag_present(data: bytes, pos: int) -> tuple[bool, int]:
+def _flag_present(_data: bytes, pos: int) -> tuple[bool, int]:
     return True, pos
 
 

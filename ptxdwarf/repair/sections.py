@@ -349,6 +349,6 @@ def labels_to_numbers(images: dict[str, SectionImage], keep: set[str]) -> dict[s
 
 
 @repair("info-label-difference", "ptxas-syntax", phase="model")
-def encode_again(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+def encode_again(_job: SectionJob, findings: list[Finding]) -> list[Repair]:
     """Nothing but encoding the sections again (see the module's docstring)."""
     return [Repair(f.rule, f.where, "sections encoded again") for f in findings]
