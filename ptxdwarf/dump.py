@@ -83,7 +83,7 @@ def _expression(attr: Attribute, address_size: int) -> tuple[list[Op] | None, st
         return None, str(exc)
 
 
-def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = None) -> dict[str, Any]:
+def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = None) -> dict[str, Any]:  # noqa: C901 - run per attribute of the JSON dump: one function, no call per case
     """The JSON object of one attribute (``docs/formats.md``, format ``ptxdwarf-dump/1``)."""
     value = attr.value
     if isinstance(value, Attribute):
@@ -360,7 +360,7 @@ def _target_label(info: DebugInfo, unit: Unit, name: int, target: DIE) -> str:
     return f" {_quote(target.name)}" if target.name else ""
 
 
-def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:
+def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:  # noqa: C901 - run per attribute of the text dump: one function, no call per case
     value = attr.value
     name = attr.name
     if isinstance(value, Attribute):
