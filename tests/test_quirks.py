@@ -47,7 +47,7 @@ def test_holds_for_a_release() -> None:
     assert comment.holds_for(None)
     assert quirk("non-ascii").holds_for("13.5")
     assert not quirk("orphan-depot-list").holds_for(None)  # reproduced nowhere
-    with pytest.raises(ValueError, match="MAJOR.MINOR"):
+    with pytest.raises(ValueError, match=r"MAJOR.MINOR"):
         comment.holds_for("13.x")
 
 
