@@ -292,15 +292,13 @@ def value_kind(name: int, value: Any) -> int | None:
     if t is Symbol:
         return AUTO_SECTION if name in SECTION_POINTER_ATTRIBUTES or value.is_section else _K_ADDR
     if isinstance(value, (bytes, bytearray)):
-        return _block_kind(name, len(value))
+        size = len(value)
+        if name in _EXPRESSION_CODES:
+            return (
+                AUTO_EXPR_BLOCK1 if size < 0x100 else AUTO_EXPR_BLOCK2 if size < 0x10000 else AUTO_EXPR_BLOCK4
+            )
+        return _K_BLOCK1 if size < 0x100 else _K_BLOCK2 if size < 0x10000 else _K_BLOCK4
     return _subclass_kind(name, value)
-
-
-def _block_kind(name: int, size: int) -> int:
-    """:func:`value_kind` of a block of ``size`` bytes."""
-    if name in _EXPRESSION_CODES:
-        return AUTO_EXPR_BLOCK1 if size < 0x100 else AUTO_EXPR_BLOCK2 if size < 0x10000 else AUTO_EXPR_BLOCK4
-    return _K_BLOCK1 if size < 0x100 else _K_BLOCK2 if size < 0x10000 else _K_BLOCK4
 
 
 def _subclass_kind(name: int, value: Any) -> int | None:

@@ -264,7 +264,7 @@ def _header(data: bytes, offset: int) -> tuple[LineProgram, int, int, list[int]]
     return p, program_start, unit_end, lengths
 
 
-def _rows(  # noqa: C901 - one dispatch over the line program's opcodes, run per row: a call per opcode costs time per row
+def _rows(  # noqa: C901 - one dispatch over the line program's opcodes: a call per opcode costs time per row
     data: bytes, pos: int, end: int, p: LineProgram, lengths: list[int], symbols: dict[int, str]
 ) -> list[LineRow]:
     rows: list[LineRow] = []
