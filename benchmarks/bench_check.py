@@ -26,7 +26,7 @@ from ptxdwarf.ptx import needs_compile_only
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_parse import benchmark_module, module_arguments  # noqa: E402
+from bench_parse import benchmark_module, module_arguments
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,9 +39,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_parse import benchmark_module, cached_cubin, module_arguments  # noqa: E402
+from bench_parse import benchmark_module, cached_cubin, module_arguments
 
-from ptxdwarf.ptx import needs_compile_only  # noqa: E402
+from ptxdwarf.ptx import needs_compile_only
 
 TARGETS = {"lint": "<= 0.15", "check": "<= 1.1", "dump": "<= 3"}
 

@@ -61,7 +61,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import ptxdwarf
@@ -350,6 +350,92 @@ class _IrFunction:
         )
 
 
+@dataclass
+class _DebugTypes:
+    """The metadata every function of :func:`generate_ll` refers to; empty without debug info."""
+
+    cu: str = ""
+    file: str = ""
+    empty: str = ""
+    array: str = ""
+    flags: list[str] = field(default_factory=list)
+    basic: list[str] = field(default_factory=list)
+    structs: list[str] = field(default_factory=list)
+    pointers: list[str] = field(default_factory=list)
+
+
+def _debug_types(
+    md: _Metadata, nstructs: int, layout: list[tuple[int, int]], struct_bits: int
+) -> _DebugTypes:
+    """The compile unit, file, module flags and types, added to ``md`` in the order clang writes them."""
+    struct_md: list[str] = []
+    pointer_md: list[str] = []
+    cu = md.add(
+        'distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "ptxdwarf bench_emit", '
+        "isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug, splitDebugInlining: false, "
+        "nameTableKind: None)"
+    )
+    file = md.add('!DIFile(filename: "bench_emit.cu", directory: "/tmp/ptxdwarf-bench")')
+    flags = [
+        md.add('!{i32 7, !"Dwarf Version", i32 2}'),
+        md.add('!{i32 2, !"Debug Info Version", i32 3}'),
+    ]
+    empty = md.add("!{}")
+    basic = [
+        md.add(f'!DIBasicType(name: "{name}", size: {bits}, encoding: {enc})')
+        for _, name, bits, enc, _ in _SCALARS
+    ]
+    subrange = md.add("!DISubrange(count: 4)")
+    array = md.add(
+        f"!DICompositeType(tag: DW_TAG_array_type, baseType: {basic[0]}, size: 128, "
+        f"elements: {md.add('!{' + subrange + '}')})"
+    )
+    for k in range(nstructs):
+        # the struct, then its elements tuple, then the members the tuple names
+        st = f"!{len(md.lines)}"
+        md.add(
+            f'distinct !DICompositeType(tag: DW_TAG_structure_type, name: "S{k}", file: {file}, line: {10 + k}, '
+            f"size: {struct_bits}, flags: DIFlagTypePassByValue, elements: !{len(md.lines) + 1}, "
+            f'identifier: "_ZTS{len(str(k)) + 1}S{k}")'
+        )
+        first = len(md.lines) + 1
+        md.add("!{" + ", ".join(f"!{first + j}" for j in range(MEMBERS)) + "}")
+        for j, (si, off) in enumerate(layout):
+            md.add(
+                f'!DIDerivedType(tag: DW_TAG_member, name: "m{j}", scope: {st}, file: {file}, line: {10 + k}, '
+                f"baseType: {basic[si]}, size: {_SCALARS[si][2]}, offset: {off})"
+            )
+        struct_md.append(st)
+        pointer_md.append(md.add(f"!DIDerivedType(tag: DW_TAG_pointer_type, baseType: {st}, size: 64)"))
+    return _DebugTypes(cu, file, empty, array, flags, basic, struct_md, pointer_md)
+
+
+def _module_end(md: _Metadata, kernels: list[str], meta: _DebugTypes | None) -> list[str]:
+    """The lines after the functions: declarations, attributes, named metadata and the metadata
+    (``meta`` None: a module without debug info)."""
+    end: list[str] = []
+    if meta is not None:
+        end.append("declare void @llvm.dbg.declare(metadata, metadata, metadata) #1")
+        end.append("declare void @llvm.dbg.value(metadata, metadata, metadata) #1")
+    end.append("")
+    end.append(
+        'attributes #0 = { noinline nounwind optnone "target-cpu"="sm_75" "target-features"="+ptx63,+sm_75" }'
+    )
+    if meta is not None:
+        end.append("attributes #1 = { nofree nosync nounwind readnone speculatable willreturn }")
+    end.append("")
+    annotations = [md.add(k) for k in kernels]
+    if meta is not None:
+        end.append(f"!llvm.dbg.cu = !{{{meta.cu}}}")
+        end.append("!llvm.module.flags = !{" + ", ".join(meta.flags) + "}")
+    if annotations:
+        end.append("!nvvm.annotations = !{" + ", ".join(annotations) + "}")
+    end.append("")
+    end += md.lines
+    end.append("")
+    return end
+
+
 def generate_ll(functions: int, debug: bool = True) -> str:
     """A textual LLVM 14 IR module (typed pointers) for nvptx64, in the shape of clang -O0 output.
 
@@ -379,49 +465,9 @@ def generate_ll(functions: int, debug: bool = True) -> str:
     out += [f"%struct.S{k} = type {{ {member_types} }}" for k in range(nstructs)]
     out.append("")
 
-    cu = file = empty = array = ""
-    flags: list[str] = []
-    basic: list[str] = []
-    struct_md: list[str] = []
-    pointer_md: list[str] = []
-    if debug:
-        cu = md.add(
-            'distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, producer: "ptxdwarf bench_emit", '
-            "isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug, splitDebugInlining: false, "
-            "nameTableKind: None)"
-        )
-        file = md.add('!DIFile(filename: "bench_emit.cu", directory: "/tmp/ptxdwarf-bench")')
-        flags = [
-            md.add('!{i32 7, !"Dwarf Version", i32 2}'),
-            md.add('!{i32 2, !"Debug Info Version", i32 3}'),
-        ]
-        empty = md.add("!{}")
-        basic = [
-            md.add(f'!DIBasicType(name: "{name}", size: {bits}, encoding: {enc})')
-            for _, name, bits, enc, _ in _SCALARS
-        ]
-        subrange = md.add("!DISubrange(count: 4)")
-        array = md.add(
-            f"!DICompositeType(tag: DW_TAG_array_type, baseType: {basic[0]}, size: 128, "
-            f"elements: {md.add('!{' + subrange + '}')})"
-        )
-        for k in range(nstructs):
-            # the struct, then its elements tuple, then the members the tuple names
-            st = f"!{len(md.lines)}"
-            md.add(
-                f'distinct !DICompositeType(tag: DW_TAG_structure_type, name: "S{k}", file: {file}, line: {10 + k}, '
-                f"size: {struct_bits}, flags: DIFlagTypePassByValue, elements: !{len(md.lines) + 1}, "
-                f'identifier: "_ZTS{len(str(k)) + 1}S{k}")'
-            )
-            first = len(md.lines) + 1
-            md.add("!{" + ", ".join(f"!{first + j}" for j in range(MEMBERS)) + "}")
-            for j, (si, off) in enumerate(layout):
-                md.add(
-                    f'!DIDerivedType(tag: DW_TAG_member, name: "m{j}", scope: {st}, file: {file}, line: {10 + k}, '
-                    f"baseType: {basic[si]}, size: {_SCALARS[si][2]}, offset: {off})"
-                )
-            struct_md.append(st)
-            pointer_md.append(md.add(f"!DIDerivedType(tag: DW_TAG_pointer_type, baseType: {st}, size: 64)"))
+    meta = _debug_types(md, nstructs, layout, struct_bits) if debug else _DebugTypes()
+    cu, file, empty, array = meta.cu, meta.file, meta.empty, meta.array
+    basic, struct_md, pointer_md = meta.basic, meta.structs, meta.pointers
 
     kernels = []
     previous_device: tuple[str, str] | None = None  # (symbol, struct type)
@@ -556,25 +602,7 @@ def generate_ll(functions: int, debug: bool = True) -> str:
             kernels.append(f'!{{void ({", ".join(ty for _, ty in params)})* @{symbol}, !"kernel", i32 1}}')
         else:
             previous_device = (symbol, st)
-    if debug:
-        out.append("declare void @llvm.dbg.declare(metadata, metadata, metadata) #1")
-        out.append("declare void @llvm.dbg.value(metadata, metadata, metadata) #1")
-    out.append("")
-    out.append(
-        'attributes #0 = { noinline nounwind optnone "target-cpu"="sm_75" "target-features"="+ptx63,+sm_75" }'
-    )
-    if debug:
-        out.append("attributes #1 = { nofree nosync nounwind readnone speculatable willreturn }")
-    out.append("")
-    annotations = [md.add(k) for k in kernels]
-    if debug:
-        out.append(f"!llvm.dbg.cu = !{{{cu}}}")
-        out.append("!llvm.module.flags = !{" + ", ".join(flags) + "}")
-    if annotations:
-        out.append("!nvvm.annotations = !{" + ", ".join(annotations) + "}")
-    out.append("")
-    out += md.lines
-    out.append("")
+    out += _module_end(md, kernels, meta if debug else None)
     return "\n".join(out)
 
 

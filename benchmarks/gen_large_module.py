@@ -99,6 +99,15 @@ __device__ double g_acc[32];
 
 STRUCTS = ["Vec3", "Box", "Packed", "Word", "Node"]
 
+#: A statement that reads a struct parameter ``{name}`` of each type into ``acc``.
+STRUCT_USE = {
+    "Vec3": "acc += (int)({name}.x + {name}.y * {name}.z);",
+    "Box": "acc += (int)({name}.hi.x - {name}.lo.x) + (int){name}.level;",
+    "Packed": "acc += (int)({name}.a + {name}.b + {name}.c) + {name}.d;",
+    "Word": "acc ^= (int){name}.u;",
+    "Node": "acc += {name}.ids[acc & 3] + (int){name}.mode;",
+}
+
 
 def gen_function(rng: random.Random, i: int, sigs: list[Signature]) -> str:
     """One device function f<i>; records its signature in sigs."""
@@ -136,16 +145,7 @@ def gen_function(rng: random.Random, i: int, sigs: list[Signature]) -> str:
         elif kind == "ptr":
             lines.append(f"    if ({name}) {{ acc += (int){name}[acc & 3]; }}")
         else:
-            if t == "Vec3":
-                lines.append(f"    acc += (int)({name}.x + {name}.y * {name}.z);")
-            elif t == "Box":
-                lines.append(f"    acc += (int)({name}.hi.x - {name}.lo.x) + (int){name}.level;")
-            elif t == "Packed":
-                lines.append(f"    acc += (int)({name}.a + {name}.b + {name}.c) + {name}.d;")
-            elif t == "Word":
-                lines.append(f"    acc ^= (int){name}.u;")
-            else:
-                lines.append(f"    acc += {name}.ids[acc & 3] + (int){name}.mode;")
+            lines.append("    " + STRUCT_USE[t].format(name=name))
     # a struct local and a nested block with a loop
     if rng.random() < 0.5:
         lines.append("    Box bx;")

@@ -86,7 +86,7 @@ def _each(files: Sequence[str], one: Callable[[str], int]) -> int:
             code = one(path)
         except (BrokenPipeError, KeyboardInterrupt):
             raise
-        except Exception as exc:  # noqa: BLE001 - each file's error is one line, the others go on
+        except Exception as exc:  # each file's error is one line, the others go on
             code = _error(exc)
         worst = max(worst, code)
     return worst
@@ -589,7 +589,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ptxdwarf: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
+    except Exception as exc:  # the contract is one line, never a traceback
         return _error(exc)
 
 

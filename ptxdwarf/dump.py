@@ -83,7 +83,7 @@ def _expression(attr: Attribute, address_size: int) -> tuple[list[Op] | None, st
         return None, str(exc)
 
 
-def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = None) -> dict[str, Any]:
+def attribute_json(attr: Attribute, address_size: int, info: DebugInfo | None = None) -> dict[str, Any]:  # noqa: C901 - run per attribute of the JSON dump: one function, no call per case
     """The JSON object of one attribute (``docs/formats.md``, format ``ptxdwarf-dump/1``)."""
     value = attr.value
     if isinstance(value, Attribute):
@@ -360,7 +360,7 @@ def _target_label(info: DebugInfo, unit: Unit, name: int, target: DIE) -> str:
     return f" {_quote(target.name)}" if target.name else ""
 
 
-def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:
+def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:  # noqa: C901 - run per attribute of the text dump: one function, no call per case
     value = attr.value
     name = attr.name
     if isinstance(value, Attribute):
@@ -399,32 +399,32 @@ def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:
         if name in (AT.location, AT.frame_base) and attr.form in (FORM.data4, FORM.sec_offset):
             loc = info.location_list_at(value)
             if loc is not None:
-                text += ": " + _loclist_text(info, loc, unit.address_size)
+                text += ": " + _loclist_text(loc, unit.address_size)
         return text
     return repr(value)
 
 
-def _loclist_text(info: DebugInfo, loc: LocationList, address_size: int) -> str:
+def _loclist_text(loc: LocationList, address_size: int) -> str:
     parts = []
     for begin, end, expr in loc.entries:
         if expr is None:
-            parts.append(f"[base address {_addr_text(info, end)}]")
+            parts.append(f"[base address {_addr_text(end)}]")
             continue
         try:
             ops = ", ".join(str(op) for op in decode_expression(expr, address_size))
         except ExpressionError as exc:
             ops = f"<bad expression: {exc}>"
-        parts.append(f"[{_addr_text(info, begin)}, {_addr_text(info, end)}): {ops}")
+        parts.append(f"[{_addr_text(begin)}, {_addr_text(end)}): {ops}")
     return " ".join(parts) if parts else "<empty list>"
 
 
-def _addr_text(info: DebugInfo, value: int | Symbol) -> str:
+def _addr_text(value: int | Symbol) -> str:
     if isinstance(value, Symbol):
         return str(value) if value.value is None else f"0x{value.value:x} <{value}>"
     return f"0x{value:x}"
 
 
-def iter_text(info: DebugInfo) -> Iterator[str]:
+def iter_text(info: DebugInfo) -> Iterator[str]:  # noqa: C901 - the dump's rows in one loop: no generator layer per row
     """Lines of a readable dump of ``info``."""
     yield f"{info.filename or '<input>'}: debug info from {info.source}"
     if not info.units and not info.section_names():
@@ -482,19 +482,19 @@ def iter_text(info: DebugInfo) -> Iterator[str]:
         for a in info.aranges:
             yield f"Address Range Header: version = 0x{a.version:04x}, cu_offset = 0x{_num(info, a.unit_offset):08x}, addr_size = 0x{a.address_size:02x}"
             for b, e in a.tuples:
-                yield f"[{_addr_text(info, b)}, +{_addr_text(info, e)})"
+                yield f"[{_addr_text(b)}, +{_addr_text(e)})"
     if info.locations:
         yield ""
         yield ".debug_loc contents:"
         asize = info.units[0].address_size if info.units else 8
         for loc in info.locations:
-            yield f"0x{loc.offset:08x}: {_loclist_text(info, loc, asize)}"
+            yield f"0x{loc.offset:08x}: {_loclist_text(loc, asize)}"
     if info.ranges:
         yield ""
         yield ".debug_ranges contents:"
         for r in info.ranges:
             yield f"0x{r.offset:08x}: " + " ".join(
-                f"[{_addr_text(info, b)}, {_addr_text(info, e)})" for b, e in r.entries
+                f"[{_addr_text(b)}, {_addr_text(e)})" for b, e in r.entries
             )
     if info.strings is not None and info.strings.strings:
         yield ""

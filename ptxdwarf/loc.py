@@ -26,13 +26,13 @@ from .errors import BuilderError
 __all__ = [
     "Location",
     "LocationListSpec",
-    "register",
-    "param",
-    "local",
     "address",
-    "expression",
-    "location_list",
     "address_class_of",
+    "expression",
+    "local",
+    "location_list",
+    "param",
+    "register",
 ]
 
 

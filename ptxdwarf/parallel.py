@@ -89,7 +89,7 @@ def run_beside(
     if status == 0 and data[:1] == _OK:
         try:
             return pickle.loads(data[1:]), second
-        except Exception:  # noqa: BLE001, S110 - a result that does not load is computed here
+        except Exception:  # a result that does not load is computed here
             pass
     return child(), second
 

@@ -82,7 +82,7 @@ def ptxas_id(path: str) -> str:
     """A test id naming a ptxas by its release (its path when it does not run)."""
     try:
         return f"ptxas-{Ptxas(path).version}"
-    except Exception:  # noqa: BLE001 - the test itself reports what is wrong with it
+    except Exception:  # the test itself reports what is wrong with it
         return path
 
 
@@ -120,7 +120,7 @@ def ptxas_tool() -> Ptxas:
     """The ptxas ptxdwarf finds (PATH, CUDA_HOME, or the nvidia-cuda-nvcc wheel)."""
     try:
         return find_ptxas()
-    except Exception:  # noqa: BLE001
+    except Exception:
         _missing("ptxas")
         raise
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import cast
 
 import pytest
@@ -102,7 +101,7 @@ def test_rust_abi_slices_zsts_and_u128() -> None:
     assert k.parameters[2].die.attr(AT.location) is None  # a ZST lives nowhere
 
 
-def test_abi_parameters_through_ptxas(cubin_path: CubinPath, tmp_path: Path) -> None:
+def test_abi_parameters_through_ptxas(cubin_path: CubinPath) -> None:
     dbg = DebugInfoBuilder(name="abi.rs", language="rust")
     r: Callable[[str], Type] = lambda n: dbg.named_type(n, language="rust")  # noqa: E731
     k = dbg.kernel("scale", linkage_name="scale")

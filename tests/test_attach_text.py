@@ -16,7 +16,7 @@ from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.ptx.reader import parse_ptx
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_emit import generate_plain_ptx  # noqa: E402
+from bench_emit import generate_plain_ptx
 
 attach_module = importlib.import_module("ptxdwarf.attacher")
 

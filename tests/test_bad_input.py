@@ -66,7 +66,7 @@ class Hang(BaseException):
 def time_limit(seconds: float) -> Iterator[None]:
     """Fail (raise :class:`Hang`) if the block runs longer than ``seconds``."""
 
-    def on_alarm(signum: int, frame: object) -> None:
+    def on_alarm(_signum: int, _frame: object) -> None:
         raise Hang(f"still running after {seconds} s")
 
     old = signal.signal(signal.SIGALRM, on_alarm)
@@ -1357,8 +1357,8 @@ def _elf_layout(blob: bytes) -> dict[str, int]:
 
 
 CUBIN_CUTS: dict[str, Callable[[dict[str, int]], int]] = {
-    "in-elf-header": lambda L: 20,
-    "after-elf-header": lambda L: 64,
+    "in-elf-header": lambda _: 20,
+    "after-elf-header": lambda _: 64,
     "in-debug_abbrev": lambda L: L[ABBREV] + 40,
     "in-debug_info": lambda L: L[INFO] + 100,
     "in-section-headers": lambda L: L["shoff"] + 5 * L["shentsize"] + 7,

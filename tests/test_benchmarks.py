@@ -13,10 +13,10 @@ from conftest import FIXTURES, ROOT
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import bench_check  # noqa: E402
-import bench_cli  # noqa: E402
-import bench_emit  # noqa: E402
-import bench_parse  # noqa: E402
+import bench_check
+import bench_cli
+import bench_emit
+import bench_parse
 
 SMALL_NVCC = FIXTURES / "nvcc" / "call_example.sm_75.ptx"
 

@@ -389,7 +389,7 @@ def test_type_from_another_builder() -> None:
     f = b.function("f")
     with pytest.raises(BuilderError, match="f/x"):
         f.parameter("x", int_a)
-    with pytest.raises(BuilderError, match="S.m"):
+    with pytest.raises(BuilderError, match=r"S.m"):
         b.struct_type("S", [("m", int_a)])
 
 
@@ -421,7 +421,7 @@ def test_local_depot_needs_8_byte_addresses() -> None:
 def test_string_labels_need_isa_7() -> None:
     dbg = build_all_spaces(strings="strp")
     old = ALL_SPACES.replace(".version 7.0", ".version 6.5")
-    with pytest.raises(AttachError, match="7.0"):
+    with pytest.raises(AttachError, match=r"7.0"):
         ptxdwarf.attach(old, dbg, string_labels=True)
     # .debug_str+offset needs no labels: fine on 6.5
     assert ".debug_str+" in ptxdwarf.attach(old, build_all_spaces(strings="strp"))
@@ -440,7 +440,7 @@ def test_attach_replaces_existing_debug_info(cubin_path: CubinPath) -> None:
     assert info.units[0].die.get(AT.producer) == "replacement"  # type: ignore[union-attr]  # a None here fails the test, as it should
 
 
-def test_pathless_helpers(tmp_path: Path) -> None:
+def test_pathless_helpers() -> None:
     dbg = build_all_spaces()
     text = dbg.sections_text("compact")
     assert ".section .debug_info" in text and text.isascii()

@@ -115,7 +115,7 @@ def test_a_reader_that_goes_away_is_not_an_error() -> None:
     assert len(proc.stdout) == 10
 
 
-def test_the_console_script_frees_each_file_before_the_next(tmp_path: Path) -> None:
+def test_the_console_script_frees_each_file_before_the_next() -> None:
     """With the collector off, the models of earlier files would otherwise stay."""
     script = (
         "import gc, sys\n"

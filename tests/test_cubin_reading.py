@@ -113,9 +113,7 @@ def test_relocations_whose_sh_link_names_no_symbol_table_use_symtab(call_cubin: 
     )
 
 
-def test_toolkit_version_in_e_version_is_read(
-    call_cubin: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_toolkit_version_in_e_version_is_read(call_cubin: bytes, tmp_path: Path) -> None:
     """A cubin's ``e_version`` holds the toolkit version (129 for CUDA 12.9); strict ELF readers
     reject it, ptxdwarf reads it like any other cubin."""
     patched = _patched(call_cubin, "e_version")
@@ -222,7 +220,7 @@ def test_a_list_ends_where_relocations_against_dropped_labels_make_its_end_mark(
     ]
     at = relocated.location_list_at(0x319)
     assert at is not None
-    (entry,) = at.entries
+    (_entry,) = at.entries
     assert relocated.notes == written.notes
 
 

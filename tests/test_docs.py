@@ -86,55 +86,58 @@ def _dump_objects(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
             yield from _dump_objects(image["dump"])
         return
     yield "dump document", doc
-
-    def entries(items: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
-        for entry in items:
-            yield "location list entry", entry
-            for op in entry.get("expr", []):
-                yield "expression operation", op
-
     for unit in doc["units"]:
         yield "unit", unit
-        stack = [unit["die"]] if unit["die"] else []
-        while stack:
-            die = stack.pop()
-            yield "DIE", die
-            stack.extend(die["children"])
-            for attr in die["attributes"]:
-                yield "attribute", attr
-                for op in attr.get("expr", []):
-                    yield "expression operation", op
-                yield from entries(attr.get("loclist", []))
-    for key in ("pubnames", "pubtypes"):
-        for names in doc.get(key, []):
-            yield "name set", names
-            for entry in names["entries"]:
-                yield "name entry", entry
-    for aranges in doc.get("aranges", []):
-        yield "address range set", aranges
-        for r in aranges["ranges"]:
-            yield "address range", r
-    for loclist in doc.get("locations", []):
-        yield "location list", loclist
-        yield from entries(loclist["entries"])
-    for ranges in doc.get("ranges", []):
-        yield "range list", ranges
-        for entry in ranges["entries"]:
-            yield "range list entry", entry
-    for s in doc.get("strings", []):
-        yield "string", s
-    for s in doc.get("other_sections", []):
-        yield "other section", s
-    for program in doc.get("lines", []):
-        yield "line program", program
-        for f in program["files"]:
-            yield "line program file", f
-        for row in program["rows"]:
-            yield "line row", row
-    for function in doc.get("register_map", []):
-        yield "register map function", function
-        for entry in function["entries"]:
-            yield "register map entry", entry
+        yield from _die_objects(unit["die"])
+    yield from _section_objects(doc)
+
+
+def _die_objects(root: dict[str, Any] | None) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The DIEs of a unit's tree, their attributes and what these hold."""
+    stack = [root] if root else []
+    while stack:
+        die = stack.pop()
+        yield "DIE", die
+        stack.extend(die["children"])
+        for attr in die["attributes"]:
+            yield "attribute", attr
+            for op in attr.get("expr", []):
+                yield "expression operation", op
+            yield from _entry_objects(attr.get("loclist", []))
+
+
+def _entry_objects(items: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Location list entries and their operations."""
+    for entry in items:
+        yield "location list entry", entry
+        for op in entry.get("expr", []):
+            yield "expression operation", op
+
+
+#: The dump's sections after the units: key, kind of its objects, (key, kind) of their children.
+_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
+    ("pubnames", "name set", (("entries", "name entry"),)),
+    ("pubtypes", "name set", (("entries", "name entry"),)),
+    ("aranges", "address range set", (("ranges", "address range"),)),
+    ("locations", "location list", ()),
+    ("ranges", "range list", (("entries", "range list entry"),)),
+    ("strings", "string", ()),
+    ("other_sections", "other section", ()),
+    ("lines", "line program", (("files", "line program file"), ("rows", "line row"))),
+    ("register_map", "register map function", (("entries", "register map entry"),)),
+)
+
+
+def _section_objects(doc: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The objects of the sections after the units, in :data:`_SECTIONS`' order."""
+    for key, kind, children in _SECTIONS:
+        for obj in doc.get(key, []):
+            yield kind, obj
+            if key == "locations":
+                yield from _entry_objects(obj["entries"])
+            for child_key, child_kind in children:
+                for child in obj[child_key]:
+                    yield child_kind, child
 
 
 def _check_against_doc(objects: Iterator[tuple[str, dict[str, Any]]], seen: set[str]) -> list[str]:
@@ -171,7 +174,7 @@ def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_p
     cubin.write_bytes(
         ptxas.compile((FIXTURES / "spec" / "example.ptx").read_text(), arch="sm_75", debug=True).cubin
     )
-    inputs = sorted(FIXTURES.rglob("*.ptx")) + [FIXTURES / "nvcc" / "call_example.sm_75.fatbin", cubin]
+    inputs = [*sorted(FIXTURES.rglob("*.ptx")), FIXTURES / "nvcc" / "call_example.sm_75.fatbin", cubin]
     seen: set[str] = set()
     problems: list[str] = []
     read = 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -125,7 +126,7 @@ def test_naming_a_deep_chain_of_types_is_linear() -> None:
         array.add_child(DIE(TAG.subrange_type, [Attribute(AT.count, None, 2)]))
         chain.append(array)
         parent = array
-    for a, b in zip(chain, chain[1:], strict=False):
+    for a, b in pairwise(chain):
         a.add(AT.type, b)
     names = [type_name(info, d, cu) for d in chain]
     assert all("..." in n and len(n) < 8 * MAX_STEPS for n in names)

@@ -53,7 +53,7 @@ def _ptxas_for(text: str) -> Ptxas:
     return find_ptxas(version=parse_ptx(text).version)
 
 
-def _compile(text: str, tmp: Path | None = None) -> str | None:
+def _compile(text: str) -> str | None:
     """None when ptxas -g compiles ``text``; else its first message."""
     ptxas = _ptxas_for(text)
     arch, _ = ptxas.choose_arch(parse_ptx(text).target, None)
@@ -171,10 +171,10 @@ CASES: list[tuple[str, Any, str, bool]] = [
 @pytest.mark.parametrize("make,rule,refused", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 @pytest.mark.ptxas
 @pytest.mark.slow
-def test_repair(make: Any, rule: str, refused: bool, tmp_path: Path) -> None:
+def test_repair(make: Any, rule: str, refused: bool) -> None:
     text = make()
     assert rule in {f.rule for f in lint(text)}
-    before = _compile(text, tmp_path)
+    before = _compile(text)
     if refused:
         assert before is not None, "ptxas must refuse the input for this test to mean anything"
     else:
@@ -188,7 +188,7 @@ def test_repair(make: Any, rule: str, refused: bool, tmp_path: Path) -> None:
     assert rule in {r.rule for r in result.repairs}
     assert rule not in {f.rule for f in result.remaining}
     assert result.ok, "\n".join(map(str, result.errors))
-    assert _compile(result.text, tmp_path) is None
+    assert _compile(result.text) is None
     report = check(result.text)
     assert report.consistent, "\n".join(map(str, report.differences))
     expected = tree(text)
@@ -221,12 +221,12 @@ def test_label_repairs_keep_the_code(make: Any, tmp_path: Path) -> None:
 @pytest.mark.parametrize("path", sorted(LLVM.glob("*.rejected.ptx")), ids=lambda p: p.name)
 @pytest.mark.ptxas
 @pytest.mark.slow
-def test_llvm_outputs(path: Path, tmp_path: Path) -> None:
+def test_llvm_outputs(path: Path) -> None:
     """LLVM 14's output for LLVM's NVPTX debug-info tests: ptxas refuses each as written."""
     text = load_ptx(path)
-    assert _compile(text, tmp_path) is not None
+    assert _compile(text) is not None
     result = fix(text, filename=str(path))
-    assert _compile(result.text, tmp_path) is None
+    assert _compile(result.text) is None
     assert check(result.text).status in ("consistent", "line-info-only")
     assert tree(result.text) == tree(text)
     # what remains is what a debugger gets wrong and no repair knows (LLVM 14's address class)
@@ -273,7 +273,7 @@ def test_every_repair_belongs_to_a_quirk_with_a_lint_rule() -> None:
 
 
 def test_a_repair_registers_for_a_quirk_that_names_it() -> None:
-    def not_named(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    def not_named(_job: SectionJob, _findings: list[Finding]) -> list[Repair]:
         return []
 
     with pytest.raises(ValueError, match="does not name the repair not_named"):
@@ -504,7 +504,7 @@ def test_strip_same_sass(path: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.ptxas
-def test_remap_paths(tmp_path: Path) -> None:
+def test_remap_paths() -> None:
     text = load_ptx(ROOT / "fixtures" / "nvcc" / "call_example.sm_75.ptx")
     new, changed = remap_paths(text, [("/tmp/ptxdwarf-fixtures/", "/home/me/")])
     assert changed >= 2
@@ -514,11 +514,11 @@ def test_remap_paths(tmp_path: Path) -> None:
     assert cu is not None
     assert all(not str(v).startswith("/tmp/ptxdwarf-fixtures") for v in (cu.get("name"), cu.get("comp_dir")))
     assert lint(new) == lint(text)
-    assert _compile(new, tmp_path) is None and check(new).consistent
+    assert _compile(new) is None and check(new).consistent
     assert remap_paths(text, [("/nowhere/", "/x/")]) == (text, 0)
 
 
-def test_remap_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_remap_cli(tmp_path: Path) -> None:
     out = tmp_path / "o.ptx"
     src = str(ROOT / "fixtures" / "nvcc" / "call_example.sm_75.ptx")
     assert main(["rewrite", src, "--remap-path", "/tmp/ptxdwarf-fixtures=/srv", "-o", str(out)]) == 0
@@ -669,7 +669,7 @@ def test_section_plus_n_too_large_for_its_field(addend: str) -> None:
 
 
 @pytest.mark.ptxas
-def test_remap_nvrtc_default_program(tmp_path: Path) -> None:
+def test_remap_nvrtc_default_program() -> None:
     """NVRTC names its source default_program, in the working directory (the compile unit:
     name 'default_program', comp_dir the directory; .file the joined path). A map of the
     joined path renames both, and the module still compiles to consistent debug info."""

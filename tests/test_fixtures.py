@@ -116,7 +116,7 @@ def test_fixture_coverage() -> None:
                 seen_tags.add(tag)
                 if "DW_AT_address_class" in attrs:
                     seen_classes.add(attrs["DW_AT_address_class"])
-        sections.update(k for k in ("locations", "pubnames", "strings") if k in doc and doc[k])
+        sections.update(k for k in ("locations", "pubnames", "strings") if doc.get(k))
         if '"DW_AT_bit_size"' in json.dumps(doc):
             sections.add("bit fields")
     for tag in (

@@ -34,7 +34,7 @@ def test_short_fuzz_run_finds_nothing(tmp_path: Path) -> None:
     assert proc.stdout.startswith("3000 inputs")
 
 
-def test_memory_blow_up_is_a_finding(tmp_path: Path) -> None:
+def test_memory_blow_up_is_a_finding() -> None:
     """An input that makes the worker grow by more than --memory MB is interrupted and kept
     as a finding (the kernel's OOM killer would take the input with the worker)."""
     script = f"""

@@ -586,7 +586,7 @@ def test_unnamed_zero_size_bit_field_type() -> None:
 def test_union_member_errors() -> None:
     with pytest.raises(LayoutError, match="bit field 's' is 17 bits wide"):
         layout_union([Field("c", *CHAR), bits("s", SHORT, 17)], name="U")
-    with pytest.raises(LayoutError, match="^union 'U': "):
+    with pytest.raises(LayoutError, match=r"^union 'U': "):
         layout_union([Field("c", *CHAR), bits("s", SHORT, 17)], name="U")
 
 
@@ -625,7 +625,7 @@ def test_overlapping_explicit_offsets() -> None:
 
 
 def test_aggregate_errors() -> None:
-    with pytest.raises(LayoutError, match="^struct 'S': declared alignment 3 is not a power of two"):
+    with pytest.raises(LayoutError, match=r"^struct 'S': declared alignment 3 is not a power of two"):
         layout_struct([], align=3, name="S")
     with pytest.raises(LayoutError, match="declared size -1 is negative"):
         layout_union([], size=-1)

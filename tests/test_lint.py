@@ -449,7 +449,7 @@ def assemble(
     unit_length = pos - 4
 
     head = header.rstrip("\n").split("\n")
-    lines = head + ["", ".section .debug_abbrev {", *abbrev, "}", ".section .debug_info {"]
+    lines = [*head, "", ".section .debug_abbrev {", *abbrev, "}", ".section .debug_info {"]
     unit_line = len(lines) + 1
     lines += [f".b32 {unit_length}", f".b16 {version}", ".b32 .debug_abbrev", ".b8 8"]
     for entry in _walk_with_nulls(cu):
@@ -521,7 +521,7 @@ def only(findings: list[Finding], rule: str) -> list[Finding]:
     return findings
 
 
-def at(f: Finding, m: Module, line: int) -> bool:
+def at(f: Finding, line: int) -> bool:
     return f.where == f"t.ptx:{line}"
 
 
@@ -550,7 +550,7 @@ def test_missing_address_class() -> None:
     b.drop("address_class")
     m = assemble(cu)
     (f,) = only(run(m), "missing-address-class")
-    assert names(f, b) and at(f, m, b.attr_lines["location"])
+    assert names(f, b) and at(f, b.attr_lines["location"])
     assert f.die is not None and f.die.endswith("add/b") and f.die.startswith("DW_TAG_formal_parameter 'b'")
     assert f.severity == "error"
 
@@ -584,7 +584,7 @@ def test_loclist_offset_not_a_list() -> None:
         extra=".section .debug_loc {\n.b64 $L__func_begin0\n.b64 $L__func_end0\n.b16 1\n.b8 144\n.b64 0\n.b64 0\n}\n",
     )
     (f,) = only(run(m), "bad-loclist-offset")
-    assert names(f, b) and at(f, m, b.attr_lines["location"])
+    assert names(f, b) and at(f, b.attr_lines["location"])
 
 
 @pytest.mark.parametrize(
@@ -597,7 +597,7 @@ def test_address_class_range(value: int, severity: str) -> None:
     m = assemble(cu)
     (f,) = only(run(m), "address-class-range")
     assert f.severity == severity
-    assert names(f, p) and at(f, m, p.attr_lines["address_class"])
+    assert names(f, p) and at(f, p.attr_lines["address_class"])
 
 
 @pytest.mark.parametrize("value", [1, 2, 6, 12])
@@ -616,7 +616,7 @@ def test_address_class_contradicting_the_state_space(value: int) -> None:
     m = assemble(cu)
     (f,) = run(m)
     assert f.rule == "address-class-space" and f.severity == "error"
-    assert names(f, p) and at(f, m, p.attr_lines["address_class"])
+    assert names(f, p) and at(f, p.attr_lines["address_class"])
     assert ".param" in f.message and "ADDR_param_space" in f.message
 
 
@@ -633,7 +633,7 @@ def test_regx_undeclared_in_that_function() -> None:
     a.set("location", regx("%rd1"))
     m = assemble(cu)
     (f,) = only(run(m), "regx-undeclared")
-    assert names(f, a) and at(f, m, a.attr_lines["location"])
+    assert names(f, a) and at(f, a.attr_lines["location"])
     assert "_Z3addii" in f.message and "%rd1" in f.message
 
 
@@ -668,7 +668,7 @@ def test_regx_too_long() -> None:
     a.set("location", regx("%longreg1"))
     m = assemble(cu, header=header)
     (f,) = only(run(m), "regx-too-long")
-    assert names(f, a) and at(f, m, a.attr_lines["location"]) and "9 characters" in f.message
+    assert names(f, a) and at(f, a.attr_lines["location"]) and "9 characters" in f.message
 
 
 def test_subprogram_maps_to_function_by_linkage_name() -> None:
@@ -688,7 +688,7 @@ def test_undefined_symbol() -> None:
     p.set("location", [b"\x03", Sym("_Z4testPi_param_3")])
     m = assemble(cu)
     (f,) = only(run(m), "undefined-symbol")
-    assert names(f, p) and at(f, m, p.attr_lines["location"] + 2)
+    assert names(f, p) and at(f, p.attr_lines["location"] + 2)
 
 
 def test_undefined_section() -> None:
@@ -696,7 +696,7 @@ def test_undefined_section() -> None:
     cu.set("stmt_list", Sym(".debug_ranges", 4))
     m = assemble(cu)
     (f,) = only(run(m), "undefined-symbol")
-    assert at(f, m, cu.attr_lines["stmt_list"]) and ".debug_ranges" in f.message
+    assert at(f, cu.attr_lines["stmt_list"]) and ".debug_ranges" in f.message
 
 
 def test_label_wrong_function() -> None:
@@ -706,7 +706,7 @@ def test_label_wrong_function() -> None:
     block.set("high_pc", Sym("$L__func_end0"))
     m = assemble(cu)
     (f,) = only(run(m), "label-wrong-function")
-    assert names(f, block) and at(f, m, block.attr_lines["high_pc"])
+    assert names(f, block) and at(f, block.attr_lines["high_pc"])
     assert "$L__func_end0" in f.message and "_Z4testPi" in f.message
 
 
@@ -717,7 +717,7 @@ def test_label_wrong_function_blames_the_odd_one_out() -> None:
     add.set("low_pc", Sym("$L__tmp0"))
     m = assemble(cu)
     (f,) = only(run(m), "label-wrong-function")
-    assert names(f, add) and at(f, m, add.attr_lines["low_pc"])
+    assert names(f, add) and at(f, add.attr_lines["low_pc"])
 
 
 def test_function_symbol_as_low_pc_is_fine() -> None:
@@ -730,7 +730,7 @@ def test_target_not_debug() -> None:
     cu = base_tree()
     m = assemble(cu, header=HEADER.replace(".target sm_75, debug", ".target sm_75"))
     (f,) = only(run(m), "target-not-debug")
-    assert at(f, m, 2) and f.severity == "warning" and "-g" in f.message
+    assert at(f, 2) and f.severity == "warning" and "-g" in f.message
 
 
 def test_line_tables_only_needs_no_debug_target() -> None:
@@ -754,7 +754,7 @@ def test_lineinfo_style_module_needs_no_debug_target() -> None:
 def test_file_two_strings() -> None:
     m = assemble(base_tree(), header=HEADER.replace('.file 1 "/src/t.cu"', '.file 1 "/src" "t.cu"'))
     (f,) = only(run(m), "file-two-strings")
-    assert at(f, m, 5) and '"/src/t.cu"' in f.message
+    assert at(f, 5) and '"/src/t.cu"' in f.message
 
 
 @pytest.mark.parametrize(
@@ -770,7 +770,7 @@ def test_version_too_low(version: str, extra: str, rule_line: str) -> None:
     m = assemble(base_tree(), header=HEADER.replace(".version 7.5", f".version {version}"), extra=extra)
     findings = [f for f in run(m) if f.rule == "version-too-low"]
     assert findings, run(m)
-    assert any(at(f, m, m.line_of(re.escape(rule_line))) for f in findings), findings
+    assert any(at(f, m.line_of(re.escape(rule_line))) for f in findings), findings
 
 
 def test_version_too_low_counts_the_labels_of_a_section() -> None:
@@ -795,7 +795,7 @@ def test_bad_reference() -> None:
     a.set("type", int_t.offset + 1)
     m = assemble(cu)
     (f,) = only(run(m), "bad-reference")
-    assert names(f, a) and at(f, m, a.attr_lines["type"])
+    assert names(f, a) and at(f, a.attr_lines["type"])
 
 
 def test_reference_outside_the_unit() -> None:
@@ -857,7 +857,7 @@ def test_pubnames_faults(kw: dict[str, Any], rule: str, field: str) -> None:
     (f,) = only(run(m), rule)
     start = m.line_of(r"\.section \.debug_pubnames")
     expect = start + extra.split("\n").index(field)
-    assert at(f, m, expect), f
+    assert at(f, expect), f
 
 
 def test_pubnames_entry_name_mismatch_is_a_warning() -> None:
@@ -916,7 +916,7 @@ def test_aranges_unit_offset() -> None:
     assert run(assemble(cu, extra=aranges.replace("{u}", ".debug_info"))) == []
     m = assemble(cu, extra=aranges.replace("{u}", "16"))
     (f,) = only(run(m), "aranges-unit-offset")
-    assert at(f, m, m.line_of(r"^\.b32 16$"))
+    assert at(f, m.line_of(r"^\.b32 16$"))
 
 
 def test_unit_length_with_junk() -> None:
@@ -995,7 +995,7 @@ def test_abbrev_code_order() -> None:
     m = assemble(cu, code_map={3: 9})
     (f,) = only(run(m), "abbrev-code-order")
     abbrev_start = m.line_of(r"\.section \.debug_abbrev")
-    assert at(f, m, abbrev_start + 3)  # the third declaration's line
+    assert at(f, abbrev_start + 3)  # the third declaration's line
     assert "1, 2, 9" in f.message
 
 
@@ -1015,7 +1015,7 @@ def test_ref_addr_size() -> None:
     a.set("type", Ref(find(cu, "int")), "ref_addr")
     m = assemble(cu, version=3)
     (f,) = only(run(m), "ref-addr-size")
-    assert names(f, a) and at(f, m, a.attr_lines["type"])
+    assert names(f, a) and at(f, a.attr_lines["type"])
 
 
 def test_ref_addr_in_dwarf2_is_fine() -> None:
@@ -1031,7 +1031,7 @@ def test_reloc_width() -> None:
     add.set("high_pc", Sym("$L__func_end0", 4, high=True))
     m = assemble(cu)
     (f,) = only(run(m), "reloc-width")
-    assert names(f, add) and at(f, m, add.attr_lines["high_pc"] + 1) and "byte 4 of DW_FORM_addr" in f.message
+    assert names(f, add) and at(f, add.attr_lines["high_pc"] + 1) and "byte 4 of DW_FORM_addr" in f.message
 
 
 def test_reloc_width_low_half_is_fine() -> None:
@@ -1096,7 +1096,7 @@ def test_wide_value() -> None:
     cu.attrs.append(("low_pc", "addr", 1 << 32))
     m = assemble(cu)
     (f,) = only(run(m), "wide-value")
-    assert at(f, m, cu.attr_lines["low_pc"]) and f.severity == "warning"
+    assert at(f, cu.attr_lines["low_pc"]) and f.severity == "warning"
 
 
 def test_strp_label_reused() -> None:
@@ -1109,7 +1109,7 @@ def test_strp_label_reused() -> None:
     b.set("name", Sym("$L__str0", 4), "strp")
     m = assemble(cu, extra=strs)
     (f,) = only(run(m), "strp-label-reused")
-    assert names(f, b) and at(f, m, b.attr_lines["name"]) and f.severity == "error"
+    assert names(f, b) and at(f, b.attr_lines["name"]) and f.severity == "error"
 
 
 def test_symbol_outside_info() -> None:
@@ -1128,7 +1128,7 @@ def test_symbol_addend() -> None:
     v.set("location", [b"\x03", Sym("__local_depot1+4"), b"\x23\x00"])
     m = assemble(cu)
     (f,) = only(run(m), "symbol-addend")
-    assert names(f, v) and at(f, m, v.attr_lines["location"] + 2)
+    assert names(f, v) and at(f, v.attr_lines["location"] + 2)
 
 
 def test_section_plus_n_in_info_is_fine() -> None:
@@ -1147,7 +1147,7 @@ def test_label_at_line_zero() -> None:
         cu, header=HEADER.replace(_AT_TMP0, "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1")
     )
     (f,) = only(run(m), "label-at-line-zero")
-    assert names(f, block) and at(f, m, block.attr_lines["low_pc"]) and f.severity == "warning"
+    assert names(f, block) and at(f, block.attr_lines["low_pc"]) and f.severity == "warning"
     assert "$L__tmp0" in f.message and "_Z4testPi" in f.message
 
 
@@ -1227,7 +1227,7 @@ def test_func_param_address() -> None:
 def test_duplicate_section() -> None:
     m = assemble(base_tree(), extra=".section .debug_str {\n.b8 0\n}\n.section .debug_str {\n.b8 97, 0\n}\n")
     (f,) = only(run(m), "duplicate-section")
-    assert at(f, m, m.line_of(r"\.section \.debug_str", 1)) and f.severity == "warning"
+    assert at(f, m.line_of(r"\.section \.debug_str", 1)) and f.severity == "warning"
 
 
 def test_duplicate_debug_info_is_an_error() -> None:
@@ -1245,7 +1245,7 @@ def test_overlaid_blocks_that_differ_are_an_error() -> None:
     m = assemble(base_tree(), extra=_LOC.format(_EMPTY_LIST) + _LOC.format(_ONE_ENTRY.format(1, 2)))
     (f,) = only(run(m), "duplicate-section")
     assert f.severity == "error" and "overlapping non-identical data" in f.message
-    assert at(f, m, m.line_of(r"\.section \.debug_loc", 1))
+    assert at(f, m.line_of(r"\.section \.debug_loc", 1))
 
 
 def test_overlaid_blocks_that_agree_are_a_warning() -> None:
@@ -1264,7 +1264,7 @@ def test_overlaid_blocks_with_other_labels_are_a_warning() -> None:
 def test_producer_debug_line_and_frame() -> None:
     m = assemble(base_tree(), extra=".section .debug_line {\n.b8 1\n}\n")
     (f,) = only(run(m), "producer-debug-line")
-    assert at(f, m, m.line_of(r"\.section \.debug_line"))
+    assert at(f, m.line_of(r"\.section \.debug_line"))
     m = assemble(base_tree(), extra=".section .debug_frame {\n.b8 1\n}\n")
     (f,) = only(run(m), "producer-debug-frame")
     assert f.severity == "error"
@@ -1275,7 +1275,7 @@ def test_file_index() -> None:
     header = HEADER.replace('.file 1 "/src/t.cu"', '.file 1 "/src/t.cu"\n.file 3 "/src/t.h"')
     m = assemble(base_tree(), header=header)
     (f,) = only(run(m), "file-index")
-    assert at(f, m, 6) and f.severity == "warning"
+    assert at(f, 6) and f.severity == "warning"
     header = HEADER.replace('.file 1 "/src/t.cu"', '.file 1 "/src/t.cu"\n.file 1 "/src/t.h"')
     (f,) = only(run(assemble(base_tree(), header=header)), "file-index")
     assert f.severity == "error" and "twice" in f.message
@@ -1309,7 +1309,7 @@ def test_info_label_difference() -> None:
 def test_address_size() -> None:
     m = assemble(base_tree(), header=HEADER.replace(".address_size 64", ".address_size 32"))
     (f,) = only(run(m), "address-size")
-    assert at(f, m, 3)
+    assert at(f, 3)
 
 
 @pytest.mark.parametrize("target", ["sm_50", "sm_52", "sm_53", "sm_60", "sm_35"])
@@ -1323,7 +1323,7 @@ def test_address_size_default(target: str) -> None:
         assert run(m) == []
         return
     (f,) = only(run(m), "address-size-default")
-    assert at(f, m, 2) and f"for {target}" in f.message
+    assert at(f, 2) and f"for {target}" in f.message
     assert lint(m.text, filename="t.ptx", ptxas_version="12.9")
     assert lint(m.text, filename="t.ptx", ptxas_version="13.0") == []
 
@@ -1331,7 +1331,7 @@ def test_address_size_default(target: str) -> None:
 def test_non_ascii() -> None:
     m = assemble(base_tree(), header=HEADER.replace(".version 7.5", ".version 7.5 // \u00e9t\u00e9"))
     (f,) = only(run(m), "non-ascii")
-    assert at(f, m, 1) and "2 non-ASCII" in f.message
+    assert at(f, 1) and "2 non-ASCII" in f.message
 
 
 def test_debug_target_without_info() -> None:
@@ -1371,7 +1371,7 @@ def test_bitfield_member_order() -> None:
     cu, member = _bitfield_struct(*_NVCC_BITFIELD)
     m = assemble(cu, extra=_STR)
     (f,) = only(run(m), "bitfield-member-order")
-    assert names(f, member) and at(f, m, member.attr_lines["data_member_location"])
+    assert names(f, member) and at(f, member.attr_lines["data_member_location"])
 
 
 @pytest.mark.parametrize(

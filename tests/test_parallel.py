@@ -148,7 +148,9 @@ def _force(monkeypatch: pytest.MonkeyPatch, module: object, fork: bool) -> None:
     """``module`` forks (or not) whatever the size of its work."""
 
     def forced(
-        child: Callable[[], object], parent: Callable[[], object], work: int = 0
+        child: Callable[[], object],
+        parent: Callable[[], object],
+        work: int = 0,  # noqa: ARG001 - run_beside's keyword, which the callers pass
     ) -> tuple[object, object]:
         return run_beside(child, parent, fork=fork)
 

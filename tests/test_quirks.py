@@ -13,9 +13,9 @@ from conftest import EXTRA_PTXAS, every_ptxas, ptxas_id
 
 # The features that register workarounds of the quirks (the repairs register with ptxdwarf.repair):
 # with these imported the registry is complete.
-import ptxdwarf.attacher  # noqa: F401
-import ptxdwarf.autodebug  # noqa: F401
-import ptxdwarf.builder  # noqa: F401
+import ptxdwarf.attacher
+import ptxdwarf.autodebug
+import ptxdwarf.builder
 import ptxdwarf.loc  # noqa: F401
 from ptxdwarf.cuda import quirks
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
@@ -47,7 +47,7 @@ def test_holds_for_a_release() -> None:
     assert comment.holds_for(None)
     assert quirk("non-ascii").holds_for("13.5")
     assert not quirk("orphan-depot-list").holds_for(None)  # reproduced nowhere
-    with pytest.raises(ValueError, match="MAJOR.MINOR"):
+    with pytest.raises(ValueError, match=r"MAJOR.MINOR"):
         comment.holds_for("13.x")
 
 

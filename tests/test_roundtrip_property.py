@@ -43,7 +43,7 @@ REF_FORMS = [FORM.ref1, FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_udata, FORM.re
 
 
 @st.composite
-def values(draw: st.DrawFn, form: int, asize: int, version: int) -> Any:
+def values(draw: st.DrawFn, form: int, asize: int) -> Any:
     if form == FORM.addr:
         if draw(st.booleans()):
             return Symbol(draw(SYMBOLS), draw(st.integers(0, 4096)))
@@ -93,13 +93,13 @@ def trees(draw: st.DrawFn) -> DebugInfo:
     for i in range(count):
         die = DIE(draw(TAGS), has_children=draw(st.booleans()) if i else True)
         for _ in range(draw(st.integers(0, 5))):
-            form = draw(st.sampled_from(SIMPLE_FORMS + [FORM.indirect]))
+            form = draw(st.sampled_from([*SIMPLE_FORMS, FORM.indirect]))
             if form == FORM.indirect:
                 inner_form = draw(st.sampled_from([FORM.data1, FORM.udata, FORM.string, FORM.block1]))
-                inner = Attribute(draw(ATTRS), inner_form, draw(values(inner_form, asize, version)))
+                inner = Attribute(draw(ATTRS), inner_form, draw(values(inner_form, asize)))
                 die.attributes.append(Attribute(inner.name, FORM.indirect, inner))
             else:
-                die.attributes.append(Attribute(draw(ATTRS), form, draw(values(form, asize, version))))
+                die.attributes.append(Attribute(draw(ATTRS), form, draw(values(form, asize))))
         if dies:
             parents = [d for d in dies if d.has_children]
             draw(st.sampled_from(parents)).add_child(die)

@@ -131,7 +131,7 @@ def test_a_value_a_writer_does_not_expect_goes_the_general_way() -> None:
     with pytest.raises(EncodeError, match=r"NUL.*DW_TAG_variable"):
         ptxdwarf.dwarf.encode.encode(dbg.finish())
     # and a bad decl line never gets that far
-    with pytest.raises(BuilderError, match="f/y: decl file 1 and line .ten. must be numbers"):
+    with pytest.raises(BuilderError, match=r"f/y: decl file 1 and line .ten. must be numbers"):
         f.variable("y", int_t, line="ten")  # type: ignore[arg-type]  # the wrong type is what the test passes
 
 

@@ -7,8 +7,6 @@ abbreviation codes, encoded by ptxdwarf, and must give those bytes exactly.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from conftest import CubinPath
 
@@ -446,7 +444,7 @@ def test_spec_fixture_parses_to_the_guide_bytes(style: str) -> None:
     assert list(images[".debug_pubnames"].data) == SPEC_PUBNAMES
 
 
-def test_spec_example_reads_back(tmp_path: Path) -> None:
+def test_spec_example_reads_back() -> None:
     info, _ = build_spec_tree()
     images = ptxdwarf.dwarf.encode_sections(info)
     text = ".version 7.0\n.target sm_75, debug\n.address_size 64\n" + ptxdwarf.ptx.writer.format_sections(
@@ -465,10 +463,10 @@ def test_spec_example_reads_back(tmp_path: Path) -> None:
         ("DW_TAG_unspecified_type", "void"),
         ("DW_TAG_pointer_type", None),
     ]
-    p = [d for d in back.iter_dies() if d.name == "p"][0]
+    p = next(d for d in back.iter_dies() if d.name == "p")
     ops = ptxdwarf.dwarf.decode_expression(p[AT.location], 8)
     assert ops[0].symbol == Symbol("_Z4testPi_param_0")
-    i = [d for d in back.iter_dies() if d.name == "i"][0]
+    i = next(d for d in back.iter_dies() if d.name == "i")
     assert ptxdwarf.dwarf.decode_expression(i[AT.location], 8)[0].register == "%r1"
     i_type = i.attr(AT.type)
     assert i_type is not None and i_type.target == 0xA4

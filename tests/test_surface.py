@@ -101,7 +101,7 @@ def test_no_old_import_path(old: str) -> None:
     assert not hasattr(ptxdwarf, old)
 
 
-def test_read_takes_one_input_of_any_kind(tmp_path: Path) -> None:
+def test_read_takes_one_input_of_any_kind() -> None:
     ptx = ROOT / "fixtures" / "spec" / "example.ptx"
     cubin = ROOT / "fixtures" / "cubins" / "loops.debugopt.sm_75.cubin"
     by_path = ptxdwarf.read(ptx)

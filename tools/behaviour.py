@@ -128,7 +128,7 @@ def ptxas_version() -> str:
 
     try:
         exe = find_ptxas()
-    except Exception as exc:  # noqa: BLE001 - recorded as the reason
+    except Exception as exc:  # recorded as the reason
         return f"none ({exc})"
     path = getattr(exe, "path", exe)
     proc = subprocess.run([str(path), "--version"], capture_output=True, text=True, check=False)

@@ -336,7 +336,7 @@ def worker(index: int, args: argparse.Namespace, counter: Synchronized[int]) -> 
                 report = f"hang (over {args.timeout:g} CPU seconds)\n"
             except BlowUp:
                 report = f"memory blow-up (over {args.memory} MB more than before the input)\n"
-            except Exception:  # noqa: BLE001 - every other exception is what the fuzzer looks for
+            except Exception:  # every other exception is what the fuzzer looks for
                 report = traceback.format_exc()
             if report is not None:
                 _save(out, payload, report)

@@ -23,13 +23,13 @@ from .types import C_TYPES, PTX_TYPES, RUST_TYPES, Member, Type
 from .types import MemberSpec as MemberSpec
 
 __all__ = [
+    "C_TYPES",
+    "PTX_TYPES",
+    "RUST_TYPES",
     "DebugInfoBuilder",
-    "Type",
     "Function",
     "LexicalBlock",
-    "Variable",
     "Member",
-    "C_TYPES",
-    "RUST_TYPES",
-    "PTX_TYPES",
+    "Type",
+    "Variable",
 ]

@@ -174,7 +174,7 @@ class DebugInfoBuilder(TypeConstructors):
             (_HIGH_PC, Symbol(end), "addr"),
             (_FRAME_BASE, _CALL_FRAME_CFA, None),
         ]
-        if linkage_name is not None and linkage_name != name or self.version < 4:
+        if (linkage_name is not None and linkage_name != name) or self.version < 4:
             items.append((self._linkage_attr(), symbol, None))
         items.append((_NAME, name, None))
         items += self._decl_items(line, file, f"function {name}")

@@ -322,7 +322,7 @@ class Expectations:
             other = theirs[j] if j < len(theirs) else None
             if op.code == _DW_OP_ADDR and op.symbol is not None:
                 self.report.symbols += 1
-                consumed = self.expect_addr(path, what, op, mine[i + 1 :], other, theirs[j + 1 :], got_relocs)
+                consumed = self.expect_addr(path, what, op, other, theirs[j + 1 :], got_relocs)
                 if consumed is None:
                     return
                 i += 1 + consumed[0]
@@ -341,7 +341,6 @@ class Expectations:
         path: str | DIE,
         what: str | Attribute,
         op: Op,
-        rest: list[Op],
         other: Op | None,
         other_rest: list[Op],
         relocs: dict[int, Symbol],

@@ -27,7 +27,7 @@ class DieWalk(Expectations):
 
     sites: InfoSites | None = None
     """The PTX's relocation sites in ``.debug_info`` (found on first use when not given)."""
-    _differing: list[int] | None | bool = False
+    _differing: list[int] | bool | None = False
 
     def compare_units(self) -> None:
         mine, theirs = self.ptx.units, self.cubin.units

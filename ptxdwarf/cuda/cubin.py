@@ -343,14 +343,25 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
     sections = _sections(elf, raw, name)
     names = [s.name for s in sections]
     result.sections = names
-
-    def section_name(shndx: int) -> str | None:
-        return names[shndx] if 0 < shndx < min(len(names), _SHN_LORESERVE) else None
-
     tables: dict[int, list[_RawSymbol]] = {}
     for index, section in enumerate(sections):
         if section.type == _SHT_SYMTAB:
             tables[index] = _symbol_table(elf, sections, section)
+    _add_symbols(result, tables, names)
+    for section in sections:
+        _add_section(result, section, name)
+    for section in sections:
+        if section.type in (_SHT_REL, _SHT_RELA) and 0 < section.info < len(sections):
+            _relocate(result, section, names, tables, elf, name)
+    return result
+
+
+def _add_symbols(result: CubinImages, tables: dict[int, list[_RawSymbol]], names: list[str]) -> None:
+    """The symbols of ``.symtab`` into ``result.symbols``, the first of each name."""
+
+    def section_name(shndx: int) -> str | None:
+        return names[shndx] if 0 < shndx < min(len(names), _SHN_LORESERVE) else None
+
     for index, table in tables.items():
         if names[index] != ".symtab":
             continue
@@ -360,58 +371,78 @@ def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
                 result.symbols[sym.name] = CubinSymbol(
                     sym.name, sym.value, sym.size, kind, section_name(sym.shndx)
                 )
-    for section in sections:
-        if section.name.startswith(".nv.info."):
-            result.nv_info[section.name[len(".nv.info.") :]] = section.data
-        elif section.name.startswith(".debug_"):
-            result.images[section.name] = SectionImage(
-                section.name, section.data, relocs_applied=True, filename=name
-            )
-        elif section.name == ".nv_debug_line_sass":
-            result.line_sass = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
-        elif section.name.startswith(".nv_debug_ptx_txt"):
-            result.ptx_text = section.data
-        elif section.name == SASS_SECTION:
-            result.reg_sass = section.data
-        elif section.name == TYPE_SECTION:
-            result.reg_type = section.data
-    for section in sections:
-        if section.type not in (_SHT_REL, _SHT_RELA):
-            continue
-        if not 0 < section.info < len(sections):
-            continue
-        target = names[section.info]
-        image = result.images.get(target)
-        if image is None and target == ".nv_debug_line_sass":
-            image = result.line_sass
-        if image is None:
-            continue
-        link = section.link
-        found = tables.get(link)
-        if found is None:
-            # CUDA 12.1 wrote some sh_link values that name another section; the file's symbol
-            # table is the only one its relocations can mean.
-            symtab = next((i for i in tables if names[i] == ".symtab"), None)
-            linked = names[link] if 0 <= link < len(names) else "none"
-            if symtab is None:
-                raise CubinError(
-                    f"{section.name}: sh_link {link} ({linked}) is not a symbol table, and there is no .symtab",
-                    where=name,
-                )
-            found = tables[symtab]
-            result.notes.append(
-                f"{section.name}: sh_link {link} names {linked}, not a symbol table; its relocations were "
-                "resolved against .symtab"
-            )
-        if target == ".nv_debug_line_sass":
-            data, relocs, _ = _apply(found, section, image, {}, elf, name)
-            result.line_sass = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
-            continue
-        data, relocs, unresolved = _apply(found, section, image, result.relocation_types, elf, name)
-        result.images[target] = SectionImage(
-            target, data, relocs, relocs_applied=True, filename=name, unresolved=unresolved
+
+
+def _add_section(result: CubinImages, section: _Section, name: str) -> None:
+    """One section's data into the field of ``result`` that holds its kind, if any."""
+    if section.name.startswith(".nv.info."):
+        result.nv_info[section.name[len(".nv.info.") :]] = section.data
+    elif section.name.startswith(".debug_"):
+        result.images[section.name] = SectionImage(
+            section.name, section.data, relocs_applied=True, filename=name
         )
-    return result
+    elif section.name == ".nv_debug_line_sass":
+        result.line_sass = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
+    elif section.name.startswith(".nv_debug_ptx_txt"):
+        result.ptx_text = section.data
+    elif section.name == SASS_SECTION:
+        result.reg_sass = section.data
+    elif section.name == TYPE_SECTION:
+        result.reg_type = section.data
+
+
+def _relocate(
+    result: CubinImages,
+    section: _Section,
+    names: list[str],
+    tables: dict[int, list[_RawSymbol]],
+    elf: ELFFile,
+    name: str,
+) -> None:
+    """The relocations of one relocation ``section`` applied to the image of the section it targets."""
+    target = names[section.info]
+    image = result.images.get(target)
+    if image is None and target == ".nv_debug_line_sass":
+        image = result.line_sass
+    if image is None:
+        return
+    found = _linked_symbols(result, section, names, tables, name)
+    if target == ".nv_debug_line_sass":
+        data, relocs, _ = _apply(found, section, image, {}, elf, name)
+        result.line_sass = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
+        return
+    data, relocs, unresolved = _apply(found, section, image, result.relocation_types, elf, name)
+    result.images[target] = SectionImage(
+        target, data, relocs, relocs_applied=True, filename=name, unresolved=unresolved
+    )
+
+
+def _linked_symbols(
+    result: CubinImages,
+    section: _Section,
+    names: list[str],
+    tables: dict[int, list[_RawSymbol]],
+    name: str,
+) -> list[_RawSymbol]:
+    """The symbol table a relocation ``section``'s ``sh_link`` names, or ``.symtab`` (with a note)."""
+    link = section.link
+    found = tables.get(link)
+    if found is not None:
+        return found
+    # CUDA 12.1 wrote some sh_link values that name another section; the file's symbol
+    # table is the only one its relocations can mean.
+    symtab = next((i for i in tables if names[i] == ".symtab"), None)
+    linked = names[link] if 0 <= link < len(names) else "none"
+    if symtab is None:
+        raise CubinError(
+            f"{section.name}: sh_link {link} ({linked}) is not a symbol table, and there is no .symtab",
+            where=name,
+        )
+    result.notes.append(
+        f"{section.name}: sh_link {link} names {linked}, not a symbol table; its relocations were "
+        "resolved against .symtab"
+    )
+    return tables[symtab]
 
 
 def _contents(elf: ELFFile, raw: bytes, name: str) -> ElfContents:

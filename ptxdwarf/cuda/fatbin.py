@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import CubinError
 
-__all__ = ["FatbinEntry", "FATBIN_MAGICS", "iter_fatbin", "fatbin_of_host_elf", "is_fatbin"]
+__all__ = ["FATBIN_MAGICS", "FatbinEntry", "fatbin_of_host_elf", "is_fatbin", "iter_fatbin"]
 
 FATBIN_MAGICS = (0xBA55ED50, 0x466243B1)
 _HEADER = struct.Struct("<IHHQ")

@@ -27,8 +27,8 @@ from typing import NamedTuple
 from ..errors import CubinError
 
 __all__ = [
-    "REGISTER_CLASSES",
     "PTX_TYPES",
+    "REGISTER_CLASSES",
     "FunctionRegisters",
     "RegisterMapEntry",
     "read_register_map",

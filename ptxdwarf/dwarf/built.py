@@ -115,8 +115,8 @@ class BuiltDIE(DIE):
         if specs is not None and spec is not None:
             if position is None:
                 position = len(specs)
-            self.specs = shape_of(specs[:position] + (spec,) + specs[position:])
-            self.values = self.values[:position] + (value,) + self.values[position:]
+            self.specs = shape_of((*specs[:position], spec, *specs[position:]))
+            self.values = (*self.values[:position], value, *self.values[position:])
             return
         if form is not None and type(form) is not int:
             form = cached_form_code(form) if isinstance(form, str) else int(form)

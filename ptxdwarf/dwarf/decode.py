@@ -230,7 +230,7 @@ class _InfoDecoder:
         self.decode_dies(unit, plans, start + 11, end)
         return unit
 
-    def decode_dies(self, unit: Unit, plans: dict[int, Plan], pos: int, end: int) -> None:
+    def decode_dies(self, unit: Unit, plans: dict[int, Plan], pos: int, end: int) -> None:  # noqa: C901 - one loop over a unit's DIEs, run per DIE: kept inline for speed
         image = self.image
         data = image.data
         rmap = image.reloc_map if image.relocs else None
@@ -568,7 +568,7 @@ def _decode_names(image: SectionImage, address_size: int) -> list[NameSet]:
     return sets
 
 
-def _decode_aranges(image: SectionImage, address_size: int) -> list[ArangeSet]:
+def _decode_aranges(image: SectionImage) -> list[ArangeSet]:
     sets = []
     pos = 0
     data = image.data
@@ -665,7 +665,7 @@ def _decode_sections(
         ".debug_ranges": ("ranges", lambda image: _decode_ranges(image, asize, version)),
         ".debug_pubnames": ("pubnames", lambda image: _decode_names(image, asize)),
         ".debug_pubtypes": ("pubtypes", lambda image: _decode_names(image, asize)),
-        ".debug_aranges": ("aranges", lambda image: _decode_aranges(image, asize)),
+        ".debug_aranges": ("aranges", lambda image: _decode_aranges(image)),
         ".debug_macinfo": ("macinfo", _decode_macinfo),
     }
     handled = {".debug_abbrev", ".debug_info", ".debug_str"}

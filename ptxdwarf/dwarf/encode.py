@@ -59,7 +59,7 @@ from .shapes import (
     general_writers,
 )
 
-__all__ = ["EncodeOptions", "Encoded", "encode", "encode_sections", "choose_form"]
+__all__ = ["EncodeOptions", "Encoded", "choose_form", "encode", "encode_sections"]
 
 _ABBREV_TABLE = ABBREV_TABLE.compile()
 
@@ -328,7 +328,7 @@ class _InfoEncoder:
                 return None
         return decls
 
-    def encode_unit(self, unit: Unit) -> None:
+    def encode_unit(self, unit: Unit) -> None:  # noqa: C901 - one loop over a unit's DIEs, run per DIE: kept inline for speed
         out = self.out
         start = len(out)
         if unit.offset >= 0:

@@ -169,7 +169,7 @@ def _u8(data: bytes, pos: int) -> tuple[int, int]:
     return data[pos], pos + 1
 
 
-def _flag_present(data: bytes, pos: int) -> tuple[bool, int]:
+def _flag_present(_data: bytes, pos: int) -> tuple[bool, int]:
     return True, pos
 
 
@@ -298,6 +298,11 @@ def value_kind(name: int, value: Any) -> int | None:
                 AUTO_EXPR_BLOCK1 if size < 0x100 else AUTO_EXPR_BLOCK2 if size < 0x10000 else AUTO_EXPR_BLOCK4
             )
         return _K_BLOCK1 if size < 0x100 else _K_BLOCK2 if size < 0x10000 else _K_BLOCK4
+    return _subclass_kind(name, value)
+
+
+def _subclass_kind(name: int, value: Any) -> int | None:
+    """:func:`value_kind` of a value of a subclass of str, list, tuple or int."""
     if isinstance(value, str):
         return AUTO_STRING
     if isinstance(value, (list, tuple)):

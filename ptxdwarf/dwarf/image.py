@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-__all__ = ["Symbol", "Reloc", "SectionImage", "DEBUG_SECTION_NAMES"]
+__all__ = ["DEBUG_SECTION_NAMES", "Reloc", "SectionImage", "Symbol"]
 
 #: The debug sections a PTX producer may write, in the order producers write them.
 DEBUG_SECTION_NAMES = (
@@ -42,7 +42,7 @@ class Symbol:
     equal by name and addend, hashable, not to be changed.
     """
 
-    __slots__ = ("name", "addend", "value")
+    __slots__ = ("addend", "name", "value")
 
     def __init__(self, name: str, addend: int = 0, value: int | None = None) -> None:
         self.name = name

@@ -136,7 +136,7 @@ class LineTable:
 
     def __init__(self, programs: list[LineProgram], names: Callable[[int], str | None] | None = None) -> None:
         self.programs = programs
-        self._names = names or (lambda offset: None)
+        self._names = names or (lambda _offset: None)
 
     def __iter__(self) -> Iterator[SourceLine]:
         """Every row that starts code (not the end of a sequence), in table order."""
@@ -264,7 +264,7 @@ def _header(data: bytes, offset: int) -> tuple[LineProgram, int, int, list[int]]
     return p, program_start, unit_end, lengths
 
 
-def _rows(
+def _rows(  # noqa: C901 - one dispatch over the line program's opcodes: a call per opcode costs time per row
     data: bytes, pos: int, end: int, p: LineProgram, lengths: list[int], symbols: dict[int, str]
 ) -> list[LineRow]:
     rows: list[LineRow] = []
@@ -382,7 +382,7 @@ def line_starts(image: SectionImage) -> dict[str, dict[int, int]]:
     return {name: lines for name, lines in starts.items() if lines}
 
 
-def _scan_starts(
+def _scan_starts(  # noqa: C901 - one dispatch over the line program's opcodes, run per opcode: kept inline for speed
     data: bytes,
     pos: int,
     end: int,

@@ -31,11 +31,12 @@ if TYPE_CHECKING:
     from .lines import LineProgram, LineTable
 
 __all__ = [
+    "DIE",
+    "REFERENCE_FORMS",
     "AbbrevDecl",
     "AbbrevTable",
     "ArangeSet",
     "Attribute",
-    "DIE",
     "DebugInfo",
     "DebugSource",
     "LocationList",
@@ -45,7 +46,6 @@ __all__ = [
     "StringTable",
     "Unit",
     "die_path",
-    "REFERENCE_FORMS",
 ]
 
 #: Forms whose value is an offset of a DIE in the same unit.
@@ -98,7 +98,7 @@ class Attribute:
     attribute's is its value's (see :attr:`value_offset`).
     """
 
-    __slots__ = ("name", "form", "value", "relocs", "target", "offset")
+    __slots__ = ("form", "name", "offset", "relocs", "target", "value")
 
     def __init__(
         self,
@@ -189,7 +189,7 @@ class DIE:
     have with none.
     """
 
-    __slots__ = ("tag", "attributes", "children", "offset", "size", "abbrev_code", "has_children", "parent")
+    __slots__ = ("abbrev_code", "attributes", "children", "has_children", "offset", "parent", "size", "tag")
 
     def __init__(
         self,

@@ -21,7 +21,7 @@ from .image import Reloc
 from .model import REFERENCE_FORMS, AbbrevDecl, Attribute
 from .schemas import Block
 
-__all__ = ["Plan", "AttributeReader"]
+__all__ = ["AttributeReader", "Plan"]
 
 #: ``reader(data, pos, end, attrs) -> pos``: appends the DIE's attributes read at
 #: ``pos`` to ``attrs``; raises IndexError, ValueError or struct.error past ``end``.
@@ -44,7 +44,7 @@ _GLOBALS: dict[str, Any] = {
 class Plan:
     """How the DIEs of one abbreviation are read (see the module docstring)."""
 
-    __slots__ = ("code", "tag", "children", "specs", "version", "address_size")
+    __slots__ = ("address_size", "children", "code", "specs", "tag", "version")
 
     def __init__(self, decl: AbbrevDecl, version: int, address_size: int) -> None:
         """Raises KeyError with the form code of a form it does not know. The reader is

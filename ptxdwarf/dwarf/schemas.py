@@ -67,21 +67,21 @@ from .constants import FORM
 from .image import Reloc, Symbol
 
 __all__ = [
-    "ABBREV_TABLE",
     "ABBREV_DECL",
-    "Block",
-    "CStringBytes",
-    "DwarfSchemas",
+    "ABBREV_TABLE",
     "MACINFO",
     "SLEB128",
     "STRING_TABLE",
+    "ULEB128",
+    "Block",
+    "CStringBytes",
+    "DwarfSchemas",
     "Symbolic",
     "SymbolicBlock",
-    "ULEB128",
-    "schemas_for",
-    "build_name_set",
     "build_aranges_set",
     "build_location_list",
+    "build_name_set",
+    "schemas_for",
 ]
 
 
@@ -92,7 +92,7 @@ ULEB128 = VarInt
 class _SLEB128(Construct):  # type: ignore[misc]
     """Signed LEB128."""
 
-    def _parse(self, stream: Any, context: Any, path: str) -> int:
+    def _parse(self, stream: Any, _context: Any, path: str) -> int:
         result = 0
         shift = 0
         while True:
@@ -105,7 +105,7 @@ class _SLEB128(Construct):  # type: ignore[misc]
             result -= 1 << shift
         return int(result)
 
-    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> int:
+    def _build(self, obj: Any, stream: Any, _context: Any, path: str) -> int:
         if not isinstance(obj, int):
             raise IntegerError(f"value {obj!r} is not an integer", path=path)
         out = bytearray()
@@ -120,7 +120,7 @@ class _SLEB128(Construct):  # type: ignore[misc]
         stream_write(stream, bytes(out), len(out), path)
         return obj
 
-    def _sizeof(self, context: Any, path: str) -> int:
+    def _sizeof(self, _context: Any, path: str) -> int:
         raise SizeofError(path=path)
 
 
@@ -233,7 +233,7 @@ class SymbolicBlock(Construct):  # type: ignore[misc]
         stream_write(stream, data, len(data), path)
         return obj
 
-    def _sizeof(self, context: Any, path: str) -> int:
+    def _sizeof(self, _context: Any, path: str) -> int:
         raise SizeofError(path=path)
 
 
@@ -275,7 +275,7 @@ class _Located(Construct):  # type: ignore[misc]
         stream_write(stream, data, len(data), path)
         return result
 
-    def _sizeof(self, context: Any, path: str) -> int:
+    def _sizeof(self, _context: Any, path: str) -> int:
         raise SizeofError(path=path)
 
 
@@ -411,7 +411,7 @@ def _aranges_set(addr: Any, offset: Any, address_size: int) -> Any:
             "padding" / Bytes(pad),
             "tuples"
             / RepeatUntil(
-                lambda e, lst, ctx: _end_pair(e, ctx),
+                lambda e, _lst, ctx: _end_pair(e, ctx),
                 Struct("begin" / addr, "end" / addr),
             ),
             "rest" / GreedyBytes,
@@ -423,7 +423,7 @@ def _location_list(addr: Any, address_size: int) -> Any:
     """:attr:`DwarfSchemas.location_list`."""
     max_addr = (1 << (8 * address_size)) - 1
     return RepeatUntil(
-        lambda e, lst, ctx: _end_pair(e, ctx),
+        lambda e, _lst, ctx: _end_pair(e, ctx),
         Struct(
             "begin" / addr,
             "end" / addr,
@@ -473,15 +473,15 @@ class DwarfSchemas:
         self.location_list = _location_list(addr, address_size)
         #: A ``.debug_ranges`` list: (begin, end) pairs up to the (0, 0) end pair.
         self.range_list = RepeatUntil(
-            lambda e, lst, ctx: _end_pair(e, ctx), Struct("begin" / addr, "end" / addr)
+            lambda e, _lst, ctx: _end_pair(e, ctx), Struct("begin" / addr, "end" / addr)
         )
 
 
 class _UnknownForm(Construct):  # type: ignore[misc]
-    def _parse(self, stream: Any, context: Any, path: str) -> Any:
+    def _parse(self, _stream: Any, context: Any, path: str) -> Any:
         raise StreamError(f"unknown form 0x{context.form:x} in DW_FORM_indirect", path=path)
 
-    def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
+    def _build(self, _obj: Any, _stream: Any, context: Any, path: str) -> Any:
         raise StreamError(f"unknown form 0x{context.form:x} in DW_FORM_indirect", path=path)
 
 

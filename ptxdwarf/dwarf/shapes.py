@@ -152,7 +152,8 @@ def _fixed_form_lines(form: int, size: int, fmt: str, general: bool) -> list[str
                 "relocs.append(Reloc(at, 4, _strp(x.encode('utf-8', 'surrogateescape'))))",
                 f"out += {zeros}",
             ]
-        return lines + [
+        return [
+            *lines,
             "raw = x.encode('utf-8', 'surrogateescape') if isinstance(x, str) else bytes(x)",
             "t = a.target",
             "if isinstance(t, int) and _lookup(t) == raw:",  # a decoded strp whose string is still there
@@ -176,7 +177,8 @@ def _fixed_form_lines(form: int, size: int, fmt: str, general: bool) -> list[str
             return lines + ["    " + line for line in _number_lines(size, fmt, True)]
         # A DIE written already (types usually come first) is referred to right away;
         # others wait for the encoder's fixups.
-        return lines + [
+        return [
+            *lines,
             f"if type(x) is int: out += _p{fmt}(x)",
             "else:",
             "    o = offsets.get(id(x))",
@@ -245,7 +247,8 @@ def _form_lines(form: int, version: int, address_size: int, general: bool) -> li
             lines.append("out += _pI(n)")
         else:
             lines.append("out += _uleb(n)")
-        return lines + [
+        return [
+            *lines,
             "first = len(out)",
             "out += b",
             "for r in b.relocs: relocs.append(Reloc(first + r.offset, r.size, _sym(r.symbol)))",
@@ -292,7 +295,7 @@ _HELPERS = ("_strp", "_lookup", "_loc", "_block", "_by_id", "_target", "_danglin
 
 def _factory(source: list[str], name: str) -> Callable[..., Any]:
     namespace = dict(_GLOBALS)
-    exec(compile("\n".join(source), name, "exec"), namespace)  # noqa: S102 - generated above
+    exec(compile("\n".join(source), name, "exec"), namespace)  # generated above
     return namespace["_make"]  # type: ignore[no-any-return]
 
 

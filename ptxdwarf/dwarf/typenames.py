@@ -106,13 +106,7 @@ class _Printer:
         tag = die.tag
         inner = self.inner(die)
         if tag in _POINTER_LIKE:
-            self.qualified_before(inner, depth + 1)
-            if self.word:
-                self.out.append(" ")
-            if self.needs_parens(inner):
-                self.out.append("(")
-            self.out.append(_POINTER_LIKE[tag])
-            self.word = False
+            self.pointer_before(_POINTER_LIKE[tag], inner, depth)
         elif tag == TAG.subroutine_type:
             self.qualified_before(inner, depth + 1)
             if self.word:
@@ -121,17 +115,7 @@ class _Printer:
         elif tag == TAG.array_type:
             self.qualified_before(inner, depth + 1)
         elif tag == TAG.ptr_to_member_type:
-            self.qualified_before(inner, depth + 1)
-            if self.needs_parens(inner):
-                self.out.append("(")
-            elif self.word:
-                self.out.append(" ")
-            container = self.inner(die, AT.containing_type)
-            if container is not None:
-                self.qualified(container, depth + 1)
-                self.out.append("::")
-            self.out.append("*")
-            self.word = False
+            self.member_pointer_before(die, inner, depth)
         elif tag in _QUALIFIERS:
             self.qualifiers_before(die, depth)
         elif tag == TAG.namespace:
@@ -146,6 +130,30 @@ class _Printer:
                 return None
             self.out.append(name)
         return inner
+
+    def pointer_before(self, sign: str, inner: DIE | None, depth: int) -> None:
+        """:meth:`before` of a pointer or reference (``sign``) to ``inner``."""
+        self.qualified_before(inner, depth + 1)
+        if self.word:
+            self.out.append(" ")
+        if self.needs_parens(inner):
+            self.out.append("(")
+        self.out.append(sign)
+        self.word = False
+
+    def member_pointer_before(self, die: DIE, inner: DIE | None, depth: int) -> None:
+        """:meth:`before` of a pointer to member ``die`` of type ``inner``."""
+        self.qualified_before(inner, depth + 1)
+        if self.needs_parens(inner):
+            self.out.append("(")
+        elif self.word:
+            self.out.append(" ")
+        container = self.inner(die, AT.containing_type)
+        if container is not None:
+            self.qualified(container, depth + 1)
+            self.out.append("::")
+        self.out.append("*")
+        self.word = False
 
     def after(self, die: DIE | None, inner: DIE | None, depth: int) -> None:
         """The part after the declarator (array bounds, parameters)."""

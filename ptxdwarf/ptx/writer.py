@@ -246,7 +246,7 @@ def _readable(image: SectionImage) -> list[str]:
     return _readable_plain(image.data, _marks(image, labels, False), labels, reloc_at)
 
 
-def _readable_records(
+def _readable_records(  # noqa: C901 - one loop over a section's record marks, run per value: kept inline for speed
     data: bytes, marks: list[int], labels: dict[int, list[str]], reloc_at: dict[int, Reloc]
 ) -> list[str]:
     """The readable lines of a section with record hints: a new line at each record,

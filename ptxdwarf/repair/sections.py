@@ -21,17 +21,17 @@ from ..ptx.symbols import DATA_LABEL, SECTION, symbol_table
 from .registry import Repair, SectionJob, repair
 
 __all__ = [
+    "bitfield_location_first",
     "dwarf2_forms",
     "encode_again",
     "labels_to_numbers",
+    "linkage_name_first",
     "merge_blocks",
     "no_section_labels",
     "numbers_outside_info",
-    "bitfield_location_first",
+    "ref4_references",
     "renumber_abbrevs",
     "strp_own_values",
-    "ref4_references",
-    "linkage_name_first",
     "whole_wide_values",
 ]
 

@@ -208,7 +208,7 @@ def info(
     else:
         head = [Entry(".b16", str(version)), Entry(*abbrev.split(" ", 1)), b8(address_size)]
     size = sum(e.size for e in head + body)
-    entries = [Entry(".b32", str(size if length is None else length))] + head + body
+    entries = [Entry(".b32", str(size if length is None else length)), *head, *body]
     marks: dict[str, int] = {}
     pos = 0
     lines = []

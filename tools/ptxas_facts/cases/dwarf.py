@@ -148,7 +148,7 @@ case(
 )
 
 
-def _addr_b32(operand: str, want: bytes, reloc: tuple[int, str] | None) -> Callable[[Run], tuple[bool, str]]:
+def _addr_b32(want: bytes, reloc: tuple[int, str] | None) -> Callable[[Run], tuple[bool, str]]:
     """The DW_OP_addr operand at .debug_info+0x26 reads ``want`` in place, relocated as
     ``reloc`` (type, symbol) or not at all."""
 
@@ -180,7 +180,7 @@ case(
     "DW_OP_addr whose operand is written '.b32 _Z4testPi_param_0' + '.b32 0' -> the 8 bytes read the "
     "parameter's constant-bank offset (0x160 on sm_75), no relocation: as for .b64",
     lambda: _addr_b32_module("_Z4testPi_param_0"),
-    _addr_b32("_Z4testPi_param_0", (0x160).to_bytes(8, "little"), None),
+    _addr_b32((0x160).to_bytes(8, "little"), None),
 )
 case(
     "reloc-width.shared-b32",
@@ -188,7 +188,7 @@ case(
     "the same for a .shared variable (sh0, at 4 in the shared window) -> the 8 bytes read 4, no relocation: "
     "as for .b64",
     lambda: _addr_b32_module("sh0", _TWO_SHARED),
-    _addr_b32("sh0", (4).to_bytes(8, "little"), None),
+    _addr_b32((4).to_bytes(8, "little"), None),
 )
 case(
     "reloc-width.global-b32",
@@ -196,7 +196,7 @@ case(
     "the same for a .global variable (g1) -> R_CUDA_32 on the low 4 bytes, the high 4 stay 0: the field "
     "holds the low 32 bits of g1's address (.b64: R_CUDA_64)",
     lambda: _addr_b32_module("g1"),
-    _addr_b32("g1", bytes(8), (1, "g1")),
+    _addr_b32(bytes(8), (1, "g1")),
 )
 
 case(

@@ -323,14 +323,14 @@ case(
     "file.empty-name",
     '.file 1 "" -> no file entry at all',
     lambda: with_info(files='.file 1 ""'),
-    _line_table(lambda d, f: f == []),
+    _line_table(lambda _d, f: f == []),
 )
 case(
     "file.time-and-length",
     "file.time-and-length",
     '.file 1 "t.cu", 123, 456 -> mod_time 123, length 456',
     lambda: with_info(files='.file 1 "t.cu", 123, 456'),
-    _line_table(lambda d, f: f[0][2:] == (123, 456)),
+    _line_table(lambda _d, f: f[0][2:] == (123, 456)),
 )
 case(
     "file.md5",
