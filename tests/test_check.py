@@ -557,7 +557,7 @@ def _units_compared(name: str, ptxas: Ptxas, *, by_sites: bool, edit: Any = None
     """(differences, DIEs, symbols) of the DIE comparison of fixture ``name``, by relocation
     site or by the walk of every DIE, and how many units went by site; ``edit`` changes the
     cubin's ``.debug_info`` bytes first."""
-    info, cubin, report, comparer = _comparer(name, ptxas)
+    _info, cubin, report, comparer = _comparer(name, ptxas)
     if edit is not None:
         image = cubin.sections[".debug_info"]
         edited = ptxdwarf.dwarf.SectionImage(
@@ -567,7 +567,7 @@ def _units_compared(name: str, ptxas: Ptxas, *, by_sites: bool, edit: Any = None
         comparer.cubin = cubin
     by_site = 0
     if not by_sites:
-        comparer.compare_by_sites = lambda unit, other: False
+        comparer.compare_by_sites = lambda _unit, _other: False
     else:
         original = comparer.compare_by_sites
 
@@ -663,7 +663,7 @@ def test_location_lists_read_through_the_ptx_are_the_decoded_ones(name: str, ptx
     0 and 0 written without relocations), it gives None: decode then."""
     from ptxdwarf.dwarf.decode import locations_like
 
-    info, cubin, _report, _comparer_ = _comparer(name, ptxas_tool)
+    info, cubin, _report, _walk = _comparer(name, ptxas_tool)
     image = cubin.sections.get(".debug_loc")
     assert info.locations
     got = locations_like(image, info.locations, 8)
@@ -700,7 +700,7 @@ def test_location_lists_read_through_the_ptx_are_none_or_the_decoded_ones(
     gives what decoding gives, or None (decode it then)."""
     from ptxdwarf.dwarf.decode import locations_like
 
-    info, cubin, _report, _comparer_ = _comparer("nvcc/rich.sm_75.ptx", ptxas_tool)
+    info, cubin, _report, _walk = _comparer("nvcc/rich.sm_75.ptx", ptxas_tool)
     image = cubin.sections[".debug_loc"]
     data = bytearray(image.data)
     relocs = list(image.relocs)

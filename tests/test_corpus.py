@@ -284,7 +284,7 @@ def _unescape(text: str) -> str:
 def comparable(ours: dict[str, Any], theirs: str | None) -> tuple[Any, Any] | None:
     """(ptxdwarf's value, llvm-dwarfdump's value) normalised alike, or None if not comparable."""
     name, value = ours["name"], ours.get("value")
-    if theirs is None or name in _NOT_COMPARED or "symbol" in ours and "expr" not in ours:
+    if theirs is None or name in _NOT_COMPARED or ("symbol" in ours and "expr" not in ours):
         return None
     if "expr" in ours:
         # ptxas turns DW_OP_addr __local_depotN into DW_OP_fbreg padded with DW_OP_nop.

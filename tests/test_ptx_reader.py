@@ -159,10 +159,10 @@ def test_decode_error_names_the_ptx_line() -> None:
 
 # --- the bulk reader agrees with the line-by-line one -------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ptxdwarf.ptx import sections as _ptx  # noqa: E402
+from ptxdwarf.ptx import sections as _ptx
 
 _VALUE = {
     ".b8": st.integers(0, 255).map(str),

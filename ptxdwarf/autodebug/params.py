@@ -109,27 +109,36 @@ def device_param_location(
     if any(x.offset + x.width > MAX_PIECED_SIZE for group in loads for x in group):
         return None, f"loads past byte {MAX_PIECED_SIZE}: too far to describe piece by piece"
     flat = [x for group in loads for x in group]
-    # The whole parameter is in one register only where a load of all its bytes put it there.
-    whole = [
-        x for x in flat if x.offset == 0 and x.register is not None and (size is None or x.width >= size)
-    ]
-    chosen: str | None
-    if (
-        whole
-        and len(whole) == len(flat)
-        and len({x.register for x in whole}) == 1
-        and len({x.width for x in whole}) == 1
-    ):
-        chosen = whole[0].register
-    else:
-        chosen = None
+    chosen = _whole_register(size, flat)
     if chosen is not None:
         if not fits(chosen):
             return None, f"loaded into {chosen}, whose name is longer than {MAX_REGISTER_NAME} characters"
         if mapped is not None and chosen not in mapped:
             return None, f"loaded into {chosen}, which ptxas's register map does not place"
         return register(chosen), None
-    # Pieces: each offset loaded into one register, no overlaps.
+    return _pieces(size, flat, mapped)
+
+
+def _whole_register(size: int | None, flat: list[Load]) -> str | None:
+    """The one register that holds the whole parameter: where every load is of all its bytes
+    into the same register."""
+    whole = [
+        x for x in flat if x.offset == 0 and x.register is not None and (size is None or x.width >= size)
+    ]
+    if (
+        whole
+        and len(whole) == len(flat)
+        and len({x.register for x in whole}) == 1
+        and len({x.width for x in whole}) == 1
+    ):
+        return whole[0].register
+    return None
+
+
+def _pieces(
+    size: int | None, flat: list[Load], mapped: Collection[str] | None
+) -> tuple[Location | None, str | None]:
+    """The parameter piece by piece: each offset loaded into one register, no overlaps."""
     by_offset: dict[int, Load] = {}
     for x in flat:
         if x.register is None:

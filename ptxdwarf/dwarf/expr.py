@@ -20,14 +20,14 @@ from .image import Reloc, Symbol
 from .schemas import Block
 
 __all__ = [
+    "IDENTIFIER",
+    "MAX_REGISTER_NAME",
     "ExpressionError",
     "Op",
     "decode_expression",
     "encode_expression",
     "register_name",
     "register_number",
-    "IDENTIFIER",
-    "MAX_REGISTER_NAME",
 ]
 
 #: The longest PTX register name a ULEB128 ``DW_OP_regx`` operand can carry for cuda-gdb.

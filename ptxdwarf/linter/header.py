@@ -20,8 +20,8 @@ from .rules import ERROR, WARNING
 __all__ = [
     "check_debug_target",
     "check_files",
-    "check_not_debuggable",
     "check_header",
+    "check_not_debuggable",
     "check_section_form",
     "check_sections",
     "check_syntax",

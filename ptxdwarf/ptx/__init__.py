@@ -8,11 +8,11 @@ from .symbols import PtxSymbol, SymbolTable, needs_compile_only, symbol_table
 __all__ = [
     "PtxFunction",
     "PtxModule",
-    "PtxVariable",
-    "mask_comments",
-    "parse_ptx",
     "PtxSymbol",
+    "PtxVariable",
     "SymbolTable",
+    "mask_comments",
     "needs_compile_only",
+    "parse_ptx",
     "symbol_table",
 ]

@@ -49,7 +49,7 @@ class _ModuleParser:
     def error(self, message: str, pos: int) -> PtxSyntaxError:
         return PtxSyntaxError(message, filename=self.filename, line=self.line_at(pos))
 
-    def parse(self, dwarf_blocks: list[SectionBlock]) -> PtxModule:
+    def parse(self, dwarf_blocks: list[SectionBlock]) -> PtxModule:  # noqa: C901 - one dispatch over the top-level statements, the hot loop of reading a module
         """Read the whole text: header directives, functions, variables, sections; the
         ``@@DWARF`` blocks join the sections."""
         masked = self.masked
