@@ -11,11 +11,14 @@ they are missing, unless PTXDWARF_ALLOW_MISSING_TOOLS=1 is set for a local run.
 
 from __future__ import annotations
 
+import builtins
+import io
 import os
 import shutil
 import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import pytest
 
@@ -179,6 +182,34 @@ def cubin_path(ptxas_tool: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> C
 
 #: Fixtures that run ptxas (these and the plugin's): a test that uses one is marked ``ptxas``.
 PTXAS_FIXTURES = frozenset({"ptxas_tool", "cubin_path", "ptxas", "compile_ptx"})
+
+
+PACKAGE = Path(__file__).resolve().parents[1] / "ptxdwarf"
+
+
+def writes_into_package(file: object, mode: str = "r") -> bool:
+    """Whether ``open(file, mode)`` would write a file of the package's (its bytecode cache aside)."""
+    if not isinstance(file, (str, os.PathLike)) or not any(c in mode for c in "wax+"):
+        return False
+    path = Path(os.fsdecode(file)).resolve()
+    return path.is_relative_to(PACKAGE) and "__pycache__" not in path.parts
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _package_is_read_only() -> Iterator[None]:
+    """No test writes into the package directory: an ``open`` for writing there fails the test."""
+    original: Callable[..., Any] = builtins.open
+
+    def guarded(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if writes_into_package(file, mode):
+            raise AssertionError(f"a test writes into the package: {file}")
+        return original(file, mode, *args, **kwargs)
+
+    builtins.open = io.open = guarded
+    try:
+        yield
+    finally:
+        builtins.open = io.open = original
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -180,3 +180,15 @@ def test_the_command_line_starts_without_the_whole_library() -> None:
         "ptxdwarf.linter",
     }
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+def test_tests_cannot_write_into_the_package(tmp_path: Path) -> None:
+    from conftest import PACKAGE, writes_into_package
+
+    with pytest.raises(AssertionError, match="writes into the package"):
+        (PACKAGE / "_probe.py").write_text("x = 1\n")
+    assert not (PACKAGE / "_probe.py").exists()
+    assert writes_into_package(PACKAGE / "dwarf" / "x.py", "w")
+    assert not writes_into_package(PACKAGE / "dwarf" / "x.py", "r")
+    assert not writes_into_package(PACKAGE / "__pycache__" / "x.pyc", "wb")
+    (tmp_path / "fine.txt").write_text("ok")
