@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
@@ -11,6 +13,7 @@ import ptxdwarf.dwarf
 import ptxdwarf.files
 import ptxdwarf.ptx
 from ptxdwarf import PtxSyntaxError
+from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.dwarf import Reloc, Symbol
 
 HEAD = ".version 7.5\n.target sm_75, debug\n.address_size 64\n"
@@ -348,3 +351,60 @@ def test_each_command_masks_the_text_once(monkeypatch: pytest.MonkeyPatch) -> No
         calls.clear()
         run()
         assert len(calls) == 1, name
+
+
+def _count_splits(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[int, int]]:
+    """How often each statement, by the length of the text it is split from and its offset in
+    it, is split from a function body from now on."""
+    from ptxdwarf.ptx import statements
+
+    split: Counter[tuple[int, int]] = Counter()
+    scan = statements.scan_body
+
+    def counting(
+        masked: str, start: int, end: int, *, labels: bool = False, until: int | None = None
+    ) -> list[statements.Stmt]:
+        found = scan(masked, start, end, labels=labels, until=until)
+        split.update((len(masked), s.start) for s in found)
+        return found
+
+    for module in list(sys.modules.values()):
+        if module.__name__.startswith("ptxdwarf") and getattr(module, "scan_body", None) is scan:
+            monkeypatch.setattr(module, "scan_body", counting)
+    return split
+
+
+def test_each_command_splits_a_body_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lint and attach split each function body into statements once, however many rules
+    read them (the clang fixture's first labels are not at the top of their bodies)."""
+    from conftest import FIXTURES
+
+    from ptxdwarf.autodebug.entry import attach_ptx
+    from ptxdwarf.linter import lint
+
+    split = _count_splits(monkeypatch)
+    debug = ptxdwarf.files.load_text(FIXTURES / "corpus/clang-14/control.O0-g.sm_75.ptx")
+    plain = ptxdwarf.files.load_text(FIXTURES / "corpus/nvcc-13.0/control.O3.sm_75.ptx")
+    runs: dict[str, tuple[str, Callable[[], object]]] = {
+        "lint": (debug, lambda: lint(debug)),
+        "attach": (plain, lambda: attach_ptx(plain, output_name="/tmp/k.debug.ptx")),
+    }
+    for name, (text, run) in runs.items():
+        split.clear()
+        run()
+        assert split and set(split.values()) == {1} and {n for n, _ in split} == {len(text)}, name
+
+
+def test_check_splits_a_body_once(monkeypatch: pytest.MonkeyPatch, ptxas_tool: Ptxas) -> None:
+    """check splits each function body into statements once, for its line-table rows and
+    first labels together."""
+    from conftest import FIXTURES
+
+    from ptxdwarf.checker import check
+
+    split = _count_splits(monkeypatch)
+    for name in ("clang-14/control.O0-g.sm_75.ptx", "nvcc-13.0/control.lineinfo.sm_75.ptx"):
+        text = ptxdwarf.files.load_text(FIXTURES / "corpus" / name)
+        split.clear()
+        check(text, ptxas=ptxas_tool)
+        assert split and set(split.values()) == {1} and {n for n, _ in split} == {len(text)}, name

@@ -83,9 +83,9 @@ def check(
             # The comparison's code (a tenth of a second to import) is loaded while ptxas runs.
             from ..ptx.debug import decode_module
             from .comparison import compare
-            from .expect import first_labels_at_zero, look_up_symbolic_values
+            from .expect import look_up_symbolic_values
             from .failure import explain_failure
-            from .lines import expected_rows
+            from .lines import expected_from_code
             from .sites import InfoSites
 
             version = tool.version  # asked now, while ptxas runs, not after it
@@ -93,8 +93,7 @@ def check(
             info.load_all()
             symbols = symbol_table(module)
             look_up_symbolic_values(info, symbols)
-            rows = expected_rows(module)
-            first_labels = first_labels_at_zero(module)
+            rows, first_labels = expected_from_code(module)
             sites = InfoSites(info)
             relocatable = needs_compile_only(module)
         except BaseException:

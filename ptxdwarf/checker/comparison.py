@@ -38,7 +38,7 @@ def compare(
 ) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin (``rows``: the
     line-table rows each function's ``.loc`` directives make, :func:`expected_rows`;
-    ``first_labels``: :func:`~.expect.first_labels_at_zero`; ``sites``: the PTX's
+    ``first_labels``: the labels ptxas places at offset 0, :func:`~.lines.expected_from_code`; ``sites``: the PTX's
     :class:`~.sites.InfoSites`; each found here when not given)."""
     with gc_paused():
         found = cubin_images(cubin_bytes)

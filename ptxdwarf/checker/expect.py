@@ -32,7 +32,6 @@ from .show import attribute_title, show, show_ops
 
 __all__ = [
     "Expectations",
-    "first_labels_at_zero",
     "look_up_symbolic_values",
     "plain_value",
 ]
@@ -439,12 +438,6 @@ class Expectations:
                 "the range is inverted in the cubin: ptxas placed its end label before its begin label, "
                 "having moved the code in between",
             )
-
-
-def first_labels_at_zero(module: PtxModule) -> dict[int, str | None]:
-    """:func:`~ptxdwarf.ptx.placement.first_label_at_zero` of each function, by ``id``: what
-    the comparison asks of the PTX alone, found before the cubin is there."""
-    return {id(f): first_label_at_zero(module.masked, f) for f in module.functions}
 
 
 def look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:

@@ -9,10 +9,18 @@ from ..dwarf.image import Symbol
 from ..dwarf.lines import LineProgram, line_starts
 from ..errors import DwarfError
 from ..ptx.module import PtxModule
-from ..ptx.placement import LocRow, labels_dropped, line_rows
+from ..ptx.placement import LocRow, first_label_at_zero, labels_dropped, line_rows
+from ..ptx.statements import BodyStatements
 from .report import CheckReport, Difference
 
-__all__ = ["SassLines", "compare_label_places", "compare_line_files", "compare_line_rows", "expected_rows"]
+__all__ = [
+    "SassLines",
+    "compare_label_places",
+    "compare_line_files",
+    "compare_line_rows",
+    "expected_from_code",
+    "expected_rows",
+]
 
 
 class SassLines:
@@ -51,6 +59,24 @@ def expected_rows(module: PtxModule) -> dict[str, dict[tuple[int, int], LocRow]]
         return {}
     masked = module.masked
     return {f.name: line_rows(masked, f) for f in module.functions if f.body_start >= 0}
+
+
+def expected_from_code(
+    module: PtxModule,
+) -> tuple[dict[str, dict[tuple[int, int], LocRow]], dict[int, str | None]]:
+    """What the comparison asks of the function bodies, found before the cubin is there, from
+    one split of each body into statements: :func:`expected_rows`, and
+    :func:`~ptxdwarf.ptx.placement.first_label_at_zero` of each function, by ``id``."""
+    masked = module.masked
+    has_loc = ".loc" in module.text
+    rows: dict[str, dict[tuple[int, int], LocRow]] = {}
+    first_labels: dict[int, str | None] = {}
+    for f in module.functions:
+        body = BodyStatements(masked, f.body_start, f.body_end)
+        first_labels[id(f)] = first_label_at_zero(masked, f, body=body)
+        if has_loc and f.body_start >= 0:
+            rows[f.name] = line_rows(masked, f, body=body)
+    return rows, first_labels
 
 
 def compare_line_rows(

@@ -14,6 +14,7 @@ from ..dwarf.model import DIE, Attribute, DebugInfo
 from ..ptx.lexer import is_dotted_name
 from ..ptx.module import PtxFunction
 from ..ptx.placement import first_label_at_zero, labels_dropped
+from ..ptx.statements import BodyStatements
 from ..ptx.symbols import (
     CODE_LABEL,
     DATA_LABEL,
@@ -158,15 +159,16 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
         if entry is None:
             entry = by_function[id(f)] = (f, [])
         entry[1].append(label)
-    text = ctx.module.text
+    text, masked = ctx.module.text, ctx.module.masked
     zero_locs = [m.start() for m in ctx.loc_lines if _LINE_ZERO_LOC.match(m.group())]
     for f, labels in by_function.values():
         if f.body_start < 0:
             continue
+        body = BodyStatements(masked, f.body_start, f.body_end)
         dropped: dict[str, str] = {}
         i = bisect.bisect_left(zero_locs, f.body_start)
         if (i < len(zero_locs) and zero_locs[i] < f.body_end) or _before_any_loc(text, f, labels):
-            dropped = labels_dropped(ctx.module.masked, f)
+            dropped = labels_dropped(masked, f, body=body)
         for label, cause in dropped.items():
             if label not in used:
                 if cause in used and cause not in dropped:
@@ -192,7 +194,7 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
                     + _cause_moved(label, cause, used),
                     used[label],
                 )
-        misplaced = first_label_at_zero(ctx.module.masked, f)
+        misplaced = first_label_at_zero(masked, f, body=body)
         if misplaced is not None and misplaced in used and misplaced not in dropped:
             _at_use(
                 ctx,

@@ -7,9 +7,9 @@ import re
 from collections.abc import Container, Iterable
 from typing import NamedTuple
 
-from .lexer import IDENTIFIER
+from .lexer import IDENTIFIER, NAME
 from .module import PtxFunction, PtxModule
-from .statements import INLINED_AT, LOC, scan_body
+from .statements import INLINED_AT, LOC, BodyStatements, Stmt
 from .symbols import symbol_table
 
 __all__ = [
@@ -24,33 +24,42 @@ __all__ = [
 
 _LOC = re.compile(r"(?<![\w$.])\.loc\b")
 _LINE_LABEL = re.compile(rf"^[ \t]*(?:{IDENTIFIER})[ \t]*:(?!:)", re.MULTILINE)
-_BRANCH = re.compile(r"(?:@!?[%\w$]+\s+)?(?:bra|brx)\b")
+_BRANCH = re.compile(rf"(?:@!?{NAME}\s+)?(?:bra|brx)\b")
 
 
-def first_label_at_zero(masked: str, function: PtxFunction, *, line_info: bool | None = None) -> str | None:
+def _statements(masked: str, function: PtxFunction, body: BodyStatements | None) -> BodyStatements:
+    """``body``, the statements of ``function`` a caller shares between rules, or new ones."""
+    return body if body is not None else BodyStatements(masked, function.body_start, function.body_end)
+
+
+def first_label_at_zero(
+    masked: str, function: PtxFunction, *, line_info: bool | None = None, body: BodyStatements | None = None
+) -> str | None:
     """The label of ``function`` (in ``masked``, its module's comment-masked text,
     :attr:`PtxModule.masked <ptxdwarf.ptx.module.PtxModule.masked>`) that ptxas places at offset 0
     though code precedes it (quirk first-label-at-zero), or None: the function's first
     label, when an instruction precedes it and another follows it, no branch (``bra``,
     ``brx.idx``) precedes it, and the function has line information (``.loc``; ``line_info``
-    True: it will have, written by the caller, as ``attach(..., lines=...)`` does)."""
+    True: it will have, written by the caller, as ``attach(..., lines=...)`` does; ``body``: its
+    statements, when the caller shares them between rules)."""
     if function.body_start < 0 or not function.labels:
         return None
-    body = masked[function.body_start : function.body_end]
-    m = _LINE_LABEL.search(body)
+    start, end = function.body_start, function.body_end
+    statements = _statements(masked, function, body)
+    m = _LINE_LABEL.search(masked, start, end)
     if m is not None:
         # The common case, a label at the top of the body (nvcc's $L__func_begin), from the
-        # text up to the first line that starts with a label.
-        for stmt in scan_body(body, 0, m.end(), labels=True):
-            if stmt.kind == "instr":
+        # statements up to the first line that starts with a label.
+        for stmt in statements.head(m.end()):
+            if stmt.kind == "instr" or stmt.start >= m.end():
                 break
             if stmt.kind == "label":
                 return None
-    if not line_info and not _LOC.search(body):
+    if not line_info and not _LOC.search(masked, start, end):
         return None
     code_before = False
     first: str | None = None
-    for stmt in scan_body(body, 0, len(body), labels=True):
+    for stmt in statements.all:
         if stmt.kind == "label":
             if first is None:
                 if not code_before:
@@ -65,12 +74,14 @@ def first_label_at_zero(masked: str, function: PtxFunction, *, line_info: bool |
     return None
 
 
-def first_instruction(masked: str, function: PtxFunction) -> int | None:
+def first_instruction(
+    masked: str, function: PtxFunction, *, body: BodyStatements | None = None
+) -> int | None:
     """Offset of the first instruction of ``function``'s body in ``masked`` (its module's
-    comment-masked text), or None."""
+    comment-masked text), or None (``body``: its statements, when the caller shares them)."""
     if function.body_start < 0:
         return None
-    for stmt in scan_body(masked, function.body_start, function.body_end):
+    for stmt in _statements(masked, function, body).all:
         if stmt.kind == "instr":
             return stmt.start
     return None
@@ -104,10 +115,11 @@ def first_label_anchors(
     table = symbol_table(module)
     anchors = []
     for f in functions:
-        label = first_label_at_zero(masked, f, line_info=line_info)
+        body = BodyStatements(masked, f.body_start, f.body_end)
+        label = first_label_at_zero(masked, f, line_info=line_info, body=body)
         if label is None or label not in used:
             continue
-        at = first_instruction(masked, f)
+        at = first_instruction(masked, f, body=body)
         if at is not None:
             anchors.append(Anchor(f, label, at, table.fresh("$L__ptxdwarf_top", taken)))
     return anchors
@@ -121,13 +133,16 @@ class LocRow(NamedTuple):
     code: tuple[int, ...]
 
 
-def line_rows(masked: str, function: PtxFunction) -> dict[tuple[int, int], LocRow]:
+def line_rows(
+    masked: str, function: PtxFunction, *, body: BodyStatements | None = None
+) -> dict[tuple[int, int], LocRow]:
     """The (file, line) rows ptxas ``-g`` makes for ``function``'s ``.loc`` directives
     (offsets in ``masked``, its module's comment-masked text): a ``.loc`` that an instruction follows before the next ``.loc``,
     or a label that code follows (line 0 excepted: ptxas folds it into the row before), and
     the call site an ``inlined_at F L`` names. Measured on the corpus (403 functions of nvcc,
     clang, numba, Triton, LLVM's tests, nvopencc): every row of the cubin is one of these,
-    and in one function lines whose code compiled to nothing have none."""
+    and in one function lines whose code compiled to nothing have none. ``body``: the function's
+    statements, when the caller shares them between rules."""
     if function.body_start < 0:
         return {}
     first: dict[tuple[int, int], int] = {}
@@ -135,7 +150,7 @@ def line_rows(masked: str, function: PtxFunction) -> dict[tuple[int, int], LocRo
     pending: tuple[tuple[int, int], int] | None = None
     at_labels: list[tuple[tuple[int, int], int]] = []  # .loc rows a label holds until code follows
     current: tuple[int, int] | None = None  # the line the instructions now belong to
-    for stmt in scan_body(masked, function.body_start, function.body_end, labels=True):
+    for stmt in _statements(masked, function, body).all:
         if stmt.kind == "directive":
             m = LOC.match(stmt.text)
             if m is not None:
@@ -162,12 +177,12 @@ def line_rows(masked: str, function: PtxFunction) -> dict[tuple[int, int], LocRo
     return {key: LocRow(at, tuple(code.get(key, ()))) for key, at in first.items()}
 
 
-_JUMP = re.compile(r"(@!?[%\w$]+\s+)?bra(?:\.uni)?\s+([%\w$]+)")
+_JUMP = re.compile(rf"(@!?{NAME}\s+)?bra(?:\.uni)?\s+({NAME})")
 
 
 #: An instruction after which a new block starts (with the branches of _JUMP; group 1), or a
 #: barrier or warp-synchronous one, which keeps the label of the block that holds it (group 2).
-_ENDS_OR_SYNC = re.compile(r"(?:@!?[%\w$]+\s+)?(?:(call|ret|exit)\b|(bar|barrier|shfl|vote|match)\.)")
+_ENDS_OR_SYNC = re.compile(rf"(?:@!?{NAME}\s+)?(?:(call|ret|exit)\b|(bar|barrier|shfl|vote|match)\.)")
 
 
 class _Token(NamedTuple):
@@ -181,7 +196,9 @@ class _Token(NamedTuple):
     sync: bool = False
 
 
-def labels_dropped(masked: str, function: PtxFunction) -> dict[str, str]:
+def labels_dropped(
+    masked: str, function: PtxFunction, *, body: BodyStatements | None = None
+) -> dict[str, str]:
     """The labels of ``function`` (in ``masked``, its module's comment-masked text) that ptxas drops (quirk label-at-line-zero), each with
     the label that makes it so, which ptxas moves to where the dropped one belonged: a label
     whose first instruction is at line 0 (or has no line yet: no ``.loc`` before it) is
@@ -189,10 +206,11 @@ def labels_dropped(masked: str, function: PtxFunction) -> dict[str, str]:
     branch, a call or a return) holds no barrier or warp-synchronous instruction and leads to
     a label not named before it (as a definition or a branch target) whose first instruction
     has a line other than 0: the next label, or the target of a branch in the block,
-    whichever comes first."""
+    whichever comes first. ``body``: the function's statements, when the caller shares them
+    between rules."""
     if function.body_start < 0 or not function.labels:
         return {}
-    tokens, first_line = _tokens(masked, function)
+    tokens, first_line = _tokens(_statements(masked, function, body).all)
     dropped: dict[str, str] = {}
     named: set[str] = set()
     for i, token in enumerate(tokens):
@@ -209,14 +227,14 @@ def labels_dropped(masked: str, function: PtxFunction) -> dict[str, str]:
     return dropped
 
 
-def _tokens(masked: str, function: PtxFunction) -> tuple[list[_Token], dict[str, int | None]]:
-    """The labels and instructions of ``function``'s body, and each label's first line."""
+def _tokens(statements: list[Stmt]) -> tuple[list[_Token], dict[str, int | None]]:
+    """The labels and instructions of a function body's ``statements``, and each label's first line."""
     tokens: list[_Token] = []
     line: int | None = None
     first_line: dict[str, int | None] = {}
     pending: list[str] = []
     plain: dict[int | None, _Token] = {}  # the token of an instruction that does not branch, by line
-    for stmt in scan_body(masked, function.body_start, function.body_end, labels=True):
+    for stmt in statements:
         if stmt.kind == "label":
             tokens.append(_Token(stmt.text))
             pending.append(stmt.text)

@@ -11,6 +11,7 @@ from .lexer import LABEL_AT, NAME
 __all__ = [
     "INLINED_AT",
     "LOC",
+    "BodyStatements",
     "Stmt",
     "line_directive_spans",
     "line_directives",
@@ -42,15 +43,19 @@ class Stmt:
     kind: str
 
 
-def scan_body(masked: str, start: int, end: int, *, labels: bool = False) -> list[Stmt]:
+def scan_body(
+    masked: str, start: int, end: int, *, labels: bool = False, until: int | None = None
+) -> list[Stmt]:
     """The statements of a function body (``masked``: the module's text with comments
     blanked; ``end``: the body's closing brace, or the end of ``masked``): instructions and directives, and with ``labels``
-    the label definitions; no braces."""
+    the label definitions; no braces. With ``until``, only those up to the first that ends
+    at or after it: a scan from where that one ends finds the rest."""
     out: list[Stmt] = []
     append = out.append
     match = _STATEMENT.match
     pos = start
-    while pos < end:
+    stop_at = end if until is None else min(until, end)
+    while pos < stop_at:
         m = match(masked, pos, end)
         assert m is not None  # it matches the empty string
         first, stop = m.span(1)
@@ -71,6 +76,34 @@ def scan_body(masked: str, start: int, end: int, *, labels: bool = False) -> lis
             )
             pos = stop + 1
     return out
+
+
+class BodyStatements:
+    """The statements of one function body, labels included (:func:`scan_body`), split as far
+    as they are asked for and kept, so that the rules that read them split them once."""
+
+    __slots__ = ("_end", "_masked", "_pos", "_split")
+
+    def __init__(self, masked: str, start: int, end: int) -> None:
+        self._masked = masked
+        self._end = end
+        self._pos = start
+        self._split: list[Stmt] = []
+
+    def head(self, until: int) -> list[Stmt]:
+        """The statements split so far, at least up to the first that ends at or after
+        ``until``."""
+        if self._pos < min(until, self._end):
+            more = scan_body(self._masked, self._pos, self._end, labels=True, until=until)
+            self._split += more
+            # A scan that stops short of ``until`` has reached the body's end.
+            self._pos = more[-1].end if more and more[-1].end >= until else self._end
+        return self._split
+
+    @property
+    def all(self) -> list[Stmt]:
+        """Every statement of the body."""
+        return self.head(self._end)
 
 
 def line_directives(text: str, *, files: bool = False) -> Iterator[re.Match[str]]:
