@@ -223,14 +223,7 @@ def _write_lines(
     if module.files:
         raise AttachError("lines= needs a module without .file/.loc directives", where=filename)
     masked, index = module.masked, module.lines
-    instruction_lines: dict[int, int] = {}  # 1-based line -> offset of its first instruction
-    for f in module.functions:
-        if f.body_start < 0:
-            continue
-        for stmt in scan_body(masked, f.body_start, f.body_end):
-            if stmt.kind == "instr":
-                line = index.line(stmt.start)
-                instruction_lines.setdefault(line, stmt.start)
+    instruction_lines = _instruction_lines(module)
     files: dict[str, int] = {}
     names: dict[str, str] = {}  # inlined function -> its .debug_str label
 
@@ -269,6 +262,24 @@ def _write_lines(
     if names and (module.version or (0, 0)) < (7, 0):
         raise AttachError("inlined code in lines= needs PTX ISA 7.0 or later (.version)", where=filename)
     edits.insert(_after_header(module), "".join(f'.file {n} "{path}"\n' for path, n in files.items()))
+    return _with_inlined_names(images, names)
+
+
+def _instruction_lines(module: PtxModule) -> dict[int, int]:
+    """1-based line -> offset of the first instruction on it, over every function body."""
+    masked, index = module.masked, module.lines
+    found: dict[int, int] = {}
+    for f in module.functions:
+        if f.body_start < 0:
+            continue
+        for stmt in scan_body(masked, f.body_start, f.body_end):
+            if stmt.kind == "instr":
+                found.setdefault(index.line(stmt.start), stmt.start)
+    return found
+
+
+def _with_inlined_names(images: dict[str, SectionImage], names: dict[str, str]) -> dict[str, SectionImage]:
+    """``images`` with each inlined function's name in ``.debug_str`` under its label."""
     if not names:
         return images
     strings = images.get(".debug_str") or SectionImage(".debug_str")
