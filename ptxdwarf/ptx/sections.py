@@ -509,12 +509,13 @@ _WIDE_LIST = re.compile("[\x01-\x03][^,\x01-\x06]*,")
 _LINE_BLANKS = re.compile(r"[ \t]*\n[ \t]*")
 
 
-def _plain(body: str) -> str:
-    """``body`` without the blanks around it and around its line breaks."""
-    text = body.strip()
+def _without_line_blanks(text: str) -> str | None:
+    """``text`` without the blanks around its line breaks, or None when it has none. The fast
+    readers try a body as it is first (a blank left makes them give up), so that the bodies
+    producers write, which have none, are not searched for them."""
     if " \n" in text or "\t\n" in text or "\n " in text or "\n\t" in text:
         return _LINE_BLANKS.sub("\n", text)
-    return text
+    return None
 
 
 def fast_section(
@@ -527,7 +528,19 @@ def fast_section(
     (labels, spaces in a list, negative, hex or octal numbers, values out of range), which
     the line-by-line reader then reads and names. ``addends`` receives each
     ``label+N`` value with its offset."""
-    text = _plain(body)
+    text = body.strip()
+    image = _fast_image(name, text, filename, addends)
+    if image is None:
+        plain = _without_line_blanks(text)
+        if plain is not None:
+            image = _fast_image(name, plain, filename, addends)
+    return image
+
+
+def _fast_image(
+    name: str, text: str, filename: str, addends: list[tuple[str, int]] | None
+) -> SectionImage | None:
+    """:func:`fast_section` of a body already stripped of the blanks around it."""
     if not text or not text.isascii() or "/" in text or ":" in text or ";" in text or "-" in text:
         return None
     s = "\n" + text
@@ -591,12 +604,15 @@ def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list
     lines holds exactly one directive (as producers write); None otherwise."""
     if not body.isascii() or "\x0b" in body or "\x0c" in body:
         return None
-    stripped = _plain(body)
+    stripped = body.strip()
     if not stripped:
         return None
     lead = body[: len(body) - len(body.lstrip())].count("\n")
     start = first_line + lead
     offsets = _plain_line_offsets(stripped)
+    if offsets is None:
+        plain = _without_line_blanks(stripped)
+        offsets = None if plain is None else _plain_line_offsets(plain)
     if offsets is None or offsets.pop() != len(data):
         return None
     return offsets, list(range(start, start + len(offsets)))
@@ -611,7 +627,7 @@ _NO_VALUE = re.compile("[\x01\x02\x03\x06][\x01\x02\x03\x06]")
 
 
 def _plain_line_offsets(stripped: str) -> list[int] | None:
-    """The offset of each line of an ASCII section body (:func:`_plain`) and then its
+    """The offset of each line of an ASCII section body (stripped, no blanks at its line breaks) and then its
     size, when every line is a directive, one space and its values with no blank (as nvcc
     writes; only ``.b8`` lists), read with a few whole-text operations; None for anything else."""
     s = "\n" + stripped
