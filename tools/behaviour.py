@@ -24,7 +24,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -95,8 +94,9 @@ def run_file(rel: str, save: str | None) -> dict[str, str]:
     os.chdir(ROOT)
     path = ROOT / rel
     digests: dict[str, str] = {}
-    # attach names the file it writes in the line table: the place must not change between runs.
-    tmp = os.path.join(tempfile.gettempdir(), "ptxdwarf-behaviour", rel.replace("/", "_"))
+    # attach names the file it writes in the line table: the place, relative to the checkout,
+    # must not change between runs, and runs in other checkouts must not share it.
+    tmp = os.path.join(".behaviour", rel.replace("/", "_"))
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     try:
