@@ -395,6 +395,21 @@ def test_each_command_splits_a_body_once(monkeypatch: pytest.MonkeyPatch) -> Non
         assert split and set(split.values()) == {1} and {n for n, _ in split} == {len(text)}, name
 
 
+@pytest.mark.parametrize("name", ["nvcc/coop_reduce.G.sm_75.ptx", "lint/faults/first-label-at-zero.ptx"])
+def test_fix_splits_a_body_once_per_text(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """fix's label repairs read the bodies lint split for the findings they repair: each
+    text fix reads (the input, then each repaired one) has each body split once."""
+    from conftest import FIXTURES
+
+    from ptxdwarf.repair import fix
+
+    text = ptxdwarf.files.load_text(FIXTURES / name)
+    split = _count_splits(monkeypatch)
+    result = fix(text, ptxas_version="13.0")
+    assert {r.rule for r in result.repairs} & {"label-at-line-zero", "first-label-at-zero"}, name
+    assert split and set(split.values()) == {1}, name
+
+
 def test_check_splits_a_body_once(monkeypatch: pytest.MonkeyPatch, ptxas_tool: Ptxas) -> None:
     """check splits each function body into statements once, for its line-table rows and
     first labels together."""

@@ -165,6 +165,7 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
         if f.body_start < 0:
             continue
         body = BodyStatements(masked, f.body_start, f.body_end)
+        reported = len(ctx.findings)
         dropped: dict[str, str] = {}
         i = bisect.bisect_left(zero_locs, f.body_start)
         if (i < len(zero_locs) and zero_locs[i] < f.body_end) or _before_any_loc(text, f, labels):
@@ -205,6 +206,8 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
                 "$L__func_begin)",
                 used[misplaced],
             )
+        if len(ctx.findings) > reported:
+            ctx.module.kept_statements[id(f)] = body
 
 
 def _cause_moved(label: str, cause: str, used: Container[str]) -> str:

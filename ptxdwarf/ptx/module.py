@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ..dwarf.image import SectionImage
 from .lexer import LineIndex, mask_comments
+from .statements import BodyStatements
 from .symbols import SymbolTable, symbol_table
 
 __all__ = [
@@ -225,6 +226,10 @@ class PtxModule:
     _symbols: SymbolTable | None = field(default=None, repr=False, compare=False)
     _masked: str | None = field(default=None, repr=False, compare=False)
     _lines: LineIndex | None = field(default=None, repr=False, compare=False)
+    kept_statements: dict[int, BodyStatements] = field(default_factory=dict, repr=False, compare=False)
+    """The split bodies of the functions (by ``id``) a reader kept for another to read: lint
+    keeps those it reports a label of, for the repairs of the same text (kept only for those,
+    as a large module's statements take more memory than its text)."""
 
     def _complete(self) -> None:
         # The functions, their declarations and labels are read on first use:

@@ -115,7 +115,7 @@ def first_label_anchors(
     table = symbol_table(module)
     anchors = []
     for f in functions:
-        body = BodyStatements(masked, f.body_start, f.body_end)
+        body = module.kept_statements.get(id(f)) or BodyStatements(masked, f.body_start, f.body_end)
         label = first_label_at_zero(masked, f, line_info=line_info, body=body)
         if label is None or label not in used:
             continue

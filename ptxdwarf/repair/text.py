@@ -202,7 +202,7 @@ def double_dropped_labels(job: TextJob, findings: list[Finding]) -> list[Repair]
     repairs = []
     masked = module.masked
     for f in _functions_of(job, named):
-        dropped = labels_dropped(masked, f)
+        dropped = labels_dropped(masked, f, body=module.kept_statements.get(id(f)))
         if not dropped:
             continue
         order = list(f.labels)
