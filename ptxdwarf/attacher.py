@@ -24,7 +24,7 @@ from .ptx.lexer import VERSION
 from .ptx.module import PtxFunction, PtxModule
 from .ptx.placement import first_label_anchors
 from .ptx.reader import parse_ptx
-from .ptx.statements import scan_body
+from .ptx.statements import BodyStatements
 from .ptx.writer import Style
 
 if TYPE_CHECKING:
@@ -145,8 +145,9 @@ def _attach(
 
     edits = TextEdits(ptx_text, where=filename)
     if lines:
-        images = _write_lines(edits, module, lines, images, filename)
+        images = _write_lines(edits, module, lines, images, filename, _described(module, dbg))
     _anchor_first_labels(edits, module, dbg, line_info=bool(lines))
+    module.kept_statements.clear()
     for f in dbg.functions:
         if not f.auto_labels:
             continue
@@ -217,13 +218,15 @@ def _write_lines(
     lines: Mapping[int, SourceLoc | tuple[str, int] | tuple[str, int, int]],
     images: dict[str, SectionImage],
     filename: str,
+    described: list[PtxFunction],
 ) -> dict[str, SectionImage]:
     """The ``.file`` and ``.loc`` directives of ``lines`` (see :func:`attach`); the images, with
-    the names of inlined functions added to ``.debug_str`` under labels of their own."""
+    the names of inlined functions added to ``.debug_str`` under labels of their own. The
+    bodies of the ``described`` functions, split here, are kept for their first labels."""
     if module.files:
         raise AttachError("lines= needs a module without .file/.loc directives", where=filename)
     masked, index = module.masked, module.lines
-    instruction_lines = _instruction_lines(module)
+    instruction_lines = _instruction_lines(module, {id(f) for f in described})
     files: dict[str, int] = {}
     names: dict[str, str] = {}  # inlined function -> its .debug_str label
 
@@ -265,17 +268,26 @@ def _write_lines(
     return _with_inlined_names(images, names)
 
 
-def _instruction_lines(module: PtxModule) -> dict[int, int]:
-    """1-based line -> offset of the first instruction on it, over every function body."""
+def _instruction_lines(module: PtxModule, keep: set[int]) -> dict[int, int]:
+    """1-based line -> offset of the first instruction on it, over every function body; the
+    split bodies of the functions in ``keep`` (by ``id``) go to ``module.kept_statements``."""
     masked, index = module.masked, module.lines
     found: dict[int, int] = {}
     for f in module.functions:
         if f.body_start < 0:
             continue
-        for stmt in scan_body(masked, f.body_start, f.body_end):
+        body = BodyStatements(masked, f.body_start, f.body_end)
+        for stmt in body.all:
             if stmt.kind == "instr":
                 found.setdefault(index.line(stmt.start), stmt.start)
+        if id(f) in keep:
+            module.kept_statements[id(f)] = body
     return found
+
+
+def _described(module: PtxModule, dbg: DebugInfoBuilder) -> list[PtxFunction]:
+    """The functions of ``module`` the builder describes."""
+    return [f for f in (module.function(b.linkage_name) for b in dbg.functions) if f is not None]
 
 
 def _with_inlined_names(images: dict[str, SectionImage], names: dict[str, str]) -> dict[str, SectionImage]:
@@ -299,8 +311,9 @@ def _anchor_first_labels(
     and ptxas would place at offset 0 (quirk first-label-at-zero); it is then the second.
     ``line_info``: the ``.loc`` lines attach writes give every function line information."""
     used = dbg.labels_used
-    functions = [f for f in (module.function(b.linkage_name) for b in dbg.functions) if f is not None]
-    for anchor in first_label_anchors(module, functions, used, set(used), line_info=line_info or None):
+    for anchor in first_label_anchors(
+        module, _described(module, dbg), used, set(used), line_info=line_info or None
+    ):
         edits.insert(anchor.at, f"{anchor.name}: ")
 
 

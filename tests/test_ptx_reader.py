@@ -410,6 +410,21 @@ def test_fix_splits_a_body_once_per_text(monkeypatch: pytest.MonkeyPatch, name: 
     assert split and set(split.values()) == {1}, name
 
 
+def test_attach_with_lines_splits_a_body_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """attach(lines=...) splits each body once for the lines it maps and the first labels."""
+    from test_first_label import _NO_LOC, _described
+
+    lines = {
+        n: ("k.cu", 10 + n)
+        for n, line in enumerate(_NO_LOC.split("\n"), 1)
+        if line.startswith("\t") and not line.strip().startswith((".", "{", "}"))
+    }
+    split = _count_splits(monkeypatch)
+    out = ptxdwarf.attach(_NO_LOC, _described(), filename="k.ptx", lines=lines)
+    assert "$L__ptxdwarf_top0: " in out  # the first label was read from the statements
+    assert split and set(split.values()) == {1} and {n for n, _ in split} == {len(_NO_LOC)}
+
+
 def test_check_splits_a_body_once(monkeypatch: pytest.MonkeyPatch, ptxas_tool: Ptxas) -> None:
     """check splits each function body into statements once, for its line-table rows and
     first labels together."""
