@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import fcntl
 import hashlib
 import io
 import json
@@ -31,6 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 TEXT_SUFFIXES = (".ptx", ".badptx")
 BINARY_SUFFIXES = (".cubin", ".fatbin", ".o")
+#: Where the commands write their outputs; a lock beside it keeps runs from sharing it.
+OUTPUTS = "/tmp/ptxdwarf-behaviour"
 #: Commands whose result depends on the ptxas release found.
 PTXAS_COMMANDS = ("check", "fix")
 
@@ -94,9 +97,9 @@ def run_file(rel: str, save: str | None) -> dict[str, str]:
     os.chdir(ROOT)
     path = ROOT / rel
     digests: dict[str, str] = {}
-    # attach names the file it writes in the line table: the place, relative to the checkout,
-    # must not change between runs, and runs in other checkouts must not share it.
-    tmp = os.path.join(".behaviour", rel.replace("/", "_"))
+    # attach names the file it writes (its absolute path) in the line table: the place must be
+    # the same in every run and checkout; runs take turns on it (see main).
+    tmp = os.path.join(OUTPUTS, rel.replace("/", "_"))
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     try:
@@ -157,7 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.save:
         shutil.rmtree(args.save, ignore_errors=True)
-    results = dict(sorted(collect(args.jobs, args.save)))
+    with open(OUTPUTS + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another run (another checkout's) waits here
+        results = dict(sorted(collect(args.jobs, args.save)))
     version = ptxas_version()
     if args.record:
         doc = {"format": "ptxdwarf-behaviour/1", "ptxas": version, "files": results}
