@@ -45,7 +45,7 @@ def read(
     if len(found) != 1:
         raise PtxDwarfError(
             f"holds {len(found)} device images; use read_all() (ptxdwarf dump shows them all)",
-            where=filename or str(path),
+            where=_input_name(path, filename, text is not None),
         )
     return found[0][1]
 
@@ -68,16 +68,22 @@ def read_all(
     given = sum(x is not None for x in (path, text, data))
     if given != 1:
         raise TypeError("read() takes exactly one of a path, text= or data=")
+    name = _input_name(path, filename, text is not None)
     if text is not None:
-        name = filename or "<ptx>"
         return [(name, read_ptx(text, filename=name))]
     if path is not None:
-        name = filename or str(path)
         data = Path(path).read_bytes()
-    else:
-        name = filename or "<input>"
     assert data is not None
     return _read_bytes(data, name, errors)
+
+
+def _input_name(path: str | os.PathLike[str] | None, filename: str | None, is_text: bool) -> str:
+    """How messages name an input of :func:`read`."""
+    if filename:
+        return filename
+    if path is not None:
+        return str(path)
+    return "<ptx>" if is_text else "<input>"
 
 
 def _read_bytes(raw: bytes, name: str, errors: list[PtxDwarfError] | None) -> list[tuple[str, DebugInfo]]:
