@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check benchmark: ``ptxdwarf.check`` against ptxas alone on a large module.
+"""Check benchmark: ``ptxdwarf.check.check`` against ptxas alone on a large module.
 
 ``check`` compiles the PTX with ``ptxas -g`` and compares the debug info of the PTX
 with the cubin's; what it adds over ptxas is reading both sides and comparing them.
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         tool.compile(text, arch=arch, relocatable=needs_compile_only(module), filename=path.name)
         ptxas_times.append(time.perf_counter() - start)
         start = time.perf_counter()
-        report = ptxdwarf.check(text, filename=path.name, arch=arch, ptxas=tool)
+        report = ptxdwarf.check.check(text, filename=path.name, arch=arch, ptxas=tool)
         check_times.append(time.perf_counter() - start)
     assert report is not None
     t_ptxas, t_check = min(ptxas_times), min(check_times)

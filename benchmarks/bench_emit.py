@@ -32,7 +32,7 @@ Measures, in one run, the emit ratios of docs/performance.md:
 3. Attaching. A PTX module without debug info of ``--attach-functions`` device
    functions (2 parameters and 5 registers each) is generated, described with
    ``DebugInfoBuilder`` (a subprogram, its parameters and registers: 8 DIEs per
-   function) and given that description with ``ptxdwarf.attach`` (text out), all
+   function) and given that description with ``ptxdwarf.attach.attach`` (text out), all
    timed together; then the same at 4 times the size. Prints DIEs per second end
    to end (target >= 100 000) and the time ratio of the two (target <= 4.4: time
    grows with the module, no faster).
@@ -229,7 +229,7 @@ def generate_plain_ptx(functions: int) -> str:
 def attach_module(functions: int) -> tuple[str, int]:
     """The attach stage, end to end: the PTX without debug info, its description
     (a subprogram per function, its parameters and registers as register variables),
-    :func:`ptxdwarf.attach`; the text and the number of DIEs."""
+    :func:`ptxdwarf.attach.attach`; the text and the number of DIEs."""
     ptx = generate_plain_ptx(functions)
     dbg = ptxdwarf.DebugInfoBuilder("bench_attach.ptx", comp_dir="/tmp/ptxdwarf-bench", producer="bench_emit")
     u32 = dbg.named_type(".u32")
@@ -241,7 +241,7 @@ def attach_module(functions: int) -> tuple[str, int]:
             f.parameter(f"{name}_param_{p}", u32, line=line + 1 + p, location=loc.register(f"%r{p}"))
         for r in range(ATTACH_REGISTERS):
             f.variable(f"%r{r}", u32, line=line + 4, location=loc.register(f"%r{r}"))
-    text = ptxdwarf.attach(ptx, dbg, filename="bench_attach.ptx", style=STYLE)
+    text = ptxdwarf.attach.attach(ptx, dbg, filename="bench_attach.ptx", style=STYLE)
     return text, sum(1 for _ in dbg.iter_dies())
 
 
@@ -895,7 +895,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         print(
             f"3. attach: device functions with {ATTACH_PARAMS} parameters and {ATTACH_REGISTERS} registers each; "
-            "PTX made, described (DebugInfoBuilder) and attached (ptxdwarf.attach, text out)"
+            "PTX made, described (DebugInfoBuilder) and attached (ptxdwarf.attach.attach, text out)"
         )
         row(f"module (best of {args.repeat} each)", unit, "DIEs/s", note="DIEs, chars")
         for a in attached:

@@ -6,10 +6,16 @@ Reading::
     for die in info.iter_dies():
         print(die.offset, die.tag_str, die.name)
 
-The tasks (:func:`read`, :func:`rewrite`, :func:`attach`, :func:`check`, :func:`lint`,
-:func:`fix`, :func:`strip`), the builder and its types, the model and the errors are here;
-the DWARF codec is :mod:`ptxdwarf.dwarf`, the CUDA tools (cubins, fatbins, ptxas, the
-register map) are :mod:`ptxdwarf.cuda`.
+Checking::
+
+    report = ptxdwarf.lint.lint("kernel.ptx")   # ptxdwarf.lint.RULES: the rules
+    result = ptxdwarf.check.check("kernel.ptx") # the ptxas round trip
+
+The tasks are here: :func:`read` and :func:`rewrite`, and the modules :mod:`.attach`,
+:mod:`.check`, :mod:`.lint`, :mod:`.fix` and :mod:`.strip`, each with its function of the
+same name; with them the builder and its types, the model and the errors. The DWARF codec is
+:mod:`ptxdwarf.dwarf`, the CUDA tools (cubins, fatbins, ptxas, the register map) are
+:mod:`ptxdwarf.cuda`.
 """
 
 from __future__ import annotations
@@ -24,21 +30,24 @@ __version__ = "0.1.0"
 # (so that a command line run loads only what its command needs); __all__ and the lazy
 # imports are read from this block.
 if TYPE_CHECKING:
+    from . import attach as attach
+    from . import check as check
+    from . import fix as fix
+    from . import lint as lint
+    from . import strip as strip
     from .abi import ParamDecl as ParamDecl
     from .api import read as read
     from .api import read_all as read_all
     from .api import rewrite as rewrite
-    from .attacher import SourceLoc as SourceLoc
-    from .attacher import attach as attach
+    from .attach import SourceLoc as SourceLoc
     from .builder import DebugInfoBuilder as DebugInfoBuilder
     from .builder import Function as Function
     from .builder import LexicalBlock as LexicalBlock
     from .builder import Member as Member
     from .builder import Type as Type
     from .builder import Variable as Variable
-    from .checker import CheckReport as CheckReport
-    from .checker import Difference as Difference
-    from .checker import check as check
+    from .check import CheckReport as CheckReport
+    from .check import Difference as Difference
     from .cuda.regmap import FunctionRegisters as FunctionRegisters
     from .dwarf.constants import AddressClass as AddressClass
     from .dwarf.lines import LineProgram as LineProgram
@@ -58,14 +67,11 @@ if TYPE_CHECKING:
     from .errors import RegisterNameError as RegisterNameError
     from .errors import ToolError as ToolError
     from .errors import UsageError as UsageError
-    from .linter import Finding as Finding
-    from .linter import lint as lint
+    from .fix import FixResult as FixResult
+    from .lint import Finding as Finding
     from .loc import Location as Location
     from .loc import LocationListSpec as LocationListSpec
     from .ptx.writer import Style as Style
-    from .repair import FixResult as FixResult
-    from .repair import fix as fix
-    from .repair import strip as strip
     from .visibility import RegisterLocation as RegisterLocation
 
 

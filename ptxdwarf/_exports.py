@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 
 def _origins(path: str) -> dict[str, str]:
-    """Name -> module (relative to the package) of the imports in ``path``'s ``if TYPE_CHECKING`` block."""
+    """Name -> module (relative to the package) of the imports in ``path``'s ``if TYPE_CHECKING``
+    block; ``""`` for a submodule the package exports (``from . import name as name``)."""
     with open(path, encoding="utf-8") as source:
         tree = ast.parse(source.read(), path)
     block = next(n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING")
@@ -32,7 +33,11 @@ def lazy_exports(
         module = origins.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value: object = getattr(importlib.import_module(f".{module}", package), name)
+        value: object = (
+            getattr(importlib.import_module(f".{module}", package), name)
+            if module
+            else importlib.import_module(f".{name}", package)
+        )
         namespace[name] = value
         return value
 

@@ -22,7 +22,7 @@ from .errors import PtxDwarfError
 
 if TYPE_CHECKING:
     from .dwarf.model import DebugInfo
-    from .linter import Finding
+    from .lint import Finding
 
 __all__ = ["main", "main_attach", "main_lint"]
 
@@ -248,7 +248,7 @@ def _ptxas_version(args: argparse.Namespace) -> str | None:
 
 def _cmd_fix(args: argparse.Namespace) -> int:
     from .files import load_ptx
-    from .repair import fix
+    from .fix import fix
 
     version = _ptxas_version(args)
     max_version = None
@@ -276,7 +276,7 @@ def _cmd_fix(args: argparse.Namespace) -> int:
 
 def _cmd_strip(args: argparse.Namespace) -> int:
     from .files import load_ptx
-    from .repair import strip
+    from .strip import strip
 
     def one(path: str) -> int:
         _write_output(strip(load_ptx(path), keep_lines=args.keep_lines, filename=path), args.output)
@@ -286,7 +286,7 @@ def _cmd_strip(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .checker import CheckReport, check
+    from .check import CheckReport, check
     from .files import load_ptx
 
     codes: list[int] = []
@@ -331,7 +331,7 @@ def main_lint(path: str, json_output: bool, ptxas_version: str | None = None) ->
 
 def _lint_one(path: str, ptxas_version: str | None = None) -> list[Finding]:
     from .files import load_ptx
-    from .linter import lint
+    from .lint import lint
 
     return lint(load_ptx(path), filename=path, ptxas_version=ptxas_version)
 

@@ -111,7 +111,7 @@ def test_abi_parameters_through_ptxas(cubin_path: CubinPath) -> None:
     ptx = "\n".join(
         [".version 7.0", ".target sm_75", ".address_size 64", k.ptx_signature(), "{", "\tret;", "}", ""]
     )
-    text = ptxdwarf.attach(ptx, dbg, filename="abi.ptx")
+    text = ptxdwarf.attach.attach(ptx, dbg, filename="abi.ptx")
     info = ptxdwarf.cuda.read_cubin(cubin_path(text, "abi.ptx"))
     dies = {d.name: d for d in info.iter_dies() if d.tag == ptxdwarf.dwarf.TAG.formal_parameter}
     assert {n: d.address_class for n, d in dies.items()} == {"data": 7, "factor": 7, "pair": 7}

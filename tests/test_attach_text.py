@@ -1,4 +1,4 @@
-"""ptxdwarf.attach and ptxdwarf.attach_ptx edit the text once: the module is read once,
+"""ptxdwarf.attach.attach and ptxdwarf.autodebug.attach_ptx edit the text once: the module is read once,
 every edit is made at offsets of the original text."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ptxdwarf.ptx.reader import parse_ptx
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_emit import generate_plain_ptx
 
-attach_module = importlib.import_module("ptxdwarf.attacher")
+attach_module = importlib.import_module("ptxdwarf.attach")
 
 
 def _described(functions: int) -> tuple[str, DebugInfoBuilder]:
@@ -175,7 +175,7 @@ def test_both_attach_paths_refuse_an_initialized_global_in_a_body(cubin_path: Cu
     dbg = DebugInfoBuilder("two.ptx", producer="test")
     dbg.kernel("a", line=5)
     with pytest.raises(AttachError, match=r"two\.ptx:8: \.global g has an initializer inside a"):
-        ptxdwarf.attach(_SCOPED, dbg, filename="two.ptx")
+        ptxdwarf.attach.attach(_SCOPED, dbg, filename="two.ptx")
     # without the initializer both attach, and ptxas -g compiles the result
     plain = _SCOPED.replace(" = {1, 2}", "")
     cubin_path(attach_ptx(plain, output_name="two.ptx", filename="two.ptx").text, "two.ptx")

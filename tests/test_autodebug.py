@@ -32,7 +32,7 @@ from ptxdwarf.autodebug import (
     default_output_name,
 )
 from ptxdwarf.builder import DebugInfoBuilder
-from ptxdwarf.checker import check
+from ptxdwarf.check import check
 from ptxdwarf.cli import main_attach
 from ptxdwarf.cuda import read_cubin
 from ptxdwarf.cuda.ptxas import Ptxas
@@ -40,7 +40,7 @@ from ptxdwarf.demangle import demangle
 from ptxdwarf.dwarf import AT, TAG, AddressClass
 from ptxdwarf.dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression
 from ptxdwarf.dwarf.model import DIE
-from ptxdwarf.linter import Finding
+from ptxdwarf.lint import Finding
 from ptxdwarf.ptx import PtxFunction, PtxModule, mask_comments, needs_compile_only, parse_ptx
 
 NODEBUG = FIXTURES / "nodebug"
@@ -61,8 +61,8 @@ CASE_IDS = [f"{Path(name).name}{'-renamed' if rename else ''}" for name, rename 
 
 
 def _lint() -> Callable[..., list[Finding]]:
-    """``ptxdwarf.linter.lint``, imported when used (lint.py is written by a colleague)."""
-    from ptxdwarf.linter import lint
+    """``ptxdwarf.lint.lint``, imported when used (lint.py is written by a colleague)."""
+    from ptxdwarf.lint import lint
 
     return lint
 
@@ -675,7 +675,7 @@ def test_cli_attach_when_wired(tmp_path: Path) -> None:
 def test_planned_labels_land_in_their_function(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The labels attach checks the DIEs against without reading its output again are
     the labels the output defines, each in the function the plan says."""
-    from ptxdwarf.attacher import check_symbols
+    from ptxdwarf.attach import check_symbols
     from ptxdwarf.autodebug import entry
 
     planned: dict[str, str] = {}

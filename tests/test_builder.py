@@ -53,7 +53,7 @@ def readme_example(ptx_text: str) -> tuple[str, DebugInfoBuilder, dict[str, Any]
     test = dbg.function("test", linkage_name="_Z4testPi", line=6, type=void_t)
     test.parameter("p", int_ptr, line=6, location=loc.param("_Z4testPi_param_0"))
 
-    ptx_with_debug = ptxdwarf.attach(ptx_text, dbg)  # ptx_text: the module without debug info
+    ptx_with_debug = ptxdwarf.attach.attach(ptx_text, dbg)  # ptx_text: the module without debug info
 
     # types a code generator also needs; layout follows the PTX ABI unless told otherwise
     char_t = dbg.base_type("char", byte_size=1, encoding="signed_char")
@@ -167,7 +167,7 @@ EXPECTED_CLASSES = {
 
 def test_every_location_kind_and_address_class(cubin_path: CubinPath) -> None:
     dbg = build_all_spaces()
-    text = ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
+    text = ptxdwarf.attach.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
     info = ptxdwarf.cuda.read_cubin(cubin_path(text, "all_spaces.ptx"))
     seen = {}
     for die in info.iter_dies():
@@ -267,7 +267,7 @@ def test_matrix_through_ptxas(
     addresses are tested inside the 64-bit module, which ptxas accepts.
     """
     dbg = rich(version, address_size, strings)
-    text = ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx", style=style)
+    text = ptxdwarf.attach.attach(ALL_SPACES, dbg, filename="all_spaces.ptx", style=style)
     built = ptxdwarf.read(text=text)
     assert built.units[0].version == version and built.units[0].address_size == address_size
     assert (built.strings is not None) == (strings == "strp")
@@ -282,7 +282,7 @@ def test_matrix_through_ptxas(
 
 def test_pubnames_and_aranges_on_the_cubin(cubin_path: CubinPath, llvm_dwarfdump: str) -> None:
     dbg = build_all_spaces()
-    text = ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
+    text = ptxdwarf.attach.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
     cubin = cubin_path(text, "pub.ptx")
     out = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-info", "--debug-pubnames", "--debug-aranges")
     dies = {
@@ -360,15 +360,15 @@ def test_missing_label_or_symbol_names_it() -> None:
     f = dbg.functions[0]
     f.variable("ghost", dbg.named_type("int"), location=loc.local("__local_depot9", 4))
     with pytest.raises(AttachError, match="__local_depot9"):
-        ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
+        ptxdwarf.attach.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
     dbg = build_all_spaces()
     dbg.functions[1].lexical_block(low_pc="$L__nowhere", high_pc="$L__test_block_end")
     with pytest.raises(AttachError, match=r"\$L__nowhere"):
-        ptxdwarf.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
+        ptxdwarf.attach.attach(ALL_SPACES, dbg, filename="all_spaces.ptx")
     dbg = DebugInfoBuilder(name="x.cu")
     dbg.function("bar", linkage_name="_Z3barv")
     with pytest.raises(AttachError, match="_Z3barv"):
-        ptxdwarf.attach(ALL_SPACES, dbg)
+        ptxdwarf.attach.attach(ALL_SPACES, dbg)
 
 
 @pytest.mark.parametrize("code", [0, 13, 16, 99, -1])
@@ -422,9 +422,9 @@ def test_string_labels_need_isa_7() -> None:
     dbg = build_all_spaces(strings="strp")
     old = ALL_SPACES.replace(".version 7.0", ".version 6.5")
     with pytest.raises(AttachError, match=r"7.0"):
-        ptxdwarf.attach(old, dbg, string_labels=True)
+        ptxdwarf.attach.attach(old, dbg, string_labels=True)
     # .debug_str+offset needs no labels: fine on 6.5
-    assert ".debug_str+" in ptxdwarf.attach(old, build_all_spaces(strings="strp"))
+    assert ".debug_str+" in ptxdwarf.attach.attach(old, build_all_spaces(strings="strp"))
 
 
 def test_attach_replaces_existing_debug_info(cubin_path: CubinPath) -> None:
@@ -434,7 +434,7 @@ def test_attach_replaces_existing_debug_info(cubin_path: CubinPath) -> None:
     dbg.function("foo", linkage_name="_Z3fooii", type=int_t).parameter(
         "i", int_t, location=loc.register("%r1")
     )
-    text = ptxdwarf.attach(nvcc, dbg)
+    text = ptxdwarf.attach.attach(nvcc, dbg)
     assert text.count(".section .debug_info") + text.count(".section\t.debug_info") == 1
     info = ptxdwarf.cuda.read_cubin(cubin_path(text, "replaced.ptx"))
     assert info.units[0].die.get(AT.producer) == "replacement"  # type: ignore[union-attr]  # a None here fails the test, as it should

@@ -120,7 +120,7 @@ def test_builder_types_equal_nvcc_layout(cubin_path: CubinPath) -> None:
     types = Types(dbg)
     for case in CASES.CASES:
         types.get(("union " if case["kind"] == "union" else "struct ") + case["name"])
-    text = ptxdwarf.attach(ALL_SPACES, dbg, filename="types.ptx")
+    text = ptxdwarf.attach.attach(ALL_SPACES, dbg, filename="types.ptx")
     cubin = cubin_path(text, "types.ptx")
     with open(cubin, "rb") as f:
         dwarf = ELFFile(io.BytesIO(f.read())).get_dwarf_info(relocate_dwarf_sections=False)

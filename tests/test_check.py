@@ -21,7 +21,7 @@ import ptxdwarf.cuda
 import ptxdwarf.dwarf
 import ptxdwarf.ptx
 from ptxdwarf import DebugInfoBuilder, loc
-from ptxdwarf.checker import CheckReport, check
+from ptxdwarf.check import CheckReport, check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT, Ptxas, PtxasFailed, PtxasResult, wheel_ptxas
 from ptxdwarf.dwarf import AddressClass
@@ -40,7 +40,9 @@ def test_every_fixture_is_consistent(path: Path, ptxas_tool: Ptxas) -> None:
     assert {d.ptx for d in report.differences} == moved, "\n".join(map(str, report.differences))
     assert all(d.what == "address" for d in report.differences)
     if moved:
-        named = " ".join(f.message for f in ptxdwarf.lint(path.read_text()) if f.rule == "label-at-line-zero")
+        named = " ".join(
+            f.message for f in ptxdwarf.lint.lint(path.read_text()) if f.rule == "label-at-line-zero"
+        )
         assert all(re.search(rf"(^|\s){re.escape(label)}\b", named) for label in moved), named
     if report.units:
         assert report.dies > 0 and report.symbols > 0
@@ -70,7 +72,7 @@ def test_builder_output_is_consistent(ptxas_tool: Ptxas) -> None:
 
     for version in (2, 3, 4):
         for strings in ("inline", "strp"):
-            text = ptxdwarf.attach(ALL_SPACES, rich(version, 8, strings), filename="all_spaces.ptx")
+            text = ptxdwarf.attach.attach(ALL_SPACES, rich(version, 8, strings), filename="all_spaces.ptx")
             report = check(text, filename="all_spaces.ptx", ptxas=ptxas_tool)
             assert report.consistent, "\n".join(map(str, report.differences))
             assert report.symbols >= 20
@@ -215,7 +217,7 @@ def test_declaration_in_a_comment_is_not_taken_for_one(ptxas_tool: Ptxas) -> Non
 def test_label_at_line_zero_is_dropped_by_ptxas(ptxas_tool: Ptxas) -> None:
     """lint's label-at-line-zero fault fixture: ptxas leaves $L__tmp12 undefined, check names it."""
     text = (FIXTURES / "lint" / "faults" / "label-at-line-zero.ptx").read_text()
-    assert [f.rule for f in ptxdwarf.lint(text)] == ["label-at-line-zero"]
+    assert [f.rule for f in ptxdwarf.lint.lint(text)] == ["label-at-line-zero"]
     report = check(text, filename="line0.ptx", ptxas=ptxas_tool)
     assert [(d.path, d.what, d.ptx) for d in report.differences] == [
         (".debug_loc+0x0[0]", "begin", "$L__tmp12")
@@ -236,7 +238,7 @@ def test_lint_warns_of_every_label_ptxas_drops(ptxas_tool: Ptxas) -> None:
     r = next(d for d in info.iter_dies() if d.tag == ptxdwarf.dwarf.TAG.formal_parameter and d.name == "r")
     r.attributes = [a for a in r.attributes if a.name != ptxdwarf.dwarf.AT.location]  # what ptxas crashes on
     text = ptxdwarf.ptx.debug.replace_debug_sections(module, ptxdwarf.dwarf.encode_sections(info), "nvcc")
-    warned = {f.message.split()[0] for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"}
+    warned = {f.message.split()[0] for f in ptxdwarf.lint.lint(text) if f.rule == "label-at-line-zero"}
     report = check(text, filename="o1.ptx", ptxas=ptxas_tool)
     dropped = {d.ptx for d in report.differences if "ptxas dropped label" in d.message}
     assert report.differences and all("ptxas dropped label" in d.message for d in report.differences)
@@ -367,7 +369,7 @@ def test_testing_helpers(ptxas_tool: Ptxas) -> None:
         dbg.pointer_type(int_t, address_class=AddressClass.GENERIC),
         location=loc.param("_Z4testPi_param_0"),
     )
-    text = ptxdwarf.attach(
+    text = ptxdwarf.attach.attach(
         EXAMPLE[: EXAMPLE.index(".section")]
         .replace(".target sm_20, debug", ".target sm_20")
         .replace("func_begin0:", "")
@@ -486,7 +488,7 @@ def _comparer(name: str, ptxas: Ptxas) -> tuple[Any, Any, Any, Any]:
     fixture ``name`` compiled with ``ptxas``."""
     import importlib
 
-    walk = importlib.import_module("ptxdwarf.checker.walk")
+    walk = importlib.import_module("ptxdwarf.check.walk")
     text = (FIXTURES / name).read_text()
     module = ptxdwarf.ptx.parse_ptx(text, name)
     info = ptxdwarf.ptx.debug.decode_module(module)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from ptxdwarf.checker import check
+from ptxdwarf.check import check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, parse_messages
 from tools.ptxas_facts.cases.registers import predicates

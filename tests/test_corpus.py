@@ -65,7 +65,7 @@ from conftest import CORPUS as FILES
 from conftest import GOOD_FIXTURES, MOVED_LABELS, ROOT, every_ptxas, fixture_id, ptxas_id, run_dwarfdump
 from elftools.elf.elffile import ELFFile
 
-from ptxdwarf.checker import check as run_check
+from ptxdwarf.check import check as run_check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.errors import ToolError

@@ -10,7 +10,7 @@ import ptxdwarf
 import ptxdwarf.dump
 import ptxdwarf.ptx
 from ptxdwarf.errors import PtxDwarfError
-from ptxdwarf.linter import lint
+from ptxdwarf.lint import lint
 
 _HEAD = ".version 7.5\n.target sm_75, debug\n.address_size 64\n\n.visible .entry k()\n{\nret;\n}\n"
 _ABBREV = (

@@ -13,7 +13,7 @@ import ptxdwarf
 import ptxdwarf.ptx
 import ptxdwarf.ptx.writer
 from ptxdwarf.errors import EncodeError, PtxSyntaxError
-from ptxdwarf.linter import lint
+from ptxdwarf.lint import lint
 from ptxdwarf.ptx.writer import format_dwarf_lines
 
 KERNELS = FIXTURES / "dwarf_lines" / "kernels.ptx"

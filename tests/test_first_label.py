@@ -10,7 +10,7 @@ import ptxdwarf
 import ptxdwarf.cuda
 import ptxdwarf.ptx
 from ptxdwarf import DebugInfoBuilder
-from ptxdwarf.checker import check
+from ptxdwarf.check import check
 from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.ptx.placement import first_instruction, first_label_at_zero
 from ptxdwarf.ptx.reader import parse_ptx
@@ -91,9 +91,9 @@ def _block_low_pc(cubin: bytes) -> tuple[str, int]:
 
 
 def test_attach_anchors_the_first_label(ptxas_tool: Ptxas) -> None:
-    out = ptxdwarf.attach(KERNEL, _described(), filename="k.ptx")
+    out = ptxdwarf.attach.attach(KERNEL, _described(), filename="k.ptx")
     assert "$L__ptxdwarf_top0: ld.param.u64 %rd1" in out
-    assert not [f for f in ptxdwarf.lint(out) if f.rule == "first-label-at-zero"]
+    assert not [f for f in ptxdwarf.lint.lint(out) if f.rule == "first-label-at-zero"]
     symbol, addend = _block_low_pc(compile_ptx(out, ptxas=ptxas_tool).data)
     assert symbol == "_Z1kPii" and addend > 0
     assert check(out, filename="k.ptx", ptxas=ptxas_tool).consistent
@@ -108,18 +108,18 @@ def test_attach_anchors_the_first_label_when_it_writes_the_lines(ptxas_tool: Ptx
         for n, line in enumerate(text.split("\n"), 1)
         if line.startswith("\t") and not line.strip().startswith((".", "{", "}"))
     }
-    out = ptxdwarf.attach(text, _described(), filename="k.ptx", lines=lines)
+    out = ptxdwarf.attach.attach(text, _described(), filename="k.ptx", lines=lines)
     assert "$L__ptxdwarf_top0: " in out
     symbol, addend = _block_low_pc(compile_ptx(out, ptxas=ptxas_tool).data)
     assert symbol == "_Z1kPii" and addend > 0
     assert check(out, filename="k.ptx", ptxas=ptxas_tool).consistent
-    assert not [f for f in ptxdwarf.lint(out) if f.rule == "first-label-at-zero"]
+    assert not [f for f in ptxdwarf.lint.lint(out) if f.rule == "first-label-at-zero"]
 
 
 def test_lint_and_check_report_the_label_ptxas_moves(ptxas_tool: Ptxas) -> None:
     """The same module with the anchor taken out: ptxas places $L__block_begin at offset 0."""
-    out = ptxdwarf.attach(KERNEL, _described(), filename="k.ptx").replace("$L__ptxdwarf_top0: ", "")
-    (finding,) = [f for f in ptxdwarf.lint(out) if f.rule == "first-label-at-zero"]
+    out = ptxdwarf.attach.attach(KERNEL, _described(), filename="k.ptx").replace("$L__ptxdwarf_top0: ", "")
+    (finding,) = [f for f in ptxdwarf.lint.lint(out) if f.rule == "first-label-at-zero"]
     assert "$L__block_begin" in finding.message and finding.severity == "warning"
     assert _block_low_pc(compile_ptx(out, ptxas=ptxas_tool).data) == ("_Z1kPii", 0)
     report = check(out, filename="k.ptx", ptxas=ptxas_tool)
@@ -146,9 +146,11 @@ def test_lint_says_what_ptxas_does_with_the_first_label(
 ) -> None:
     """Measured on ptxas 13.0 and 13.5: lint's warning about $L__block_begin is what check
     finds ptxas did with it (placed at the start, dropped, or nothing)."""
-    out = ptxdwarf.attach(_NO_LOC, _described(), filename="k.ptx").replace("$L__ptxdwarf_top0: ", "")
+    out = ptxdwarf.attach.attach(_NO_LOC, _described(), filename="k.ptx").replace("$L__ptxdwarf_top0: ", "")
     text = out.replace(*edit) if edit else out
-    rules = [f.rule for f in ptxdwarf.lint(text) if f.rule in ("label-at-line-zero", "first-label-at-zero")]
+    rules = [
+        f.rule for f in ptxdwarf.lint.lint(text) if f.rule in ("label-at-line-zero", "first-label-at-zero")
+    ]
     assert rules == ([expected] if expected else [])
     found = check(text, filename="k.ptx", ptxas=ptxas_tool).differences
     assert [d.ptx for d in found] == (["$L__block_begin"] if expected else [])

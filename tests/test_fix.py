@@ -18,8 +18,8 @@ import pytest
 from conftest import CORPUS as CORPUS_FILES
 from conftest import MOVED_LABELS, ROOT
 
-from ptxdwarf import check, fix, lint, strip
 from ptxdwarf.api import read_ptx
+from ptxdwarf.check import check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.cuda.quirks import QUIRKS
@@ -29,8 +29,9 @@ from ptxdwarf.dwarf.model import DIE, Attribute
 from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.errors import PtxDwarfError, UsageError
 from ptxdwarf.files import load_ptx
-from ptxdwarf.linter import Finding, lint_module
-from ptxdwarf.linter.header import version_needs
+from ptxdwarf.fix import fix
+from ptxdwarf.lint import Finding, lint, lint_module
+from ptxdwarf.lint.header import version_needs
 from ptxdwarf.ptx import parse_ptx
 from ptxdwarf.ptx.edits import TextEdits
 from ptxdwarf.repair import remap_paths, repairs_of
@@ -44,6 +45,7 @@ from ptxdwarf.repair.text import (
     raise_version,
     rename_dotted_symbols,
 )
+from ptxdwarf.strip import strip
 
 FAULTS = ROOT / "fixtures" / "lint" / "faults"
 LLVM = ROOT / "fixtures" / "corpus" / "llvm-tests"

@@ -26,12 +26,14 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "layout": ("errors",),
     "loc": ("cuda",),
     "builder": ("layout", "loc"),
-    "attacher": ("builder",),
-    "autodebug": ("attacher", "demangle"),
-    "linter": ("cuda", "parallel"),
-    "repair": ("linter",),
+    "attach": ("builder",),
+    "autodebug": ("attach", "demangle"),
+    "lint": ("cuda", "parallel"),
+    "repair": ("lint",),
+    "fix": ("repair",),
+    "strip": ("cuda",),
     "visibility": ("cuda",),
-    "checker": ("visibility", "parallel"),
+    "check": ("visibility", "parallel"),
     "dump": ("cuda",),
 }
 
@@ -143,23 +145,23 @@ def test_imports_follow_the_layers(path: Path) -> None:
         ("ptxdwarf.dwarf.decode", "from ..ptx.reader import parse_ptx\n"),
         ("ptxdwarf.dwarf.decode", "from .. import check\n"),
         ("ptxdwarf.cuda.quirks", "def f():\n    from ..repair import sections\n"),
-        ("ptxdwarf.cuda.quirks", "import ptxdwarf.attacher\n"),
-        ("ptxdwarf.linter.header", "from ..attacher import check_debuggable\n"),
-        ("ptxdwarf.repair.fixer", "def f():\n    from ..api import edit_debug_sections\n"),
+        ("ptxdwarf.cuda.quirks", "import ptxdwarf.attach\n"),
+        ("ptxdwarf.lint.header", "from ..attach import check_debuggable\n"),
+        ("ptxdwarf.fix", "def f():\n    from .api import edit_debug_sections\n"),
         ("ptxdwarf.autodebug.entry", "from .. import read\n"),
-        ("ptxdwarf.attacher", "from .autodebug import attach_ptx\n"),
-        ("ptxdwarf.builder.core", "from ..attacher import attach\n"),
-        ("ptxdwarf.checker", "from ..linter import lint\n"),
+        ("ptxdwarf.attach", "from .autodebug import attach_ptx\n"),
+        ("ptxdwarf.builder.core", "from ..attach import attach\n"),
+        ("ptxdwarf.check", "from ..lint import lint\n"),
         ("ptxdwarf.api", "from .cli import main\n"),
     ],
 )
 def test_the_checker_sees_a_violation(name: str, source: str) -> None:
-    assert len(violations(source, name, name == "ptxdwarf.checker")) == 1
+    assert len(violations(source, name, name == "ptxdwarf.check")) == 1
 
 
 def test_the_checker_lets_the_flow_through() -> None:
     assert violations("from ..cuda.quirks import workaround\n", "ptxdwarf.builder.core") == []
-    assert violations("from ..ptx.debug import edit_debug_sections\n", "ptxdwarf.repair.fixer") == []
+    assert violations("from .ptx.debug import edit_debug_sections\n", "ptxdwarf.fix") == []
     assert violations("from .builder import Type\n", "ptxdwarf.abi") == []
     assert violations("from . import __version__\nfrom .autodebug import attach_ptx\n", "ptxdwarf.cli") == []
 
@@ -176,8 +178,8 @@ def test_the_command_line_starts_without_the_whole_library() -> None:
         "ptxdwarf.dwarf.encode",
         "ptxdwarf.dwarf.decode",
         "ptxdwarf.builder",
-        "ptxdwarf.checker",
-        "ptxdwarf.linter",
+        "ptxdwarf.check",
+        "ptxdwarf.lint",
     }
     assert not loaded & heavy, sorted(loaded & heavy)
 

@@ -166,7 +166,7 @@ def test_function_lines_without_a_gpu(ptxas_tool: Ptxas) -> None:
 def test_check_counts_the_line_rows(ptxas_tool: Ptxas, llvm_dwarfdump: str, tmp_path: Path) -> None:
     """``line_rows``: the (file, line) rows of each function, as llvm-dwarfdump reads the cubin."""
     text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
-    report = ptxdwarf.check(text, ptxas=ptxas_tool)
+    report = ptxdwarf.check.check(text, ptxas=ptxas_tool)
     assert report.consistent
     cubin = tmp_path / "c.cubin"
     cubin.write_bytes(ptxas_tool.compile(text, arch="sm_75", relocatable=True).cubin)
@@ -188,7 +188,7 @@ def test_check_notes_a_line_without_a_row(ptxas_tool: Ptxas) -> None:
     text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
     at = text.index("$L__func_end0:")
     text = text[:at] + "\t.loc\t1 43 1\n" + text[at:]  # no code follows: no row, and none expected
-    assert not [n for n in ptxdwarf.check(text, ptxas=ptxas_tool).notes if "no line-table row" in n]
+    assert not [n for n in ptxdwarf.check.check(text, ptxas=ptxas_tool).notes if "no line-table row" in n]
     first = text.index("\tld.param.u32")
     line = text.count("\n", 0, first) + 1
     twice = (
@@ -198,7 +198,7 @@ def test_check_notes_a_line_without_a_row(ptxas_tool: Ptxas) -> None:
         + "\t.loc\t1 1 0\n"
         + text[first:]
     )
-    notes = [n for n in ptxdwarf.check(twice, ptxas=ptxas_tool).notes if "no line-table row" in n]
+    notes = [n for n in ptxdwarf.check.check(twice, ptxas=ptxas_tool).notes if "no line-table row" in n]
     assert notes == [
         f"<ptx>:{line}: no line-table row for .loc 1 44 in _Z3fooii (its code compiled to nothing)"
     ]
@@ -208,7 +208,7 @@ def test_a_row_lost_with_code_is_a_difference(ptxas_tool: Ptxas) -> None:
     """The rows check expects, with one more that ptxas cannot have made (line 999) whose
     .loc governs an instruction that did compile: a difference, naming the PTX lines with SASS;
     the same line governing nothing compiled is a note."""
-    from ptxdwarf.checker import CheckReport, compare, expected_rows
+    from ptxdwarf.check import CheckReport, compare, expected_rows
     from ptxdwarf.ptx.placement import LocRow
 
     text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
@@ -269,7 +269,7 @@ def test_sass_rows_point_at_instructions_of_the_ptx_text(ptxas_tool: Ptxas) -> N
 def _example() -> tuple[str, Any, dict[int, Any]]:
     """The README's example: a kernel mapped to two source files, one call inlined."""
     from ptxdwarf import DebugInfoBuilder, loc
-    from ptxdwarf.attacher import SourceLoc
+    from ptxdwarf.attach import SourceLoc
 
     ptx = (FIXTURES / "handwritten" / "scale.ptx").read_text()
     dbg = DebugInfoBuilder(name="kernel.cu", comp_dir="/src", producer="example")
@@ -293,7 +293,7 @@ def _example() -> tuple[str, Any, dict[int, Any]]:
 
 def test_attach_writes_the_line_table(ptxas_tool: Ptxas, llvm_dwarfdump: str, tmp_path: Path) -> None:
     ptx, dbg, lines = _example()
-    out = ptxdwarf.attach(ptx, dbg, lines=lines)
+    out = ptxdwarf.attach.attach(ptx, dbg, lines=lines)
     cubin = tmp_path / "scale.cubin"
     cubin.write_bytes(ptxas_tool.compile(out, arch="sm_75", relocatable=True).cubin)
     theirs = run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line")
@@ -324,24 +324,24 @@ def test_attach_writes_the_line_table(ptxas_tool: Ptxas, llvm_dwarfdump: str, tm
     sites = program.call_sites()
     (at,) = [sites[i] for i, row in enumerate(program.rows) if row.context]
     assert at is not None and program.rows[at].line == 7
-    report = ptxdwarf.check(out, ptxas=ptxas_tool)
+    report = ptxdwarf.check.check(out, ptxas=ptxas_tool)
     assert report.consistent and report.line_rows == 6
-    assert ptxdwarf.lint(out) == []
+    assert ptxdwarf.lint.lint(out) == []
 
 
 def test_attach_lines_refuses_what_it_cannot_write() -> None:
     ptx, dbg, lines = _example()
     with pytest.raises(ptxdwarf.AttachError, match=r"<ptx>:8: lines= maps a line that starts no instruction"):
-        ptxdwarf.attach(ptx, dbg, lines={8: ("/src/kernel.cu", 1)})
+        ptxdwarf.attach.attach(ptx, dbg, lines={8: ("/src/kernel.cu", 1)})
     with pytest.raises(ptxdwarf.AttachError, match=r"lines count from 1"):
-        ptxdwarf.attach(ptx, dbg, lines={10: ("/src/kernel.cu", 0)})
+        ptxdwarf.attach.attach(ptx, dbg, lines={10: ("/src/kernel.cu", 0)})
     with pytest.raises(ptxdwarf.AttachError, match=r"needs PTX ISA 7.0"):
-        ptxdwarf.attach(ptx.replace(".version 7.5", ".version 6.4"), dbg, lines=lines)
+        ptxdwarf.attach.attach(ptx.replace(".version 7.5", ".version 6.4"), dbg, lines=lines)
 
 
 def test_attach_without_debug_target(ptxas_tool: Ptxas) -> None:
     ptx, dbg, lines = _example()
-    out = ptxdwarf.attach(ptx, dbg, lines=lines, debug_target=False)
+    out = ptxdwarf.attach.attach(ptx, dbg, lines=lines, debug_target=False)
     assert ".target sm_75\n" in out
     # without -g ptxas drops .debug_info but keeps the line table (quirk target-not-debug)
     info = ptxdwarf.cuda.read_cubin(
@@ -352,14 +352,14 @@ def test_attach_without_debug_target(ptxas_tool: Ptxas) -> None:
 
 def test_check_reports_an_undeclared_loc_file(ptxas_tool: Ptxas) -> None:
     text = (FIXTURES / "lint" / "faults" / "loc-file-undeclared.ptx").read_text()
-    report = ptxdwarf.check(text, ptxas=ptxas_tool)
+    report = ptxdwarf.check.check(text, ptxas=ptxas_tool)
     assert [(d.what, d.ptx) for d in report.differences] == [("file 2", "no .file of that number")]
 
 
 def test_check_reports_a_planted_lost_line(ptxas_tool: Ptxas) -> None:
     """The cubin of the module without one of its .loc lines, compared with the module: that
     line's instruction compiled (to the row before), and the line table has no row for it."""
-    from ptxdwarf.checker import CheckReport, compare
+    from ptxdwarf.check import CheckReport, compare
 
     text = (FIXTURES / "nvcc" / "call_example.sm_75.ptx").read_text()
     at = text.index("\tadd.s32")
@@ -420,7 +420,7 @@ def test_fixture_line_tables_equal_llvm_dwarfdump(path: Path, llvm_dwarfdump: st
     try:
         cubin_bytes = tool.compile(text, arch=arch, relocatable=needs_compile_only(module)).cubin
     except PtxasFailed:
-        assert any(f.severity == "error" for f in ptxdwarf.lint(text)), (
+        assert any(f.severity == "error" for f in ptxdwarf.lint.lint(text)), (
             "ptxas refuses it, lint finds no error"
         )
         return
@@ -438,7 +438,7 @@ def test_stored_cubin_line_tables_equal_llvm_dwarfdump(path: Path, llvm_dwarfdum
 def test_attach_writes_an_inlined_at_chain(ptxas_tool: Ptxas) -> None:
     """inner() inlined into outer() inlined into the kernel: each call site comes first, and the
     innermost row's call row is outer's line, whose own call row is the kernel's."""
-    from ptxdwarf.attacher import SourceLoc
+    from ptxdwarf.attach import SourceLoc
 
     ptx, dbg, _ = _example()
     outer = SourceLoc("/src/outer.h", 20, 3, function="outer", inlined_at=SourceLoc("/src/kernel.cu", 7, 5))
@@ -446,7 +446,7 @@ def test_attach_writes_an_inlined_at_chain(ptxas_tool: Ptxas) -> None:
         10: ("/src/kernel.cu", 5),
         15: SourceLoc("/src/inner.h", 30, 1, function="inner", inlined_at=outer),
     }
-    out = ptxdwarf.attach(ptx, dbg, lines=lines)
+    out = ptxdwarf.attach.attach(ptx, dbg, lines=lines)
     assert ".loc\t2 20 3, function_name $L__ptxdwarf_inl0, inlined_at 1 7 5" in out
     assert ".loc\t3 30 1, function_name $L__ptxdwarf_inl1, inlined_at 2 20 3" in out
     info = ptxdwarf.cuda.read_cubin(ptxas_tool.compile(out, arch="sm_75", relocatable=True).cubin)

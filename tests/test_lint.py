@@ -28,13 +28,13 @@ import ptxdwarf.dump
 import ptxdwarf.dwarf
 import ptxdwarf.ptx
 from ptxdwarf import PtxSyntaxError
-from ptxdwarf.checker import check
+from ptxdwarf.check import check
 from ptxdwarf.cli import main_lint
 from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.cuda.quirks import MEASURED_ON, QUIRKS, quirks_for_rule
 from ptxdwarf.dwarf import TAG, Symbol
 from ptxdwarf.files import load_text
-from ptxdwarf.linter import RULES, Finding, lint, lint_module
+from ptxdwarf.lint import RULES, Finding, lint, lint_module
 from tools.ptxas_facts import CASES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1208,7 +1208,7 @@ def test_label_at_line_zero_is_what_ptxas_drops(case_id: str, dropped: bool, ptx
     (case,) = [c for c in CASES if c.id == case_id]
     text = case.ptx()
     assert isinstance(text, str)
-    warned = [f.message.split()[0] for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"]
+    warned = [f.message.split()[0] for f in ptxdwarf.lint.lint(text) if f.rule == "label-at-line-zero"]
     assert warned == (["$L__x"] if dropped else [])
     report = check(text, filename="k.ptx", ptxas=ptxas_tool)
     assert [d.ptx for d in report.differences if "dropped label" in d.message] == warned
@@ -1653,7 +1653,7 @@ def test_the_label_after_a_dropped_one_is_moved_too(tmp_path: Path) -> None:
 
     path = FIXTURES / "corpus" / "numba-nvvm-13.5" / "shared_local.debugopt.ptx"
     text = path.read_text()
-    (finding,) = [f for f in ptxdwarf.lint(text) if f.rule == "label-at-line-zero"]
+    (finding,) = [f for f in ptxdwarf.lint.lint(text) if f.rule == "label-at-line-zero"]
     assert (
         finding.message.startswith("$L__tmp7 ")
         and "also relocates $L__tmp8, the label its block leads to" in finding.message

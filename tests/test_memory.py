@@ -19,7 +19,7 @@ def test_repeated_reading_does_not_accumulate_garbage() -> None:
     def read() -> None:
         info = ptxdwarf.read(text=CALL).load_all()
         ptxdwarf.dump.dump_text(info)
-        ptxdwarf.lint(CALL)
+        ptxdwarf.lint.lint(CALL)
 
     for _ in range(20):
         read()

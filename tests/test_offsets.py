@@ -13,7 +13,7 @@ from elftools.dwarf.dwarfinfo import DebugSectionDescriptor, DwarfConfig, DWARFI
 
 import ptxdwarf
 import ptxdwarf.dwarf
-from ptxdwarf.checker import die_and_attribute_at
+from ptxdwarf.check import die_and_attribute_at
 from ptxdwarf.dwarf import AT, FORM, TAG
 from ptxdwarf.dwarf.image import SectionImage
 from ptxdwarf.dwarf.model import DebugInfo

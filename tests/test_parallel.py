@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ptxdwarf import check
+from ptxdwarf.check import check
 from ptxdwarf.parallel import MIN_WORK, can_fork, run_beside
 
-check_module = importlib.import_module("ptxdwarf.checker.comparison")  # the module that forks
+check_module = importlib.import_module("ptxdwarf.check.comparison")  # the module that forks
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
@@ -178,15 +178,15 @@ def test_check_reports_the_same_with_and_without_a_fork(name: str, monkeypatch: 
     assert reports[0] == reports[1]
 
 
-lint_run = importlib.import_module("ptxdwarf.linter.run")
+lint_run = importlib.import_module("ptxdwarf.lint.run")
 PTX_FIXTURES = sorted(FIXTURES.rglob("*.ptx"))
 
 
 @pytest.mark.slow
 def test_lint_finds_the_same_with_and_without_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     """Over every fixture: lint's checks of relocations and of the DWARF run side by side."""
-    from ptxdwarf import lint
     from ptxdwarf.errors import PtxDwarfError
+    from ptxdwarf.lint import lint
 
     assert len(PTX_FIXTURES) > 300
     differ = []

@@ -14,7 +14,7 @@ from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas, wheel_ptxas
 from ptxdwarf.dwarf import TAG
 from ptxdwarf.errors import AttachError
-from ptxdwarf.linter import lint
+from ptxdwarf.lint import lint
 from tools.ptxas_facts.cases.registers import predicates
 
 

@@ -327,9 +327,10 @@ def test_each_command_masks_the_text_once(monkeypatch: pytest.MonkeyPatch) -> No
     from conftest import FIXTURES
 
     from ptxdwarf.autodebug.entry import attach_ptx
-    from ptxdwarf.linter import lint
+    from ptxdwarf.fix import fix
+    from ptxdwarf.lint import lint
     from ptxdwarf.ptx import lexer, module, reader
-    from ptxdwarf.repair import fix, strip
+    from ptxdwarf.strip import strip
 
     calls: list[int] = []
 
@@ -380,7 +381,7 @@ def test_each_command_splits_a_body_once(monkeypatch: pytest.MonkeyPatch) -> Non
     from conftest import FIXTURES
 
     from ptxdwarf.autodebug.entry import attach_ptx
-    from ptxdwarf.linter import lint
+    from ptxdwarf.lint import lint
 
     split = _count_splits(monkeypatch)
     debug = ptxdwarf.files.load_text(FIXTURES / "corpus/clang-14/control.O0-g.sm_75.ptx")
@@ -401,7 +402,7 @@ def test_fix_splits_a_body_once_per_text(monkeypatch: pytest.MonkeyPatch, name: 
     text fix reads (the input, then each repaired one) has each body split once."""
     from conftest import FIXTURES
 
-    from ptxdwarf.repair import fix
+    from ptxdwarf.fix import fix
 
     text = ptxdwarf.files.load_text(FIXTURES / name)
     split = _count_splits(monkeypatch)
@@ -420,7 +421,7 @@ def test_attach_with_lines_splits_a_body_once(monkeypatch: pytest.MonkeyPatch) -
         if line.startswith("\t") and not line.strip().startswith((".", "{", "}"))
     }
     split = _count_splits(monkeypatch)
-    out = ptxdwarf.attach(_NO_LOC, _described(), filename="k.ptx", lines=lines)
+    out = ptxdwarf.attach.attach(_NO_LOC, _described(), filename="k.ptx", lines=lines)
     assert "$L__ptxdwarf_top0: " in out  # the first label was read from the statements
     assert split and set(split.values()) == {1} and {n for n, _ in split} == {len(_NO_LOC)}
 
@@ -430,7 +431,7 @@ def test_check_splits_a_body_once(monkeypatch: pytest.MonkeyPatch, ptxas_tool: P
     first labels together."""
     from conftest import FIXTURES
 
-    from ptxdwarf.checker import check
+    from ptxdwarf.check import check
 
     split = _count_splits(monkeypatch)
     for name in ("clang-14/control.O0-g.sm_75.ptx", "nvcc-13.0/control.lineinfo.sm_75.ptx"):

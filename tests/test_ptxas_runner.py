@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from ptxdwarf.checker import check
+from ptxdwarf.check import check
 from ptxdwarf.cuda.ptxas import Ptxas, PtxasCancelled, _run, find_ptxas
 from ptxdwarf.errors import ToolError
 
@@ -68,10 +68,10 @@ def test_check_loads_the_comparison_after_it_starts_ptxas() -> None:
     """Importing ``check`` (what the command line does before it starts ptxas) does not load the
     comparison code or the DWARF decoder; ``compare`` is still found where it was."""
     code = (
-        "import sys, importlib; m = importlib.import_module('ptxdwarf.checker');"
-        "heavy = [n for n in ('ptxdwarf.checker.comparison', 'ptxdwarf.dwarf.decode', 'ptxdwarf.api') if n in sys.modules];"
+        "import sys, importlib; m = importlib.import_module('ptxdwarf.check');"
+        "heavy = [n for n in ('ptxdwarf.check.comparison', 'ptxdwarf.dwarf.decode', 'ptxdwarf.api') if n in sys.modules];"
         "assert not heavy, heavy;"
-        "from ptxdwarf.checker import compare, expected_rows, die_and_attribute_at, explain_failure;"
-        "assert compare.__module__ == 'ptxdwarf.checker.comparison'"
+        "from ptxdwarf.check import compare, expected_rows, die_and_attribute_at, explain_failure;"
+        "assert compare.__module__ == 'ptxdwarf.check.comparison'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

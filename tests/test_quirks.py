@@ -13,14 +13,14 @@ from conftest import EXTRA_PTXAS, every_ptxas, ptxas_id
 
 # The features that register workarounds of the quirks (the repairs register with ptxdwarf.repair):
 # with these imported the registry is complete.
-import ptxdwarf.attacher
+import ptxdwarf.attach
 import ptxdwarf.autodebug
 import ptxdwarf.builder
 import ptxdwarf.loc  # noqa: F401
 from ptxdwarf.cuda import quirks
 from ptxdwarf.cuda.ptxas import Ptxas, find_ptxas
 from ptxdwarf.cuda.quirks import QUIRKS, Quirk, quirk, quirks_for_rule, workaround
-from ptxdwarf.linter import RULES
+from ptxdwarf.lint import RULES
 from ptxdwarf.repair import repairs_of
 from tools.ptxas_facts import CASES, Outcome, run_cases
 

@@ -144,7 +144,7 @@ def test_derived_abbreviations_replace_the_read_ones(path: Path, ptxas_tool: Ptx
     assert [u.abbrev_offset for u in back.units] == [ptxdwarf.dwarf.Symbol(".debug_abbrev", 0)] * len(
         info.units
     )
-    report = ptxdwarf.check(text, filename=path.name, ptxas=ptxas_tool)
+    report = ptxdwarf.check.check(text, filename=path.name, ptxas=ptxas_tool)
     moved = MOVED_LABELS.get(fixture_id(path), set())
     assert {d.ptx for d in report.differences if d.what == "address"} == moved
     assert report.consistent or moved, "\n".join(map(str, report.differences))
@@ -188,7 +188,7 @@ def test_rewrite_keeps_what_ptxas_makes_of_a_wide_b64() -> None:
     info = ptxdwarf.read(text=text)
     assert info.units[0].die is not None
     assert info.units[0].die.get(ptxdwarf.dwarf.AT.low_pc) == 5
-    assert [f.rule for f in ptxdwarf.lint(text) if f.rule == "wide-value"] == ["wide-value"]
+    assert [f.rule for f in ptxdwarf.lint.lint(text) if f.rule == "wide-value"] == ["wide-value"]
 
 
 @pytest.mark.parametrize(

@@ -206,6 +206,6 @@ def test_lint_calls_a_register_used_as_an_address_undefined() -> None:
     text = (FIXTURES / "lint" / "faults" / "undefined-symbol.ptx").read_text()
     assert ".b64 _Z4testPi_param_7\n" in text
     for register in ("temp_param_reg", "%rd1"):
-        findings = ptxdwarf.lint(text.replace(".b64 _Z4testPi_param_7\n", f".b64 {register}\n"))
+        findings = ptxdwarf.lint.lint(text.replace(".b64 _Z4testPi_param_7\n", f".b64 {register}\n"))
         assert [f.rule for f in findings] == ["undefined-symbol"], findings
         assert "is a register" in findings[0].message

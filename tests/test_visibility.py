@@ -15,7 +15,7 @@ from conftest import FIXTURES, fixture_id
 
 from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
-from ptxdwarf.checker import check
+from ptxdwarf.check import check
 from ptxdwarf.cuda.cubin import cubin_images
 from ptxdwarf.cuda.regmap import FunctionRegisters, RegisterMapEntry
 from ptxdwarf.dwarf.constants import AT, TAG

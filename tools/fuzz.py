@@ -45,7 +45,7 @@ import ptxdwarf.dump  # noqa: E402
 import ptxdwarf.repair  # noqa: E402
 from ptxdwarf.autodebug import attach_ptx  # noqa: E402
 from ptxdwarf.errors import PtxDwarfError  # noqa: E402
-from ptxdwarf.linter import lint  # noqa: E402
+from ptxdwarf.lint import lint  # noqa: E402
 
 EXTREMES = [
     0,
@@ -245,7 +245,7 @@ def run_text(text: str, rng: random.Random, attach: bool, check: bool = False) -
     except PtxDwarfError as exc:
         _one_line(exc)
     try:
-        ptxdwarf.fix(
+        ptxdwarf.fix.fix(
             text,
             filename="fuzz.ptx",
             ptxas_version=rng.choice([None, "13.0", "13.5"]),
@@ -254,7 +254,7 @@ def run_text(text: str, rng: random.Random, attach: bool, check: bool = False) -
     except PtxDwarfError as exc:
         _one_line(exc)
     try:
-        ptxdwarf.strip(text, keep_lines=rng.random() < 0.5, filename="fuzz.ptx")
+        ptxdwarf.strip.strip(text, keep_lines=rng.random() < 0.5, filename="fuzz.ptx")
     except PtxDwarfError as exc:
         _one_line(exc)
     if attach:
@@ -268,7 +268,7 @@ def run_text(text: str, rng: random.Random, attach: bool, check: bool = False) -
             _one_line(exc)
     if check:
         try:
-            report = ptxdwarf.check(text, filename="fuzz.ptx")
+            report = ptxdwarf.check.check(text, filename="fuzz.ptx")
             report.summary()
             report.to_json()
         except PtxDwarfError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..attacher import check_debuggable, check_symbols
+from ..attach import check_debuggable, check_symbols
 from ..cuda.cubin import cubin_images
 from ..cuda.ptxas import Ptxas, compile_text
 from ..cuda.quirks import workaround

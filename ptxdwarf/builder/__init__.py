@@ -6,7 +6,7 @@ Close in spirit to LLVM's ``DIBuilder``, Pythonic in form::
     int_t = dbg.base_type("int", byte_size=4, encoding="signed")
     f = dbg.function("foo", linkage_name="_Z3fooii", line=1, type=int_t)
     f.parameter("i", int_t, line=1, location=loc.register("%r1"))
-    text = ptxdwarf.attach(ptx_text, dbg)
+    text = ptxdwarf.attach.attach(ptx_text, dbg)
 
 Every call creates DIEs in one compile unit right away (an arena, as in gimli);
 attribute forms are left to the encoder unless DWARF or cuda-gdb want a

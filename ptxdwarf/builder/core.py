@@ -153,7 +153,7 @@ class DebugInfoBuilder(TypeConstructors):
 
         ``linkage_name`` is the PTX symbol (default ``name``). ``low_pc``/``high_pc``
         name labels at the function's start and end; left out, ``low_pc`` is the
-        function's symbol and :func:`ptxdwarf.attach` inserts an end label.
+        function's symbol and :func:`ptxdwarf.attach.attach` inserts an end label.
         """
         symbol = linkage_name or name
         if (low_pc is None) != (high_pc is None):

@@ -4,7 +4,7 @@ A :class:`Quirk` ties together what ptxas does (the measured fact and the ptxas
 releases it was measured on), the harness cases that measure it
 (``tools/ptxas_facts`` in the repository, ``python -m tools.ptxas_facts --ptxas PATH``), where
 ptxdwarf's writers work around it, the lint rule that detects it in someone else's PTX
-(an id of ``ptxdwarf.linter.RULES``), and the repairs of the ``fix`` command that fix such
+(an id of ``ptxdwarf.lint.RULES``), and the repairs of the ``fix`` command that fix such
 PTX. docs/ptxas-facts.md explains each fact at length.
 
 The registry sits below the features: it names the code of the layers it builds on

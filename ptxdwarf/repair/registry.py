@@ -21,7 +21,7 @@ from ..cuda.quirks import Quirk, quirk
 from ..dwarf.encode import EncodeOptions
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo
-from ..linter.finding import Finding
+from ..lint.finding import Finding
 from ..ptx.edits import TextEdits
 from ..ptx.module import PtxModule
 

@@ -15,8 +15,8 @@ from dataclasses import replace
 from ..dwarf.constants import AT, FORM, TAG
 from ..dwarf.image import Reloc, SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo
-from ..linter.finding import Finding
-from ..linter.locations import bitfield_member_order
+from ..lint.finding import Finding
+from ..lint.locations import bitfield_member_order
 from ..ptx.symbols import DATA_LABEL, SECTION, symbol_table
 from .registry import Repair, SectionJob, repair
 

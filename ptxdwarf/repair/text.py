@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from ..cuda.quirks import quirk
-from ..linter.finding import Finding
-from ..linter.header import version_needs
+from ..lint.finding import Finding
+from ..lint.header import version_needs
 from ..ptx.lexer import COMMENT_OR_STRING, DOTTED, NAME_CHAR, STRING, VERSION, is_dotted_name
 from ..ptx.module import PtxFunction
 from ..ptx.placement import first_label_anchors, labels_dropped

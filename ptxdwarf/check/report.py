@@ -1,4 +1,4 @@
-"""What :func:`~ptxdwarf.checker.check` found: the differences between a PTX module's debug
+"""What :func:`~ptxdwarf.check.check` found: the differences between a PTX module's debug
 sections and the cubin ptxas made of them, and the register locations joined with ptxas's
 register map."""
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..ptx.edits import TextEdits
-from ..ptx.reader import parse_ptx
-from ..ptx.statements import line_directive_spans, line_directives
+from .ptx.edits import TextEdits
+from .ptx.reader import parse_ptx
+from .ptx.statements import line_directive_spans, line_directives
 
 __all__ = ["strip"]
 
@@ -25,7 +25,7 @@ def strip(text: str, *, keep_lines: bool = False, filename: str = "<ptx>") -> st
     fails on the label otherwise).
     Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read.
     """
-    from ..ptx.debug import edit_debug_sections
+    from .ptx.debug import edit_debug_sections
 
     module = parse_ptx(text, filename)
     edits = TextEdits(text, where=filename)

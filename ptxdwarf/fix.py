@@ -6,19 +6,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cuda.quirks import quirks_for_rule
-from ..dwarf.decode import decode_sections
-from ..dwarf.encode import encode_sections
-from ..dwarf.image import SectionImage
-from ..errors import DwarfError
-from ..linter import ERROR, Finding, lint_module
-from ..ptx.debug import edit_debug_sections
-from ..ptx.edits import TextEdits
-from ..ptx.module import PtxModule
-from ..ptx.reader import parse_ptx
-from ..ptx.writer import Style
-from .registry import Repair, Repairer, SectionJob, TextJob, repairs_of
-from .sections import labels_to_numbers
+from .cuda.quirks import quirks_for_rule
+from .dwarf.decode import decode_sections
+from .dwarf.encode import encode_sections
+from .dwarf.image import SectionImage
+from .errors import DwarfError
+from .lint import ERROR, Finding, lint_module
+from .ptx.debug import edit_debug_sections
+from .ptx.edits import TextEdits
+from .ptx.module import PtxModule
+from .ptx.reader import parse_ptx
+from .ptx.writer import Style
+from .repair.registry import Repair, Repairer, SectionJob, TextJob, repairs_of
+from .repair.sections import labels_to_numbers
 
 __all__ = ["FixResult", "fix", "repairable"]
 
