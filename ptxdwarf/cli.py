@@ -438,7 +438,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Write, read and check the DWARF debug sections inside NVIDIA PTX.",
         epilog=_EXIT_CODES,
     )
-    parser.add_argument("--version", action="version", version=f"ptxdwarf {__version__}")
+    parser.add_argument("--version", action=_Version, help="show the version and which core runs, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     _reading_commands(sub)
@@ -569,6 +569,19 @@ def _writing_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     _style_option(p, "layout of the sections (default: readable)")
     p.set_defaults(func=_cmd_attach)
+
+
+class _Version(argparse.Action):
+    """``--version``: the release and which core runs (native or the pure-Python reference)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        from ._native import describe
+
+        print(f"ptxdwarf {__version__} ({describe()})")
+        parser.exit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

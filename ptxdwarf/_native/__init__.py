@@ -1,0 +1,86 @@
+"""The native core: compiled kernels, each the twin of one readable Python function.
+
+Each kernel module ``ptxdwarf._native.<name>`` is built from ``<name>.c`` by the package's
+build. The Python function a kernel replaces stays the reference: it is what runs when the
+kernel is not built or ``PTXDWARF_PURE=1`` is set, and what the differential tests hold the
+kernel to. A kernel never decides an error: on input it does not take it returns ``None``, and
+the reference runs, raising the error with its place. :func:`twin` makes the pair.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from collections.abc import Callable
+from types import ModuleType
+from typing import Generic, ParamSpec, TypeVar
+
+#: Every kernel module the build makes (one per ``.c`` file of this directory).
+KERNELS: tuple[str, ...] = ()
+
+#: True when ``PTXDWARF_PURE`` asks for the pure-Python reference.
+PURE = os.environ.get("PTXDWARF_PURE", "") not in ("", "0")
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_loaded: dict[str, ModuleType | None] = {}
+
+
+def kernel(name: str) -> ModuleType | None:
+    """The compiled kernel module ``name``, or None (not built, or ``PTXDWARF_PURE=1``)."""
+    if name not in KERNELS:
+        raise ValueError(f"no native kernel {name!r}")
+    if name not in _loaded:
+        module: ModuleType | None = None
+        if not PURE:
+            try:
+                module = importlib.import_module(f".{name}", __name__)
+            except ImportError:
+                module = None
+        _loaded[name] = module
+    return _loaded[name]
+
+
+class Twin(Generic[P, R]):
+    """A function with a native twin: calls run the twin where it is built and takes the input,
+    else :attr:`reference`."""
+
+    __name__: str
+
+    def __init__(self, reference: Callable[P, R], native: Callable[P, R | None] | None) -> None:
+        self.reference = reference
+        self.native = native
+        functools.update_wrapper(self, reference)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        if self.native is not None:
+            result = self.native(*args, **kwargs)
+            if result is not None:
+                return result
+        return self.reference(*args, **kwargs)
+
+
+def twin(name: str) -> Callable[[Callable[P, R]], Twin[P, R]]:
+    """Decorate a reference function with its twin of the same name in kernel module ``name``."""
+
+    def pair(reference: Callable[P, R]) -> Twin[P, R]:
+        module = kernel(name)
+        native = getattr(module, reference.__name__) if module is not None else None
+        return Twin(reference, native)
+
+    return pair
+
+
+def describe() -> str:
+    """Which core runs, for ``ptxdwarf --version``."""
+    if PURE:
+        return "pure Python core: PTXDWARF_PURE=1"
+    built = [name for name in KERNELS if kernel(name) is not None]
+    if not built:
+        return "pure Python core: the native extension is not built"
+    missing = [name for name in KERNELS if name not in built]
+    if missing:
+        return f"native core, without {', '.join(missing)}: not built"
+    return "native core"
