@@ -53,3 +53,28 @@ def test_a_twin_falls_back_to_the_reference_where_the_kernel_declines() -> None:
 def test_an_unknown_kernel_is_an_error() -> None:
     with pytest.raises(ValueError, match="no native kernel"):
         kernel("nonesuch")
+
+
+def test_check_mode_runs_both_sides_and_finds_a_difference(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ptxdwarf.errors import PtxSyntaxError
+
+    def reference(x: int, /) -> int:
+        if x < 0:
+            raise PtxSyntaxError("negative")
+        return x + 1
+
+    def declines(_x: int, /) -> int | None:
+        return None
+
+    def zero(_x: int, /) -> int:
+        return 0
+
+    monkeypatch.setattr(_native, "CHECK", True)
+    assert Twin(reference, lambda x: x + 1)(1) == 2
+    assert Twin(reference, declines)(1) == 2
+    with pytest.raises(PtxSyntaxError):
+        Twin(reference, declines)(-1)
+    with pytest.raises(_native.TwinMismatch, match="differ"):
+        Twin(reference, lambda x: x + 2)(1)
+    with pytest.raises(_native.TwinMismatch, match="rejects"):
+        Twin(reference, zero)(-1)

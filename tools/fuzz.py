@@ -4,7 +4,7 @@ through the library's entry points; anything but success or a ``PtxDwarfError`` 
     python3 tools/fuzz.py --budget 1000000 --jobs 2 --seed 1 --out /tmp/fuzz-findings
     python3 tools/fuzz.py --seconds 60                # a short run
 
-Each input runs through reading, ``dump_text``, ``dump_json``, ``lint``, ``rewrite_ptx``,
+Each input runs through reading, ``dump_text``, ``dump_json``, ``lint``, ``rewrite``,
 ``fix`` and ``strip`` (PTX) or ``read_all`` and the dumps (binaries); one in
 ``--attach-every`` PTX inputs also through ``attach_ptx`` and ``remap_paths``, and one in
 ``--check-every`` through ``check`` (ptxas -g and the comparison with its cubin; ptxas's own
@@ -14,6 +14,9 @@ input that takes more than ``--timeout`` CPU seconds (a hang or a blow-up) or mo
 to ``--out`` with its traceback; keep the minimised input under ``fixtures/regressions/`` once
 the bug is fixed. The seeds are the
 repository's fixtures (PTX files under 64 KB, cubins, fatbins, host objects).
+
+With ``PTXDWARF_NATIVE_CHECK=1`` every call of a native kernel also runs its Python reference,
+and a difference is a finding (``tools/sanitize.sh`` runs it so, under the sanitizers).
 """
 
 from __future__ import annotations

@@ -22,6 +22,10 @@ KERNELS: tuple[str, ...] = ()
 #: True when ``PTXDWARF_PURE`` asks for the pure-Python reference.
 PURE = os.environ.get("PTXDWARF_PURE", "") not in ("", "0")
 
+#: True when ``PTXDWARF_NATIVE_CHECK`` asks every call to run both sides and compare them (the
+#: fuzzer's oracle): a difference raises :class:`TwinMismatch`.
+CHECK = os.environ.get("PTXDWARF_NATIVE_CHECK", "") not in ("", "0")
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -43,6 +47,10 @@ def kernel(name: str) -> ModuleType | None:
     return _loaded[name]
 
 
+class TwinMismatch(AssertionError):
+    """A kernel and its reference disagreed on one input (``PTXDWARF_NATIVE_CHECK=1``)."""
+
+
 class Twin(Generic[P, R]):
     """A function with a native twin: calls run the twin where it is built and takes the input,
     else :attr:`reference`."""
@@ -55,11 +63,29 @@ class Twin(Generic[P, R]):
         functools.update_wrapper(self, reference)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        if CHECK and self.native is not None:
+            return self.checked(*args, **kwargs)
         if self.native is not None:
             result = self.native(*args, **kwargs)
             if result is not None:
                 return result
         return self.reference(*args, **kwargs)
+
+    def checked(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Both sides on one input: the reference's value, where the kernel gave the same or
+        declined; :class:`TwinMismatch` where it gave another value or took what the
+        reference rejects."""
+        assert self.native is not None
+        got = self.native(*args, **kwargs)
+        try:
+            expected = self.reference(*args, **kwargs)
+        except Exception:
+            if got is not None:
+                raise TwinMismatch(f"{self.__name__}: the kernel takes input the reference rejects") from None
+            raise
+        if got is not None and got != expected:
+            raise TwinMismatch(f"{self.__name__}: the kernel and the reference differ")
+        return expected
 
 
 def twin(name: str) -> Callable[[Callable[P, R]], Twin[P, R]]:
