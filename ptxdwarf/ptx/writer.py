@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from enum import Enum
 
+from .._native import twin
 from ..dwarf.image import Reloc, SectionImage
 from ..errors import EncodeError
 
@@ -101,6 +102,7 @@ def _tail(style: Style) -> str:
     return "\t}" if style == Style.NVCC else "}"
 
 
+@twin("writer")
 def format_section(image: SectionImage, style: Style | str = Style.READABLE) -> str:
     """The PTX text of one section block (ending with a newline)."""
     style = Style(style)
