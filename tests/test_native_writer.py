@@ -134,6 +134,22 @@ def test_a_symbol_whose_text_raises_is_left_to_the_reference() -> None:
     assert native(image, "nvcc") is None
 
 
+def test_a_symbol_text_that_empties_the_image_changes_nothing_written() -> None:
+    class Emptying:
+        def __init__(self, image: SectionImage) -> None:
+            self.image = image
+
+        def __str__(self) -> str:
+            self.image.relocs.clear()
+            self.image.labels.clear()
+            return "gone"
+
+    image = SectionImage(".debug_info", bytes(16), labels={"$L__a": 4})
+    image.relocs += [Reloc(0, 4, Emptying(image)), Reloc(8, 8, Symbol("kept"))]  # type: ignore[arg-type]
+    text = native_of(format_section)(image, "readable")
+    assert text == ".section .debug_info\n{\n.b32 gone\n$L__a:\n.b8 0,0,0,0\n.b64 kept\n}\n"
+
+
 def test_the_layout_numbers_are_the_references() -> None:
     kernel: Any = native_of(format_section).__self__
     assert (kernel.LINE, kernel.MAX_VALUES, kernel.SWITCH) == (

@@ -19,8 +19,7 @@ static uint8_t dec_len[256];
 
 typedef struct {
     Py_ssize_t offset, size;
-    PyObject *symbol; /* borrowed, then the text str() gives (owned) */
-    PyObject *text;
+    PyObject *symbol, *text; /* owned; text: what str() gives */
 } reloc_t;
 
 typedef struct {
@@ -115,7 +114,10 @@ static int label_order(const void *a, const void *b) {
 }
 
 static void section_free(section *s) {
-    for (Py_ssize_t i = 0; i < s->nrelocs; i++) Py_XDECREF(s->relocs[i].text);
+    for (Py_ssize_t i = 0; i < s->nrelocs; i++) {
+        Py_XDECREF(s->relocs[i].symbol);
+        Py_XDECREF(s->relocs[i].text);
+    }
     for (Py_ssize_t i = 0; i < s->nlabels; i++) Py_XDECREF(s->labels[i].name);
     PyMem_Free(s->relocs);
     PyMem_Free(s->labels);
@@ -138,7 +140,9 @@ static int read_parts(section *s, PyObject *relocs, PyObject *labels, PyObject *
         Py_ssize_t size = offset_of(PyTuple_GET_ITEM(r, 1), 8);
         if (offset < 0 || (size != 1 && size != 2 && size != 4 && size != 8) || offset + size > n) return -1;
         if (i && s->relocs[i - 1].offset + s->relocs[i - 1].size > offset) return -1;
-        s->relocs[i] = (reloc_t){offset, size, PyTuple_GET_ITEM(r, 2), NULL};
+        PyObject *symbol = PyTuple_GET_ITEM(r, 2);
+        Py_INCREF(symbol);
+        s->relocs[i] = (reloc_t){offset, size, symbol, NULL};
         s->nrelocs = i + 1;
     }
 
@@ -467,10 +471,7 @@ static int clear_to(const int64_t *marks, Py_ssize_t i, Py_ssize_t end) {
 
 static int readable_field(section *s, open_line *line, Py_ssize_t at, Py_ssize_t width) {
     uint64_t v = value_at(s->data, at, width);
-    char digits[24];
-    int len = 0;
-    do { digits[len++] = (char)('0' + v % 10); v /= 10; } while (v);
-    Py_ssize_t cost = len + 1;
+    Py_ssize_t cost = digits10(v) + 1;
     buffer *b = &s->out;
     if (line->width != width || line->length + cost > LINE || line->values >= MAX_VALUES) {
         if (put_directive(b, width) < 0) return -1;
@@ -482,9 +483,7 @@ static int readable_field(section *s, open_line *line, Py_ssize_t at, Py_ssize_t
         line->length += cost;
         line->values++;
     }
-    for (int k = len; k-- > 0;)
-        if (put(b, &digits[k], 1) < 0) return -1;
-    return 0;
+    return put_u64(b, v);
 }
 
 /* The reference's _readable_records (hints) and _readable_plain (none): one pass over the
