@@ -12,6 +12,9 @@ All styles give the same bytes and relocations once ptxas reads them. The
 output is ASCII. Modules below PTX ISA 2.0 take no ``.section`` blocks: their debug
 sections are ``@@DWARF`` lines (:func:`format_dwarf_lines`), in every style. ptxas (CUDA 13.0) keeps only the low 32 bits of a ``.b64``
 number of 2**32 or more, so such values are written as two ``.b32``.
+
+:func:`format_section` has a native twin (``ptxdwarf._native.writer``); the Python here is its
+reference.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from enum import Enum
 
+from .._native import twin
 from ..dwarf.image import Reloc, SectionImage
 from ..errors import EncodeError
 
@@ -101,6 +105,7 @@ def _tail(style: Style) -> str:
     return "\t}" if style == Style.NVCC else "}"
 
 
+@twin("writer")
 def format_section(image: SectionImage, style: Style | str = Style.READABLE) -> str:
     """The PTX text of one section block (ending with a newline)."""
     style = Style(style)
