@@ -731,6 +731,6 @@ def _set_length(ns: Any) -> int:
     )
 
 
-def dump_text(info: DebugInfo) -> str:
-    """A readable dump of ``info``."""
-    return "\n".join(iter_text(info)) + "\n"
+def dump_text(info: DebugInfo, sections: Collection[str] | None = None) -> str:
+    """A readable dump of ``info`` (``sections``: as :func:`iter_text`)."""
+    return "".join(line + "\n" for line in iter_text(info, sections))
