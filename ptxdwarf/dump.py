@@ -10,6 +10,7 @@ no problem; the JSON is produced as a stream of chunks for the same reason
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any, TextIO
@@ -29,7 +30,7 @@ from .dwarf.constants import (
 )
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol
-from .dwarf.lines import LineProgram, LineRow
+from .dwarf.lines import LineProgram
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .dwarf.typenames import type_name
@@ -436,32 +437,35 @@ def _quote(s: str) -> str:
     return '"' + s.encode("unicode_escape", "backslashreplace").decode("ascii").replace('"', '\\"') + '"'
 
 
-def _target_label(info: DebugInfo, unit: Unit, name: int, target: DIE) -> str:
+def _target_label(info: DebugInfo, unit: Unit, name: int, target: DIE, types: dict[int, str]) -> str:
     """What follows a reference: the type's spelling after DW_AT_type (as llvm-dwarfdump
-    shows it), else the DIE's name."""
+    shows it; ``types`` keeps those of the unit's DIEs by id), else the DIE's name."""
     if name in (AT.type, AT.containing_type):
-        return f" {_quote(type_name(info, target, unit.die))}"
+        spelled = types.get(id(target))
+        if spelled is None:
+            spelled = types[id(target)] = f" {_quote(type_name(info, target, unit.die))}"
+        return spelled
     return f" {_quote(target.name)}" if target.name else ""
 
 
-def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:  # noqa: C901 - run per attribute of the text dump: one function, no call per case
+def _value_text(info: DebugInfo, unit: Unit, attr: Attribute, types: dict[int, str]) -> str:  # noqa: C901 - run per attribute of the text dump: one function, no call per case
     value = attr.value
     name = attr.name
     if isinstance(value, Attribute):
-        return f"{form_name(value.form or 0)} {_value_text(info, unit, value)}"
+        return f"{form_name(value.form or 0)} {_value_text(info, unit, value, types)}"
     if isinstance(value, str):
         return _quote(value)
     if isinstance(value, DIE):
-        return f"0x{value.offset:08x}{_target_label(info, unit, name, value)}"
+        return f"0x{value.offset:08x}{_target_label(info, unit, name, value, types)}"
     if attr.is_reference and isinstance(attr.target, int):
         target = info.die_at(attr.target)
-        label = _target_label(info, unit, name, target) if target is not None else " <no DIE there>"
+        label = _target_label(info, unit, name, target, types) if target is not None else " <no DIE there>"
         return f"0x{attr.target:08x}{label}"
     if isinstance(value, Block):
         if attr.is_expression:
-            ops, error = _expression(attr, unit.address_size)
-            if ops is not None:
-                return ", ".join(str(op) for op in ops) if ops else "<empty>"
+            ops, error = _expression_text(value, unit.address_size)
+            if error is None:
+                return ops or "<empty>"
             return f"<bad expression: {error}> " + " ".join(f"{b:02x}" for b in value)
         return "<" + " ".join(f"0x{b:02x}" for b in value) + ">"
     if value is True and attr.form == FORM.flag_present:
@@ -488,16 +492,37 @@ def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:  # noqa: C
     return repr(value)
 
 
+def _expression_text(expr: bytes, address_size: int) -> tuple[str, str | None]:
+    """The operations of an expression as the text dump shows them, or why it cannot be read
+    (text "", the reason)."""
+    if getattr(expr, "relocs", None):
+        return _decoded_text(expr, address_size)
+    return _plain_expression_text(bytes(expr), address_size)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _plain_expression_text(expr: bytes, address_size: int) -> tuple[str, str | None]:
+    """:func:`_expression_text` of an expression without relocations (they repeat: a
+    register, a frame offset)."""
+    return _decoded_text(expr, address_size)
+
+
+def _decoded_text(expr: bytes, address_size: int) -> tuple[str, str | None]:
+    try:
+        return ", ".join(str(op) for op in decode_expression(expr, address_size)), None
+    except ExpressionError as exc:
+        return "", str(exc)
+
+
 def _loclist_text(loc: LocationList, address_size: int) -> str:
     parts = []
     for begin, end, expr in loc.entries:
         if expr is None:
             parts.append(f"[base address {_addr_text(end)}]")
             continue
-        try:
-            ops = ", ".join(str(op) for op in decode_expression(expr, address_size))
-        except ExpressionError as exc:
-            ops = f"<bad expression: {exc}>"
+        ops, error = _expression_text(expr, address_size)
+        if error is not None:
+            ops = f"<bad expression: {error}>"
         parts.append(f"[{_addr_text(begin)}, {_addr_text(end)}): {ops}")
     return " ".join(parts) if parts else "<empty list>"
 
@@ -566,6 +591,7 @@ def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[str]:
     yield ""
     if unit.die is None:
         return
+    types: dict[int, str] = {}
     # (DIE, depth); a None DIE stands for the null entry closing a child list.
     stack: list[tuple[DIE | None, int]] = [(unit.die, 0)]
     while stack:
@@ -580,7 +606,7 @@ def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[str]:
         yield f"0x{die.offset:08x}: {indent}{deep}{tag_name(die.tag)}"
         for attr in die.attributes:
             form = form_name(attr.form) if attr.form is not None else "?"
-            yield f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr)})"
+            yield f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr, types)})"
         yield ""
         if die.children:
             stack.append((None, depth + 1))
@@ -685,7 +711,7 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
                 f"mod_time: 0x{mtime:08x} length: 0x{length:08x}"
             )
         yield ""
-        flags_of = [_line_flags(row) for row in p.rows]
+        flags_of = [_flags_text(r.is_stmt, r.prologue_end, r.epilogue_begin, r.end_sequence) for r in p.rows]
         width = max([19, *map(len, flags_of)])
         yield f"Address            Line   Column File   {'Flags':{width}} Function"
         yield f"------------------ ------ ------ ------ {'-' * width} --------"
@@ -706,15 +732,16 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
         yield ""
 
 
-def _line_flags(row: LineRow) -> str:
+@functools.cache  # 16 combinations
+def _flags_text(is_stmt: bool, prologue_end: bool, epilogue_begin: bool, end_sequence: bool) -> str:
     """A row's flags as llvm-dwarfdump names them."""
     return " ".join(
         name
         for name, on in (
-            ("is_stmt", row.is_stmt),
-            ("prologue_end", row.prologue_end),
-            ("epilogue_begin", row.epilogue_begin),
-            ("end_sequence", row.end_sequence),
+            ("is_stmt", is_stmt),
+            ("prologue_end", prologue_end),
+            ("epilogue_begin", epilogue_begin),
+            ("end_sequence", end_sequence),
         )
         if on
     )
