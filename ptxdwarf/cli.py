@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .errors import PtxDwarfError
@@ -92,19 +93,21 @@ def _each(files: Sequence[str], one: Callable[[str], int]) -> int:
     return worst
 
 
-def _json_items(files: Sequence[str], one: Callable[[str], str]) -> int:
-    """Write ``one(file)`` (a JSON document) for one file, or a JSON array of them for several."""
+def _json_items(files: Sequence[str], one: Callable[[str], str | Iterable[str]]) -> int:
+    """Write ``one(file)`` (a JSON document, whole or as chunks to write as they come) for one
+    file, or a JSON array of them for several."""
     out = sys.stdout
     several = len(files) > 1
     written = 0
 
     def item(path: str) -> int:
         nonlocal written
-        doc = one(path).rstrip("\n")
+        doc = one(path)
+        chunks = _without_final_newline([doc] if isinstance(doc, str) else doc)
         if several:
-            out.write(("[\n" if not written else ",\n") + doc)
+            _write_chunks(itertools.chain(["[\n" if not written else ",\n"], chunks), out)
         else:
-            out.write(doc + "\n")
+            _write_chunks(itertools.chain(chunks, ["\n"]), out)
         written += 1
         return 0
 
@@ -114,9 +117,54 @@ def _json_items(files: Sequence[str], one: Callable[[str], str]) -> int:
     return worst
 
 
-def _dump_one(path: str, as_json: bool, failed: list[PtxDwarfError], debug_line: bool = False) -> str:
-    """The dump of one file; each entry of a fatbin that cannot be read is an error line here
-    (and goes to ``failed``), the others are dumped."""
+#: How much text is gathered before a write to standard output.
+_WRITE_BLOCK = 1 << 16
+
+
+def _write_chunks(chunks: Iterable[str], out: TextIO) -> None:
+    """Write ``chunks`` to ``out`` as they come, in blocks of about :data:`_WRITE_BLOCK`."""
+    block: list[str] = []
+    size = 0
+    for chunk in chunks:
+        block.append(chunk)
+        size += len(chunk)
+        if size >= _WRITE_BLOCK:
+            out.write("".join(block))
+            block.clear()
+            size = 0
+    if block:
+        out.write("".join(block))
+
+
+def _without_final_newline(chunks: Iterable[str]) -> Iterator[str]:
+    """``chunks`` with the newlines at the end of the last one taken off."""
+    last: str | None = None
+    for chunk in chunks:
+        if last is not None:
+            yield last
+        last = chunk
+    if last is not None:
+        yield last.rstrip("\n")
+
+
+def _lines_text(lines: Iterable[str]) -> Iterator[str]:
+    """Each of ``lines`` ended with a newline."""
+    for line in lines:
+        yield line + "\n"
+
+
+def _prepared(chunks: Iterator[str]) -> Iterator[str]:
+    """``chunks`` with the first one made now: a dump reads whatever can fail before that."""
+    first = next(chunks, None)
+    return chunks if first is None else itertools.chain([first], chunks)
+
+
+def _dump_one(
+    path: str, as_json: bool, failed: list[PtxDwarfError], sections: list[str] | None
+) -> Iterator[str]:
+    """The dump of one file as chunks of text, made as they are written; everything that can
+    fail to decode is read before it returns. Each entry of a fatbin that cannot be read is an
+    error line here (and goes to ``failed``), the others are dumped."""
     from .api import read_all
     from .dump import DUMP_FORMAT, iter_json
 
@@ -125,33 +173,45 @@ def _dump_one(path: str, as_json: bool, failed: list[PtxDwarfError], debug_line:
     for exc in errors:
         _error(exc)
     failed.extend(errors)
-    if len(found) == 1:
-        info = found[0][1]
-        text = (
-            "".join(iter_json(info))
-            if as_json
-            else "".join(line + "\n" for line in _text_lines(info, debug_line))
+    dumps = [
+        (
+            label,
+            info,
+            _prepared(iter_json(info, sections) if as_json else _lines_text(_text_lines(info, sections))),
         )
-        _print_notes(path, info)
-        return text
-    # A fatbin or host object: every device image, one after the other.
+        for label, info in found
+    ]
+    if len(dumps) == 1:
+        return _then_notes(dumps[0][2], path, dumps[0][1])
+    return _images_dump(path, dumps, as_json, DUMP_FORMAT)
+
+
+def _images_dump(
+    path: str, dumps: list[tuple[str, DebugInfo, Iterator[str]]], as_json: bool, dump_format: str
+) -> Iterator[str]:
+    """The dumps of a fatbin's or host object's device images, one after the other."""
     if as_json:
-        parts = [f'{{"format": "{DUMP_FORMAT}", "source": "fatbin", "file": {json.dumps(path)}, "images": [']
-        for i, (label, info) in enumerate(found):
+        yield f'{{"format": "{dump_format}", "source": "fatbin", "file": {json.dumps(path)}, "images": ['
+        for i, (label, info, chunks) in enumerate(dumps):
             if i:
-                parts.append(", ")
-            parts.append(f'{{"label": {json.dumps(label)}, "dump": ')
-            parts.extend(chunk.rstrip("\n") if chunk.endswith("\n") else chunk for chunk in iter_json(info))
-            parts.append("}")
+                yield ", "
+            yield f'{{"label": {json.dumps(label)}, "dump": '
+            yield from _without_final_newline(chunks)
+            yield "}"
             _print_notes(f"{path}: {label}", info)
-        parts.append("]}\n")
-        return "".join(parts)
-    parts = [f"{path}: {len(found)} device images\n"]
-    for label, info in found:
-        parts.append(f"\n=== {label} ===\n")
-        parts.extend(line + "\n" for line in _text_lines(info, debug_line))
+        yield "]}\n"
+        return
+    yield f"{path}: {len(dumps)} device images\n"
+    for label, info, chunks in dumps:
+        yield f"\n=== {label} ===\n"
+        yield from chunks
         _print_notes(f"{path}: {label}", info)
-    return "".join(parts)
+
+
+def _then_notes(chunks: Iterator[str], where: str, info: DebugInfo) -> Iterator[str]:
+    """``chunks``, then the notes of ``info`` on standard error."""
+    yield from chunks
+    _print_notes(where, info)
 
 
 def _print_notes(where: str, info: DebugInfo) -> None:
@@ -160,24 +220,21 @@ def _print_notes(where: str, info: DebugInfo) -> None:
         print(f"ptxdwarf: note: {where}: {note}", file=sys.stderr)
 
 
-def _text_lines(info: DebugInfo, debug_line: bool = False) -> list[str]:
-    """The text dump of ``info``, with one line saying so when it holds no DWARF to show
-    (``debug_line``: its line tables only)."""
-    from .dump import iter_line_text, iter_text
+def _text_lines(info: DebugInfo, sections: list[str] | None) -> Iterator[str]:
+    """The text dump of ``info`` (``sections``: the selected ones), with one line saying so
+    when it holds no DWARF to show."""
+    from .dump import iter_text
 
-    if debug_line:
-        head = f"{info.filename or '<input>'}: line tables from {info.source}"
-        if info.lines is None:
-            return [head, "(none: ptxas writes the line table of a cubin; ptxdwarf reads no PTX .debug_line)"]
-        return [head, *iter_line_text(info)] if info.lines else [head, "(no .debug_line)"]
-    lines = list(iter_text(info))
-    note = _sparse_note(info)
+    lines = iter_text(info, sections)
+    head = next(lines)
+    note = _sparse_note(info) if sections is None else None
+    yield head
     if note is not None:
-        if lines[1:] == ["(no debug sections)"]:
-            lines[1] = note
-        else:
-            lines.insert(1, note)
-    return lines
+        yield note
+        second = next(lines, None)
+        if second is not None and second != "(no debug sections)":
+            yield second
+    yield from lines
 
 
 def _sparse_note(info: DebugInfo) -> str | None:
@@ -195,19 +252,20 @@ def _sparse_note(info: DebugInfo) -> str | None:
 
 def _cmd_dump(args: argparse.Namespace) -> int:
     failed: list[PtxDwarfError] = []
+    sections = [name for name in _DUMP_SECTIONS if getattr(args, name.replace("-", "_"))] or None
     if args.json:
-        worst = _json_items(args.files, lambda path: _dump_one(path, True, failed))
+        worst = _json_items(args.files, lambda path: _dump_one(path, True, failed, sections))
         return max(worst, 2 if failed else 0)
     several = len(args.files) > 1
     first = True
 
     def one(path: str) -> int:
         nonlocal first
-        text = _dump_one(path, False, failed, args.debug_line)
+        chunks = _dump_one(path, False, failed, sections)
         if several:
             sys.stdout.write(("" if first else "\n") + f"{path}:\n")
         first = False
-        sys.stdout.write(text)
+        _write_chunks(chunks, sys.stdout)
         return 0
 
     worst = _each(args.files, one)
@@ -446,6 +504,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The sections ``dump`` can be limited to (:data:`ptxdwarf.dump.SECTIONS`), as its options say them.
+_DUMP_SECTIONS = {
+    "debug-info": "the DIEs of .debug_info",
+    "debug-loc": "the location lists of .debug_loc",
+    "debug-line": "the line tables (a cubin's .debug_line and .nv_debug_line_sass)",
+    "register-map": "ptxas's register map (a cubin's .nv_debug_info_reg_sass)",
+}
+
+
 def _reading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The commands that read and check: dump, check, lint."""
     p = sub.add_parser(
@@ -457,11 +524,10 @@ def _reading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="PTX text, a cubin, a fatbin or a host object")
     p.add_argument("--json", action="store_true", help="JSON (format ptxdwarf-dump/1)")
-    p.add_argument(
-        "--debug-line",
-        action="store_true",
-        help="only the line tables (a cubin's .debug_line), in the manner of llvm-dwarfdump --debug-line",
-    )
+    for name, what in _DUMP_SECTIONS.items():
+        p.add_argument(
+            f"--{name}", action="store_true", help=f"show {what} (with the other options given: those too)"
+        )
     p.set_defaults(func=_cmd_dump)
 
     p = sub.add_parser(

@@ -10,12 +10,13 @@ no problem; the JSON is produced as a stream of chunks for the same reason
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any, TextIO
 
 from .cuda.cubin import register_map
-from .cuda.regmap import SASS_SECTION
+from .cuda.regmap import SASS_SECTION, FunctionRegisters
 from .dwarf.constants import (
     AT,
     FORM,
@@ -29,13 +30,14 @@ from .dwarf.constants import (
 )
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol
-from .dwarf.lines import LineProgram, LineRow
+from .dwarf.lines import LineProgram
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .dwarf.typenames import type_name
 
 __all__ = [
     "DUMP_FORMAT",
+    "SECTIONS",
     "attribute_json",
     "dump_json",
     "dump_text",
@@ -48,7 +50,43 @@ __all__ = [
 #: The ``format`` field of ``dump --json`` output.
 DUMP_FORMAT = "ptxdwarf-dump/1"
 
+#: The sections a dump can be limited to (``dump --debug-info`` ...), in the order the full
+#: dump shows them: ``.debug_info``, ``.debug_loc``, the line tables (``.debug_line`` and
+#: ``.nv_debug_line_sass``), ptxas's register map (``.nv_debug_info_reg_sass``).
+SECTIONS = ("debug-info", "debug-loc", "debug-line", "register-map")
+
 _MAX_INDENT = 40
+
+
+class _Dump:
+    """What one dump of ``info`` shows (``sections``: the selected ones; None: everything),
+    with the parts decoded on first use read now, so that an error of the input comes before
+    any output."""
+
+    def __init__(self, info: DebugInfo, sections: Collection[str] | None) -> None:
+        if sections is not None and not set(sections) <= set(SECTIONS):
+            raise ValueError(f"unknown sections {sorted(set(sections) - set(SECTIONS))}; known: {SECTIONS}")
+        self.sections = None if sections is None else frozenset(sections)
+        if self.shows("debug-info") or self.shows("debug-loc"):
+            _ = info.locations
+        if self.shows("other"):
+            _ = info.pubnames, info.pubtypes, info.aranges, info.ranges, info.raw
+        if self.shows("debug-line"):
+            _ = info.lines
+        self.functions = register_map(info) if self.shows("register-map") else None
+
+    def shows(self, section: str) -> bool:
+        """Whether the dump shows ``section`` (``"other"``: the blocks only the full dump has)."""
+        return self.sections is None or section in self.sections
+
+    def release_functions(self) -> Iterator[FunctionRegisters]:
+        """The register map's functions, each let go once the next is asked for (a function
+        keeps its decoded entries)."""
+        functions = self.functions or []
+        self.functions = None
+        functions.reverse()
+        while functions:
+            yield functions.pop()
 
 
 def _num(info: DebugInfo, value: int | Symbol | Any) -> Any:
@@ -216,70 +254,126 @@ def _unit_json_chunks(info: DebugInfo, unit: Unit) -> Iterator[str]:
     yield "}"
 
 
-def _sets_json(info: DebugInfo) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, sets in (("pubnames", info.pubnames), ("pubtypes", info.pubtypes)):
-        if sets is None:
-            continue
-        out[key] = [
-            {
-                "unit_offset": _num(info, ns.unit_offset),
-                "unit_length": ns.unit_length,
-                "entries": [{"die_offset": off, "name": name} for off, name in ns.entries],
-            }
-            for ns in sets
-        ]
-    if info.aranges is not None:
-        out["aranges"] = [
-            {
-                "unit_offset": _num(info, a.unit_offset),
-                "address_size": a.address_size,
-                "ranges": [
+def _json_list(items: Iterable[Any]) -> Iterator[str]:
+    """A JSON array, item by item, as ``json.dumps`` of the whole list writes it."""
+    yield "["
+    for i, item in enumerate(items):
+        yield ", " + _dumps(item) if i else _dumps(item)
+    yield "]"
+
+
+def _sets_json(info: DebugInfo, dump: _Dump) -> Iterator[tuple[str, Iterator[str]]]:
+    """(key, chunks of its value) of the document's members after ``units``."""
+    show = dump.shows
+    if show("other"):
+        for key, sets in (("pubnames", info.pubnames), ("pubtypes", info.pubtypes)):
+            if sets is None:
+                continue
+            yield (
+                key,
+                _json_list(
                     {
-                        "begin": _num(info, b),
-                        "length": _num(info, e),
-                        **({"symbol": str(b)} if isinstance(b, Symbol) else {}),
+                        "unit_offset": _num(info, ns.unit_offset),
+                        "unit_length": ns.unit_length,
+                        "entries": [{"die_offset": off, "name": name} for off, name in ns.entries],
                     }
-                    for b, e in a.tuples
-                ],
-            }
-            for a in info.aranges
-        ]
-    if info.locations is not None:
-        asize = info.units[0].address_size if info.units else 8
-        out["locations"] = [
-            {"offset": loc.offset, "entries": _loclist_json(info, loc, asize)} for loc in info.locations
-        ]
-    if info.ranges is not None:
-        out["ranges"] = [
-            {
-                "offset": r.offset,
-                "entries": [{"begin": _num(info, b), "end": _num(info, e)} for b, e in r.entries],
-            }
-            for r in info.ranges
-        ]
-    if info.strings is not None:
-        out["strings"] = [
-            {
-                "offset": off,
-                "string": raw.decode("utf-8", "surrogateescape")
-                .encode("utf-8", "backslashreplace")
-                .decode("utf-8"),
-            }
-            for off, raw in zip(info.strings.offsets, info.strings.strings, strict=False)
-        ]
-    if info.raw:
-        out["other_sections"] = [{"name": name, "size": len(img.data)} for name, img in info.raw.items()]
-    if info.lines is not None:
-        out["lines"] = [_line_program_json(info, p) for p in info.lines]
-    functions = register_map(info)
-    if functions is not None:
-        out["register_map"] = [f.to_json() for f in functions]
-    return out
+                    for ns in sets
+                ),
+            )
+        if info.aranges is not None:
+            yield (
+                "aranges",
+                _json_list(
+                    {
+                        "unit_offset": _num(info, a.unit_offset),
+                        "address_size": a.address_size,
+                        "ranges": [
+                            {
+                                "begin": _num(info, b),
+                                "length": _num(info, e),
+                                **({"symbol": str(b)} if isinstance(b, Symbol) else {}),
+                            }
+                            for b, e in a.tuples
+                        ],
+                    }
+                    for a in info.aranges
+                ),
+            )
+    if show("debug-loc") and info.locations is not None:
+        asize = _list_address_size(info)
+        yield (
+            "locations",
+            _json_list(
+                {"offset": loc.offset, "entries": _loclist_json(info, loc, asize)} for loc in info.locations
+            ),
+        )
+    if show("other"):
+        if info.ranges is not None:
+            yield (
+                "ranges",
+                _json_list(
+                    {
+                        "offset": r.offset,
+                        "entries": [{"begin": _num(info, b), "end": _num(info, e)} for b, e in r.entries],
+                    }
+                    for r in info.ranges
+                ),
+            )
+        if info.strings is not None:
+            yield (
+                "strings",
+                _json_list(
+                    {
+                        "offset": off,
+                        "string": raw.decode("utf-8", "surrogateescape")
+                        .encode("utf-8", "backslashreplace")
+                        .decode("utf-8"),
+                    }
+                    for off, raw in zip(info.strings.offsets, info.strings.strings, strict=False)
+                ),
+            )
+        if info.raw:
+            yield (
+                "other_sections",
+                _json_list({"name": name, "size": len(img.data)} for name, img in info.raw.items()),
+            )
+    if show("debug-line") and info.lines is not None:
+        yield "lines", _json_list_of_chunks(_line_program_json(info, p) for p in info.lines)
+    if show("register-map") and dump.functions is not None:
+        yield "register_map", _json_list(f.to_json() for f in dump.release_functions())
 
 
-def _line_program_json(info: DebugInfo, p: LineProgram) -> dict[str, Any]:
-    rows = []
+def _json_list_of_chunks(items: Iterable[Iterator[str]]) -> Iterator[str]:
+    """A JSON array of items each given as chunks."""
+    yield "["
+    for i, item in enumerate(items):
+        if i:
+            yield ", "
+        yield from item
+    yield "]"
+
+
+def _line_program_json(info: DebugInfo, p: LineProgram) -> Iterator[str]:
+    head = {
+        "section": p.section,
+        "offset": p.offset,
+        "version": p.version,
+        "files": [
+            {
+                "name": f[0].decode("utf-8", "surrogateescape"),
+                "dir": p.directory(i),
+                "mtime": f[2],
+                "length": f[3],
+            }
+            for i, f in enumerate(p.files, 1)
+        ],
+    }
+    yield _dumps(head)[:-1] + ', "rows": '
+    yield from _json_list(_line_rows_json(info, p))
+    yield "}"
+
+
+def _line_rows_json(info: DebugInfo, p: LineProgram) -> Iterator[dict[str, Any]]:
     for row, at in zip(p.rows, p.call_sites(), strict=True):
         item: dict[str, Any] = {
             "address": row.address,
@@ -300,48 +394,39 @@ def _line_program_json(info: DebugInfo, p: LineProgram) -> dict[str, Any]:
             name = info.string_at(row.function_name)
             if name is not None:
                 item["function"] = name
-        rows.append(item)
-    return {
-        "section": p.section,
-        "offset": p.offset,
-        "version": p.version,
-        "files": [
-            {
-                "name": f[0].decode("utf-8", "surrogateescape"),
-                "dir": p.directory(i),
-                "mtime": f[2],
-                "length": f[3],
-            }
-            for i, f in enumerate(p.files, 1)
-        ],
-        "rows": rows,
-    }
+        yield item
 
 
-def iter_json(info: DebugInfo) -> Iterator[str]:
-    """The ``dump --json`` document of ``info`` as a stream of text chunks."""
+def iter_json(info: DebugInfo, sections: Collection[str] | None = None) -> Iterator[str]:
+    """The ``dump --json`` document of ``info`` as a stream of text chunks, written as they
+    are made; ``sections`` (names of :data:`SECTIONS`) keeps only their members. Everything
+    that can fail to decode is read before the first chunk."""
+    dump = _Dump(info, sections)
     yield '{"format": %s, "source": %s' % (_dumps(DUMP_FORMAT), _dumps(info.source))
     if info.filename:
         yield ', "file": %s' % _dumps(info.filename)
-    yield ', "units": ['
-    for i, unit in enumerate(info.units):
-        if i:
-            yield ", "
-        yield from _unit_json_chunks(info, unit)
-    yield "]"
-    for key, value in _sets_json(info).items():
-        yield ", %s: %s" % (_dumps(key), _dumps(value))
+    if dump.shows("debug-info"):
+        yield ', "units": ['
+        for i, unit in enumerate(info.units):
+            if i:
+                yield ", "
+            yield from _unit_json_chunks(info, unit)
+        yield "]"
+    for key, chunks in _sets_json(info, dump):
+        yield ", %s: " % _dumps(key)
+        yield from chunks
     yield "}\n"
 
 
-def dump_json(info: DebugInfo) -> str:
-    """The ``dump --json`` document of ``info``."""
-    return "".join(iter_json(info))
+def dump_json(info: DebugInfo, sections: Collection[str] | None = None) -> str:
+    """The ``dump --json`` document of ``info`` (``sections``: as :func:`iter_json`)."""
+    return "".join(iter_json(info, sections))
 
 
-def write_json(info: DebugInfo, stream: TextIO) -> None:
-    """Write the ``dump --json`` document to ``stream``."""
-    for chunk in iter_json(info):
+def write_json(info: DebugInfo, stream: TextIO, sections: Collection[str] | None = None) -> None:
+    """Write the ``dump --json`` document to ``stream`` as it is made (``sections``: as
+    :func:`iter_json`)."""
+    for chunk in iter_json(info, sections):
         stream.write(chunk)
 
 
@@ -352,32 +437,35 @@ def _quote(s: str) -> str:
     return '"' + s.encode("unicode_escape", "backslashreplace").decode("ascii").replace('"', '\\"') + '"'
 
 
-def _target_label(info: DebugInfo, unit: Unit, name: int, target: DIE) -> str:
+def _target_label(info: DebugInfo, unit: Unit, name: int, target: DIE, types: dict[int, str]) -> str:
     """What follows a reference: the type's spelling after DW_AT_type (as llvm-dwarfdump
-    shows it), else the DIE's name."""
+    shows it; ``types`` keeps those of the unit's DIEs by id), else the DIE's name."""
     if name in (AT.type, AT.containing_type):
-        return f" {_quote(type_name(info, target, unit.die))}"
+        spelled = types.get(id(target))
+        if spelled is None:
+            spelled = types[id(target)] = f" {_quote(type_name(info, target, unit.die))}"
+        return spelled
     return f" {_quote(target.name)}" if target.name else ""
 
 
-def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:  # noqa: C901 - run per attribute of the text dump: one function, no call per case
+def _value_text(info: DebugInfo, unit: Unit, attr: Attribute, types: dict[int, str]) -> str:  # noqa: C901 - run per attribute of the text dump: one function, no call per case
     value = attr.value
     name = attr.name
     if isinstance(value, Attribute):
-        return f"{form_name(value.form or 0)} {_value_text(info, unit, value)}"
+        return f"{form_name(value.form or 0)} {_value_text(info, unit, value, types)}"
     if isinstance(value, str):
         return _quote(value)
     if isinstance(value, DIE):
-        return f"0x{value.offset:08x}{_target_label(info, unit, name, value)}"
+        return f"0x{value.offset:08x}{_target_label(info, unit, name, value, types)}"
     if attr.is_reference and isinstance(attr.target, int):
         target = info.die_at(attr.target)
-        label = _target_label(info, unit, name, target) if target is not None else " <no DIE there>"
+        label = _target_label(info, unit, name, target, types) if target is not None else " <no DIE there>"
         return f"0x{attr.target:08x}{label}"
     if isinstance(value, Block):
         if attr.is_expression:
-            ops, error = _expression(attr, unit.address_size)
-            if ops is not None:
-                return ", ".join(str(op) for op in ops) if ops else "<empty>"
+            ops, error = _expression_text(value, unit.address_size)
+            if error is None:
+                return ops or "<empty>"
             return f"<bad expression: {error}> " + " ".join(f"{b:02x}" for b in value)
         return "<" + " ".join(f"0x{b:02x}" for b in value) + ">"
     if value is True and attr.form == FORM.flag_present:
@@ -404,16 +492,37 @@ def _value_text(info: DebugInfo, unit: Unit, attr: Attribute) -> str:  # noqa: C
     return repr(value)
 
 
+def _expression_text(expr: bytes, address_size: int) -> tuple[str, str | None]:
+    """The operations of an expression as the text dump shows them, or why it cannot be read
+    (text "", the reason)."""
+    if getattr(expr, "relocs", None):
+        return _decoded_text(expr, address_size)
+    return _plain_expression_text(bytes(expr), address_size)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _plain_expression_text(expr: bytes, address_size: int) -> tuple[str, str | None]:
+    """:func:`_expression_text` of an expression without relocations (they repeat: a
+    register, a frame offset)."""
+    return _decoded_text(expr, address_size)
+
+
+def _decoded_text(expr: bytes, address_size: int) -> tuple[str, str | None]:
+    try:
+        return ", ".join(str(op) for op in decode_expression(expr, address_size)), None
+    except ExpressionError as exc:
+        return "", str(exc)
+
+
 def _loclist_text(loc: LocationList, address_size: int) -> str:
     parts = []
     for begin, end, expr in loc.entries:
         if expr is None:
             parts.append(f"[base address {_addr_text(end)}]")
             continue
-        try:
-            ops = ", ".join(str(op) for op in decode_expression(expr, address_size))
-        except ExpressionError as exc:
-            ops = f"<bad expression: {exc}>"
+        ops, error = _expression_text(expr, address_size)
+        if error is not None:
+            ops = f"<bad expression: {error}>"
         parts.append(f"[{_addr_text(begin)}, {_addr_text(end)}): {ops}")
     return " ".join(parts) if parts else "<empty list>"
 
@@ -424,45 +533,91 @@ def _addr_text(value: int | Symbol) -> str:
     return f"0x{value:x}"
 
 
-def iter_text(info: DebugInfo) -> Iterator[str]:  # noqa: C901 - the dump's rows in one loop: no generator layer per row
-    """Lines of a readable dump of ``info``."""
+def iter_text(info: DebugInfo, sections: Collection[str] | None = None) -> Iterator[str]:
+    """Lines of a readable dump of ``info``, made as they are written; ``sections`` (names
+    of :data:`SECTIONS`) keeps only their blocks, each as the full dump shows it, or one line
+    saying the input has none. Everything that can fail to decode is read before the first
+    line."""
+    dump = _Dump(info, sections)
+    empty = sections is None and not info.units and not info.section_names()
     yield f"{info.filename or '<input>'}: debug info from {info.source}"
-    if not info.units and not info.section_names():
+    if empty:
         yield "(no debug sections)"
         return
-    if info.units:
-        yield ""
-        yield ".debug_info contents:"
-    for unit in info.units:
-        abbrev = _num(info, unit.abbrev_offset)
-        yield (
-            f"0x{unit.offset:08x}: Compile Unit: length = 0x{unit.length:08x}, version = 0x{unit.version:04x}, "
-            f"abbr_offset = 0x{abbrev:04x}, addr_size = 0x{unit.address_size:02x} (next unit at 0x{unit.end:08x})"
-        )
-        yield ""
-        if unit.die is None:
+    if sections is not None:
+        yield from _selected_text(info, dump)
+        return
+    yield from _info_text(info)
+    yield from _other_text(info)
+    yield from iter_line_text(info)
+    for name, img in info.raw.items():
+        if name == ".debug_line" and info.lines is not None:
             continue
-        # (DIE, depth); a None DIE stands for the null entry closing a child list.
-        stack: list[tuple[DIE | None, int]] = [(unit.die, 0)]
-        while stack:
-            item, depth = stack.pop()
-            indent = " " * (2 * min(depth, _MAX_INDENT))
-            deep = f"[depth {depth}] " if depth > _MAX_INDENT else ""
-            if item is None:
-                yield f"{' ' * 12}{indent}{deep}NULL"
-                yield ""
-                continue
-            die = item
-            yield f"0x{die.offset:08x}: {indent}{deep}{tag_name(die.tag)}"
-            for attr in die.attributes:
-                form = form_name(attr.form) if attr.form is not None else "?"
-                yield f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr)})"
+        yield ""
+        yield f"{name}: {len(img.data)} bytes (not decoded)"
+    yield from _register_map_text(dump)
+
+
+def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str]:
+    if dump.shows("debug-info"):
+        yield from _info_text(info) if info.units else iter(["(no .debug_info)"])
+    if dump.shows("debug-loc"):
+        yield from _loc_text(info) if info.locations else iter(["(no .debug_loc)"])
+    if dump.shows("debug-line"):
+        if info.lines is None:
+            yield "(no line tables: ptxas writes the line table of a cubin; ptxdwarf reads no PTX .debug_line)"
+        else:
+            yield from iter_line_text(info) if info.lines else iter(["(no .debug_line)"])
+    if dump.shows("register-map"):
+        yield from _register_map_text(dump) if dump.functions is not None else iter(["(no register map)"])
+
+
+def _info_text(info: DebugInfo) -> Iterator[str]:
+    """The ``.debug_info contents:`` block: every unit's DIEs, unit by unit."""
+    if not info.units:
+        return
+    yield ""
+    yield ".debug_info contents:"
+    for unit in info.units:
+        yield from _unit_text(info, unit)
+
+
+def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[str]:
+    abbrev = _num(info, unit.abbrev_offset)
+    yield (
+        f"0x{unit.offset:08x}: Compile Unit: length = 0x{unit.length:08x}, version = 0x{unit.version:04x}, "
+        f"abbr_offset = 0x{abbrev:04x}, addr_size = 0x{unit.address_size:02x} (next unit at 0x{unit.end:08x})"
+    )
+    yield ""
+    if unit.die is None:
+        return
+    types: dict[int, str] = {}
+    # (DIE, depth); a None DIE stands for the null entry closing a child list.
+    stack: list[tuple[DIE | None, int]] = [(unit.die, 0)]
+    while stack:
+        item, depth = stack.pop()
+        indent = " " * (2 * min(depth, _MAX_INDENT))
+        deep = f"[depth {depth}] " if depth > _MAX_INDENT else ""
+        if item is None:
+            yield f"{' ' * 12}{indent}{deep}NULL"
             yield ""
-            if die.children:
-                stack.append((None, depth + 1))
-                stack.extend((child, depth + 1) for child in reversed(die.children))
-            elif die.has_children:
-                stack.append((None, depth + 1))
+            continue
+        die = item
+        yield f"0x{die.offset:08x}: {indent}{deep}{tag_name(die.tag)}"
+        for attr in die.attributes:
+            form = form_name(attr.form) if attr.form is not None else "?"
+            yield f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr, types)})"
+        yield ""
+        if die.children:
+            stack.append((None, depth + 1))
+            stack.extend((child, depth + 1) for child in reversed(die.children))
+        elif die.has_children:
+            stack.append((None, depth + 1))
+
+
+def _other_text(info: DebugInfo) -> Iterator[str]:
+    """The blocks between ``.debug_info`` and the line tables: name sets, address ranges,
+    location lists, range lists, strings."""
     for key, sets in (("pubnames", info.pubnames), ("pubtypes", info.pubtypes)):
         if not sets:
             continue
@@ -483,12 +638,7 @@ def iter_text(info: DebugInfo) -> Iterator[str]:  # noqa: C901 - the dump's rows
             yield f"Address Range Header: version = 0x{a.version:04x}, cu_offset = 0x{_num(info, a.unit_offset):08x}, addr_size = 0x{a.address_size:02x}"
             for b, e in a.tuples:
                 yield f"[{_addr_text(b)}, +{_addr_text(e)})"
-    if info.locations:
-        yield ""
-        yield ".debug_loc contents:"
-        asize = info.units[0].address_size if info.units else 8
-        for loc in info.locations:
-            yield f"0x{loc.offset:08x}: {_loclist_text(loc, asize)}"
+    yield from _loc_text(info)
     if info.ranges:
         yield ""
         yield ".debug_ranges contents:"
@@ -501,25 +651,36 @@ def iter_text(info: DebugInfo) -> Iterator[str]:  # noqa: C901 - the dump's rows
         yield ".debug_str contents:"
         for off, raw in zip(info.strings.offsets, info.strings.strings, strict=False):
             yield f"0x{off:08x}: {_quote(raw.decode('utf-8', 'surrogateescape'))}"
-    if info.lines is not None:
-        yield from iter_line_text(info)
-    for name, img in info.raw.items():
-        if name == ".debug_line" and info.lines is not None:
-            continue
-        yield ""
-        yield f"{name}: {len(img.data)} bytes (not decoded)"
-    yield from iter_register_map_text(info)
+
+
+def _loc_text(info: DebugInfo) -> Iterator[str]:
+    """The ``.debug_loc contents:`` block."""
+    if not info.locations:
+        return
+    yield ""
+    yield ".debug_loc contents:"
+    asize = _list_address_size(info)
+    for loc in info.locations:
+        yield f"0x{loc.offset:08x}: {_loclist_text(loc, asize)}"
+
+
+def _list_address_size(info: DebugInfo) -> int:
+    """The address size of the location lists (the first unit's)."""
+    return info.units[0].address_size if info.units else 8
 
 
 def iter_register_map_text(info: DebugInfo) -> Iterator[str]:
     """ptxas's register map of a cubin, function by function: each PTX register, the SASS
     register holding it and the code range (offsets in the function) where it does."""
-    functions = register_map(info)
-    if functions is None:
+    return _register_map_text(_Dump(info, ("register-map",)))
+
+
+def _register_map_text(dump: _Dump) -> Iterator[str]:
+    if dump.functions is None:
         return
     yield ""
     yield f"{SASS_SECTION} contents:"
-    for f in functions:
+    for f in dump.release_functions():
         yield f"function {f.function}: {len(f.entries)} entries"
         yield "  PTX        SASS       low_pc     high_pc    piece  type"
         for e in f.entries:
@@ -550,7 +711,7 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
                 f"mod_time: 0x{mtime:08x} length: 0x{length:08x}"
             )
         yield ""
-        flags_of = [_line_flags(row) for row in p.rows]
+        flags_of = [_flags_text(r.is_stmt, r.prologue_end, r.epilogue_begin, r.end_sequence) for r in p.rows]
         width = max([19, *map(len, flags_of)])
         yield f"Address            Line   Column File   {'Flags':{width}} Function"
         yield f"------------------ ------ ------ ------ {'-' * width} --------"
@@ -571,15 +732,16 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
         yield ""
 
 
-def _line_flags(row: LineRow) -> str:
+@functools.cache  # 16 combinations
+def _flags_text(is_stmt: bool, prologue_end: bool, epilogue_begin: bool, end_sequence: bool) -> str:
     """A row's flags as llvm-dwarfdump names them."""
     return " ".join(
         name
         for name, on in (
-            ("is_stmt", row.is_stmt),
-            ("prologue_end", row.prologue_end),
-            ("epilogue_begin", row.epilogue_begin),
-            ("end_sequence", row.end_sequence),
+            ("is_stmt", is_stmt),
+            ("prologue_end", prologue_end),
+            ("epilogue_begin", epilogue_begin),
+            ("end_sequence", end_sequence),
         )
         if on
     )
@@ -596,6 +758,6 @@ def _set_length(ns: Any) -> int:
     )
 
 
-def dump_text(info: DebugInfo) -> str:
-    """A readable dump of ``info``."""
-    return "\n".join(iter_text(info)) + "\n"
+def dump_text(info: DebugInfo, sections: Collection[str] | None = None) -> str:
+    """A readable dump of ``info`` (``sections``: as :func:`iter_text`)."""
+    return "".join(line + "\n" for line in iter_text(info, sections))

@@ -979,8 +979,26 @@ def test_cli_bad_input(case: Case, command: str, tmp_path: Path, capsys: pytest.
     argv = COMMANDS[command] + [str(path)]
     if command == "rewrite":
         argv += ["-o", str(tmp_path / "out.ptx")]
-    code, _out, err = run_cli(argv, capsys)
+    code, out, err = run_cli(argv, capsys)
     check_error_output(code, err, case, str(path))
+    if command != "rewrite":
+        assert out == "", "a dump wrote before the error"
+
+
+LOC_CASES = [c for c in ALL_CASES if c.id.startswith("debug_loc-")]
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+@pytest.mark.parametrize("case", LOC_CASES, ids=_ids(LOC_CASES))
+def test_cli_bad_input_of_a_selected_section(
+    case: Case, as_json: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A section the dump is limited to that cannot be read is the one error line, and
+    nothing is written before it."""
+    path = case.write(tmp_path)
+    code, out, err = run_cli(["dump", *(["--json"] if as_json else []), "--debug-loc", str(path)], capsys)
+    check_error_output(code, err, case, str(path))
+    assert out == ""
 
 
 @pytest.mark.parametrize("case", PTX_CASES, ids=_ids(PTX_CASES))

@@ -15,6 +15,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_check
 import bench_cli
+import bench_dump
 import bench_emit
 import bench_parse
 
@@ -89,3 +90,24 @@ def test_bench_cli_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert bench_cli.main(args) == 0
     out = capsys.readouterr().out
     assert "lint ratio:" in out and "check ratio:" in out and "dump ratio:" in out
+
+
+@pytest.mark.ptxas
+def test_bench_dump_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import _llvm_dwarfdump
+
+    reader = _llvm_dwarfdump()
+    assert reader is not None, "llvm-dwarfdump is not installed (the test set-up needs it)"
+    args = ["--ptx", str(SMALL_NVCC), "--pairs", "1", "--cache", str(tmp_path), "--llvm-dwarfdump", reader]
+    assert bench_dump.main(args) == 0
+    out = capsys.readouterr().out
+    for ratio in (
+        "debug-info",
+        "debug-line",
+        "debug-loc",
+        "three",
+        "json",
+        "memory (dump)",
+        "memory (dump --json)",
+    ):
+        assert f"{ratio} ratio:" in out
