@@ -16,7 +16,6 @@ import bisect
 import functools
 import io
 import struct
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -416,25 +415,6 @@ class _InfoEncoder:
         sizes = self.sizes
         return shape, tuple((f, sizes.get(f, 0), a) for f, a in zip(shape.forms, shape.attrs, strict=True))
 
-    def write_built(self, die: BuiltDIE) -> None:
-        """Write built ``die`` (not its children) from its specs and values."""
-        specs = die.specs
-        assert specs is not None
-        has_children = die.has_children or bool(die.children)
-        shape = self.shapes.get((die.tag, has_children, id(specs))) or self.shape(
-            die.tag, has_children, specs
-        )
-        values = die.values
-        if len(values) != len(specs):
-            self.write_die(die, None)  # which says what is wrong
-            return
-        out = self.out
-        pos = len(out)
-        self.offsets[id(die)] = pos
-        self.breaks.append(pos)
-        out += shape.code or self.shape_code(shape)
-        self.write_values(die, zip(shape.forms, shape.writers, shape.attrs, values, strict=True))
-
     def write_die(self, die: DIE, kept: dict[int, AbbrevDecl] | None) -> None:
         """Write ``die`` (not its children) from its :class:`Attribute` objects."""
         out = self.out
@@ -458,24 +438,16 @@ class _InfoEncoder:
         else:
             out += uleb_bytes(code)
         writers = self.writers
-        self.write_values(die, [(f, writers.get(f), a, a.value) for a, f in zip(attrs, forms, strict=False)])
-
-    def write_values(self, die: DIE, items: Iterable[tuple[int, Writer | None, Attribute, Any]]) -> None:
-        """Write the values of ``die``'s attributes: (form, its writer, attribute, value) each."""
-        form, attr, value = 0, None, None
+        attr, form = None, 0
         try:
-            for form, write, attr, value in items:
+            for attr, form in zip(attrs, forms, strict=True):
+                write = writers.get(form)
                 if write is None:
                     raise EncodeError(f"{at_name(attr.name)}: cannot encode {form_name(form)}")
-                write(value, attr)
-        except (struct.error, ValueError, TypeError, OverflowError) as exc:
+                write(attr.value, attr)
+        except (struct.error, ValueError, TypeError, OverflowError, EncodeError) as exc:
             assert attr is not None
-            raise EncodeError(
-                f"{at_name(attr.name)}: value {value!r} does not fit {form_name(form)} ({exc})"
-                f" (in {die.describe()})"
-            ) from None
-        except EncodeError as exc:
-            raise EncodeError(f"{exc.message} (in {die.describe()})") from None
+            raise _value_error(die, attr, form, attr.value, exc) from None
 
     def location_value(self, value: LocationList, at: int, size: int) -> None:
         """Write a reference to a location list, ``size`` bytes at ``at``."""
@@ -507,13 +479,28 @@ def write_dies(enc: _InfoEncoder, root: DIE, kept: dict[int, AbbrevDecl] | None)
     # Pre-order walk without recursion; a null entry closes each child list.
     stack: list[tuple[DIE, int]] = []
     die: DIE | None = root
-    out = enc.out
+    out, offsets, breaks, shapes = enc.out, enc.offsets, enc.breaks, enc.shapes
     while True:
         if die is not None:
-            if kept is None and type(die) is BuiltDIE and die.specs is not None and die.abbrev_code is None:
-                enc.write_built(die)
-            else:
+            specs, values = (die.specs, die.values) if type(die) is BuiltDIE else (None, ())
+            if specs is None or kept is not None or die.abbrev_code is not None or len(values) != len(specs):
                 enc.write_die(die, kept)
+            else:  # a built DIE: written by its shape (forms, code, writers) from its values
+                has_children = die.has_children or bool(die.children)
+                shape = shapes.get((die.tag, has_children, id(specs))) or enc.shape(
+                    die.tag, has_children, specs
+                )
+                pos = len(out)
+                offsets[id(die)] = pos
+                breaks.append(pos)
+                out += shape.code or enc.shape_code(shape)
+                attr, value = None, None
+                try:
+                    for write, attr, value in zip(shape.writers, shape.attrs, values, strict=True):
+                        write(value, attr)
+                except (struct.error, ValueError, TypeError, OverflowError, EncodeError) as exc:
+                    assert attr is not None and attr.form is not None
+                    raise _value_error(die, attr, attr.form, value, exc) from None
             if die.children:
                 stack.append((die, 0))
                 die = die.children[0]
@@ -530,6 +517,20 @@ def write_dies(enc: _InfoEncoder, root: DIE, kept: dict[int, AbbrevDecl] | None)
             die = parent.children[index]
         else:
             out.append(0)
+
+
+def _cannot_encode(_value: Any, attr: Attribute) -> None:
+    """The writer of a built attribute whose form the encoder does not write."""
+    raise EncodeError(f"{at_name(attr.name)}: cannot encode {form_name(attr.form or 0)}")
+
+
+def _value_error(die: DIE, attr: Attribute, form: int, value: Any, exc: Exception) -> EncodeError:
+    """The error of a value of ``die`` that a writer of ``form`` did not take."""
+    if isinstance(exc, EncodeError):
+        return EncodeError(f"{exc.message} (in {die.describe()})")
+    return EncodeError(
+        f"{at_name(attr.name)}: value {value!r} does not fit {form_name(form)} ({exc}) (in {die.describe()})"
+    )
 
 
 _native = kernel("encode")
@@ -566,7 +567,7 @@ class _Shape:
             tuple((n, f) for (n, _), f in zip(specs, settled, strict=True)),
         )
         self.attrs = tuple(Attribute(n, f, None) for (n, _), f in zip(specs, settled, strict=True))
-        self.writers = tuple(writers.get(f) for f in settled)
+        self.writers = tuple(writers.get(f, _cannot_encode) for f in settled)
         self.code: bytes | None = None
 
 
