@@ -42,8 +42,8 @@ def _side(native: Any) -> Iterator[list[Any]]:
     answers: list[Any] = []
     saved = write_dies.native
 
-    def spy(*args: Any) -> Any:
-        answer = native(*args)
+    def spy(enc: Any, root: ptxdwarf.DIE, kept: Any) -> bool | None:
+        answer: bool | None = native(enc, root, kept)
         answers.append(answer)
         return answer
 
