@@ -58,7 +58,7 @@ def _outcome(info: ptxdwarf.DebugInfo, options: EncodeOptions) -> Any:
     """What encoding gives: every image and where each DIE went, or the error."""
     try:
         encoded = encode_module.encode(info, options)
-    except PtxDwarfError as exc:
+    except Exception as exc:  # any error: both sides raise the same
         return type(exc).__name__, str(exc)
     images = {
         name: (img.data, img.relocs, list(img.fields.items()), img.breaks, img.labels)
