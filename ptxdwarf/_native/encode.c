@@ -481,21 +481,31 @@ static shape *shape_for(writer *w, PyObject *native_shape, PyObject *specs, long
     return s;
 }
 
+static int write_values(writer *w, PyObject *die, PyObject *values, PyObject *enc, PyObject *native_shape,
+                        PyObject *specs, long t, int has_children);
+
 /* One built DIE, children not included. */
 static int write_die(writer *w, PyObject *die, PyObject *enc, PyObject *native_shape) {
     if (!Py_IS_TYPE(die, M.built)) return DECLINE;
     PyObject *specs = slot(die, M.specs), *values = slot(die, M.values), *tag = slot(die, M.tag),
              *children = slot(die, M.children), *hc = slot(die, M.has_children);
     if (!specs || !values || !tag || !children || !hc || slot(die, M.abbrev_code) != Py_None) return DECLINE;
-    if (specs == Py_None || !PyTuple_CheckExact(values) || !PyLong_CheckExact(tag) || !PyList_CheckExact(children))
+    if (specs == Py_None || !PyTuple_CheckExact(values) || !PyLong_CheckExact(tag) || !PyList_CheckExact(children) ||
+        !PyBool_Check(hc))
         return DECLINE;
     long t = PyLong_AsLong(tag);
     if (t == -1 && PyErr_Occurred()) { PyErr_Clear(); return DECLINE; }
-    int has_children = PyList_GET_SIZE(children) > 0;
-    if (!has_children) {
-        has_children = PyObject_IsTrue(hc);
-        if (has_children < 0) return FAIL;
-    }
+    int has_children = PyList_GET_SIZE(children) > 0 || hc == Py_True;
+    Py_INCREF(values); /* the encoder's code runs below, and may change the DIE */
+    Py_INCREF(specs);
+    int rc = write_values(w, die, values, enc, native_shape, specs, t, has_children);
+    Py_DECREF(specs);
+    Py_DECREF(values);
+    return rc;
+}
+
+static int write_values(writer *w, PyObject *die, PyObject *values, PyObject *enc, PyObject *native_shape,
+                        PyObject *specs, long t, int has_children) {
     shape *s = shape_for(w, native_shape, specs, t, has_children);
     if (!s) return FAIL;
     if (s->n < 0 || PyTuple_GET_SIZE(values) != s->n) return DECLINE;
@@ -538,7 +548,7 @@ static int write_tree(writer *w, PyObject *root, PyObject *enc, PyObject *native
             rc = write_die(w, die, enc, native_shape);
             if (rc != OK) break;
             PyObject *children = slot(die, M.children), *hc = slot(die, M.has_children);
-            if (!children || !PyList_CheckExact(children) || !hc) { rc = DECLINE; break; } /* changed meanwhile */
+            if (!children || !PyList_CheckExact(children) || !hc || !PyBool_Check(hc)) { rc = DECLINE; break; }
             if (PyList_GET_SIZE(children) > 0) {
                 if (grow((void **)&stack, &cap, depth, sizeof *stack) < 0) { rc = FAIL; break; }
                 Py_INCREF(children);
@@ -547,8 +557,7 @@ static int write_tree(writer *w, PyObject *root, PyObject *enc, PyObject *native
                 Py_INCREF(die);
                 continue;
             }
-            int closed = PyObject_IsTrue(hc);
-            if (closed < 0 || (closed && buffer_byte(&w->out, 0) < 0)) { rc = FAIL; break; }
+            if (hc == Py_True && buffer_byte(&w->out, 0) < 0) { rc = FAIL; break; }
             Py_CLEAR(die);
         }
         if (!depth) break;
