@@ -265,7 +265,6 @@ def _fixture_modules() -> list[Path]:
     return sorted(p for p in FIXTURES.rglob("*.ptx"))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("keep_abbrevs", [True, False])
 def test_every_fixtures_model_reencoded(keep_abbrevs: bool) -> None:
     """The ``rewrite`` path: each fixture's decoded model encoded by both sides."""
