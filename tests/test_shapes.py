@@ -1,8 +1,8 @@
-"""Built DIEs (compact attributes) and the writers compiled per shape.
+"""Built DIEs (compact attributes), encoded per shape.
 
-The writers are the fast path for builder-made DIEs; the general path of the
-encoder, which writes any DIE from its Attribute objects, is the reference: both
-must give the same sections byte for byte, relocations, fields and breaks included.
+The encoder writes a built DIE from its shape's specs and values; a DIE whose
+Attribute objects were made goes the way of any DIE: both must give the same sections
+byte for byte, relocations, fields and breaks included.
 """
 
 from __future__ import annotations
@@ -74,9 +74,7 @@ def test_shape_writers_match_the_general_path(
     _more_shapes(dbg)
     info = dbg.finish()
     options = EncodeOptions(strings=strings, string_labels=labels, dwarf4_forms=dwarf4_forms)
-    encoded = ptxdwarf.dwarf.encode.encode(info, options)
-    assert encoded.fallbacks == 0
-    fast = _sections(encoded.images)
+    fast = _sections(ptxdwarf.dwarf.encode.encode(info, options).images)
     assert _materialize(info) > 50
     general = _sections(ptxdwarf.dwarf.encode.encode(info, options).images)
     assert fast.keys() == general.keys()
@@ -168,7 +166,7 @@ def test_shape_writers_match_the_general_path_on_any_values(
     variables: list[Any], version: int, address_size: int, strings: str
 ) -> None:
     """Names in any script, lines and files of any size, every location kind: the
-    compiled writers and the general path agree."""
+    built path and the Attribute path agree."""
     dbg = DebugInfoBuilder("p.cu", version=version, address_size=address_size, strings=strings)
     int_t = dbg.named_type("int")
     f = dbg.function("f", linkage_name="_Z1fv", line=1, type=int_t)
@@ -192,9 +190,9 @@ def test_specs_and_values_that_do_not_pair_up() -> None:
         die.attributes  # noqa: B018
 
 
-def _fallback_module(strings: str) -> DebugInfoBuilder:
-    """Built DIEs whose compiled writers give up after writing a string and a
-    relocation: an IntEnum member where a ULEB128 goes, bytes for a string."""
+def _odd_values_module(strings: str) -> DebugInfoBuilder:
+    """Built DIEs with values of unusual types after a string and a relocation: an
+    IntEnum member where a ULEB128 goes, bytes for a string."""
     dbg = DebugInfoBuilder("fb.cu", strings=strings)
     int_t = dbg.named_type("int")
     f = dbg.function("f", line=1, type=int_t)
@@ -211,43 +209,34 @@ def _fallback_module(strings: str) -> DebugInfoBuilder:
 @pytest.mark.parametrize(
     "strings,labels", [("inline", False), ("inline", True), ("strp", False), ("strp", True)]
 )
-def test_a_fallback_leaves_nothing_behind(strings: str, labels: bool) -> None:
+def test_unusual_values_encode_as_their_attributes_do(strings: str, labels: bool) -> None:
     """A built DIE encodes the same whether or not its attributes were read: the
-    compiled writer's partial work (string pool, labels, relocations) is undone."""
+    string pool, labels and relocations the same."""
     options = EncodeOptions(strings=strings, string_labels=labels)
-    info = _fallback_module(strings).finish()
+    info = _odd_values_module(strings).finish()
     fast = ptxdwarf.dwarf.encode.encode(info, options)
-    assert fast.fallbacks == 2
     _materialize(info)
     general = ptxdwarf.dwarf.encode.encode(info, options)
-    assert general.fallbacks == 0
     assert _sections(fast.images) == _sections(general.images)
     if strings == "strp" and labels:
         names = [n for n in fast.images[".debug_str"].labels]
         assert names == [f"$L__str{i}" for i in range(len(names))]
 
 
-def test_a_fallback_takes_back_its_abbreviation_code() -> None:
-    """A shape met first by a DIE its writer gives back, whose values then choose other
-    forms: the code given to the shape is taken back, not left unused in the table."""
+def test_a_value_of_another_kind_than_its_spec_says_is_written_in_the_specs_form() -> None:
+    """The encoder takes a built DIE's specs at their word (the builder makes each spec from its
+    value): bytes where the spec says a small number do not fit the number's form."""
     kind_data1 = int(FORM.data1) | AUTO_FORM
     odd = BuiltDIE(
         TAG.variable,
         shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))),
         ("x", b"\1\2"),
     )
-    same = BuiltDIE(
-        TAG.variable, shape_of(((int(AT.name), AUTO_STRING), (int(AT.const_value), kind_data1))), ("y", 3)
-    )
     root = BuiltDIE(TAG.compile_unit)
-    for die in (odd, same):
-        root.add_child(die)
+    root.add_child(odd)
     info = ptxdwarf.DebugInfo(units=[ptxdwarf.Unit(die=root)])
-    fast = ptxdwarf.dwarf.encode.encode(info)
-    assert fast.fallbacks == 1
-    _materialize(info)
-    assert _sections(fast.images) == _sections(ptxdwarf.dwarf.encode.encode(info).images)
-    decoded = ptxdwarf.dwarf.decode_sections(fast.images)
-    assert [d.abbrev_code for d in decoded.iter_dies()] == [1, 2, 3]
-    assert decoded.units[0].die is not None
-    assert [a.form for a in decoded.units[0].die.children[0].attributes] == [FORM.string, FORM.block1]
+    with pytest.raises(
+        EncodeError,
+        match=r"DW_AT_const_value: value b'\\x01\\x02' does not fit DW_FORM_data1.*DW_TAG_variable",
+    ):
+        ptxdwarf.dwarf.encode.encode(info)

@@ -44,8 +44,8 @@ class BuiltDIE(DIE):
 
     It keeps its attributes as two tuples: ``specs``, the ``(name, form)`` pairs
     (shared by every DIE of that shape, see :func:`shape_of`; a form left to the
-    encoder is held as the value's kind, see :func:`~.forms.value_kind`), and ``values``. This
-    is the shape the encoder writes from. :attr:`attributes` turns them into
+    encoder is held as the value's kind, see :func:`~.forms.value_kind`), and ``values``, each
+    of its spec's kind. This is the shape the encoder writes from, taking the kinds at their word. :attr:`attributes` turns them into
     :class:`Attribute` objects on first use, after which the DIE is an ordinary one.
     (Builder-made modules hold hundreds of thousands of DIEs; an object per attribute
     made them several times slower to build and encode.)

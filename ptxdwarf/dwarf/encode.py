@@ -21,10 +21,11 @@ from typing import Any
 
 from construct import ConstructError
 
+from .._native import kernel, twin
 from ..errors import EncodeError
 from .built import BuiltDIE
 from .constants import FORM, at_name, form_name
-from .forms import form_table, uleb_bytes, value_kind
+from .forms import fixed_formats, form_table, uleb_bytes, value_kind
 from .image import Reloc, SectionImage, Symbol, gc_paused
 from .model import (
     DIE,
@@ -43,29 +44,20 @@ from .model import (
 from .schemas import (
     ABBREV_TABLE,
     MACINFO,
+    Block,
     DwarfSchemas,
     build_aranges_set,
     build_location_list,
     build_name_set,
     schemas_for,
 )
-from .shapes import (
-    ExpressionCache,
-    GeneralWriter,
-    ShapeWriter,
-    UnexpectedValue,
-    block_of,
-    compile_shape,
-    general_writers,
-)
+from .writers import ExpressionCache, Writer, WriterHelpers, block_of, value_writers
 
 __all__ = ["EncodeOptions", "Encoded", "choose_form", "encode", "encode_sections"]
 
 _ABBREV_TABLE = ABBREV_TABLE.compile()
 
 _AbbrevKey = tuple[int, bool, tuple[tuple[int, int], ...]]
-
-_UNCOMPILED: Any = object()  # a shape the encoder has not compiled a writer for yet
 
 
 @dataclass(frozen=True)
@@ -98,9 +90,6 @@ class Encoded:
     """``id(die)`` to the DIE's offset in the new ``.debug_info``."""
     unit_offsets: dict[int, tuple[int, int]] = field(default_factory=dict)
     """``id(unit)`` to (offset, total length) in the new ``.debug_info``."""
-    fallbacks: int = 0
-    """Built DIEs the writers compiled per shape gave back to the general path (a value
-    they do not expect); what they had written was taken back."""
 
 
 def choose_form(attr: Attribute, version: int, options: EncodeOptions) -> int:
@@ -249,14 +238,16 @@ class _InfoEncoder:
         self.dangling: list[tuple[int, int, int, int, int]] = []
         self.old_index: dict[int, DIE] = {}
         self.loc_offsets: dict[int, int] = {}  # id(LocationList) -> offset in the new .debug_loc
-        self.fallbacks = 0
-        # Per unit encoding: the form of each value kind, encoded expressions, the general writers
+        # Per unit encoding: the form of each value kind, sizes of the fixed-size forms,
+        # encoded expressions, the writer of each form, whether codes were read with a table
         self.forms: dict[int, int] = {}
+        self.sizes: dict[int, int] = {}
         self.expressions = ExpressionCache(8)
-        self.writers: dict[int, GeneralWriter] = {}
-        # Built DIEs: (tag, children, id(specs)) -> _Shape, or None for a shape no writer
-        # handles, per unit encoding
-        self.shapes: dict[tuple[int, bool, int], _Shape | None] = {}
+        self.writers: dict[int, Writer] = {}
+        self.decoded_abbrevs = False
+        self.unit_start = 0
+        # Built DIEs: (tag, children, id(specs)) -> _Shape, per unit encoding
+        self.shapes: dict[tuple[int, bool, int], _Shape] = {}
         self.shape_refs: list[Any] = []  # the specs whose ids are keys of shapes, kept alive
         if info.source != "built" and any(d.offset >= 0 for u in info.units[:1] for d in u.iter_dies()):
             self.old_index = {d.offset: d for d in info.iter_dies() if d.offset >= 0}
@@ -328,7 +319,7 @@ class _InfoEncoder:
                 return None
         return decls
 
-    def encode_unit(self, unit: Unit) -> None:  # noqa: C901 - one loop over a unit's DIEs, run per DIE: kept inline for speed
+    def encode_unit(self, unit: Unit) -> None:
         out = self.out
         start = len(out)
         if unit.offset >= 0:
@@ -353,98 +344,78 @@ class _InfoEncoder:
                 self.fields[abbrev_at] = 4
         else:
             self.derived_at.append(abbrev_at)
-        self.begin_encoding(unit)
-        # Pre-order walk without recursion; a null entry closes each child list.
-        stack: list[tuple[DIE, int]] = []
-        die: DIE | None = unit.die
-        shapes = self.shapes
-        pool = self.pool
-        offsets, breaks, fixups, relocs = self.offsets, self.breaks, self.fixups, self.relocs
-        fields = self.fields
-        while True:
-            if die is not None:
-                specs = die.specs if type(die) is BuiltDIE else None
-                shape = None
-                if specs is not None and kept is None and die.abbrev_code is None:
-                    # A built DIE: through the writer compiled for its shape (see ptxdwarf.dwarf.shapes).
-                    # Shapes are shared tuples (built.shape_of), so their identity is a cheap key.
-                    key = (die.tag, die.has_children or bool(die.children), id(specs))
-                    shape = shapes.get(key, _UNCOMPILED)
-                    if shape is _UNCOMPILED:
-                        shape = shapes[key] = self.compile_shape(key[0], key[1], specs, unit)
-                        self.shape_refs.append(specs)
-                if shape is not None:
-                    # Transactional: a value the writer does not expect leaves no trace.
-                    pos = len(out)
-                    offsets[id(die)] = pos
-                    breaks.append(pos)
-                    mark = pool.mark() if shape.uses_pool else None
-                    code = shape.code
-                    if code is None:
-                        code = shape.code = uleb_bytes(self.derived.code(shape.key, None))
-                        new_code = True
-                    else:
-                        new_code = False
-                    out += code
-                    try:
-                        shape.writer(die.values, out, fields, fixups, relocs, start, offsets)  # type: ignore[attr-defined]
-                    except UnexpectedValue:
-                        self.rollback(pos, mark)
-                        if new_code:
-                            self.derived.forget(shape.key)
-                            shape.code = None
-                        self.fallbacks += 1
-                        self.write_die(die, unit, start, None)
-                else:
-                    self.write_die(die, unit, start, kept)
-                if die.children:
-                    stack.append((die, 0))
-                    die = die.children[0]
-                    continue
-                if die.has_children:
-                    out.append(0)
-                die = None
-            if not stack:
-                break
-            parent, index = stack.pop()
-            index += 1
-            if index < len(parent.children):
-                stack.append((parent, index))
-                die = parent.children[index]
-            else:
-                out.append(0)
+        self.begin_encoding(unit, start)
+        write_dies(self, unit.die, kept)
         if unit.open_scopes:
             del out[len(out) - unit.open_scopes :]
         out += unit.tail
         struct.pack_into("<I", out, start, len(out) - start - 4)
         self.unit_offsets[id(unit)] = (start, len(out) - start)
 
-    def begin_encoding(self, unit: Unit) -> None:
-        """Set up the forms, writers and caches of ``unit``'s encoding."""
+    def begin_encoding(self, unit: Unit, unit_start: int) -> None:
+        """Set up the forms, writers and caches of the encoding of ``unit``, at ``unit_start``."""
         options = self.options
+        self.unit_start = unit_start
+        self.decoded_abbrevs = unit.abbrevs is not None
         self.forms = form_table(unit.version, options.strings, options.dwarf4_forms)
         self.shapes = {}
         self.expressions = ExpressionCache(unit.address_size)
-        self.writers = general_writers(unit.version, unit.address_size, **self.helpers())
-
-    def helpers(self) -> dict[str, Any]:
-        """What the compiled writers use of this encoder (see ptxdwarf.dwarf.shapes)."""
-        return {
-            "_strp": self.pool.symbol,
-            "_lookup": self.pool.table.lookup,
-            "_loc": self.location_value,
-            "_block": self.expressions.get,
-            "_by_id": self.expressions.by_id,
-            "_target": self.target_of,
-            "_dangling": self.dangling_ref,
-            "_choose": self.form_of,
+        self.sizes = {
+            int(form): struct.calcsize("<" + fmt)
+            for form, fmt in fixed_formats(unit.version, unit.address_size).items()
         }
+        helpers = WriterHelpers(
+            strp=self.pool.symbol,
+            lookup=self.pool.table.lookup,
+            location=self.location_value,
+            block=self.expressions.get,
+            expressions=self.expressions.by_id,
+            target=self.target_of,
+            dangling=self.dangling_ref,
+            choose=self.form_of,
+        )
+        self.writers = value_writers(
+            unit.version,
+            unit.address_size,
+            unit_start,
+            self.out,
+            self.fields,
+            self.fixups,
+            self.relocs,
+            self.offsets,
+            helpers,
+        )
 
     def form_of(self, attr: Attribute) -> int:
         """The form of an attribute whose form is left open, in the current encoding."""
         return _form_in(self.forms, attr)
 
-    def write_die(self, die: DIE, unit: Unit, unit_start: int, kept: dict[int, AbbrevDecl] | None) -> None:
+    def shape(self, tag: int, has_children: bool, specs: tuple[tuple[int, int], ...]) -> _Shape:
+        """The shape of built DIEs with these ``specs``, in the current encoding."""
+        key = (tag, has_children, id(specs))
+        shape = self.shapes.get(key)
+        if shape is None:
+            shape = self.shapes[key] = _Shape(tag, has_children, specs, self.forms, self.writers)
+            self.shape_refs.append(specs)
+        return shape
+
+    def shape_code(self, shape: _Shape) -> bytes:
+        """The abbreviation code of a built shape, given on first use."""
+        code = shape.code
+        if code is None:
+            code = shape.code = uleb_bytes(self.derived.code(shape.key, None))
+        return code
+
+    def native_shape(
+        self, tag: int, has_children: bool, specs: tuple[tuple[int, int], ...]
+    ) -> tuple[_Shape, tuple[tuple[int, int, Attribute], ...]]:
+        """What the native writer needs of a built shape: the shape (for :meth:`shape_code`),
+        and per attribute its form, fixed size (0: none) and constant attribute."""
+        shape = self.shape(tag, has_children, specs)
+        sizes = self.sizes
+        return shape, tuple((f, sizes.get(f, 0), a) for f, a in zip(shape.forms, shape.attrs, strict=True))
+
+    def write_die(self, die: DIE, kept: dict[int, AbbrevDecl] | None) -> None:
         """Write ``die`` (not its children) from its :class:`Attribute` objects."""
         out = self.out
         pos = len(out)
@@ -461,75 +432,37 @@ class _InfoEncoder:
             has_children = die.has_children or bool(die.children)
             key = (die.tag, has_children, tuple([(a.name, f) for a, f in zip(attrs, forms, strict=False)]))
             # Codes read with a table that no longer fits are not wishes; a built DIE's are.
-            code = self.derived.code(key, die.abbrev_code if unit.abbrevs is None else None)
+            code = self.derived.code(key, die.abbrev_code if not self.decoded_abbrevs else None)
         if code < 0x80:
             out.append(code)
         else:
             out += uleb_bytes(code)
-        writers, fields, fixups, relocs, offsets = (
-            self.writers,
-            self.fields,
-            self.fixups,
-            self.relocs,
-            self.offsets,
-        )
-        for attr, form in zip(attrs, forms, strict=False):
-            try:
-                writer = writers.get(form)
-                if writer is None:
+        writers = self.writers
+        attr, form = None, 0
+        try:
+            for attr, form in zip(attrs, forms, strict=True):
+                write = writers.get(form)
+                if write is None:
                     raise EncodeError(f"{at_name(attr.name)}: cannot encode {form_name(form)}")
-                try:
-                    writer(attr.value, attr, out, fields, fixups, relocs, unit_start, offsets)
-                except (struct.error, ValueError, TypeError, OverflowError) as exc:
-                    raise EncodeError(
-                        f"{at_name(attr.name)}: value {attr.value!r} does not fit {form_name(form)} ({exc})"
-                    ) from None
-            except EncodeError as exc:
-                raise EncodeError(f"{exc.message} (in {die.describe()})") from None
+                write(attr.value, attr)
+        except (struct.error, ValueError, TypeError, OverflowError, EncodeError) as exc:
+            assert attr is not None
+            raise _value_error(die, attr, form, attr.value, exc) from None
 
-    def rollback(self, pos: int, mark: tuple[int, int, int, bool] | None) -> None:
-        """Take back what a shape writer wrote of the DIE at ``pos``, and the strings it added."""
-        del self.out[pos:]
-        self.breaks.pop()
-        fields, fixups, relocs = self.fields, self.fixups, self.relocs
-        while fields and next(reversed(fields)) >= pos:
-            fields.popitem()
-        while fixups and fixups[-1][0] >= pos:
-            fixups.pop()
-        while relocs and relocs[-1].offset >= pos:
-            relocs.pop()
-        if mark is not None:
-            self.pool.rollback(mark)
-
-    def compile_shape(
-        self, tag: int, has_children: bool, specs: tuple[tuple[int, int], ...], unit: Unit
-    ) -> _Shape | None:
-        """The writer of a built shape, or None when no writer handles it."""
-        forms = self.forms
-        settled = [forms.get(k, k) for _, k in specs]
-        writer = compile_shape(
-            specs, settled, address_size=unit.address_size, version=unit.version, **self.helpers()
-        )
-        if writer is None:
-            return None
-        key = (tag, has_children, tuple((n, f) for (n, _), f in zip(specs, settled, strict=False)))
-        return _Shape(key, writer, _STRP in settled)
-
-    def location_value(self, value: Any, at: int, size: int, out: bytearray, relocs: list[Reloc]) -> None:
-        """A reference to a location list, ``size`` bytes at ``at``."""
-        if not isinstance(value, LocationList):
-            raise TypeError(f"not a location list: {value!r}")
+    def location_value(self, value: LocationList, at: int, size: int) -> None:
+        """Write a reference to a location list, ``size`` bytes at ``at``."""
+        out = self.out
         offset = self.loc_offsets.get(id(value), value.offset)
         if self.options.strings == "strp":
             # A number needs no relocation: ptxas keeps .debug_loc as it is. (A ".debug_loc"
             # symbol beside strp values is fine too: case bitfield-member-order.location-first.)
             out += offset.to_bytes(size, "little")
             return
-        relocs.append(Reloc(at, size, Symbol(".debug_loc", offset)))
+        self.relocs.append(Reloc(at, size, Symbol(".debug_loc", offset)))
         out += bytes(size)
 
-    def target_of(self, attr: Attribute) -> DIE | None:
-        value = attr.value
+    def target_of(self, value: Any, attr: Attribute) -> DIE | None:
+        """The DIE a reference ``attr`` of ``value`` points to, or None."""
         if isinstance(value, DIE):
             return value
         if isinstance(attr.target, DIE):
@@ -539,19 +472,103 @@ class _InfoEncoder:
         return None
 
 
+@twin("encode")
+def write_dies(enc: _InfoEncoder, root: DIE, kept: dict[int, AbbrevDecl] | None) -> bool:
+    """Append the DIE tree at ``root`` to ``enc``'s ``.debug_info``, in the encoding of its
+    unit, whose kept abbreviation table is ``kept`` (None: codes derived). True."""
+    # Pre-order walk without recursion; a null entry closes each child list.
+    stack: list[tuple[DIE, int]] = []
+    die: DIE | None = root
+    out, offsets, breaks, shapes = enc.out, enc.offsets, enc.breaks, enc.shapes
+    while True:
+        if die is not None:
+            specs, values = (die.specs, die.values) if type(die) is BuiltDIE else (None, ())
+            if specs is None or kept is not None or die.abbrev_code is not None or len(values) != len(specs):
+                enc.write_die(die, kept)
+            else:  # a built DIE: written by its shape (forms, code, writers) from its values
+                has_children = die.has_children or bool(die.children)
+                shape = shapes.get((die.tag, has_children, id(specs))) or enc.shape(
+                    die.tag, has_children, specs
+                )
+                pos = len(out)
+                offsets[id(die)] = pos
+                breaks.append(pos)
+                out += shape.code or enc.shape_code(shape)
+                attr, value = None, None
+                try:
+                    for write, attr, value in zip(shape.writers, shape.attrs, values, strict=True):
+                        write(value, attr)
+                except (struct.error, ValueError, TypeError, OverflowError, EncodeError) as exc:
+                    assert attr is not None and attr.form is not None
+                    raise _value_error(die, attr, attr.form, value, exc) from None
+            if die.children:
+                stack.append((die, 0))
+                die = die.children[0]
+                continue
+            if die.has_children:
+                out.append(0)
+            die = None
+        if not stack:
+            return True
+        parent, index = stack.pop()
+        index += 1
+        if index < len(parent.children):
+            stack.append((parent, index))
+            die = parent.children[index]
+        else:
+            out.append(0)
+
+
+def _cannot_encode(_value: Any, attr: Attribute) -> None:
+    """The writer of a built attribute whose form the encoder does not write."""
+    raise EncodeError(f"{at_name(attr.name)}: cannot encode {form_name(attr.form or 0)}")
+
+
+def _value_error(die: DIE, attr: Attribute, form: int, value: Any, exc: Exception) -> EncodeError:
+    """The error of a value of ``die`` that a writer of ``form`` did not take."""
+    if isinstance(exc, EncodeError):
+        return EncodeError(f"{exc.message} (in {die.describe()})")
+    return EncodeError(
+        f"{at_name(attr.name)}: value {value!r} does not fit {form_name(form)} ({exc}) (in {die.describe()})"
+    )
+
+
+_native = kernel("encode")
+if _native is not None:
+    _native.bind(
+        BuiltDIE,
+        DIE,
+        Symbol,
+        Reloc,
+        LocationList,
+        Block,
+    )
+
+
 class _Shape:
-    """A built DIE shape's writer, its abbreviation key, and its code once one is given."""
+    """Built DIEs of one tag, children flag and specs, in one encoding: their forms,
+    abbreviation key (and code once given), writers and constant attributes."""
 
-    __slots__ = ("code", "key", "uses_pool", "writer")
+    __slots__ = ("attrs", "code", "forms", "key", "writers")
 
-    def __init__(self, key: _AbbrevKey, writer: ShapeWriter, uses_pool: bool) -> None:
-        self.key = key
-        self.writer = writer
-        self.uses_pool = uses_pool
+    def __init__(
+        self,
+        tag: int,
+        has_children: bool,
+        specs: tuple[tuple[int, int], ...],
+        forms: dict[int, int],
+        writers: dict[int, Writer],
+    ) -> None:
+        settled = tuple(forms.get(k, k) for _, k in specs)
+        self.forms = settled
+        self.key: _AbbrevKey = (
+            tag,
+            has_children,
+            tuple((n, f) for (n, _), f in zip(specs, settled, strict=True)),
+        )
+        self.attrs = tuple(Attribute(n, f, None) for (n, _), f in zip(specs, settled, strict=True))
+        self.writers = tuple(writers.get(f, _cannot_encode) for f in settled)
         self.code: bytes | None = None
-
-
-_STRP = int(FORM.strp)
 
 
 def _build(schema: Any, obj: Any, section: str, what: str, base: int, relocs: list[Reloc]) -> bytes:
@@ -650,7 +667,7 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
         out.images[".debug_macinfo"] = _macinfo(info.macinfo, out)
     for name, raw in info.raw.items():
         out.images[name] = SectionImage(name, raw.data, list(raw.relocs), dict(raw.labels))
-    return Encoded(out.images, enc.offsets, enc.unit_offsets, enc.fallbacks)
+    return Encoded(out.images, enc.offsets, enc.unit_offsets)
 
 
 class _Output:

@@ -3,13 +3,13 @@
 The form policy: a value is first sorted into a *kind* (:func:`value_kind`),
 and :func:`form_table` maps each kind to its form in one encoding. That table is the
 one place a form is chosen for a value whose form is left open: ``choose_form``, the
-forms of built DIEs (whose specs hold the kind until the encoding is known) and the
-writers compiled per DIE shape all look it up.
+forms of built DIEs (whose specs hold the kind until the encoding is known, settled
+once per DIE shape by the encoder) look it up.
 
 The readers below are the decoder's codec on the hot path (plain Python, much faster
 than Construct). The Construct schemas of :mod:`ptxdwarf.dwarf.schemas` are the
 reference they are tested against, together with the encoder's writers
-(:mod:`ptxdwarf.dwarf.shapes`). Readers take ``(data, pos)`` and return
+(:mod:`ptxdwarf.dwarf.writers`). Readers take ``(data, pos)`` and return
 ``(value, next_pos)``; they raise :class:`IndexError` or :class:`struct.error` on
 truncated data, which the decoder turns into a :class:`~ptxdwarf.errors.DwarfError`
 naming the place.

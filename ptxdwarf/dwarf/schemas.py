@@ -6,7 +6,7 @@ parsed and built through these schemas (compiled where Construct can). The recor
 counted per DIE or per function have plain-Python twins on the hot path, and the
 schemas are the reference those are tested against: attribute values and unit
 headers (the decoder's readers in :mod:`ptxdwarf.dwarf.forms` and plan of fixed
-fields, the encoder's writers in :mod:`ptxdwarf.dwarf.shapes`; the tests encode and
+fields, the encoder's writers in :mod:`ptxdwarf.dwarf.writers`; the tests encode and
 decode through them and compare with :attr:`DwarfSchemas.form_values` and
 :attr:`DwarfSchemas.unit_header`), location lists (read and written plainly, read
 through the schema when the plain reader cannot), and the name, aranges and location
