@@ -15,10 +15,12 @@ from typing import Any
 
 from construct import ConstructError
 
+from .._native import kernel, twin
 from ..errors import DwarfError
 from .constants import AT, FORM, at_name, tag_name
 from .forms import (
     RELOCATABLE_FORMS,
+    fixed_formats,
     read_uleb,
     reader_for,
 )
@@ -39,7 +41,6 @@ from .model import (
     StringTable,
     Unit,
 )
-from .plans import AttributeReader, Plan
 from .schemas import ABBREV_TABLE, MACINFO, Block, end_of_list, schemas_for
 
 __all__ = ["decode_sections", "locations_like", "make_resolver"]
@@ -151,6 +152,95 @@ def _decode_strings(image: SectionImage) -> StringTable:
     return table
 
 
+# How the attributes of an abbreviation are read: steps of these kinds.
+_RUN = 0  # a run of fixed-size forms, read with one struct unpack: (_RUN, Struct, fields, size)
+_STRING = 1  # (_STRING, name, form, None)
+_BLOCK = 2  # (_BLOCK, name, form, reader of the block)
+_OTHER = 3  # a variable-size form read by its reader in forms.py: (_OTHER, name, form, reader)
+_INDIRECT = 4  # (_INDIRECT, name, form, None)
+
+# What the value of a fixed-size attribute needs once read (the flags of its field).
+_RELOC = 1  # may be a symbol
+_REF = 2  # an offset in the unit: target is unit + value
+_REF_ADDR = 4  # an offset in .debug_info: target is the value
+_STRP = 8  # an offset in .debug_str: target is the offset, value the string
+
+_BLOCK1 = FORM.block1
+_BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
+
+
+class _Plan:
+    """How the DIEs of one abbreviation are read: its tag, children flag and attribute steps
+    (consecutive fixed-size forms are one step, ``(name, form, offset in the run, flags)`` each)."""
+
+    __slots__ = ("children", "code", "steps", "tag")
+
+    def __init__(self, decl: AbbrevDecl, version: int, address_size: int) -> None:
+        """Raises KeyError with the form code of a form it does not know."""
+        self.code = decl.code
+        self.tag = decl.tag
+        self.children = decl.has_children
+        formats = fixed_formats(version, address_size)
+        steps: list[tuple[int, Any, Any, Any]] = []
+        run: list[tuple[int, int, int, int]] = []
+        run_format = "<"
+        for name, form in decl.specs:
+            fmt = formats.get(form)
+            if fmt is not None:
+                run.append((name, form, struct.calcsize(run_format), _field_flags(form)))
+                run_format += fmt
+                continue
+            if run:
+                steps.append(_run(run, run_format))
+                run, run_format = [], "<"
+            if form == FORM.string:
+                steps.append((_STRING, name, form, None))
+            elif form == FORM.indirect:
+                steps.append((_INDIRECT, name, form, None))
+            else:
+                reader = reader_for(form, version, address_size)
+                if reader is None:
+                    raise KeyError(form)
+                steps.append((_BLOCK if form in _BLOCK_FORMS else _OTHER, name, form, reader))
+        if run:
+            steps.append(_run(run, run_format))
+        self.steps = tuple(steps)
+
+
+def _run(fields: list[tuple[int, int, int, int]], run_format: str) -> tuple[int, Any, Any, Any]:
+    layout = struct.Struct(run_format)
+    return (_RUN, layout.unpack_from, tuple(fields), layout.size)
+
+
+def _field_flags(form: int) -> int:
+    flags = _RELOC if form in RELOCATABLE_FORMS else 0
+    if form in REFERENCE_FORMS:
+        flags |= _REF
+    elif form == FORM.ref_addr:
+        flags |= _REF_ADDR
+    elif form == FORM.strp:
+        flags |= _STRP
+    return flags
+
+
+_KERNEL = kernel("decode")
+if _KERNEL is not None:
+    _KERNEL.model(DIE, Attribute, Unit, Block, Reloc, Symbol)
+
+
+@twin("decode")
+def decode_units(
+    image: SectionImage,
+    tables: list[AbbrevTable],
+    strings: StringTable | None,
+    resolve: Callable[[Symbol], int],
+) -> list[Unit]:
+    """The units of ``.debug_info`` ``image``, with their DIE trees, read with the abbreviation
+    ``tables`` of ``.debug_abbrev``, the strings of ``.debug_str`` and ``resolve`` giving the
+    number of a symbol whose relocation is not applied."""
+    return _InfoDecoder(image, tables, strings, resolve).decode()
+
+
 class _InfoDecoder:
     def __init__(
         self,
@@ -163,16 +253,16 @@ class _InfoDecoder:
         self.tables = {t.offset: t for t in tables}
         self.strings = strings
         self.resolve = resolve
-        self.plans: dict[tuple[int, int, int], dict[int, Plan]] = {}
+        self.plans: dict[tuple[int, int, int], dict[int, _Plan]] = {}
 
-    def plans_for(self, table: AbbrevTable, version: int, address_size: int, at: int) -> dict[int, Plan]:
+    def plans_for(self, table: AbbrevTable, version: int, address_size: int, at: int) -> dict[int, _Plan]:
         key = (table.offset, version, address_size)
         plans = self.plans.get(key)
         if plans is None:
             plans = {}
             for decl in table.decls:
                 try:
-                    plans[decl.code] = Plan(decl, version, address_size)
+                    plans[decl.code] = _Plan(decl, version, address_size)
                 except KeyError as exc:
                     raise _fail(
                         self.image,
@@ -230,7 +320,7 @@ class _InfoDecoder:
         self.decode_dies(unit, plans, start + 11, end)
         return unit
 
-    def decode_dies(self, unit: Unit, plans: dict[int, Plan], pos: int, end: int) -> None:  # noqa: C901 - one loop over a unit's DIEs, run per DIE: kept inline for speed
+    def decode_dies(self, unit: Unit, plans: dict[int, _Plan], pos: int, end: int) -> None:  # noqa: C901 - one loop over a unit's DIEs and their attributes, run per attribute: kept inline for speed
         image = self.image
         data = image.data
         rmap = image.reloc_map if image.relocs else None
@@ -242,13 +332,11 @@ class _InfoDecoder:
         root: DIE | None = None
         die_start = pos
         new_die = DIE.__new__
-        reloc_offsets = [r.offset for r in image.relocs]
+        new_attr = Attribute.__new__
+        new_block = bytes.__new__
+        relocs = image.relocs
+        reloc_offsets = image.reloc_offsets if rmap is not None else []
         string_at = self.string_at
-
-        def indirect(name: int, data: bytes, pos: int, attrs: list[Attribute]) -> int:
-            return self.read_indirect(unit, name, data, pos, attrs)
-
-        readers: dict[int, AttributeReader] = {}
         try:
             while pos < end:
                 die_start = pos
@@ -293,12 +381,87 @@ class _InfoDecoder:
                 die.children = []
                 attrs: list[Attribute] = []
                 die.attributes = attrs
-                reader = readers.get(code)
-                if reader is None:
-                    reader = readers[code] = plan.bind(
-                        unit_offset, rmap, applied, resolve, string_at, reloc_offsets, image.relocs, indirect
-                    )
-                pos = reader(data, pos, end, attrs)
+                append = attrs.append
+                for kind, one, two, three in plan.steps:
+                    if kind == _RUN:
+                        for (name, form, rel, flags), value in zip(two, one(data, pos), strict=True):
+                            a = new_attr(Attribute)
+                            a.name = name
+                            a.form = form
+                            a.relocs = ()
+                            a.target = None
+                            a.offset = pos + rel
+                            if flags:
+                                if flags & _RELOC and rmap is not None:
+                                    r = rmap.get(pos + rel)
+                                    if r is not None:
+                                        # the width the text gave (a .b32 label in an 8-byte field stays 4)
+                                        a.relocs = (Reloc(0, r.size, r.symbol),)
+                                        if not applied:
+                                            value = resolve(r.symbol)
+                                if flags & _REF:
+                                    a.target = unit_offset + value
+                                elif flags & _REF_ADDR:
+                                    a.target = value
+                                elif flags & _STRP:
+                                    a.target = value
+                                    value = string_at(value, pos + rel)
+                            a.value = value
+                            append(a)
+                        pos += three
+                    elif kind == _STRING:
+                        stop = data.index(b"\0", pos, end)
+                        a = new_attr(Attribute)
+                        a.name = one
+                        a.form = two
+                        a.value = data[pos:stop].decode("utf-8", "surrogateescape")
+                        a.relocs = ()
+                        a.target = None
+                        a.offset = pos
+                        append(a)
+                        pos = stop + 1
+                    elif kind == _BLOCK:
+                        if two == _BLOCK1:
+                            first = pos + 1
+                            newpos = first + data[pos]
+                            if newpos > len(data):
+                                raise IndexError
+                            raw = data[first:newpos]
+                        else:
+                            raw, newpos = three(data, pos)
+                            first = newpos - len(raw)
+                        inner: tuple[Reloc, ...] = ()
+                        if rmap is not None:
+                            lo = bisect.bisect_left(reloc_offsets, first)
+                            if lo < len(reloc_offsets) and reloc_offsets[lo] < newpos:
+                                hi = bisect.bisect_left(reloc_offsets, newpos, lo)
+                                inner = tuple([r.moved(-first) for r in relocs[lo:hi]])
+                        block = new_block(Block, raw)
+                        block.relocs = inner
+                        a = new_attr(Attribute)
+                        a.name = one
+                        a.form = two
+                        a.value = block
+                        a.relocs = inner
+                        a.target = None
+                        a.offset = pos
+                        append(a)
+                        pos = newpos
+                    elif kind == _OTHER:
+                        value, newpos = three(data, pos)
+                        a = new_attr(Attribute)
+                        a.name = one
+                        a.form = form = two
+                        a.value = value
+                        a.relocs = ()
+                        a.target = unit_offset + value if form == FORM.ref_udata else None
+                        a.offset = pos
+                        append(a)
+                        pos = newpos
+                    else:
+                        pos = self.read_indirect(unit, one, data, pos, attrs)
+                    if pos > end:
+                        raise IndexError
                 die.size = pos - die_start
                 if parent is None:
                     root = die
@@ -652,7 +815,7 @@ def _decode_sections(
         if abbrev is None and image.data:
             at = 6 if len(image.data) >= 10 else 0
             raise _fail(image, at, "the module has .debug_info but no .debug_abbrev section")
-        info.units = _InfoDecoder(image, tables, info.strings, resolve).decode()
+        info.units = decode_units(image, tables, info.strings, resolve)
     asize = _address_size(info.units, address_size)
     version = _version(info.units)
     # The other sections are decoded on first use (pyelftools does the same with

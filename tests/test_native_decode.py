@@ -1,0 +1,206 @@
+"""The native DIE decoder against its reference, ``dwarf.decode.decode_units``: the same units,
+DIE for DIE and attribute for attribute, or the reference's error where the kernel declines."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_roundtrip_property import trees
+from twins import native_of, same
+
+import ptxdwarf
+import ptxdwarf.dwarf
+from ptxdwarf._native import Twin
+from ptxdwarf.dwarf import FORM, decode
+from ptxdwarf.dwarf.image import SectionImage
+from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo, Unit
+from ptxdwarf.errors import PtxDwarfError
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _value(value: Any) -> Any:
+    """A value with its type, and a block's relocations (an int and a bool, or bytes and a Block,
+    are equal in Python but not in the model)."""
+    if isinstance(value, Attribute):
+        return ("attribute", _attribute(value))
+    return (type(value).__name__, value, getattr(value, "relocs", None))
+
+
+def _attribute(a: Attribute) -> tuple[Any, ...]:
+    relocs = tuple((r.offset, r.size, r.symbol.name, r.symbol.addend, r.symbol.value) for r in a.relocs)
+    return (a.name, a.form, _value(a.value), relocs, _value(a.target), a.offset)
+
+
+def _die(d: DIE) -> tuple[Any, ...]:
+    parent = d.parent.offset if d.parent is not None else None
+    return (
+        d.offset,
+        d.size,
+        d.tag,
+        d.abbrev_code,
+        d.has_children,
+        parent,
+        [c.offset for c in d.children],
+        [_attribute(a) for a in d.attributes],
+    )
+
+
+def _symbol(value: Any) -> Any:
+    return (value.name, value.addend, value.value) if isinstance(value, ptxdwarf.dwarf.Symbol) else value
+
+
+def shape(units: list[Unit] | None) -> Any:
+    """Units as plain values: headers, then every DIE depth first with its place in the tree."""
+    if units is None:
+        return None
+    out = []
+    for u in units:
+        dies = [_die(d) for d in u.iter_dies()]
+        table = u.abbrevs.offset if u.abbrevs is not None else None
+        head = (u.version, u.address_size, _symbol(u.abbrev_offset), u.offset, u.length, table, u.tail)
+        out.append((head, u.open_scopes, dies))
+    return out
+
+
+def _shaped(function: Callable[..., list[Unit] | None]) -> Callable[..., Any]:
+    return lambda *args: shape(function(*args))
+
+
+DECODE_UNITS = decode.decode_units
+
+
+def shaped_twin() -> Twin[Any, Any]:
+    """decode_units with both sides giving :func:`shape` s, for :func:`twins.same`."""
+    return Twin(_shaped(DECODE_UNITS.reference), _shaped(native_of(DECODE_UNITS)))
+
+
+def inputs(images: dict[str, SectionImage]) -> tuple[Any, ...]:
+    """decode_units' arguments for the sections ``images``."""
+    abbrev = images.get(".debug_abbrev")
+    tables = decode._decode_abbrev(abbrev) if abbrev is not None else []
+    strings = decode._decode_strings(images[".debug_str"]) if ".debug_str" in images else None
+    return (images[".debug_info"], tables, strings, decode.make_resolver(images))
+
+
+def _uses_indirect(args: tuple[Any, ...]) -> bool:
+    return any(form == FORM.indirect for t in args[1] for d in t.decls for _, form in d.specs)
+
+
+def check(args: tuple[Any, ...], strict: bool = True) -> None:
+    """Both sides on ``args``; the kernel declines DW_FORM_indirect, which the reference reads.
+    ``strict`` False: the kernel may also decline what it calls unusual (a value past 64 bits)."""
+    pair = shaped_twin()
+    if strict and not _uses_indirect(args):
+        same(pair, *args)
+        return
+    try:
+        expected = pair.reference(*args)
+    except PtxDwarfError:
+        assert pair.native is not None and pair.native(*args) is None, (
+            "the kernel takes input the reference rejects"
+        )
+        return
+    assert pair.native is not None
+    got = pair.native(*args)
+    if got is None and (_uses_indirect(args) or not strict):
+        return
+    assert got == expected
+
+
+def _applied(image: SectionImage, resolve: Callable[[Any], int]) -> SectionImage:
+    """``image`` as a cubin holds it: each relocation's value written into the bytes."""
+    data = bytearray(image.data)
+    for r in image.relocs:
+        value = resolve(r.symbol) & ((1 << (8 * r.size)) - 1)
+        data[r.offset : r.offset + r.size] = value.to_bytes(r.size, "little")
+    return dataclasses.replace(image, data=bytes(data), relocs_applied=True)
+
+
+def _encoded(info: DebugInfo, string_labels: bool) -> dict[str, SectionImage]:
+    return ptxdwarf.dwarf.encode_sections(info, ptxdwarf.dwarf.EncodeOptions(string_labels=string_labels))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trees(), st.booleans(), st.booleans())
+def test_generated_units(info: DebugInfo, string_labels: bool, applied: bool) -> None:
+    images = _encoded(info, string_labels)
+    args = inputs(images)
+    if applied:
+        args = (_applied(args[0], args[3]), *args[1:])
+    check(args)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trees(), st.data())
+def test_mutated_and_truncated_units(info: DebugInfo, data: st.DataObject) -> None:
+    images = _encoded(info, data.draw(st.booleans()))
+    args = inputs(images)
+    raw = bytearray(args[0].data)
+    for _ in range(data.draw(st.integers(1, 4))):
+        what = data.draw(st.sampled_from(["flip", "cut", "insert", "delete"]))
+        at = data.draw(st.integers(0, max(len(raw) - 1, 0)))
+        if what == "flip" and raw:
+            raw[at] = data.draw(st.integers(0, 255))
+        elif what == "cut":
+            del raw[at:]
+        elif what == "insert":
+            raw[at:at] = data.draw(st.binary(min_size=1, max_size=4))
+        elif raw:
+            del raw[at]
+    image = dataclasses.replace(args[0], data=bytes(raw), _reloc_map=None, _reloc_offsets=None)
+    check((image, *args[1:]), strict=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300), st.binary(max_size=60))
+def test_random_bytes(info: bytes, abbrev: bytes) -> None:
+    images = {
+        ".debug_info": SectionImage(".debug_info", info),
+        ".debug_abbrev": SectionImage(".debug_abbrev", abbrev),
+    }
+    try:
+        args = inputs(images)
+    except PtxDwarfError:
+        return
+    check(args, strict=False)
+
+
+def _fixtures() -> list[Path]:
+    suffixes = {".ptx", ".cubin", ".fatbin", ".o"}
+    return sorted(p for p in FIXTURES.rglob("*") if p.suffix in suffixes and p.is_file())
+
+
+@pytest.mark.slow
+def test_every_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every PTX, cubin, fatbin and host object under fixtures/: the units each decodes."""
+    native_of(DECODE_UNITS)
+    seen: list[int] = []
+
+    def both(*args: Any) -> list[Unit]:
+        check(args)
+        seen.append(1)
+        return DECODE_UNITS.reference(*args)
+
+    monkeypatch.setattr(decode, "decode_units", both)
+    for path in _fixtures():
+        try:
+            ptxdwarf.read_all(path)
+        except PtxDwarfError:
+            pass
+    assert len(seen) > 100
+
+
+def test_the_kernel_declines_an_unknown_form() -> None:
+    image = SectionImage(".debug_info", bytes([7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 8, 1, 0]))
+    abbrev = SectionImage(".debug_abbrev", bytes([1, 0x11, 0, 0x03, 0x7F, 0, 0, 0]))
+    args = inputs({".debug_info": image, ".debug_abbrev": abbrev})
+    assert native_of(decode.decode_units)(*args) is None
+    with pytest.raises(PtxDwarfError, match="unknown form 0x7f"):
+        decode.decode_units(*args)
