@@ -155,7 +155,7 @@ def _decode_strings(image: SectionImage) -> StringTable:
 # How the attributes of an abbreviation are read: steps of these kinds.
 _RUN = 0  # a run of fixed-size forms, read with one struct unpack: (_RUN, Struct, fields, size)
 _STRING = 1  # (_STRING, name, form, None)
-_BLOCK = 2  # (_BLOCK, name, form, reader of the block)
+_BLOCK = 2  # (_BLOCK, name, form, reader of the block; None for block1, whose length byte is read inline)
 _OTHER = 3  # a variable-size form read by its reader in forms.py: (_OTHER, name, form, reader)
 _INDIRECT = 4  # (_INDIRECT, name, form, None)
 
@@ -165,7 +165,7 @@ _REF = 2  # an offset in the unit: target is unit + value
 _REF_ADDR = 4  # an offset in .debug_info: target is the value
 _STRP = 8  # an offset in .debug_str: target is the offset, value the string
 
-_BLOCK1 = FORM.block1
+_REF_UDATA = int(FORM.ref_udata)
 _BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
 
 
@@ -201,7 +201,10 @@ class _Plan:
                 reader = reader_for(form, version, address_size)
                 if reader is None:
                     raise KeyError(form)
-                steps.append((_BLOCK if form in _BLOCK_FORMS else _OTHER, name, form, reader))
+                if form in _BLOCK_FORMS:
+                    steps.append((_BLOCK, name, form, None if form == FORM.block1 else reader))
+                else:
+                    steps.append((_OTHER, name, form, reader))
         if run:
             steps.append(_run(run, run_format))
         self.steps = tuple(steps)
@@ -336,6 +339,8 @@ class _InfoDecoder:
         new_block = bytes.__new__
         relocs = image.relocs
         reloc_offsets = image.reloc_offsets if rmap is not None else []
+        nrelocs = len(reloc_offsets)
+        bisect_left = bisect.bisect_left
         string_at = self.string_at
         try:
             while pos < end:
@@ -390,10 +395,10 @@ class _InfoDecoder:
                             a.form = form
                             a.relocs = ()
                             a.target = None
-                            a.offset = pos + rel
+                            a.offset = at = pos + rel
                             if flags:
                                 if flags & _RELOC and rmap is not None:
-                                    r = rmap.get(pos + rel)
+                                    r = rmap.get(at)
                                     if r is not None:
                                         # the width the text gave (a .b32 label in an 8-byte field stays 4)
                                         a.relocs = (Reloc(0, r.size, r.symbol),)
@@ -405,7 +410,7 @@ class _InfoDecoder:
                                     a.target = value
                                 elif flags & _STRP:
                                     a.target = value
-                                    value = string_at(value, pos + rel)
+                                    value = string_at(value, at)
                             a.value = value
                             append(a)
                         pos += three
@@ -421,7 +426,7 @@ class _InfoDecoder:
                         append(a)
                         pos = stop + 1
                     elif kind == _BLOCK:
-                        if two == _BLOCK1:
+                        if three is None:
                             first = pos + 1
                             newpos = first + data[pos]
                             if newpos > len(data):
@@ -432,9 +437,9 @@ class _InfoDecoder:
                             first = newpos - len(raw)
                         inner: tuple[Reloc, ...] = ()
                         if rmap is not None:
-                            lo = bisect.bisect_left(reloc_offsets, first)
-                            if lo < len(reloc_offsets) and reloc_offsets[lo] < newpos:
-                                hi = bisect.bisect_left(reloc_offsets, newpos, lo)
+                            lo = bisect_left(reloc_offsets, first)
+                            if lo < nrelocs and reloc_offsets[lo] < newpos:
+                                hi = bisect_left(reloc_offsets, newpos, lo)
                                 inner = tuple([r.moved(-first) for r in relocs[lo:hi]])
                         block = new_block(Block, raw)
                         block.relocs = inner
@@ -454,7 +459,7 @@ class _InfoDecoder:
                         a.form = form = two
                         a.value = value
                         a.relocs = ()
-                        a.target = unit_offset + value if form == FORM.ref_udata else None
+                        a.target = unit_offset + value if form == _REF_UDATA else None
                         a.offset = pos
                         append(a)
                         pos = newpos
