@@ -18,8 +18,8 @@ import ptxdwarf
 import ptxdwarf.dwarf
 from ptxdwarf._native import Twin
 from ptxdwarf.dwarf import FORM, decode
-from ptxdwarf.dwarf.image import SectionImage
-from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo, Unit
+from ptxdwarf.dwarf.image import Reloc, SectionImage, Symbol
+from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from ptxdwarf.errors import PtxDwarfError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -74,6 +74,7 @@ def _shaped(function: Callable[..., list[Unit] | None]) -> Callable[..., Any]:
 
 
 DECODE_UNITS = decode.decode_units
+READ_LOCATION_LISTS = decode.read_location_lists
 
 
 def shaped_twin() -> Twin[Any, Any]:
@@ -179,22 +180,107 @@ def _fixtures() -> list[Path]:
 
 @pytest.mark.slow
 def test_every_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every PTX, cubin, fatbin and host object under fixtures/: the units each decodes."""
+    """Every PTX, cubin, fatbin and host object under fixtures/: the units each decodes, and
+    its location lists."""
     native_of(DECODE_UNITS)
-    seen: list[int] = []
+    seen: list[str] = []
 
-    def both(*args: Any) -> list[Unit]:
+    def units(*args: Any) -> list[Unit]:
         check(args)
-        seen.append(1)
+        seen.append("units")
         return DECODE_UNITS.reference(*args)
 
-    monkeypatch.setattr(decode, "decode_units", both)
+    def lists(*args: Any) -> tuple[list[LocationList], int]:
+        same(shaped_lists(args[3]), *args)
+        seen.append("lists")
+        return READ_LOCATION_LISTS.reference(*args)
+
+    monkeypatch.setattr(decode, "decode_units", units)
+    monkeypatch.setattr(decode, "read_location_lists", lists)
     for path in _fixtures():
         try:
-            ptxdwarf.read_all(path)
+            for _, info in ptxdwarf.read_all(path):
+                info.locations  # noqa: B018 - decoded on first use
         except PtxDwarfError:
             pass
-    assert len(seen) > 100
+    assert seen.count("units") > 100 and seen.count("lists") > 20
+
+
+# --- .debug_loc -----------------------------------------------------------------------
+
+
+def list_shape(result: tuple[list[LocationList], int] | None, model: list[LocationList] | None) -> Any:
+    """Lists as plain values; an expression that is the model's own object says so."""
+    if result is None:
+        return None
+    owned = {id(e[2]) for loc in model or () for e in loc.entries if e[2] is not None}
+
+    def end(v: Any) -> Any:
+        return _symbol(v) if isinstance(v, ptxdwarf.dwarf.Symbol) else (type(v).__name__, v)
+
+    found, stop = result
+    return stop, [
+        (loc.offset, [(end(b), end(e), _value(x), id(x) in owned) for b, e, x in loc.entries])
+        for loc in found
+    ]
+
+
+def shaped_lists(model: list[LocationList] | None) -> Twin[Any, Any]:
+    """read_location_lists with both sides giving :func:`list_shape` s."""
+    native = native_of(READ_LOCATION_LISTS)
+    return Twin(
+        lambda *args: list_shape(READ_LOCATION_LISTS.reference(*args), model),
+        lambda *args: list_shape(native(*args), model),
+    )
+
+
+SYMBOL_NAMES = st.sampled_from(["$L__tmp1", "$L__tmp2", "func_begin0", "$L__dropped"])
+
+
+@st.composite
+def location_sections(draw: st.DrawFn) -> tuple[SectionImage, int]:
+    """Lists of random entries back to back, with relocations at some begins, ends and inside
+    expressions, as PTX (zeros) or a cubin (values applied) holds them; sometimes cut short."""
+    asize = draw(st.sampled_from([4, 8]))
+    applied = draw(st.booleans())
+    data = bytearray()
+    relocs: list[Reloc] = []
+    for _ in range(draw(st.integers(0, 4))):
+        for _ in range(draw(st.integers(0, 4))):
+            for _ in range(2):
+                value = draw(st.sampled_from([0, 1, 0x40, (1 << (8 * asize)) - 1]))
+                if draw(st.booleans()):
+                    symbol = Symbol(draw(SYMBOL_NAMES), draw(st.integers(0, 8)))
+                    symbol.value = draw(st.sampled_from([None, value, 0])) if applied else None
+                    relocs.append(Reloc(len(data), asize, symbol))
+                    value = value if applied else 0
+                data += value.to_bytes(asize, "little")
+            if int.from_bytes(data[-2 * asize : -asize], "little") == (1 << (8 * asize)) - 1 and draw(
+                st.booleans()
+            ):
+                continue
+            expr = draw(st.binary(max_size=12))
+            data += len(expr).to_bytes(2, "little")
+            if len(expr) >= 4 and draw(st.booleans()):
+                relocs.append(Reloc(len(data), 4, Symbol(draw(SYMBOL_NAMES))))
+            data += expr
+        data += bytes(2 * asize)
+    if draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    unresolved = frozenset(["$L__dropped"]) if draw(st.booleans()) else frozenset()
+    image = SectionImage(".debug_loc", bytes(data), relocs, relocs_applied=applied, unresolved=unresolved)
+    return image, asize
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(location_sections(), st.integers(0, 40))
+def test_location_lists(section: tuple[SectionImage, int], start: int) -> None:
+    image, asize = section
+    pos = min(start, len(image.data)) if start % 3 else 0
+    same(shaped_lists(None), image, asize, pos, None)
+    # Read again with the first reading as the model: its expressions are reused where the bytes are the same.
+    model, _ = READ_LOCATION_LISTS.reference(image, asize, pos, None)
+    same(shaped_lists(model), image, asize, pos, model)
 
 
 def test_the_kernel_declines_an_unknown_form() -> None:

@@ -15,7 +15,7 @@ enum { F_ADDR = 0x01, F_BLOCK2 = 0x03, F_BLOCK4 = 0x04, F_DATA2 = 0x05, F_DATA4 
 
 /* The model's classes, and where the slots of DIE and Attribute live in their objects. */
 static struct {
-    PyTypeObject *die, *attribute, *unit, *block, *reloc, *symbol;
+    PyTypeObject *die, *attribute, *unit, *block, *reloc, *symbol, *location_list;
     Py_ssize_t die_tag, die_offset, die_abbrev_code, die_has_children, die_parent, die_children,
         die_attributes, die_size;
     Py_ssize_t a_name, a_form, a_value, a_relocs, a_target, a_offset;
@@ -23,7 +23,7 @@ static struct {
 
 static PyObject *s_data, *s_relocs, *s_relocs_applied, *s_offset, *s_decls, *s_code, *s_tag,
     *s_has_children, *s_specs, *s_name, *s_addend, *s_tail, *s_open_scopes, *s_die, *s_offsets,
-    *s_strings, *s_size, *s_surrogateescape;
+    *s_strings, *s_size, *s_surrogateescape, *s_value, *s_unresolved, *s_entries;
 
 static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset) {
     PyObject *d = PyObject_GetAttrString((PyObject *)type, name);
@@ -37,9 +37,9 @@ static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
 }
 
 static PyObject *model(PyObject *self, PyObject *args) {
-    PyTypeObject *t[6];
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!", &PyType_Type, &t[0], &PyType_Type, &t[1], &PyType_Type, &t[2],
-                          &PyType_Type, &t[3], &PyType_Type, &t[4], &PyType_Type, &t[5]))
+    PyTypeObject *t[7];
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!", &PyType_Type, &t[0], &PyType_Type, &t[1], &PyType_Type, &t[2],
+                          &PyType_Type, &t[3], &PyType_Type, &t[4], &PyType_Type, &t[5], &PyType_Type, &t[6]))
         return NULL;
     if (!PyType_IsSubtype(t[3], &PyBytes_Type) || !PyType_IsSubtype(t[4], &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "Block must be bytes and Reloc a tuple");
@@ -54,8 +54,8 @@ static PyObject *model(PyObject *self, PyObject *args) {
         slot_offset(t[1], "relocs", &M.a_relocs) || slot_offset(t[1], "target", &M.a_target) ||
         slot_offset(t[1], "offset", &M.a_offset))
         return NULL;
-    PyTypeObject **keep[6] = {&M.die, &M.attribute, &M.unit, &M.block, &M.reloc, &M.symbol};
-    for (int i = 0; i < 6; i++) {
+    PyTypeObject **keep[7] = {&M.die, &M.attribute, &M.unit, &M.block, &M.reloc, &M.symbol, &M.location_list};
+    for (int i = 0; i < 7; i++) {
         Py_INCREF(t[i]);
         Py_XSETREF(*keep[i], t[i]);
     }
@@ -459,6 +459,36 @@ static PyObject *plus(Py_ssize_t base, uint64_t value) {
     return sum;
 }
 
+/* Completes a bytes (sub)object of n bytes made by tp_alloc and filled: its end mark, no hash yet. */
+static void block_ready(PyObject *block, Py_ssize_t n) {
+    PyBytes_AS_STRING(block)[n] = 0;
+#if PY_VERSION_HEX < 0x030E0000
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
+    ((PyBytesObject *)block)->ob_shash = -1;
+    _Pragma("GCC diagnostic pop")
+#endif
+}
+
+/* A Block of the n bytes at ``first`` with the relocations inside them (also in *relocs). */
+static PyObject *new_block(decoder *d, Py_ssize_t first, Py_ssize_t n, PyObject **relocs) {
+    PyObject *block = M.block->tp_alloc(M.block, n);
+    if (!block) return NULL;
+    memcpy(PyBytes_AS_STRING(block), d->data + first, (size_t)n);
+    block_ready(block, n);
+    if (d->nrelocs) {
+        *relocs = relocs_in(d, first, first + n);
+    } else {
+        Py_INCREF(empty_tuple);
+        *relocs = empty_tuple;
+    }
+    if (!*relocs || PyObject_SetAttr(block, s_relocs, *relocs) < 0) {
+        Py_CLEAR(*relocs);
+        Py_DECREF(block);
+        return NULL;
+    }
+    return block;
+}
+
 /* Reads one attribute at c into a new Attribute: 1, 0 (declined), -1 (error). */
 static int read_attribute(decoder *d, const spec *s, cursor *c, Py_ssize_t unit_offset, PyObject **out) {
     Py_ssize_t at = cursor_offset(c);
@@ -513,24 +543,9 @@ static int read_attribute(decoder *d, const spec *s, cursor *c, Py_ssize_t unit_
         uint64_t length = s->size ? cursor_fixed(c, s->size) : cursor_uleb(c, &over);
         if (c->bad || over || length > (uint64_t)(c->end - c->p)) return 0;
         Py_ssize_t first = cursor_offset(c), n = (Py_ssize_t)length;
-        value = M.block->tp_alloc(M.block, n);
-        if (!value) return -1;
-        memcpy(PyBytes_AS_STRING(value), c->p, (size_t)n);
-        PyBytes_AS_STRING(value)[n] = 0;
-#if PY_VERSION_HEX < 0x030E0000
-        _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
-        ((PyBytesObject *)value)->ob_shash = -1;
-        _Pragma("GCC diagnostic pop")
-#endif
         c->p += n;
-        if (d->nrelocs) {
-            relocs = relocs_in(d, first, first + n);
-            if (!relocs) goto error;
-        } else {
-            Py_INCREF(empty_tuple);
-            relocs = empty_tuple;
-        }
-        if (PyObject_SetAttr(value, s_relocs, relocs) < 0) goto error;
+        value = new_block(d, first, n, &relocs);
+        if (!value) return -1;
         break;
     }
     case K_UDATA: {
@@ -848,11 +863,198 @@ done:
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------ .debug_loc */
+
+/* A list's begin or end where a relocation is at it: its symbol, or a new one holding ``stored``
+ * where the symbol does not (see decode._symbol). */
+static PyObject *list_symbol(decoder *d, PyObject *sym, uint64_t stored) {
+    PyObject *value = PyObject_GetAttr(sym, s_value);
+    if (!value) return NULL;
+    PyObject *number = d->applied ? PyLong_FromUnsignedLongLong(stored) : NULL;
+    int same = d->applied ? (number ? PyObject_RichCompareBool(value, number, Py_EQ) : -1) : value == Py_None;
+    Py_DECREF(value);
+    if (same < 0) { Py_XDECREF(number); return NULL; }
+    if (same) {
+        Py_XDECREF(number);
+        Py_INCREF(sym);
+        return sym;
+    }
+    PyObject *name = PyObject_GetAttr(sym, s_name), *addend = name ? PyObject_GetAttr(sym, s_addend) : NULL;
+    PyObject *made = addend ? PyObject_CallFunctionObjArgs((PyObject *)M.symbol, name, addend,
+                                                           number ? number : Py_None, NULL)
+                            : NULL;
+    Py_XDECREF(name);
+    Py_XDECREF(addend);
+    Py_XDECREF(number);
+    return made;
+}
+
+/* Whether a begin or end reads 0: the number 0, or a symbol of ``unresolved`` whose value is 0. */
+static int reads_zero(PyObject *v, PyObject *unresolved) {
+    if (PyLong_CheckExact(v)) return PyObject_Not(v);
+    if (!Py_IS_TYPE(v, M.symbol)) return 0;
+    PyObject *value = PyObject_GetAttr(v, s_value);
+    if (!value) return -1;
+    PyObject *zero = PyLong_FromLong(0);
+    int z = zero ? PyObject_RichCompareBool(value, zero, Py_EQ) : -1;
+    Py_XDECREF(zero);
+    Py_DECREF(value);
+    if (z <= 0) return z;
+    PyObject *name = PyObject_GetAttr(v, s_name);
+    if (!name) return -1;
+    int in = PySequence_Contains(unresolved, name);
+    Py_DECREF(name);
+    return in;
+}
+
+/* The list at *pos onto ``lists``: 1, 0 (the section ends inside it), -1 (error). ``known``: the
+ * entries of the model's list, or NULL. */
+static int read_list(decoder *d, int address_size, Py_ssize_t *at, PyObject *known, PyObject *unresolved,
+                     PyObject *lists) {
+    Py_ssize_t pos = *at, start = pos, size = d->size, psize = 2 * address_size;
+    uint64_t max_addr = address_size == 8 ? ~(uint64_t)0 : 0xffffffffu;
+    PyObject *entries = PyList_New(0), *begin = NULL, *end = NULL, *expr = NULL;
+    int result = -1;
+    if (!entries) return -1;
+    while (1) {
+        if (psize > size - pos) { result = 0; goto done; }
+        cursor c = cursor_of(d->data, size, pos);
+        uint64_t b = cursor_fixed(&c, address_size), e = cursor_fixed(&c, address_size);
+        Py_ssize_t rb = d->nrelocs ? reloc_at(d, pos) : -1, re = d->nrelocs ? reloc_at(d, pos + address_size) : -1;
+        begin = rb >= 0 ? list_symbol(d, RELOC_ITEM(d, rb, 2), b) : PyLong_FromUnsignedLongLong(b);
+        end = begin ? (re >= 0 ? list_symbol(d, RELOC_ITEM(d, re, 2), e) : PyLong_FromUnsignedLongLong(e)) : NULL;
+        if (!end) goto done;
+        pos += psize;
+        if (rb < 0 && re < 0 && b == 0 && e == 0) break;
+        if (unresolved) {
+            int zero = reads_zero(begin, unresolved);
+            if (zero > 0) zero = reads_zero(end, unresolved);
+            if (zero < 0) goto done;
+            if (zero) break;
+        }
+        if (rb < 0 && b == max_addr) {
+            expr = Py_None;
+            Py_INCREF(expr);
+        } else {
+            if (2 > size - pos) { result = 0; goto done; }
+            Py_ssize_t length = d->data[pos] | d->data[pos + 1] << 8, first = pos + 2;
+            if (length > size - first) { result = 0; goto done; }
+            pos = first + length;
+            PyObject *inner = NULL;
+            if (d->nrelocs) {
+                inner = relocs_in(d, first, pos);
+                if (!inner) goto done;
+            }
+            Py_ssize_t index = PyList_GET_SIZE(entries);
+            if (known && (!inner || PyTuple_GET_SIZE(inner) == 0) && index < PyList_GET_SIZE(known)) {
+                PyObject *entry = PyList_GET_ITEM(known, index);
+                PyObject *old = PyTuple_Check(entry) && PyTuple_GET_SIZE(entry) == 3 ? PyTuple_GET_ITEM(entry, 2) : NULL;
+                if (old && PyBytes_Check(old) && PyBytes_GET_SIZE(old) == length &&
+                    memcmp(PyBytes_AS_STRING(old), d->data + first, (size_t)length) == 0) {
+                    PyObject *relocs = PyObject_GetAttr(old, s_relocs);
+                    int has = relocs ? PyObject_IsTrue(relocs) : -1;
+                    Py_XDECREF(relocs);
+                    if (has < 0) { Py_XDECREF(inner); goto done; }
+                    if (!has) {
+                        expr = old;
+                        Py_INCREF(expr);
+                    }
+                }
+            }
+            if (!expr) {
+                PyObject *relocs;
+                expr = M.block->tp_alloc(M.block, length);
+                if (expr) {
+                    memcpy(PyBytes_AS_STRING(expr), d->data + first, (size_t)length);
+                    block_ready(expr, length);
+                    relocs = inner ? inner : empty_tuple;
+                    if (PyObject_SetAttr(expr, s_relocs, relocs) < 0) Py_CLEAR(expr);
+                }
+            }
+            Py_XDECREF(inner);
+            if (!expr) goto done;
+        }
+        PyObject *entry = PyTuple_Pack(3, begin, end, expr);
+        Py_CLEAR(begin);
+        Py_CLEAR(end);
+        Py_CLEAR(expr);
+        if (!entry || PyList_Append(entries, entry) < 0) { Py_XDECREF(entry); goto done; }
+        Py_DECREF(entry);
+    }
+    PyObject *list = PyObject_CallFunction((PyObject *)M.location_list, "nO", start, entries);
+    if (!list || PyList_Append(lists, list) < 0) { Py_XDECREF(list); goto done; }
+    Py_DECREF(list);
+    *at = pos;
+    result = 1;
+done:
+    Py_XDECREF(begin);
+    Py_XDECREF(end);
+    Py_XDECREF(expr);
+    Py_DECREF(entries);
+    return result;
+}
+
+static PyObject *read_location_lists(PyObject *self, PyObject *args) {
+    PyObject *image, *model;
+    int address_size;
+    Py_ssize_t pos;
+    if (!PyArg_ParseTuple(args, "OinO:read_location_lists", &image, &address_size, &pos, &model)) return NULL;
+    if (!M.location_list || (address_size != 4 && address_size != 8) || pos < 0) Py_RETURN_NONE;
+    decoder d;
+    memset(&d, 0, sizeof d);
+    PyObject *lists = NULL, *applied = NULL, *unresolved = NULL, *known = NULL, *result = NULL;
+    PyObject *data = PyObject_GetAttr(image, s_data);
+    int r = -1;
+    if (!data) goto done;
+    if (!PyBytes_Check(data) || (model != Py_None && !PyList_Check(model))) { r = 0; goto done; }
+    d.data = (const uint8_t *)PyBytes_AS_STRING(data);
+    d.size = PyBytes_GET_SIZE(data);
+    applied = PyObject_GetAttr(image, s_relocs_applied);
+    if (!applied || (d.applied = PyObject_IsTrue(applied)) < 0) goto done;
+    unresolved = PyObject_GetAttr(image, s_unresolved);
+    if (!unresolved) goto done;
+    int any = PyObject_IsTrue(unresolved);
+    if (any < 0) goto done;
+    if ((r = decoder_relocs(&d, image)) <= 0) goto done;
+    r = -1;
+    if (model != Py_None && !(known = PySequence_Tuple(model))) goto done;
+    lists = PyList_New(0);
+    if (!lists) goto done;
+    while (pos < d.size) {
+        PyObject *entries = NULL;
+        Py_ssize_t index = PyList_GET_SIZE(lists);
+        if (known && index < PyTuple_GET_SIZE(known)) {
+            entries = PyObject_GetAttr(PyTuple_GET_ITEM(known, index), s_entries);
+            if (!entries) goto done;
+            if (!PyList_Check(entries)) { Py_DECREF(entries); r = 0; goto done; }
+        }
+        int got = read_list(&d, address_size, &pos, entries, any ? unresolved : NULL, lists);
+        Py_XDECREF(entries);
+        if (got < 0) goto done;
+        if (got == 0) break;
+    }
+    result = Py_BuildValue("(On)", lists, pos);
+    r = result ? 1 : -1;
+done:
+    decoder_free(&d);
+    Py_XDECREF(data);
+    Py_XDECREF(applied);
+    Py_XDECREF(unresolved);
+    Py_XDECREF(known);
+    Py_XDECREF(lists);
+    if (r > 0) return result;
+    if (r < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"model", model, METH_VARARGS,
      "model(DIE, Attribute, Unit, Block, Reloc, Symbol): the classes decode_units builds."},
     {"decode_units", decode_units, METH_VARARGS,
      "decode_units(image, tables, strings, resolve): the units of .debug_info, or None."},
+    {"read_location_lists", read_location_lists, METH_VARARGS,
+     "read_location_lists(image, address_size, pos, model): the lists of .debug_loc from pos and where they stop, "
+     "or None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -865,7 +1067,8 @@ PyMODINIT_FUNC PyInit_decode(void) {
         {&s_decls, "decls"}, {&s_code, "code"}, {&s_tag, "tag"}, {&s_has_children, "has_children"},
         {&s_specs, "specs"}, {&s_name, "name"}, {&s_addend, "addend"}, {&s_tail, "tail"},
         {&s_open_scopes, "open_scopes"}, {&s_die, "die"}, {&s_offsets, "offsets"}, {&s_strings, "strings"},
-        {&s_size, "size"}, {&s_surrogateescape, "surrogateescape"},
+        {&s_size, "size"}, {&s_surrogateescape, "surrogateescape"}, {&s_value, "value"},
+        {&s_unresolved, "unresolved"}, {&s_entries, "entries"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!*names[i].name && !(*names[i].name = PyUnicode_InternFromString(names[i].text))) return NULL;

@@ -228,7 +228,7 @@ def _field_flags(form: int) -> int:
 
 _KERNEL = kernel("decode")
 if _KERNEL is not None:
-    _KERNEL.model(DIE, Attribute, Unit, Block, Reloc, Symbol)
+    _KERNEL.model(DIE, Attribute, Unit, Block, Reloc, Symbol, LocationList)
 
 
 @twin("decode")
@@ -579,15 +579,15 @@ def _decode_loc(
     refs: set[int] | None = None
     pos = 0
     while pos < size:
+        read, pos = read_location_lists(image, address_size, pos, None)
+        lists.extend(read)
+        if pos >= size:
+            break
         start = pos
-        try:
-            pos = _read_location_list(image, address_size, pos, lists)
-            continue
-        except _Truncated as exc:
-            if refs is None:
-                refs = referenced() if referenced is not None else set()
-            if start in refs or not refs:
-                raise _fail(image, start, f"truncated location list ({exc})") from None
+        if refs is None:
+            refs = referenced() if referenced is not None else set()
+        if start in refs or not refs:
+            raise _fail(image, start, f"truncated location list ({_truncation(image, address_size, start)})")
         after = [r for r in refs if r > start]
         pos = min(after) if after else size
         if notes is not None:
@@ -609,6 +609,26 @@ def _decode_loc(
 
 class _Truncated(Exception):
     """A location list that runs past the end of its section (the message says which read)."""
+
+
+@twin("decode")
+def read_location_lists(
+    image: SectionImage, address_size: int, pos: int, model: list[LocationList] | None
+) -> tuple[list[LocationList], int]:
+    """The location lists of ``image`` back to back from ``pos``, and the offset where they
+    stop: the end of the section, or the start of a list the section ends inside. The n-th list
+    reuses the expressions of ``model``'s n-th where their bytes are the same (see
+    :func:`locations_like`)."""
+    lists: list[LocationList] = []
+    known = model or []
+    size = len(image.data)
+    while pos < size:
+        like = known[len(lists)] if len(lists) < len(known) else None
+        try:
+            pos = _read_location_list(image, address_size, pos, lists, like)
+        except _Truncated:
+            break
+    return lists, pos
 
 
 def _read_location_list(
@@ -676,6 +696,15 @@ def _read_location_list(
     return pos
 
 
+def _truncation(image: SectionImage, address_size: int, pos: int) -> str:
+    """Which read of the list at ``pos`` the section ends inside."""
+    try:
+        _read_location_list(image, address_size, pos, [])
+    except _Truncated as exc:
+        return str(exc)
+    return "the section ends inside it"
+
+
 def _short_read(wanted: int, pos: int, size: int) -> str:
     """What the reference schemas say of a read of ``wanted`` bytes at ``pos`` that the section ends inside."""
     return f"stream read less than specified amount, expected {wanted}, found {size - pos}"
@@ -690,16 +719,12 @@ def locations_like(
     back to back at the model's offsets, which is what ptxas makes of a PTX module. None when
     ``image`` is not so (or a list of it ends early, where ptxas dropped both labels of an
     entry): decode it then."""
-    lists: list[LocationList] = []
-    pos = 0
-    try:
-        for loc in model:
-            if loc.offset != pos:
-                return None
-            pos = _read_location_list(image, address_size, pos, lists, loc)
-    except _Truncated:
+    lists, pos = read_location_lists(image, address_size, 0, model)
+    if pos != len(image.data) or len(lists) != len(model):
         return None
-    return lists if pos == len(image.data) else None
+    if any(got.offset != loc.offset for got, loc in zip(lists, model, strict=True)):
+        return None
+    return lists
 
 
 def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:
