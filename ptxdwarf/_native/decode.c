@@ -459,22 +459,32 @@ static PyObject *plus(Py_ssize_t base, uint64_t value) {
     return sum;
 }
 
-/* Completes a bytes (sub)object of n bytes made by tp_alloc and filled: its end mark, no hash yet. */
-static void block_ready(PyObject *block, Py_ssize_t n) {
-    PyBytes_AS_STRING(block)[n] = 0;
+/* A Block (without its relocs yet) of the n bytes at p. */
+static PyObject *block_of(const uint8_t *p, Py_ssize_t n) {
 #if PY_VERSION_HEX < 0x030E0000
+    /* what bytes.__new__ does for a subclass, without the bytes object in between */
+    PyObject *block = M.block->tp_alloc(M.block, n);
+    if (!block) return NULL;
+    memcpy(PyBytes_AS_STRING(block), p, (size_t)n);
+    PyBytes_AS_STRING(block)[n] = 0;
     _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
     ((PyBytesObject *)block)->ob_shash = -1;
     _Pragma("GCC diagnostic pop")
+    return block;
+#else
+    PyObject *raw = PyBytes_FromStringAndSize((const char *)p, n);
+    PyObject *args = raw ? PyTuple_Pack(1, raw) : NULL;
+    PyObject *block = args ? PyBytes_Type.tp_new(M.block, args, NULL) : NULL;
+    Py_XDECREF(args);
+    Py_XDECREF(raw);
+    return block;
 #endif
 }
 
 /* A Block of the n bytes at ``first`` with the relocations inside them (also in *relocs). */
 static PyObject *new_block(decoder *d, Py_ssize_t first, Py_ssize_t n, PyObject **relocs) {
-    PyObject *block = M.block->tp_alloc(M.block, n);
+    PyObject *block = block_of(d->data + first, n);
     if (!block) return NULL;
-    memcpy(PyBytes_AS_STRING(block), d->data + first, (size_t)n);
-    block_ready(block, n);
     if (d->nrelocs) {
         *relocs = relocs_in(d, first, first + n);
     } else {
@@ -963,10 +973,8 @@ static int read_list(decoder *d, int address_size, Py_ssize_t *at, PyObject *kno
             }
             if (!expr) {
                 PyObject *relocs;
-                expr = M.block->tp_alloc(M.block, length);
+                expr = block_of(d->data + first, length);
                 if (expr) {
-                    memcpy(PyBytes_AS_STRING(expr), d->data + first, (size_t)length);
-                    block_ready(expr, length);
                     relocs = inner ? inner : empty_tuple;
                     if (PyObject_SetAttr(expr, s_relocs, relocs) < 0) Py_CLEAR(expr);
                 }
