@@ -159,11 +159,12 @@ _BLOCK = 2  # (_BLOCK, name, form, reader of the block; None for block1, whose l
 _OTHER = 3  # a variable-size form read by its reader in forms.py: (_OTHER, name, form, reader)
 _INDIRECT = 4  # (_INDIRECT, name, form, None)
 
-# What the value of a fixed-size attribute needs once read (the flags of its field).
-_RELOC = 1  # may be a symbol
+# What the value of a fixed-size attribute needs once read (the last item of its field).
+_PLAIN = 0
+_SYMBOLIC = 1  # it may be a symbol
 _REF = 2  # an offset in the unit: target is unit + value
-_REF_ADDR = 4  # an offset in .debug_info: target is the value
-_STRP = 8  # an offset in .debug_str: target is the offset, value the string
+_REF_ADDR = 3  # an offset in .debug_info, which may be a symbol: target is the value
+_STRP = 4  # an offset in .debug_str, which may be a symbol: target is the offset, value the string
 
 _REF_UDATA = int(FORM.ref_udata)
 _BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
@@ -171,7 +172,7 @@ _BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FOR
 
 class _Plan:
     """How the DIEs of one abbreviation are read: its tag, children flag and attribute steps
-    (consecutive fixed-size forms are one step, ``(name, form, offset in the run, flags)`` each)."""
+    (consecutive fixed-size forms are one step, ``(name, form, offset in the run, use)`` each)."""
 
     __slots__ = ("children", "code", "steps", "tag")
 
@@ -187,7 +188,7 @@ class _Plan:
         for name, form in decl.specs:
             fmt = formats.get(form)
             if fmt is not None:
-                run.append((name, form, struct.calcsize(run_format), _field_flags(form)))
+                run.append((name, form, struct.calcsize(run_format), _field_use(form)))
                 run_format += fmt
                 continue
             if run:
@@ -215,15 +216,14 @@ def _run(fields: list[tuple[int, int, int, int]], run_format: str) -> tuple[int,
     return (_RUN, layout.unpack_from, tuple(fields), layout.size)
 
 
-def _field_flags(form: int) -> int:
-    flags = _RELOC if form in RELOCATABLE_FORMS else 0
+def _field_use(form: int) -> int:
     if form in REFERENCE_FORMS:
-        flags |= _REF
-    elif form == FORM.ref_addr:
-        flags |= _REF_ADDR
-    elif form == FORM.strp:
-        flags |= _STRP
-    return flags
+        return _REF
+    if form == FORM.ref_addr:
+        return _REF_ADDR
+    if form == FORM.strp:
+        return _STRP
+    return _SYMBOLIC if form in RELOCATABLE_FORMS else _PLAIN
 
 
 _KERNEL = kernel("decode")
@@ -389,26 +389,27 @@ class _InfoDecoder:
                 append = attrs.append
                 for kind, one, two, three in plan.steps:
                     if kind == _RUN:
-                        for (name, form, rel, flags), value in zip(two, one(data, pos), strict=True):
+                        # the fields and the values have the same length (a keyword costs a parse per call)
+                        for (name, form, rel, use), value in zip(two, one(data, pos)):  # noqa: B905
                             a = new_attr(Attribute)
                             a.name = name
                             a.form = form
                             a.relocs = ()
                             a.target = None
                             a.offset = at = pos + rel
-                            if flags:
-                                if flags & _RELOC and rmap is not None:
+                            if use != _PLAIN:
+                                if use != _REF and rmap is not None:
                                     r = rmap.get(at)
                                     if r is not None:
                                         # the width the text gave (a .b32 label in an 8-byte field stays 4)
                                         a.relocs = (Reloc(0, r.size, r.symbol),)
                                         if not applied:
                                             value = resolve(r.symbol)
-                                if flags & _REF:
+                                if use == _REF:
                                     a.target = unit_offset + value
-                                elif flags & _REF_ADDR:
+                                elif use == _REF_ADDR:
                                     a.target = value
-                                elif flags & _STRP:
+                                elif use == _STRP:
                                     a.target = value
                                     value = string_at(value, at)
                             a.value = value
