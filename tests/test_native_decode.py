@@ -94,25 +94,29 @@ def _uses_indirect(args: tuple[Any, ...]) -> bool:
     return any(form == FORM.indirect for t in args[1] for d in t.decls for _, form in d.specs)
 
 
-def check(args: tuple[Any, ...], strict: bool = True) -> None:
-    """Both sides on ``args``; the kernel declines DW_FORM_indirect, which the reference reads.
-    ``strict`` False: the kernel may also decline what it calls unusual (a value past 64 bits)."""
+def _past_64_bits(units: list[Unit]) -> bool:
+    """Whether a value of ``units`` does not fit 64 bits (a long ULEB128 or SLEB128)."""
+    return any(
+        type(a.innermost.value) is int and not -(2**63) <= a.innermost.value < 2**64
+        for u in units
+        for d in u.iter_dies()
+        for a in d.attributes
+    )
+
+
+def check(args: tuple[Any, ...]) -> None:
+    """Both sides on ``args`` (:func:`twins.same`); the kernel declines DW_FORM_indirect and
+    values past 64 bits, which the reference reads."""
     pair = shaped_twin()
-    if strict and not _uses_indirect(args):
+    try:
+        units = DECODE_UNITS.reference(*args)
+    except PtxDwarfError:
+        units = None
+    if units is None or not (_uses_indirect(args) or _past_64_bits(units)):
         same(pair, *args)
         return
-    try:
-        expected = pair.reference(*args)
-    except PtxDwarfError:
-        assert pair.native is not None and pair.native(*args) is None, (
-            "the kernel takes input the reference rejects"
-        )
-        return
-    assert pair.native is not None
-    got = pair.native(*args)
-    if got is None and (_uses_indirect(args) or not strict):
-        return
-    assert got == expected
+    got = pair.native(*args)  # type: ignore[misc]
+    assert got is None or got == shape(units)
 
 
 def _applied(image: SectionImage, resolve: Callable[[Any], int]) -> SectionImage:
@@ -138,7 +142,7 @@ def test_generated_units(info: DebugInfo, string_labels: bool, applied: bool) ->
     check(args)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees(), st.data())
 def test_mutated_and_truncated_units(info: DebugInfo, data: st.DataObject) -> None:
     images = _encoded(info, data.draw(st.booleans()))
@@ -156,7 +160,7 @@ def test_mutated_and_truncated_units(info: DebugInfo, data: st.DataObject) -> No
         elif raw:
             del raw[at]
     image = dataclasses.replace(args[0], data=bytes(raw), _reloc_map=None, _reloc_offsets=None)
-    check((image, *args[1:]), strict=False)
+    check((image, *args[1:]))
 
 
 @settings(max_examples=200, deadline=None)
@@ -170,7 +174,7 @@ def test_random_bytes(info: bytes, abbrev: bytes) -> None:
         args = inputs(images)
     except PtxDwarfError:
         return
-    check(args, strict=False)
+    check(args)
 
 
 def _fixtures() -> list[Path]:
@@ -178,7 +182,6 @@ def _fixtures() -> list[Path]:
     return sorted(p for p in FIXTURES.rglob("*") if p.suffix in suffixes and p.is_file())
 
 
-@pytest.mark.slow
 def test_every_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every PTX, cubin, fatbin and host object under fixtures/: the units each decodes, and
     its location lists."""
