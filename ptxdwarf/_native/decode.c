@@ -1,8 +1,9 @@
 /* The .debug_info decoder: the units of a section and their DIE trees, built as the model's
- * own objects (DIE, Attribute, Unit, Block, Reloc, Symbol, which model() hands over once).
- * The twin of ptxdwarf.dwarf.decode.decode_units. Any input it does not take (an unknown or
- * indirect form, truncation, a bad abbreviation code, a value past 64 bits, relocations out of
- * order) gives None, and the reference raises the error with its place. */
+ * own objects (DIE, Attribute, Unit, Block, Reloc, Symbol, LocationList, which model() hands
+ * over once); and the .debug_loc reader. The twins of ptxdwarf.dwarf.decode.decode_units and
+ * read_location_lists. Any input they do not take (an unknown or indirect form, truncation, a
+ * bad abbreviation code, a value past 64 bits, relocations out of order) gives None, and the
+ * reference raises the error with its place. */
 #include "common.h"
 #include <structmember.h>
 

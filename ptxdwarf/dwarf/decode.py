@@ -153,7 +153,7 @@ def _decode_strings(image: SectionImage) -> StringTable:
 
 
 # How the attributes of an abbreviation are read: steps of these kinds.
-_RUN = 0  # a run of fixed-size forms, read with one struct unpack: (_RUN, Struct, fields, size)
+_RUN = 0  # fixed-size forms read with one struct unpack: (_RUN, its unpack_from, fields, size)
 _STRING = 1  # (_STRING, name, form, None)
 _BLOCK = 2  # (_BLOCK, name, form, reader of the block; None for block1, whose length byte is read inline)
 _OTHER = 3  # a variable-size form read by its reader in forms.py: (_OTHER, name, form, reader)
