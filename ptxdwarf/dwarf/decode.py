@@ -15,10 +15,12 @@ from typing import Any
 
 from construct import ConstructError
 
+from .._native import kernel, twin
 from ..errors import DwarfError
 from .constants import AT, FORM, at_name, tag_name
 from .forms import (
     RELOCATABLE_FORMS,
+    fixed_formats,
     read_uleb,
     reader_for,
 )
@@ -39,7 +41,6 @@ from .model import (
     StringTable,
     Unit,
 )
-from .plans import AttributeReader, Plan
 from .schemas import ABBREV_TABLE, MACINFO, Block, end_of_list, schemas_for
 
 __all__ = ["decode_sections", "locations_like", "make_resolver"]
@@ -151,6 +152,98 @@ def _decode_strings(image: SectionImage) -> StringTable:
     return table
 
 
+# How the attributes of an abbreviation are read: steps of these kinds.
+_RUN = 0  # fixed-size forms read with one struct unpack: (_RUN, its unpack_from, fields, size)
+_STRING = 1  # (_STRING, name, form, None)
+_BLOCK = 2  # (_BLOCK, name, form, reader of the block; None for block1, whose length byte is read inline)
+_OTHER = 3  # a variable-size form read by its reader in forms.py: (_OTHER, name, form, reader)
+_INDIRECT = 4  # (_INDIRECT, name, form, None)
+
+# What the value of a fixed-size attribute needs once read (the last item of its field).
+_PLAIN = 0
+_SYMBOLIC = 1  # it may be a symbol
+_REF = 2  # an offset in the unit: target is unit + value
+_REF_ADDR = 3  # an offset in .debug_info, which may be a symbol: target is the value
+_STRP = 4  # an offset in .debug_str, which may be a symbol: target is the offset, value the string
+
+_REF_UDATA = int(FORM.ref_udata)
+_BLOCK_FORMS = frozenset({FORM.block1, FORM.block2, FORM.block4, FORM.block, FORM.exprloc})
+
+
+class _Plan:
+    """How the DIEs of one abbreviation are read: its tag, children flag and attribute steps
+    (consecutive fixed-size forms are one step, ``(name, form, offset in the run, use)`` each)."""
+
+    __slots__ = ("children", "code", "steps", "tag")
+
+    def __init__(self, decl: AbbrevDecl, version: int, address_size: int) -> None:
+        """Raises KeyError with the form code of a form it does not know."""
+        self.code = decl.code
+        self.tag = decl.tag
+        self.children = decl.has_children
+        formats = fixed_formats(version, address_size)
+        steps: list[tuple[int, Any, Any, Any]] = []
+        run: list[tuple[int, int, int, int]] = []
+        run_format = "<"
+        for name, form in decl.specs:
+            fmt = formats.get(form)
+            if fmt is not None:
+                run.append((name, form, struct.calcsize(run_format), _field_use(form)))
+                run_format += fmt
+                continue
+            if run:
+                steps.append(_run(run, run_format))
+                run, run_format = [], "<"
+            if form == FORM.string:
+                steps.append((_STRING, name, form, None))
+            elif form == FORM.indirect:
+                steps.append((_INDIRECT, name, form, None))
+            else:
+                reader = reader_for(form, version, address_size)
+                if reader is None:
+                    raise KeyError(form)
+                if form in _BLOCK_FORMS:
+                    steps.append((_BLOCK, name, form, None if form == FORM.block1 else reader))
+                else:
+                    steps.append((_OTHER, name, form, reader))
+        if run:
+            steps.append(_run(run, run_format))
+        self.steps = tuple(steps)
+
+
+def _run(fields: list[tuple[int, int, int, int]], run_format: str) -> tuple[int, Any, Any, Any]:
+    layout = struct.Struct(run_format)
+    return (_RUN, layout.unpack_from, tuple(fields), layout.size)
+
+
+def _field_use(form: int) -> int:
+    if form in REFERENCE_FORMS:
+        return _REF
+    if form == FORM.ref_addr:
+        return _REF_ADDR
+    if form == FORM.strp:
+        return _STRP
+    return _SYMBOLIC if form in RELOCATABLE_FORMS else _PLAIN
+
+
+_KERNEL = kernel("decode")
+if _KERNEL is not None:
+    _KERNEL.model(DIE, Attribute, Unit, Block, Reloc, Symbol, LocationList)
+
+
+@twin("decode")
+def decode_units(
+    image: SectionImage,
+    tables: list[AbbrevTable],
+    strings: StringTable | None,
+    resolve: Callable[[Symbol], int],
+) -> list[Unit]:
+    """The units of ``.debug_info`` ``image``, with their DIE trees, read with the abbreviation
+    ``tables`` of ``.debug_abbrev``, the strings of ``.debug_str`` and ``resolve`` giving the
+    number of a symbol whose relocation is not applied."""
+    return _InfoDecoder(image, tables, strings, resolve).decode()
+
+
 class _InfoDecoder:
     def __init__(
         self,
@@ -163,16 +256,16 @@ class _InfoDecoder:
         self.tables = {t.offset: t for t in tables}
         self.strings = strings
         self.resolve = resolve
-        self.plans: dict[tuple[int, int, int], dict[int, Plan]] = {}
+        self.plans: dict[tuple[int, int, int], dict[int, _Plan]] = {}
 
-    def plans_for(self, table: AbbrevTable, version: int, address_size: int, at: int) -> dict[int, Plan]:
+    def plans_for(self, table: AbbrevTable, version: int, address_size: int, at: int) -> dict[int, _Plan]:
         key = (table.offset, version, address_size)
         plans = self.plans.get(key)
         if plans is None:
             plans = {}
             for decl in table.decls:
                 try:
-                    plans[decl.code] = Plan(decl, version, address_size)
+                    plans[decl.code] = _Plan(decl, version, address_size)
                 except KeyError as exc:
                     raise _fail(
                         self.image,
@@ -230,7 +323,7 @@ class _InfoDecoder:
         self.decode_dies(unit, plans, start + 11, end)
         return unit
 
-    def decode_dies(self, unit: Unit, plans: dict[int, Plan], pos: int, end: int) -> None:  # noqa: C901 - one loop over a unit's DIEs, run per DIE: kept inline for speed
+    def decode_dies(self, unit: Unit, plans: dict[int, _Plan], pos: int, end: int) -> None:  # noqa: C901 - one loop over a unit's DIEs and their attributes, run per attribute: kept inline for speed
         image = self.image
         data = image.data
         rmap = image.reloc_map if image.relocs else None
@@ -242,13 +335,13 @@ class _InfoDecoder:
         root: DIE | None = None
         die_start = pos
         new_die = DIE.__new__
-        reloc_offsets = [r.offset for r in image.relocs]
+        new_attr = Attribute.__new__
+        new_block = bytes.__new__
+        relocs = image.relocs
+        reloc_offsets = image.reloc_offsets if rmap is not None else []
+        nrelocs = len(reloc_offsets)
+        bisect_left = bisect.bisect_left
         string_at = self.string_at
-
-        def indirect(name: int, data: bytes, pos: int, attrs: list[Attribute]) -> int:
-            return self.read_indirect(unit, name, data, pos, attrs)
-
-        readers: dict[int, AttributeReader] = {}
         try:
             while pos < end:
                 die_start = pos
@@ -293,12 +386,88 @@ class _InfoDecoder:
                 die.children = []
                 attrs: list[Attribute] = []
                 die.attributes = attrs
-                reader = readers.get(code)
-                if reader is None:
-                    reader = readers[code] = plan.bind(
-                        unit_offset, rmap, applied, resolve, string_at, reloc_offsets, image.relocs, indirect
-                    )
-                pos = reader(data, pos, end, attrs)
+                append = attrs.append
+                for kind, one, two, three in plan.steps:
+                    if kind == _RUN:
+                        # the fields and the values have the same length (a keyword costs a parse per call)
+                        for (name, form, rel, use), value in zip(two, one(data, pos)):  # noqa: B905
+                            a = new_attr(Attribute)
+                            a.name = name
+                            a.form = form
+                            a.relocs = ()
+                            a.target = None
+                            a.offset = at = pos + rel
+                            if use != _PLAIN:
+                                if use != _REF and rmap is not None:
+                                    r = rmap.get(at)
+                                    if r is not None:
+                                        # the width the text gave (a .b32 label in an 8-byte field stays 4)
+                                        a.relocs = (Reloc(0, r.size, r.symbol),)
+                                        if not applied:
+                                            value = resolve(r.symbol)
+                                if use == _REF:
+                                    a.target = unit_offset + value
+                                elif use == _REF_ADDR:
+                                    a.target = value
+                                elif use == _STRP:
+                                    a.target = value
+                                    value = string_at(value, at)
+                            a.value = value
+                            append(a)
+                        pos += three
+                    elif kind == _STRING:
+                        stop = data.index(b"\0", pos, end)
+                        a = new_attr(Attribute)
+                        a.name = one
+                        a.form = two
+                        a.value = data[pos:stop].decode("utf-8", "surrogateescape")
+                        a.relocs = ()
+                        a.target = None
+                        a.offset = pos
+                        append(a)
+                        pos = stop + 1
+                    elif kind == _BLOCK:
+                        if three is None:
+                            first = pos + 1
+                            newpos = first + data[pos]
+                            if newpos > len(data):
+                                raise IndexError
+                            raw = data[first:newpos]
+                        else:
+                            raw, newpos = three(data, pos)
+                            first = newpos - len(raw)
+                        inner: tuple[Reloc, ...] = ()
+                        if rmap is not None:
+                            lo = bisect_left(reloc_offsets, first)
+                            if lo < nrelocs and reloc_offsets[lo] < newpos:
+                                hi = bisect_left(reloc_offsets, newpos, lo)
+                                inner = tuple([r.moved(-first) for r in relocs[lo:hi]])
+                        block = new_block(Block, raw)
+                        block.relocs = inner
+                        a = new_attr(Attribute)
+                        a.name = one
+                        a.form = two
+                        a.value = block
+                        a.relocs = inner
+                        a.target = None
+                        a.offset = pos
+                        append(a)
+                        pos = newpos
+                    elif kind == _OTHER:
+                        value, newpos = three(data, pos)
+                        a = new_attr(Attribute)
+                        a.name = one
+                        a.form = form = two
+                        a.value = value
+                        a.relocs = ()
+                        a.target = unit_offset + value if form == _REF_UDATA else None
+                        a.offset = pos
+                        append(a)
+                        pos = newpos
+                    else:
+                        pos = self.read_indirect(unit, one, data, pos, attrs)
+                    if pos > end:
+                        raise IndexError
                 die.size = pos - die_start
                 if parent is None:
                     root = die
@@ -411,15 +580,15 @@ def _decode_loc(
     refs: set[int] | None = None
     pos = 0
     while pos < size:
+        read, pos = read_location_lists(image, address_size, pos, None)
+        lists.extend(read)
+        if pos >= size:
+            break
         start = pos
-        try:
-            pos = _read_location_list(image, address_size, pos, lists)
-            continue
-        except _Truncated as exc:
-            if refs is None:
-                refs = referenced() if referenced is not None else set()
-            if start in refs or not refs:
-                raise _fail(image, start, f"truncated location list ({exc})") from None
+        if refs is None:
+            refs = referenced() if referenced is not None else set()
+        if start in refs or not refs:
+            raise _fail(image, start, f"truncated location list ({_truncation(image, address_size, start)})")
         after = [r for r in refs if r > start]
         pos = min(after) if after else size
         if notes is not None:
@@ -441,6 +610,26 @@ def _decode_loc(
 
 class _Truncated(Exception):
     """A location list that runs past the end of its section (the message says which read)."""
+
+
+@twin("decode")
+def read_location_lists(
+    image: SectionImage, address_size: int, pos: int, model: list[LocationList] | None
+) -> tuple[list[LocationList], int]:
+    """The location lists of ``image`` back to back from ``pos``, and the offset where they
+    stop: the end of the section, or the start of a list the section ends inside. The n-th list
+    reuses the expressions of ``model``'s n-th where their bytes are the same (see
+    :func:`locations_like`)."""
+    lists: list[LocationList] = []
+    known = model or []
+    size = len(image.data)
+    while pos < size:
+        like = known[len(lists)] if len(lists) < len(known) else None
+        try:
+            pos = _read_location_list(image, address_size, pos, lists, like)
+        except _Truncated:
+            break
+    return lists, pos
 
 
 def _read_location_list(
@@ -508,6 +697,15 @@ def _read_location_list(
     return pos
 
 
+def _truncation(image: SectionImage, address_size: int, pos: int) -> str:
+    """Which read of the list at ``pos`` the section ends inside."""
+    try:
+        _read_location_list(image, address_size, pos, [])
+    except _Truncated as exc:
+        return str(exc)
+    return "the section ends inside it"
+
+
 def _short_read(wanted: int, pos: int, size: int) -> str:
     """What the reference schemas say of a read of ``wanted`` bytes at ``pos`` that the section ends inside."""
     return f"stream read less than specified amount, expected {wanted}, found {size - pos}"
@@ -522,16 +720,12 @@ def locations_like(
     back to back at the model's offsets, which is what ptxas makes of a PTX module. None when
     ``image`` is not so (or a list of it ends early, where ptxas dropped both labels of an
     entry): decode it then."""
-    lists: list[LocationList] = []
-    pos = 0
-    try:
-        for loc in model:
-            if loc.offset != pos:
-                return None
-            pos = _read_location_list(image, address_size, pos, lists, loc)
-    except _Truncated:
+    lists, pos = read_location_lists(image, address_size, 0, model)
+    if pos != len(image.data) or len(lists) != len(model):
         return None
-    return lists if pos == len(image.data) else None
+    if any(got.offset != loc.offset for got, loc in zip(lists, model, strict=True)):
+        return None
+    return lists
 
 
 def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:
@@ -652,7 +846,7 @@ def _decode_sections(
         if abbrev is None and image.data:
             at = 6 if len(image.data) >= 10 else 0
             raise _fail(image, at, "the module has .debug_info but no .debug_abbrev section")
-        info.units = _InfoDecoder(image, tables, info.strings, resolve).decode()
+        info.units = decode_units(image, tables, info.strings, resolve)
     asize = _address_size(info.units, address_size)
     version = _version(info.units)
     # The other sections are decoded on first use (pyelftools does the same with

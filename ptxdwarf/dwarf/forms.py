@@ -6,8 +6,8 @@ one place a form is chosen for a value whose form is left open: ``choose_form``,
 forms of built DIEs (whose specs hold the kind until the encoding is known, settled
 once per DIE shape by the encoder) look it up.
 
-The readers below are the decoder's codec on the hot path (plain Python, much faster
-than Construct). The Construct schemas of :mod:`ptxdwarf.dwarf.schemas` are the
+The readers below are the decoder's codec (plain Python, much faster than Construct),
+which :mod:`ptxdwarf.dwarf.decode` runs per attribute. The Construct schemas of :mod:`ptxdwarf.dwarf.schemas` are the
 reference they are tested against, together with the encoder's writers
 (:mod:`ptxdwarf.dwarf.writers`). Readers take ``(data, pos)`` and return
 ``(value, next_pos)``; they raise :class:`IndexError` or :class:`struct.error` on

@@ -1,0 +1,12 @@
+from collections.abc import Callable
+from typing import Any
+
+def model(
+    die: type, attribute: type, unit: type, block: type, reloc: type, symbol: type, location_list: type
+) -> None: ...
+def decode_units(
+    image: Any, tables: Any, strings: Any, resolve: Callable[[Any], int]
+) -> list[Any] | None: ...
+def read_location_lists(
+    image: Any, address_size: int, pos: int, model: list[Any] | None
+) -> tuple[list[Any], int] | None: ...

@@ -1,0 +1,295 @@
+"""The native DIE decoder against its reference, ``dwarf.decode.decode_units``: the same units,
+DIE for DIE and attribute for attribute, or the reference's error where the kernel declines."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_roundtrip_property import trees
+from twins import native_of, same
+
+import ptxdwarf
+import ptxdwarf.dwarf
+from ptxdwarf._native import Twin
+from ptxdwarf.dwarf import FORM, decode
+from ptxdwarf.dwarf.image import Reloc, SectionImage, Symbol
+from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
+from ptxdwarf.errors import PtxDwarfError
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _value(value: Any) -> Any:
+    """A value with its type, and a block's relocations (an int and a bool, or bytes and a Block,
+    are equal in Python but not in the model)."""
+    if isinstance(value, Attribute):
+        return ("attribute", _attribute(value))
+    return (type(value).__name__, value, getattr(value, "relocs", None))
+
+
+def _attribute(a: Attribute) -> tuple[Any, ...]:
+    relocs = tuple((r.offset, r.size, r.symbol.name, r.symbol.addend, r.symbol.value) for r in a.relocs)
+    return (a.name, a.form, _value(a.value), relocs, _value(a.target), a.offset)
+
+
+def _die(d: DIE) -> tuple[Any, ...]:
+    parent = d.parent.offset if d.parent is not None else None
+    return (
+        d.offset,
+        d.size,
+        d.tag,
+        d.abbrev_code,
+        d.has_children,
+        parent,
+        [c.offset for c in d.children],
+        [_attribute(a) for a in d.attributes],
+    )
+
+
+def _symbol(value: Any) -> Any:
+    return (value.name, value.addend, value.value) if isinstance(value, ptxdwarf.dwarf.Symbol) else value
+
+
+def shape(units: list[Unit] | None) -> Any:
+    """Units as plain values: headers, then every DIE depth first with its place in the tree."""
+    if units is None:
+        return None
+    out = []
+    for u in units:
+        dies = [_die(d) for d in u.iter_dies()]
+        table = u.abbrevs.offset if u.abbrevs is not None else None
+        head = (u.version, u.address_size, _symbol(u.abbrev_offset), u.offset, u.length, table, u.tail)
+        out.append((head, u.open_scopes, dies))
+    return out
+
+
+def _shaped(function: Callable[..., list[Unit] | None]) -> Callable[..., Any]:
+    return lambda *args: shape(function(*args))
+
+
+DECODE_UNITS = decode.decode_units
+READ_LOCATION_LISTS = decode.read_location_lists
+
+
+def shaped_twin() -> Twin[Any, Any]:
+    """decode_units with both sides giving :func:`shape` s, for :func:`twins.same`."""
+    return Twin(_shaped(DECODE_UNITS.reference), _shaped(native_of(DECODE_UNITS)))
+
+
+def inputs(images: dict[str, SectionImage]) -> tuple[Any, ...]:
+    """decode_units' arguments for the sections ``images``."""
+    abbrev = images.get(".debug_abbrev")
+    tables = decode._decode_abbrev(abbrev) if abbrev is not None else []
+    strings = decode._decode_strings(images[".debug_str"]) if ".debug_str" in images else None
+    return (images[".debug_info"], tables, strings, decode.make_resolver(images))
+
+
+def _uses_indirect(args: tuple[Any, ...]) -> bool:
+    return any(form == FORM.indirect for t in args[1] for d in t.decls for _, form in d.specs)
+
+
+def _past_64_bits(units: list[Unit]) -> bool:
+    """Whether a value of ``units`` does not fit 64 bits (a long ULEB128 or SLEB128)."""
+    return any(
+        type(a.innermost.value) is int and not -(2**63) <= a.innermost.value < 2**64
+        for u in units
+        for d in u.iter_dies()
+        for a in d.attributes
+    )
+
+
+def check(args: tuple[Any, ...]) -> None:
+    """Both sides on ``args`` (:func:`twins.same`); the kernel declines DW_FORM_indirect and
+    values past 64 bits, which the reference reads."""
+    pair = shaped_twin()
+    try:
+        units = DECODE_UNITS.reference(*args)
+    except PtxDwarfError:
+        units = None
+    if units is None or not (_uses_indirect(args) or _past_64_bits(units)):
+        same(pair, *args)
+        return
+    got = pair.native(*args)  # type: ignore[misc]
+    assert got is None or got == shape(units)
+
+
+def _applied(image: SectionImage, resolve: Callable[[Any], int]) -> SectionImage:
+    """``image`` as a cubin holds it: each relocation's value written into the bytes."""
+    data = bytearray(image.data)
+    for r in image.relocs:
+        value = resolve(r.symbol) & ((1 << (8 * r.size)) - 1)
+        data[r.offset : r.offset + r.size] = value.to_bytes(r.size, "little")
+    return dataclasses.replace(image, data=bytes(data), relocs_applied=True)
+
+
+def _encoded(info: DebugInfo, string_labels: bool) -> dict[str, SectionImage]:
+    return ptxdwarf.dwarf.encode_sections(info, ptxdwarf.dwarf.EncodeOptions(string_labels=string_labels))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trees(), st.booleans(), st.booleans())
+def test_generated_units(info: DebugInfo, string_labels: bool, applied: bool) -> None:
+    images = _encoded(info, string_labels)
+    args = inputs(images)
+    if applied:
+        args = (_applied(args[0], args[3]), *args[1:])
+    check(args)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(trees(), st.data())
+def test_mutated_and_truncated_units(info: DebugInfo, data: st.DataObject) -> None:
+    images = _encoded(info, data.draw(st.booleans()))
+    args = inputs(images)
+    raw = bytearray(args[0].data)
+    for _ in range(data.draw(st.integers(1, 4))):
+        what = data.draw(st.sampled_from(["flip", "cut", "insert", "delete"]))
+        at = data.draw(st.integers(0, max(len(raw) - 1, 0)))
+        if what == "flip" and raw:
+            raw[at] = data.draw(st.integers(0, 255))
+        elif what == "cut":
+            del raw[at:]
+        elif what == "insert":
+            raw[at:at] = data.draw(st.binary(min_size=1, max_size=4))
+        elif raw:
+            del raw[at]
+    image = dataclasses.replace(args[0], data=bytes(raw), _reloc_map=None, _reloc_offsets=None)
+    check((image, *args[1:]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300), st.binary(max_size=60))
+def test_random_bytes(info: bytes, abbrev: bytes) -> None:
+    images = {
+        ".debug_info": SectionImage(".debug_info", info),
+        ".debug_abbrev": SectionImage(".debug_abbrev", abbrev),
+    }
+    try:
+        args = inputs(images)
+    except PtxDwarfError:
+        return
+    check(args)
+
+
+def _fixtures() -> list[Path]:
+    suffixes = {".ptx", ".cubin", ".fatbin", ".o"}
+    return sorted(p for p in FIXTURES.rglob("*") if p.suffix in suffixes and p.is_file())
+
+
+def test_every_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every PTX, cubin, fatbin and host object under fixtures/: the units each decodes, and
+    its location lists."""
+    native_of(DECODE_UNITS)
+    seen: list[str] = []
+
+    def units(*args: Any) -> list[Unit]:
+        check(args)
+        seen.append("units")
+        return DECODE_UNITS.reference(*args)
+
+    def lists(*args: Any) -> tuple[list[LocationList], int]:
+        same(shaped_lists(args[3]), *args)
+        seen.append("lists")
+        return READ_LOCATION_LISTS.reference(*args)
+
+    monkeypatch.setattr(decode, "decode_units", units)
+    monkeypatch.setattr(decode, "read_location_lists", lists)
+    for path in _fixtures():
+        try:
+            for _, info in ptxdwarf.read_all(path):
+                info.locations  # noqa: B018 - decoded on first use
+        except PtxDwarfError:
+            pass
+    assert seen.count("units") > 100 and seen.count("lists") > 20
+
+
+# --- .debug_loc -----------------------------------------------------------------------
+
+
+def list_shape(result: tuple[list[LocationList], int] | None, model: list[LocationList] | None) -> Any:
+    """Lists as plain values; an expression that is the model's own object says so."""
+    if result is None:
+        return None
+    owned = {id(e[2]) for loc in model or () for e in loc.entries if e[2] is not None}
+
+    def end(v: Any) -> Any:
+        return _symbol(v) if isinstance(v, ptxdwarf.dwarf.Symbol) else (type(v).__name__, v)
+
+    found, stop = result
+    return stop, [
+        (loc.offset, [(end(b), end(e), _value(x), id(x) in owned) for b, e, x in loc.entries])
+        for loc in found
+    ]
+
+
+def shaped_lists(model: list[LocationList] | None) -> Twin[Any, Any]:
+    """read_location_lists with both sides giving :func:`list_shape` s."""
+    native = native_of(READ_LOCATION_LISTS)
+    return Twin(
+        lambda *args: list_shape(READ_LOCATION_LISTS.reference(*args), model),
+        lambda *args: list_shape(native(*args), model),
+    )
+
+
+SYMBOL_NAMES = st.sampled_from(["$L__tmp1", "$L__tmp2", "func_begin0", "$L__dropped"])
+
+
+@st.composite
+def location_sections(draw: st.DrawFn) -> tuple[SectionImage, int]:
+    """Lists of random entries back to back, with relocations at some begins, ends and inside
+    expressions, as PTX (zeros) or a cubin (values applied) holds them; sometimes cut short."""
+    asize = draw(st.sampled_from([4, 8]))
+    applied = draw(st.booleans())
+    data = bytearray()
+    relocs: list[Reloc] = []
+    for _ in range(draw(st.integers(0, 4))):
+        for _ in range(draw(st.integers(0, 4))):
+            for _ in range(2):
+                value = draw(st.sampled_from([0, 1, 0x40, (1 << (8 * asize)) - 1]))
+                if draw(st.booleans()):
+                    symbol = Symbol(draw(SYMBOL_NAMES), draw(st.integers(0, 8)))
+                    symbol.value = draw(st.sampled_from([None, value, 0])) if applied else None
+                    relocs.append(Reloc(len(data), asize, symbol))
+                    value = value if applied else 0
+                data += value.to_bytes(asize, "little")
+            if int.from_bytes(data[-2 * asize : -asize], "little") == (1 << (8 * asize)) - 1 and draw(
+                st.booleans()
+            ):
+                continue
+            expr = draw(st.binary(max_size=12))
+            data += len(expr).to_bytes(2, "little")
+            if len(expr) >= 4 and draw(st.booleans()):
+                relocs.append(Reloc(len(data), 4, Symbol(draw(SYMBOL_NAMES))))
+            data += expr
+        data += bytes(2 * asize)
+    if draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    unresolved = frozenset(["$L__dropped"]) if draw(st.booleans()) else frozenset()
+    image = SectionImage(".debug_loc", bytes(data), relocs, relocs_applied=applied, unresolved=unresolved)
+    return image, asize
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(location_sections(), st.integers(0, 40))
+def test_location_lists(section: tuple[SectionImage, int], start: int) -> None:
+    image, asize = section
+    pos = min(start, len(image.data)) if start % 3 else 0
+    same(shaped_lists(None), image, asize, pos, None)
+    # Read again with the first reading as the model: its expressions are reused where the bytes are the same.
+    model, _ = READ_LOCATION_LISTS.reference(image, asize, pos, None)
+    same(shaped_lists(model), image, asize, pos, model)
+
+
+def test_the_kernel_declines_an_unknown_form() -> None:
+    image = SectionImage(".debug_info", bytes([7, 0, 0, 0, 2, 0, 0, 0, 0, 0, 8, 1, 0]))
+    abbrev = SectionImage(".debug_abbrev", bytes([1, 0x11, 0, 0x03, 0x7F, 0, 0, 0]))
+    args = inputs({".debug_info": image, ".debug_abbrev": abbrev})
+    assert native_of(decode.decode_units)(*args) is None
+    with pytest.raises(PtxDwarfError, match="unknown form 0x7f"):
+        decode.decode_units(*args)
