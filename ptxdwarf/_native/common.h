@@ -49,6 +49,7 @@ static inline uint64_t cursor_uleb(cursor *c, int *overflow) {
     }
 }
 
+/* SLEB128; a value that does not fit in 64 bits sets *overflow. */
 static inline int64_t cursor_sleb(cursor *c, int *overflow) {
     uint64_t v = 0;
     int shift = 0;
@@ -56,8 +57,12 @@ static inline int64_t cursor_sleb(cursor *c, int *overflow) {
     do {
         if (c->bad || c->p >= c->end) { c->bad = 1; c->p = c->end; return 0; }
         byte = *c->p++;
-        if (shift < 64) v |= (uint64_t)(byte & 0x7f) << shift;
-        else if (overflow && (byte & 0x7f) != ((v >> 63) ? 0x7f : 0)) *overflow = 1;
+        uint64_t low = byte & 0x7f;
+        if (shift < 63) v |= low << shift;
+        else if (shift == 63) {
+            v |= low << 63;
+            if (low != 0 && low != 0x7f && overflow) *overflow = 1;
+        } else if (low != ((v >> 63) ? 0x7f : 0) && overflow) *overflow = 1;
         shift += 7;
     } while (byte & 0x80);
     if (shift < 64 && (byte & 0x40)) v |= ~(uint64_t)0 << shift;

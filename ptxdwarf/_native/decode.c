@@ -421,25 +421,6 @@ static PyObject *string_at(decoder *d, PyObject *offset) {
 /* ------------------------------------------------------------------ DIEs */
 
 /* SLEB128 that sets *overflow where the value does not fit 64 bits. */
-static int64_t read_sleb(cursor *c, int *overflow) {
-    uint64_t v = 0;
-    int shift = 0;
-    uint8_t byte;
-    do {
-        if (c->bad || c->p >= c->end) { c->bad = 1; c->p = c->end; return 0; }
-        byte = *c->p++;
-        uint64_t low = byte & 0x7f;
-        if (shift < 63) v |= low << shift;
-        else if (shift == 63) {
-            v |= low << 63;
-            if (low != 0 && low != 0x7f) *overflow = 1;
-        } else if (low != ((v >> 63) ? 0x7f : 0)) *overflow = 1;
-        shift += 7;
-    } while (byte & 0x80);
-    if (shift < 64 && (byte & 0x40)) v |= ~(uint64_t)0 << shift;
-    return (int64_t)v;
-}
-
 static PyObject *empty_tuple;
 
 static int is_relocatable(int form) {
@@ -571,7 +552,7 @@ static int read_attribute(decoder *d, const spec *s, cursor *c, Py_ssize_t unit_
         break;
     }
     case K_SDATA: {
-        int64_t v = read_sleb(c, &over);
+        int64_t v = cursor_sleb(c, &over);
         if (c->bad || over) return 0;
         value = PyLong_FromLongLong(v);
         if (!value) return -1;
