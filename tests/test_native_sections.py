@@ -17,7 +17,15 @@ from ptxdwarf.ptx.sections import SectionParser, bulk_pieces
 
 _WIDTHS = {".b8": 1, ".b16": 2, ".b32": 4, ".b64": 8}
 _SYMBOLS = st.sampled_from(
-    [".debug_abbrev", ".debug_loc+8", "$L__func_begin0", "func+0", "_Z4testPi_param_0+4294967295", "%r1", "a.b"]
+    [
+        ".debug_abbrev",
+        ".debug_loc+8",
+        "$L__func_begin0",
+        "func+0",
+        "_Z4testPi_param_0+4294967295",
+        "%r1",
+        "a.b",
+    ]
 )
 
 
@@ -71,10 +79,14 @@ def _body(draw: st.DrawFn) -> str:
     lines = draw(st.lists(_line(draw(st.booleans())), min_size=1, max_size=30))
     if draw(st.integers(0, 5)) == 0:
         lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["L1:", "$L__x:", "", "  "])))
-    return draw(st.sampled_from(["\n", "\n\t", "", " \n"])) + "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n\t"]))
+    return (
+        draw(st.sampled_from(["\n", "\n\t", "", " \n"]))
+        + "\n".join(lines)
+        + draw(st.sampled_from(["\n", "", "\n\t"]))
+    )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_body())
 def test_valid_bodies(body: str) -> None:
     check(body)
@@ -126,7 +138,7 @@ _GARBAGE = st.sampled_from(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(_body(), st.data())
 def test_broken_bodies(body: str, data: st.DataObject) -> None:
     """Truncations, insertions of garbage, huge literals and bad labels."""

@@ -495,6 +495,8 @@ def _symbol_of(text: str) -> Symbol:
 # a symbol when its item does not start with a digit.
 _LINE_SEPARATORS = (("\n.b8 ", "\x06"), ("\n.b16 ", "\x03"), ("\n.b32 ", "\x01"), ("\n.b64 ", "\x02"))
 _SYMBOL_SEPARATORS = ((re.compile("\x01(?![0-9])"), "\x04"), (re.compile("\x02(?![0-9])"), "\x05"))
+#: The characters the separators take.
+_SEPARATORS = "\x01\x02\x03\x04\x05\x06"
 #: Splits at each symbolic item: text before, its separator, the symbol.
 _SYMBOL_ITEM = re.compile("([\x04\x05])([^,\x01-\x06]*)")
 #: Separator -> kind of item: B, H, I, Q a number of that width, i, q a symbol.
@@ -557,10 +559,17 @@ def bulk_section(
     data, offsets, sizes, texts, wide = pieces
     relocs: list[Reloc] = []
     if texts:
-        symbols = {t: _symbol_of(t) for t in dict.fromkeys(texts)}
-        relocs = list(map(tuple.__new__, repeat(Reloc), zip(offsets, sizes, map(symbols.__getitem__, texts))))
+        unique = set(texts)
+        symbols = dict(zip(unique, map(_symbol_of if "+" in body else Symbol, unique), strict=False))
+        relocs = list(
+            map(
+                tuple.__new__,
+                repeat(Reloc),
+                zip(offsets, sizes, map(symbols.__getitem__, texts), strict=False),
+            )
+        )
         if addends is not None and "+" in body:
-            addends.extend((t, offset) for t, offset in zip(texts, offsets) if "+" in t)
+            addends.extend((t, offset) for t, offset in zip(texts, offsets, strict=False) if "+" in t)
     return _as_ptxas_keeps(name, data, wide, relocs=relocs, labels={}, filename=filename)
 
 
@@ -568,7 +577,7 @@ def _bulk_pieces(text: str) -> Pieces | None:
     """:func:`bulk_pieces` of a body already stripped of the blanks around it."""
     if not text or "/" in text or ":" in text or ";" in text or "-" in text:
         return None
-    if any(separator in text for _, separator in _LINE_SEPARATORS) or "\x04" in text or "\x05" in text:
+    if any(separator in text for separator in _SEPARATORS):
         return None
     s = "\n" + text
     for line_start, separator in _LINE_SEPARATORS:
@@ -601,7 +610,7 @@ def _bulk_pieces(text: str) -> Pieces | None:
         steps = map(add, map(_WIDE_SIZE.__getitem__, wide_kinds), map(len, runs[1:]))
         offsets = list(accumulate(steps, initial=len(runs[0])))
         if texts:
-            if _BULK_SYMBOLS.fullmatch("\n".join(dict.fromkeys(texts)) + "\n") is None:
+            if _BULK_SYMBOLS.fullmatch("\n".join(set(texts)) + "\n") is None:
                 return None
             symbol_offsets = list(compress(offsets, wide_kinds.translate(_SYMBOL_MASK)))
             sizes = list(map(_WIDE_SIZE.__getitem__, wide_kinds.translate(None, b"HIQ")))
