@@ -286,6 +286,8 @@ def test_bulk_reader_reads_what_the_line_reader_reads(variant: str) -> None:
         "\n.b32 1U\n",  # a suffix
         "\n.b8 1 // c\n",  # a comment
         "\nL:\n.b8 1\n",  # a label
+        "\n.b32 .b8\n",  # a directive where a symbol goes
+        "\n.b8 1\x012\n",  # a control character the bulk reader uses
     ],
 )
 def test_bulk_reader_leaves_other_text_to_the_line_reader(body: str) -> None:

@@ -11,7 +11,15 @@ static int is_blank(uint8_t c) { return c == ' ' || c == '\t'; }
 
 static int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 
-static int is_word(uint8_t c) { return is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+static int is_alpha(uint8_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+
+static int is_word(uint8_t c) { return is_digit(c) || is_alpha(c); }
+
+/* The n characters at p are .b8, .b16, .b32 or .b64. */
+static int is_directive(const uint8_t *p, Py_ssize_t n) {
+    return (n == 3 && memcmp(p, ".b8", 3) == 0) ||
+           (n == 4 && (memcmp(p, ".b16", 4) == 0 || memcmp(p, ".b32", 4) == 0 || memcmp(p, ".b64", 4) == 0));
+}
 
 /* A plain decimal ("0" or no leading zero) of at most max; 0 when it is not one. */
 static int read_decimal(const uint8_t *p, const uint8_t *end, uint64_t max, uint64_t *value) {
@@ -33,17 +41,11 @@ static int is_bulk_symbol(const uint8_t *p, const uint8_t *end) {
     const uint8_t *q = p;
     if (q < end && *q == '.') {
         q++;
-        if (q == end || !((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') || *q == '_')) return 0;
-        q++;
+        if (q == end || !is_alpha(*q)) return 0;
         while (q < end && (is_word(*q) || *q == '$' || *q == '.')) q++;
-        Py_ssize_t n = q - p;
-        if (p[1] == 'b' && ((n == 3 && p[2] == '8') || (n == 4 && memcmp(p + 2, "16", 2) == 0) ||
-                            (n == 4 && memcmp(p + 2, "32", 2) == 0) || (n == 4 && memcmp(p + 2, "64", 2) == 0)))
-            return 0;
+        if (is_directive(p, q - p)) return 0;
     } else {
-        if (q == end || !((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z') || *q == '_' || *q == '$' || *q == '%'))
-            return 0;
-        q++;
+        if (q == end || !(is_alpha(*q) || *q == '$' || *q == '%')) return 0;
         while (q < end && (is_word(*q) || *q == '$')) q++;
     }
     if (q == end) return 1;

@@ -531,12 +531,13 @@ Pieces: TypeAlias = tuple[bytes, list[int], list[int], list[str], list[int]]
 
 @twin("sections")
 def bulk_pieces(body: str) -> Pieces | None:
-    """What a section body written the way producers write it holds, read with a few
-    whole-text operations: one directive a line, ``.bN``, one space and its values (a
-    number, a ``.b8`` list such as ``97,98,0``, or on ``.b32``/``.b64`` one symbol such as
-    ``label`` or ``.debug_loc+8``), blanks around lines allowed. None for anything else
-    (labels, spaces in a list, negative, hex or octal numbers, values out of range), which
-    :class:`SectionParser` reads line by line and names."""
+    """The :data:`Pieces` of an ASCII section body written the way producers write it: one
+    directive a line, ``.bN``, one space and its values (a number, a ``.b8`` list such as
+    ``97,98,0``, or on ``.b32``/``.b64`` one symbol such as ``label`` or ``.debug_loc+8``),
+    blanks around lines allowed. None for anything else (labels, spaces in a list, negative,
+    hex or octal numbers, values out of range), which :class:`SectionParser` reads line by
+    line and names. The reference is read with a few whole-text operations; its native twin
+    is ``ptxdwarf/_native/sections.c``."""
     if not body.isascii():
         return None
     text = body.strip()
