@@ -161,6 +161,10 @@ def test_random_text(body: str) -> None:
     [
         "",
         " \n\t",
+        "\n.b32 %r1\n.b64 $L__x+1\n.b32 .debug_a.b$c+0\n.b32 _\n.b32 x\n",
+        "\n.b32 $\n",
+        "\n.b64 %+1\n",
+        "\n.b32 _1\n.b32 .\n",
         "\n.b32 .b8\n",
         "\n.b64 .b64+1\n",
         "\n.b32 .byte\n",

@@ -35,8 +35,9 @@ static int read_decimal(const uint8_t *p, const uint8_t *end, uint64_t max, uint
     return 1;
 }
 
-/* A symbol the bulk reader takes: a section name or a name, not a directive, and at most a
- * "+N" of up to ten digits. */
+/* A symbol the bulk reader takes: a section name that is not a directive, or an identifier
+ * (one of _ $ % starts one of two characters or more), and at most a "+N" of up to ten
+ * digits. */
 static int is_bulk_symbol(const uint8_t *p, const uint8_t *end) {
     const uint8_t *q = p;
     if (q < end && *q == '.') {
@@ -46,7 +47,10 @@ static int is_bulk_symbol(const uint8_t *p, const uint8_t *end) {
         if (is_directive(p, q - p)) return 0;
     } else {
         if (q == end || !(is_alpha(*q) || *q == '$' || *q == '%')) return 0;
+        int letter = *q != '_' && *q != '$' && *q != '%';
+        q++;
         while (q < end && (is_word(*q) || *q == '$')) q++;
+        if (!letter && q - p < 2) return 0;
     }
     if (q == end) return 1;
     if (*q != '+') return 0;

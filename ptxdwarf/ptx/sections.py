@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 from .._native import twin
 from ..dwarf.image import Reloc, SectionImage, Symbol
 from ..errors import PtxSyntaxError
-from .lexer import DOTTED, NAME, SECTION_NAME, SYMBOL
+from .lexer import DOTTED, SYMBOL
 from .module import SectionText
 
 __all__ = ["ALIASES", "WIDTHS", "SectionParser", "bulk_pieces", "bulk_section"]
@@ -474,11 +474,9 @@ class SectionParser:
             self.data[offset : offset + width] = (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
 
 
-#: Symbols the bulk reader takes, each on a line: a name that is not a directive, and at
+#: Symbols the bulk reader takes, each on a line: a symbol that is not a directive, and at
 #: most a small ``+N``.
-_BULK_SYMBOLS = re.compile(
-    rf"(?:(?!\.b(?:8|16|32|64)(?![\w$.]))(?:{SECTION_NAME}|{NAME})(?:\+(?:[1-9][0-9]{{0,9}}|0))?\n)*"
-)
+_BULK_SYMBOLS = re.compile(rf"(?:(?!\.b(?:8|16|32|64)(?![\w$.])){SYMBOL}(?:\+(?:[1-9][0-9]{{0,9}}|0))?\n)*")
 
 _WIDE_B64 = re.compile(r"\.b64[ \t]+[0-9]{10}")
 
