@@ -1,7 +1,7 @@
 /* The section-text lexer: the twin of ptxdwarf.ptx.sections.bulk_pieces. It reads a section
  * body written one directive a line (".bN ", then a number, a .b8 list of numbers, or on
- * .b32/.b64 one symbol) and gives its bytes, its symbolic values and where its wide .b64
- * numbers are; any other body gives None. */
+ * .b32/.b64 one symbol) and gives its bytes, its symbolic values (offsets, sizes, texts and
+ * the distinct texts) and where its wide .b64 numbers are; any other body gives None. */
 #include "common.h"
 
 /* The ASCII characters str.strip() removes. */
@@ -63,8 +63,8 @@ static int is_bulk_symbol(const uint8_t *p, const uint8_t *end) {
 }
 
 typedef struct {
-    buffer data;
-    PyObject *offsets, *sizes, *texts, *wide;
+    buffer data, sizes;
+    PyObject *offsets, *texts, *distinct, *wide;
 } pieces;
 
 static int append_int(PyObject *list, size_t value) {
@@ -118,9 +118,9 @@ static int read_line(pieces *out, const uint8_t *p, const uint8_t *end) {
         if (width == 2 || !is_bulk_symbol(p, end)) return 0;
         PyObject *text = PyUnicode_FromStringAndSize((const char *)p, end - p);
         if (!text) return -1;
-        int r = PyList_Append(out->texts, text);
+        int r = PyDict_SetDefault(out->distinct, text, Py_None) ? PyList_Append(out->texts, text) : -1;
         Py_DECREF(text);
-        if (r < 0 || append_int(out->offsets, offset) < 0 || append_int(out->sizes, (size_t)width) < 0) return -1;
+        if (r < 0 || append_int(out->offsets, offset) < 0 || buffer_byte(&out->sizes, (uint8_t)width) < 0) return -1;
         v = 0;
     }
     return put_le(&out->data, v, width) < 0 ? -1 : 1;
@@ -147,22 +147,25 @@ static int read_body(pieces *out, const uint8_t *s, Py_ssize_t n) {
 
 static PyObject *bulk_pieces(PyObject *self, PyObject *body) {
     if (!PyUnicode_Check(body) || !PyUnicode_IS_ASCII(body)) Py_RETURN_NONE;
-    pieces out = {{NULL, 0, 0}, PyList_New(0), PyList_New(0), PyList_New(0), PyList_New(0)};
+    pieces out = {{NULL, 0, 0}, {NULL, 0, 0}, PyList_New(0), PyList_New(0), PyDict_New(), PyList_New(0)};
     PyObject *result = NULL;
-    if (out.offsets && out.sizes && out.texts && out.wide) {
+    if (out.offsets && out.texts && out.distinct && out.wide) {
         int r = read_body(&out, PyUnicode_1BYTE_DATA(body), PyUnicode_GET_LENGTH(body));
         if (r > 0) {
             PyObject *data = buffer_bytes(&out.data);
-            if (data) result = PyTuple_Pack(5, data, out.offsets, out.sizes, out.texts, out.wide);
+            PyObject *sizes = buffer_bytes(&out.sizes);
+            if (data && sizes) result = PyTuple_Pack(6, data, out.offsets, sizes, out.texts, out.distinct, out.wide);
             Py_XDECREF(data);
+            Py_XDECREF(sizes);
         } else if (r == 0) {
             result = Py_NewRef(Py_None);
         }
     }
     buffer_free(&out.data);
+    buffer_free(&out.sizes);
     Py_XDECREF(out.offsets);
-    Py_XDECREF(out.sizes);
     Py_XDECREF(out.texts);
+    Py_XDECREF(out.distinct);
     Py_XDECREF(out.wide);
     return result;
 }

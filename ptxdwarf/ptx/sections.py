@@ -503,6 +503,8 @@ _NOT_SEPARATOR = bytes(c for c in range(256) if c not in b",\x01\x02\x03\x04\x05
 _ONE_WIDE = bytes.maketrans(b"HIQiq", b"WWWWW")
 #: Kind of a wide item -> its size.
 _WIDE_SIZE = {**{ord(c): w for w, c in _FORMAT.items() if w > 1}, ord("i"): 4, ord("q"): 8}
+#: Kind of a symbolic item -> its size.
+_SYMBOL_SIZE = bytes.maketrans(b"iq", b"\x04\x08")
 _SYMBOL_MASK = bytes.maketrans(b"HIQiq", b"\x00\x00\x00\x01\x01")
 _TO_COMMA = str.maketrans("\x01\x02\x03\x06", ",,,,")
 #: A list on a .b16/.b32/.b64 directive.
@@ -522,9 +524,10 @@ def _without_line_blanks(text: str) -> str | None:
     return None
 
 
-#: What :func:`bulk_pieces` reads: the bytes, the offset, size and text of each symbolic value,
-#: and the offset of each ``.b64`` number of 2**32 or more (in the bytes as written).
-Pieces: TypeAlias = tuple[bytes, list[int], list[int], list[str], list[int]]
+#: What :func:`bulk_pieces` reads: the bytes; the offset, size (one byte each) and text of
+#: each symbolic value; its distinct texts, in the order of their first use; the offset of
+#: each ``.b64`` number of 2**32 or more (in the bytes as written).
+Pieces: TypeAlias = tuple[bytes, list[int], bytes, list[str], dict[str, None], list[int]]
 
 
 @twin("sections")
@@ -555,11 +558,10 @@ def bulk_section(
     pieces = bulk_pieces(body)
     if pieces is None:
         return None
-    data, offsets, sizes, texts, wide = pieces
+    data, offsets, sizes, texts, distinct, wide = pieces
     relocs: list[Reloc] = []
     if texts:
-        unique = set(texts)
-        symbols = dict(zip(unique, map(_symbol_of if "+" in body else Symbol, unique), strict=False))
+        symbols = dict(zip(distinct, map(_symbol_of if "+" in body else Symbol, distinct), strict=False))
         relocs = list(
             map(
                 tuple.__new__,
@@ -600,7 +602,8 @@ def _bulk_pieces(text: str) -> Pieces | None:
     except (ValueError, struct.error):
         return None
     symbol_offsets: list[int] = []
-    sizes: list[int] = []
+    sizes = b""
+    distinct: dict[str, None] = {}
     wide: list[int] = []
     wide_b64 = _WIDE_B64.search(text) is not None
     if texts or wide_b64:
@@ -609,10 +612,11 @@ def _bulk_pieces(text: str) -> Pieces | None:
         steps = map(add, map(_WIDE_SIZE.__getitem__, wide_kinds), map(len, runs[1:]))
         offsets = list(accumulate(steps, initial=len(runs[0])))
         if texts:
-            if _BULK_SYMBOLS.fullmatch("\n".join(set(texts)) + "\n") is None:
+            distinct = dict.fromkeys(texts)
+            if _BULK_SYMBOLS.fullmatch("\n".join(distinct) + "\n") is None:
                 return None
             symbol_offsets = list(compress(offsets, wide_kinds.translate(_SYMBOL_MASK)))
-            sizes = list(map(_WIDE_SIZE.__getitem__, wide_kinds.translate(None, b"HIQ")))
+            sizes = wide_kinds.translate(_SYMBOL_SIZE, b"HIQ")
         if wide_b64:
             index = list(accumulate(map(len, runs[1:]), add, initial=len(runs[0])))
             # the k-th wide item is item index[k] + k
@@ -621,7 +625,7 @@ def _bulk_pieces(text: str) -> Pieces | None:
                 for k, kind in enumerate(wide_kinds)
                 if kind == 81 and values[index[k] + k] >= _WIDE  # 81: "Q"
             ]
-    return data, symbol_offsets, sizes, texts, wide
+    return data, symbol_offsets, sizes, texts, distinct, wide
 
 
 def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list[int], list[int]] | None:
