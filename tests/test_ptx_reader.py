@@ -194,7 +194,7 @@ def _simple_line(draw: st.DrawFn) -> str:
 def test_bulk_reader_equals_line_reader(lines: list[str], sep: str) -> None:
     body = sep + sep.join(lines) + "\n"
     slow = _ptx.SectionParser(".debug_info", "t.ptx").parse_lines(body, 10)
-    fast = _ptx.fast_section(".debug_info", body, "t.ptx")
+    fast = _ptx.bulk_section(".debug_info", body, "t.ptx")
     if fast is None:
         return  # forms the bulk reader leaves to the line reader (hex, octal, ...)
     assert fast.data == slow.data
@@ -205,7 +205,7 @@ def test_bulk_reader_equals_line_reader(lines: list[str], sep: str) -> None:
     assert (image.line_offsets, image.line_numbers) == (slow.line_offsets, slow.line_numbers)
 
 
-# --- the fast path against the line-by-line reader ------------------------------
+# --- the bulk reader against the line-by-line reader ------------------------------
 
 
 def _section_bodies() -> list[tuple[str, str, str]]:
@@ -246,7 +246,7 @@ _VARIANTS = [
 def _bulk_image(name: str, body: str, fast: bool) -> tuple[object, list[tuple[str, int]]]:
     addends: list[tuple[str, int]] = []
     if fast:
-        img = _ptx.fast_section(name, body, "f.ptx", addends)
+        img = _ptx.bulk_section(name, body, "f.ptx", addends)
     else:
         parser = _ptx.SectionParser(name, "f.ptx")
         img = parser.parse_lines(body, 1)
@@ -258,8 +258,8 @@ def _bulk_image(name: str, body: str, fast: bool) -> tuple[object, list[tuple[st
 
 
 @pytest.mark.parametrize("variant", [v for v, _ in _VARIANTS])
-def test_fast_path_reads_what_the_line_reader_reads(variant: str) -> None:
-    """Where the fast path takes a body, its image is the line-by-line reader's; it takes
+def test_bulk_reader_reads_what_the_line_reader_reads(variant: str) -> None:
+    """Where the bulk reader takes a body, its image is the line-by-line reader's; it takes
     every section nvcc writes."""
     change: Callable[[str], str] = dict(_VARIANTS)[variant]
     taken = 0
@@ -286,10 +286,12 @@ def test_fast_path_reads_what_the_line_reader_reads(variant: str) -> None:
         "\n.b32 1U\n",  # a suffix
         "\n.b8 1 // c\n",  # a comment
         "\nL:\n.b8 1\n",  # a label
+        "\n.b32 .b8\n",  # a directive where a symbol goes
+        "\n.b8 1\x012\n",  # a control character the bulk reader uses
     ],
 )
-def test_fast_path_leaves_other_text_to_the_line_reader(body: str) -> None:
-    assert _ptx.fast_section(".debug_info", body, "f.ptx", []) is None
+def test_bulk_reader_leaves_other_text_to_the_line_reader(body: str) -> None:
+    assert _ptx.bulk_section(".debug_info", body, "f.ptx", []) is None
 
 
 # --- the lexical layer: masking, the line index, reading the text once ----------

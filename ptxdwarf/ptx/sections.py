@@ -3,7 +3,7 @@ numbers, labels, ``label+N``, ``label1-label2``) as a section image and what its
 beyond the bytes.
 
 :class:`SectionParser` is the reference reader, line by line (it names the line of any
-error); :func:`fast_section` reads the bodies producers write in bulk and leaves every
+error); :func:`bulk_pieces` reads the bodies producers write in bulk and leaves every
 other body to it.
 """
 
@@ -14,14 +14,15 @@ import re
 import struct
 from itertools import accumulate, compress, repeat
 from operator import add, mul
-from typing import Any
+from typing import Any, TypeAlias
 
+from .._native import twin
 from ..dwarf.image import Reloc, SectionImage, Symbol
 from ..errors import PtxSyntaxError
-from .lexer import DOTTED, NAME, SECTION_NAME, SYMBOL
+from .lexer import DOTTED, SYMBOL
 from .module import SectionText
 
-__all__ = ["ALIASES", "WIDTHS", "SectionParser", "fast_section"]
+__all__ = ["ALIASES", "WIDTHS", "SectionParser", "bulk_pieces", "bulk_section"]
 
 #: Each data directive's width in bytes: the one width table of the section readers.
 WIDTHS = {".b8": 1, ".b16": 2, ".b32": 4, ".b64": 8}
@@ -130,20 +131,20 @@ class SectionParser:
     def parse(self, body: str, first_line: int) -> SectionImage:
         """The image of a section body whose first line is ``first_line``."""
         addends: list[tuple[str, int]] = []
-        fast = fast_section(self.name, body, self.filename, addends)
-        if fast is not None:
+        bulk = bulk_section(self.name, body, self.filename, addends)
+        if bulk is not None:
             self.text.addends = addends
             name, filename = self.name, self.filename
 
             def lines() -> tuple[list[int], list[int]]:
-                found = _one_directive_a_line(body, first_line, fast.data)
+                found = _one_directive_a_line(body, first_line, bulk.data)
                 if found is not None:
                     return found
                 image = SectionParser(name, filename).parse_lines(body, first_line)
                 return image.line_offsets, image.line_numbers
 
-            fast.line_loader = lines
-            return fast
+            bulk.line_loader = lines
+            return bulk
         return self.parse_lines(body, first_line)
 
     def parse_lines(self, body: str, first_line: int) -> SectionImage:
@@ -473,8 +474,9 @@ class SectionParser:
             self.data[offset : offset + width] = (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
 
 
-#: Symbols the fast path takes, each on a line: a name, and at most a small ``+N``.
-_FAST_SYMBOLS = re.compile(rf"(?:(?:{SECTION_NAME}|{NAME})(?:\+(?:[1-9][0-9]{{0,9}}|0))?\n)*")
+#: Symbols the bulk reader takes, each on a line: a symbol that is not a directive, and at
+#: most a small ``+N``.
+_BULK_SYMBOLS = re.compile(rf"(?:(?!\.b(?:8|16|32|64)(?![\w$.])){SYMBOL}(?:\+(?:[1-9][0-9]{{0,9}}|0))?\n)*")
 
 _WIDE_B64 = re.compile(r"\.b64[ \t]+[0-9]{10}")
 
@@ -486,11 +488,13 @@ def _symbol_of(text: str) -> Symbol:
     return Symbol(text)
 
 
-# The fast path reads a body written one directive a line: each directive becomes the
+# The bulk reader reads a body written one directive a line: each directive becomes the
 # separator before its items (a .b8 list's own commas stay), a wide one marked as holding
 # a symbol when its item does not start with a digit.
 _LINE_SEPARATORS = (("\n.b8 ", "\x06"), ("\n.b16 ", "\x03"), ("\n.b32 ", "\x01"), ("\n.b64 ", "\x02"))
 _SYMBOL_SEPARATORS = ((re.compile("\x01(?![0-9])"), "\x04"), (re.compile("\x02(?![0-9])"), "\x05"))
+#: The characters the separators take.
+_SEPARATORS = "\x01\x02\x03\x04\x05\x06"
 #: Splits at each symbolic item: text before, its separator, the symbol.
 _SYMBOL_ITEM = re.compile("([\x04\x05])([^,\x01-\x06]*)")
 #: Separator -> kind of item: B, H, I, Q a number of that width, i, q a symbol.
@@ -499,6 +503,8 @@ _NOT_SEPARATOR = bytes(c for c in range(256) if c not in b",\x01\x02\x03\x04\x05
 _ONE_WIDE = bytes.maketrans(b"HIQiq", b"WWWWW")
 #: Kind of a wide item -> its size.
 _WIDE_SIZE = {**{ord(c): w for w, c in _FORMAT.items() if w > 1}, ord("i"): 4, ord("q"): 8}
+#: Kind of a symbolic item -> its size.
+_SYMBOL_SIZE = bytes.maketrans(b"iq", b"\x04\x08")
 _SYMBOL_MASK = bytes.maketrans(b"HIQiq", b"\x00\x00\x00\x01\x01")
 _TO_COMMA = str.maketrans("\x01\x02\x03\x06", ",,,,")
 #: A list on a .b16/.b32/.b64 directive.
@@ -510,7 +516,7 @@ _LINE_BLANKS = re.compile(r"[ \t]*\n[ \t]*")
 
 
 def _without_line_blanks(text: str) -> str | None:
-    """``text`` without the blanks around its line breaks, or None when it has none. The fast
+    """``text`` without the blanks around its line breaks, or None when it has none. The bulk
     readers try a body as it is first (a blank left makes them give up), so that the bodies
     producers write, which have none, are not searched for them."""
     if " \n" in text or "\t\n" in text or "\n " in text or "\n\t" in text:
@@ -518,30 +524,61 @@ def _without_line_blanks(text: str) -> str | None:
     return None
 
 
-def fast_section(
-    name: str, body: str, filename: str, addends: list[tuple[str, int]] | None = None
-) -> SectionImage | None:
-    """The image of a section body written the way producers write it, read with a few
-    whole-text operations: one directive a line, ``.bN``, one space and its values (a
-    number, a ``.b8`` list such as ``97,98,0``, or on ``.b32``/``.b64`` one symbol such as
-    ``label`` or ``.debug_loc+8``), blanks around lines allowed. None for anything else
-    (labels, spaces in a list, negative, hex or octal numbers, values out of range), which
-    the line-by-line reader then reads and names. ``addends`` receives each
-    ``label+N`` value with its offset."""
+#: What :func:`bulk_pieces` reads: the bytes; the offset, size (one byte each) and text of
+#: each symbolic value; its distinct texts, in the order of their first use; the offset of
+#: each ``.b64`` number of 2**32 or more (in the bytes as written).
+Pieces: TypeAlias = tuple[bytes, list[int], bytes, list[str], dict[str, None], list[int]]
+
+
+@twin("sections")
+def bulk_pieces(body: str) -> Pieces | None:
+    """The :data:`Pieces` of an ASCII section body written the way producers write it: one
+    directive a line, ``.bN``, one space and its values (a number, a ``.b8`` list such as
+    ``97,98,0``, or on ``.b32``/``.b64`` one symbol such as ``label`` or ``.debug_loc+8``),
+    blanks around lines allowed. None for anything else (labels, spaces in a list, negative,
+    hex or octal numbers, values out of range), which :class:`SectionParser` reads line by
+    line and names. The reference is read with a few whole-text operations; its native twin
+    is ``ptxdwarf/_native/sections.c``."""
+    if not body.isascii():
+        return None
     text = body.strip()
-    image = _fast_image(name, text, filename, addends)
-    if image is None:
+    pieces = _bulk_pieces(text)
+    if pieces is None:
         plain = _without_line_blanks(text)
         if plain is not None:
-            image = _fast_image(name, plain, filename, addends)
-    return image
+            pieces = _bulk_pieces(plain)
+    return pieces
 
 
-def _fast_image(
-    name: str, text: str, filename: str, addends: list[tuple[str, int]] | None
+def bulk_section(
+    name: str, body: str, filename: str, addends: list[tuple[str, int]] | None = None
 ) -> SectionImage | None:
-    """:func:`fast_section` of a body already stripped of the blanks around it."""
-    if not text or not text.isascii() or "/" in text or ":" in text or ";" in text or "-" in text:
+    """The image (without its lines) of a body :func:`bulk_pieces` reads; None for any other.
+    ``addends`` receives each ``label+N`` value with its offset."""
+    pieces = bulk_pieces(body)
+    if pieces is None:
+        return None
+    data, offsets, sizes, texts, distinct, wide = pieces
+    relocs: list[Reloc] = []
+    if texts:
+        symbols = dict(zip(distinct, map(_symbol_of if "+" in body else Symbol, distinct), strict=False))
+        relocs = list(
+            map(
+                tuple.__new__,
+                repeat(Reloc),
+                zip(offsets, sizes, map(symbols.__getitem__, texts), strict=False),
+            )
+        )
+        if addends is not None and "+" in body:
+            addends.extend((t, offset) for t, offset in zip(texts, offsets, strict=False) if "+" in t)
+    return _as_ptxas_keeps(name, data, wide, relocs=relocs, labels={}, filename=filename)
+
+
+def _bulk_pieces(text: str) -> Pieces | None:
+    """:func:`bulk_pieces` of a body already stripped of the blanks around it."""
+    if not text or "/" in text or ":" in text or ";" in text or "-" in text:
+        return None
+    if any(separator in text for separator in _SEPARATORS):
         return None
     s = "\n" + text
     for line_start, separator in _LINE_SEPARATORS:
@@ -564,31 +601,23 @@ def _fast_image(
         data = struct.pack(b"<" + kinds.upper(), *values)
     except (ValueError, struct.error):
         return None
-    relocs: list[Reloc] = []
+    symbol_offsets: list[int] = []
+    sizes = b""
+    distinct: dict[str, None] = {}
     wide: list[int] = []
-    if texts or _WIDE_B64.search(text) is not None:
+    wide_b64 = _WIDE_B64.search(text) is not None
+    if texts or wide_b64:
         runs = kinds.translate(_ONE_WIDE).split(b"W")
         wide_kinds = kinds.translate(None, b"B")
         steps = map(add, map(_WIDE_SIZE.__getitem__, wide_kinds), map(len, runs[1:]))
         offsets = list(accumulate(steps, initial=len(runs[0])))
         if texts:
-            unique = list(dict.fromkeys(texts))
-            if _FAST_SYMBOLS.fullmatch("\n".join(unique) + "\n") is None:
+            distinct = dict.fromkeys(texts)
+            if _BULK_SYMBOLS.fullmatch("\n".join(distinct) + "\n") is None:
                 return None
-            plus = "+" in text
-            cache = dict(zip(unique, map(_symbol_of if plus else Symbol, unique), strict=False))
-            mask = wide_kinds.translate(_SYMBOL_MASK)
-            sizes = map(_WIDE_SIZE.__getitem__, wide_kinds.translate(None, b"HIQ"))
-            relocs = list(
-                map(
-                    tuple.__new__,
-                    repeat(Reloc),
-                    zip(compress(offsets, mask), sizes, map(cache.__getitem__, texts), strict=False),
-                )
-            )
-            if plus and addends is not None:
-                addends.extend((t, r.offset) for t, r in zip(texts, relocs, strict=False) if "+" in t)
-        if _WIDE_B64.search(text) is not None:
+            symbol_offsets = list(compress(offsets, wide_kinds.translate(_SYMBOL_MASK)))
+            sizes = wide_kinds.translate(_SYMBOL_SIZE, b"HIQ")
+        if wide_b64:
             index = list(accumulate(map(len, runs[1:]), add, initial=len(runs[0])))
             # the k-th wide item is item index[k] + k
             wide = [
@@ -596,11 +625,11 @@ def _fast_image(
                 for k, kind in enumerate(wide_kinds)
                 if kind == 81 and values[index[k] + k] >= _WIDE  # 81: "Q"
             ]
-    return _as_ptxas_keeps(name, data, wide, relocs=relocs, labels={}, filename=filename)
+    return data, symbol_offsets, sizes, texts, distinct, wide
 
 
 def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list[int], list[int]] | None:
-    """The line offsets and numbers of a body :func:`fast_section` read, when each of its
+    """The line offsets and numbers of a body :func:`bulk_section` read, when each of its
     lines holds exactly one directive (as producers write); None otherwise."""
     if not body.isascii() or "\x0b" in body or "\x0c" in body:
         return None

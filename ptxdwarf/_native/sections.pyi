@@ -1,0 +1,3 @@
+def bulk_pieces(
+    body: str,
+) -> tuple[bytes, list[int], bytes, list[str], dict[str, None], list[int]] | None: ...
