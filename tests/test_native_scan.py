@@ -16,7 +16,8 @@ from twins import native_of, same
 
 from ptxdwarf import PtxSyntaxError
 from ptxdwarf.ptx.codescan import scan_code
-from ptxdwarf.ptx.lexer import LineIndex, mask_comments
+from ptxdwarf.ptx.lexer import DECL_WORDS, LineIndex, mask_comments
+from ptxdwarf.ptx.module import TYPE_SIZES
 
 _PIECES = [
     ".version 7.5",
@@ -112,6 +113,18 @@ _STATEMENTS = [
     ".local .align 8 .b8 __local_depot0[16];",
     ".shared .u32 s[4][];",
     ".global .u32 g = {1};",
+    ".reg .b32 %r<0012>;",
+    ".local .align 16 .b8 x[ 4 ];",
+    ".reg .align 0 .b8 x;",
+    ".reg .align\t4\n.b64 y ;",
+    ".shared .v4 .b32 y;",
+    ".reg .b32 a, b;",
+    ".param .b32 x<2>[3];",
+    ".reg .b32 x[];",
+    ".reg .b32 x[1]  = 3;",
+    ".reg .alignx .b32 z;",
+    ".reg .b32 99;",
+    ".reg .b32 %r<123456789012345678901>;",
     "ld.param.u64 %rd1, [_Z1kPi_param_0];",
     "$L__BB0_1:",
     "$L__BB0_2 :",
@@ -207,6 +220,16 @@ def test_truncated_and_mutated(text: str, data: st.DataObject) -> None:
 @settings(max_examples=200, deadline=None)
 def test_random_text(text: str) -> None:
     check(text)
+
+
+def test_every_state_space_and_type() -> None:
+    """The kernel knows the declaration words and the types of the reference."""
+    for word in DECL_WORDS:
+        for type_ in [*sorted(TYPE_SIZES), ".v2"]:
+            for name in ("x", "x[4]", "%r<4>"):
+                text = f".entry f {{ .{word} {type_} {name}; }} .{word} .align 8 {type_} {name} = 1;"
+                found = same(scan_code, text, "t.ptx", LineIndex(text))
+                assert found[1][0][11] and found[2]
 
 
 def test_the_kernel_declines_what_it_does_not_take() -> None:

@@ -251,6 +251,107 @@ static PyObject *directive(const char *kind, text *t, Py_ssize_t start, Py_ssize
     return Py_BuildValue("[snnnn]", kind, start, end, line, line_at(t, end));
 }
 
+#define NAMED(w) {w, sizeof w - 1}
+typedef struct {
+    const char *word;
+    size_t size;
+} named;
+
+/* The words of ptxdwarf.ptx.lexer.DECL_WORDS and the keys of ptxdwarf.ptx.module.TYPE_SIZES
+ * (tests/test_native_scan.py holds them to those). */
+static const named SPACES[] = {NAMED("reg"),   NAMED("local"),  NAMED("shared"),     NAMED("global"),
+                               NAMED("const"), NAMED("param"),  NAMED("tex"),        NAMED("texref"),
+                               NAMED("samplerref"), NAMED("surfref")};
+static const named TYPES[] = {
+    NAMED(".b8"),    NAMED(".s8"),     NAMED(".u8"),   NAMED(".pred"),   NAMED(".b16"),       NAMED(".s16"),
+    NAMED(".u16"),   NAMED(".f16"),    NAMED(".bf16"), NAMED(".b32"),    NAMED(".s32"),       NAMED(".u32"),
+    NAMED(".f32"),   NAMED(".f16x2"),  NAMED(".bf16x2"), NAMED(".tf32"), NAMED(".b64"),       NAMED(".s64"),
+    NAMED(".u64"),   NAMED(".f64"),    NAMED(".b128"), NAMED(".texref"), NAMED(".samplerref"), NAMED(".surfref"),
+};
+
+static int one_of(const named *words, size_t count, const uint8_t *p, size_t size) {
+    for (size_t i = 0; i < count; i++)
+        if (words[i].size == size && memcmp(words[i].word, p, size) == 0) return 1;
+    return 0;
+}
+
+/* The end of the run of digits at i (*long_number is set past 4000 of them, which Python's
+ * int() may refuse). */
+static Py_ssize_t digits_end(const text *t, Py_ssize_t i, Py_ssize_t end, int *long_number) {
+    Py_ssize_t j = i;
+    while (j < end && is_digit(t->s[j])) j++;
+    if (j - i > 4000) *long_number = 1;
+    return j;
+}
+
+static PyObject *number(const text *t, Py_ssize_t a, Py_ssize_t b) {
+    if (b - a <= 18) {
+        long long v = 0;
+        for (Py_ssize_t i = a; i < b; i++) v = v * 10 + (t->s[i] - '0');
+        return PyLong_FromLongLong(v);
+    }
+    char digits[4001];
+    memcpy(digits, t->s + a, (size_t)(b - a));
+    digits[b - a] = 0;
+    return PyLong_FromString(digits, NULL, 10);
+}
+
+/* A declaration statement from start to stop (its '=' or ';'), on line: the fields of its
+ * PtxVariable where it is of the simple form (codescan's simple_declaration), else
+ * [text, line] (text to its ';' at semi). *decline is set for a number too long to read here. */
+static PyObject *declaration(const text *t, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t semi, Py_ssize_t line,
+                             int *decline) {
+    const uint8_t *s = t->s;
+    Py_ssize_t b = stop;
+    while (b > start && is_space(s[b - 1])) b--;
+    /* \.(SPACE)\s+(?:\.align\s+([1-9][0-9]*)\s+)?(\.\w+)\s+(SYMBOL)(?:\s*<\s*([0-9]+)\s*>|\s*\[\s*([0-9]+)\s*\])? */
+    Py_ssize_t i = start + 1, word = i, align = -1, align_end = -1, count = -1, count_end = -1, dim = -1, dim_end = -1;
+    text view = {s, b, 0, 0};
+    while (i < b && is_word(s[i])) i++;
+    Py_ssize_t word_end = i;
+    if (!one_of(SPACES, sizeof SPACES / sizeof SPACES[0], s + word, (size_t)(word_end - word))) goto other;
+    if (i >= b || !is_space(s[i])) goto other;
+    i = skip_space(&view, i);
+    if (b - i > 6 && memcmp(s + i, ".align", 6) == 0 && is_space(s[i + 6])) {
+        Py_ssize_t j = skip_space(&view, i + 6);
+        if (j >= b || s[j] < '1' || s[j] > '9') goto other;
+        align = j;
+        align_end = digits_end(t, j, b, decline);
+        if (align_end >= b || !is_space(s[align_end])) goto other;
+        i = skip_space(&view, align_end);
+    }
+    Py_ssize_t type = i;
+    if (i >= b || s[i] != '.') goto other;
+    i++;
+    while (i < b && is_word(s[i])) i++;
+    Py_ssize_t type_end = i;
+    if (!one_of(TYPES, sizeof TYPES / sizeof TYPES[0], s + type, (size_t)(type_end - type))) goto other;
+    if (i >= b || !is_space(s[i])) goto other;
+    Py_ssize_t name = skip_space(&view, i), name_end = symbol_end(&view, name);
+    if (name_end == name) goto other;
+    i = skip_space(&view, name_end);
+    if (i < b && (s[i] == '<' || s[i] == '[')) {
+        uint8_t close = s[i] == '<' ? '>' : ']';
+        Py_ssize_t j = skip_space(&view, i + 1), k = digits_end(t, j, b, decline);
+        if (k == j) goto other;
+        Py_ssize_t after = skip_space(&view, k);
+        if (after + 1 != b || s[after] != close) goto other;
+        if (close == '>') count = j, count_end = k;
+        else dim = j, dim_end = k;
+        i = b;
+    }
+    if (i != b) goto other;
+    if (*decline) return Py_NewRef(Py_None);
+    return Py_BuildValue("(NNNnNNNONO)", slice(t, name, name_end), slice(t, word, word_end), slice(t, type, type_end),
+                         line, align < 0 ? Py_NewRef(Py_None) : number(t, align, align_end),
+                         dim < 0 ? PyTuple_New(0) : Py_BuildValue("(N)", number(t, dim, dim_end)),
+                         count < 0 ? Py_NewRef(Py_None) : number(t, count, count_end), Py_None, slice(t, start, b),
+                         s[stop] == '=' ? Py_True : Py_False);
+other:
+    *decline = 0;
+    return Py_BuildValue("[Nn]", slice(t, start, semi), line);
+}
+
 /* The label ended by the colon at colon, if one is, into labels; -1 on failure. */
 static int label(text *t, Py_ssize_t colon, Py_ssize_t floor, PyObject *labels) {
     const uint8_t *s = t->s;
@@ -312,9 +413,13 @@ static int scan(text *t, PyObject *directives, PyObject *functions, PyObject *va
             if (s[stop] != '{' && s[stop] != '}') {
                 PyObject *into = function != NULL ? PyList_GET_ITEM(function, F_DECLARATIONS) : depth == 0 ? variables : NULL;
                 if (into != NULL) {
-                    PyObject *decl = slice(t, start, semi);
-                    if (decl == NULL) return -1;
-                    if (append(into, Py_BuildValue("[Nn]", decl, line_at(t, start))) < 0) return -1;
+                    int decline = 0;
+                    PyObject *decl = declaration(t, start, stop, semi, line_at(t, start), &decline);
+                    if (decline) {
+                        Py_XDECREF(decl);
+                        return 1;
+                    }
+                    if (append(into, decl) < 0) return -1;
                 }
                 pos = semi + 1;
             }

@@ -12,6 +12,7 @@ import re
 
 from .._native import twin
 from ..errors import PtxSyntaxError
+from .declarations import Fields, simple_declaration
 from .lexer import NAME_CHAR, STRING, SYMBOL, TOKEN_KIND, VERSION, LineIndex, Tokens
 
 __all__ = [
@@ -27,14 +28,16 @@ __all__ = [
 
 #: A function as :func:`scan_code` finds it: ``[name, kind ("entry" or "func"), line,
 #: header start, returns text or None, parameters text or None, the parameters' line,
-#: body start, body end (its ``}``), end line, labels (name -> line), declarations
-#: ([text, line]: a declaration statement without its ``;``)]``; a function whose body is
+#: body start, body end (its ``}``), end line, labels (name -> line), declarations]``
+#: (each the fields of its :class:`~ptxdwarf.ptx.module.PtxVariable` where it is of the
+#: simple form, :func:`~ptxdwarf.ptx.declarations.simple_declaration`, else ``[text, line]``:
+#: the statement without its ``;``, for :func:`~ptxdwarf.ptx.declarations.parse_declaration`); a function whose body is
 #: never opened keeps body start and end -1 and end line 0.
 FunctionScan = list[object]
 #: What :func:`scan_code` finds: the directives (``[kind, start, end, line, end line]``:
 #: ``version``, ``target``, ``address_size``, ``file``, ``section``; a section ends at its ``}``), the functions with a body, the
-#: module-level declarations (``[text, line]``) and the names of the prototypes, in text order.
-CodeScan = tuple[list[list[object]], list[FunctionScan], list[list[object]], list[str]]
+#: module-level declarations (as those of a function) and the names of the prototypes, in text order.
+CodeScan = tuple[list[list[object]], list[FunctionScan], list["Fields | list[object]"], list[str]]
 
 _IDENT_CHAR = re.compile(NAME_CHAR)
 #: A label name just before the end of the searched span.
@@ -104,12 +107,12 @@ def scan_code(masked: str, filename: str, lines: LineIndex) -> CodeScan:  # noqa
 
     directives: list[list[object]] = []
     functions: list[FunctionScan] = []
-    variables: list[list[object]] = []
+    variables: list[Fields | list[object]] = []
     prototypes: list[str] = []
     depth = 0
     function: FunctionScan | None = None
     labels: dict[str, int] = {}
-    declarations: list[list[object]] = []
+    declarations: list[Fields | list[object]] = []
     pending: FunctionScan | None = None
     pos = 0
     next_token = Tokens(masked).next
@@ -151,10 +154,13 @@ def scan_code(masked: str, filename: str, lines: LineIndex) -> CodeScan:  # noqa
                 raise error(f"declaration {tok} without ';'", start)
             if _BRACE.search(masked[start:end].split("=", 1)[0]) is None:
                 # (with a brace, not a declaration statement: a state space in an instruction)
-                if function is not None:
-                    declarations.append([masked[start:end], line_at(start)])
-                elif depth == 0:
-                    variables.append([masked[start:end], line_at(start)])
+                if function is not None or depth == 0:
+                    text = masked[start:end]
+                    line = line_at(start)
+                    simple = simple_declaration(text, line)
+                    (declarations if function is not None else variables).append(
+                        [text, line] if simple is None else simple
+                    )
                 pos = end + 1
         elif kind == "open":
             depth += 1

@@ -15,7 +15,7 @@ import re
 from ..dwarf.image import SectionImage, gc_paused
 from ..errors import PtxSyntaxError
 from .codescan import BAD_DIRECTIVE, FILE, SECTION_HEAD, read_directive, scan_code, section_span
-from .declarations import parse_declaration
+from .declarations import Fields, parse_declaration
 from .dwarflines import dwarf_line_blocks
 from .lexer import LineIndex, mask_comments
 from .module import FileDirective, PtxFunction, PtxModule, PtxVariable, SectionBlock
@@ -72,13 +72,9 @@ class _ModuleParser:
                 f.returns = _param_list(returns, line)  # type: ignore[arg-type]
             if params is not None:
                 f.params = _param_list(params, params_line)  # type: ignore[arg-type]
-            found = f.declarations
-            for text, at in declarations:  # type: ignore[attr-defined]
-                found += parse_declaration(text, at)
+            _declare(f.declarations, declarations)  # type: ignore[arg-type]
             module._functions.append(f)
-        found = module._variables
-        for text, at in variables:
-            found += parse_declaration(text, at)  # type: ignore[arg-type]
+        _declare(module._variables, variables)
         module._prototypes += prototypes
         _add_blocks(module, dwarf_blocks)
         return module
@@ -153,6 +149,16 @@ class _ModuleParser:
         block.loader = load
         self.module.sections.append(block)
         return close + 1
+
+
+def _declare(into: list[PtxVariable], declarations: list[Fields | list[object]]) -> None:
+    """Add the variables of ``declarations`` (as :func:`~ptxdwarf.ptx.codescan.scan_code` gives
+    them) to ``into``."""
+    for d in declarations:
+        if type(d) is tuple:
+            into.append(PtxVariable(*d))
+        else:
+            into += parse_declaration(*d)
 
 
 def _param_list(text: str, line: int) -> list[PtxVariable]:
