@@ -229,7 +229,7 @@ def test_every_state_space_and_type() -> None:
             for name in ("x", "x[4]", "%r<4>"):
                 text = f".entry f {{ .{word} {type_} {name}; }} .{word} .align 8 {type_} {name} = 1;"
                 found = same(scan_code, text, "t.ptx", LineIndex(text))
-                assert found[1][0][11] and found[2]
+                assert found[1][0][10] and found[2]
 
 
 def test_the_kernel_declines_what_it_does_not_take() -> None:

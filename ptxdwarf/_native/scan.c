@@ -296,14 +296,16 @@ static PyObject *number(const text *t, Py_ssize_t a, Py_ssize_t b) {
     return PyLong_FromString(digits, NULL, 10);
 }
 
-/* A declaration statement from start to stop (its '=' or ';'), on line: the fields of its
- * PtxVariable where it is of the simple form (codescan's simple_declaration), else
- * [text, line] (text to its ';' at semi). *decline is set for a number too long to read here. */
-static PyObject *declaration(const text *t, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t semi, Py_ssize_t line,
+/* A declaration from start to end, on line, its initializer from stop (its '=', or end): the
+ * fields of its PtxVariable where it is of the simple form (codescan's simple_declaration), else
+ * [text, line]. *decline is set for a number too long to read here. */
+static PyObject *declaration(const text *t, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t end, Py_ssize_t line,
                              int *decline) {
     const uint8_t *s = t->s;
+    int initialized = stop < end;
     Py_ssize_t b = stop;
     while (b > start && is_space(s[b - 1])) b--;
+    if (s[start] != '.') goto other;
     /* \.(SPACE)\s+(?:\.align\s+([1-9][0-9]*)\s+)?(\.\w+)\s+(SYMBOL)(?:\s*<\s*([0-9]+)\s*>|\s*\[\s*([0-9]+)\s*\])? */
     Py_ssize_t i = start + 1, word = i, align = -1, align_end = -1, count = -1, count_end = -1, dim = -1, dim_end = -1;
     text view = {s, b, 0, 0};
@@ -346,10 +348,31 @@ static PyObject *declaration(const text *t, Py_ssize_t start, Py_ssize_t stop, P
                          line, align < 0 ? Py_NewRef(Py_None) : number(t, align, align_end),
                          dim < 0 ? PyTuple_New(0) : Py_BuildValue("(N)", number(t, dim, dim_end)),
                          count < 0 ? Py_NewRef(Py_None) : number(t, count, count_end), Py_None, slice(t, start, b),
-                         s[stop] == '=' ? Py_True : Py_False);
+                         initialized ? Py_True : Py_False);
 other:
     *decline = 0;
-    return Py_BuildValue("[Nn]", slice(t, start, semi), line);
+    return Py_BuildValue("[Nn]", slice(t, start, end), line);
+}
+
+/* The declarations of the parameter list from start to end (within its parentheses), on line,
+ * into a new list; NULL with *decline set, as declaration() does. */
+static PyObject *parameters(const text *t, Py_ssize_t start, Py_ssize_t end, Py_ssize_t line, int *decline) {
+    const uint8_t *s = t->s;
+    PyObject *out = PyList_New(0);
+    for (Py_ssize_t part = start; out != NULL && part <= end;) {
+        Py_ssize_t comma = part;
+        while (comma < end && s[comma] != ',') comma++;
+        Py_ssize_t a = part, b = comma;
+        while (a < b && is_space(s[a])) a++;
+        while (b > a && is_space(s[b - 1])) b--;
+        if (a < b) {
+            Py_ssize_t stop = a;
+            while (stop < b && s[stop] != '=') stop++;
+            if (append(out, declaration(t, a, stop, b, line, decline)) < 0 || *decline) Py_CLEAR(out);
+        }
+        part = comma + 1;
+    }
+    return out;
 }
 
 /* The label ended by the colon at colon, if one is, into labels; -1 on failure. */
@@ -372,7 +395,7 @@ static int label(text *t, Py_ssize_t colon, Py_ssize_t floor, PyObject *labels) 
 }
 
 /* Indexes of a function record (codescan.FunctionScan). */
-enum { F_BODY_START = 7, F_BODY_END = 8, F_END_LINE = 9, F_LABELS = 10, F_DECLARATIONS = 11 };
+enum { F_BODY_START = 6, F_BODY_END = 7, F_END_LINE = 8, F_LABELS = 9, F_DECLARATIONS = 10 };
 
 static int set_item(PyObject *record, Py_ssize_t index, Py_ssize_t value) {
     PyObject *v = PyLong_FromSsize_t(value);
@@ -414,7 +437,7 @@ static int scan(text *t, PyObject *directives, PyObject *functions, PyObject *va
                 PyObject *into = function != NULL ? PyList_GET_ITEM(function, F_DECLARATIONS) : depth == 0 ? variables : NULL;
                 if (into != NULL) {
                     int decline = 0;
-                    PyObject *decl = declaration(t, start, stop, semi, line_at(t, start), &decline);
+                    PyObject *decl = declaration(t, start, s[stop] == '=' ? stop : semi, semi, line_at(t, start), &decline);
                     if (decline) {
                         Py_XDECREF(decl);
                         return 1;
@@ -477,12 +500,19 @@ static int scan(text *t, PyObject *directives, PyObject *functions, PyObject *va
                 pos = tail + 1;
             } else {
                 Py_ssize_t line = line_at(t, start);
-                Py_ssize_t params_line = line_at(t, name_end);
-                PyObject *record = Py_BuildValue(
-                    "[NsnnNNnnnn{}[]]", slice(t, name, name_end), s[start + 1] == 'e' ? "entry" : "func", line, start,
-                    returns < 0 ? Py_NewRef(Py_None) : slice(t, returns, returns_end),
-                    params < 0 ? Py_NewRef(Py_None) : slice(t, params, params_end), params_line, (Py_ssize_t)-1,
-                    (Py_ssize_t)-1, (Py_ssize_t)0);
+                int decline = 0;
+                PyObject *returned = returns < 0 ? Py_NewRef(Py_None) : parameters(t, returns, returns_end, line, &decline);
+                PyObject *taken = params < 0 || returned == NULL
+                                      ? Py_NewRef(Py_None)
+                                      : parameters(t, params, params_end, line_at(t, name_end), &decline);
+                if (decline) {
+                    Py_XDECREF(returned);
+                    Py_XDECREF(taken);
+                    return 1;
+                }
+                PyObject *record = Py_BuildValue("[NsnnNNnnn{}[]]", slice(t, name, name_end),
+                                                 s[start + 1] == 'e' ? "entry" : "func", line, start, returned, taken,
+                                                 (Py_ssize_t)-1, (Py_ssize_t)-1, (Py_ssize_t)0);
                 if (append(functions, record) < 0) return -1;
                 pending = PyList_GET_ITEM(functions, PyList_GET_SIZE(functions) - 1);
                 pos = i;

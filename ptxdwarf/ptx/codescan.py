@@ -27,8 +27,9 @@ __all__ = [
 ]
 
 #: A function as :func:`scan_code` finds it: ``[name, kind ("entry" or "func"), line,
-#: header start, returns text or None, parameters text or None, the parameters' line,
-#: body start, body end (its ``}``), end line, labels (name -> line), declarations]``
+#: header start, returns or None, parameters or None (each a list of declarations; None
+#: where the header has no parentheses there), body start, body end (its ``}``), end line, labels (name -> line),
+#: declarations]``
 #: (each the fields of its :class:`~ptxdwarf.ptx.module.PtxVariable` where it is of the
 #: simple form, :func:`~ptxdwarf.ptx.declarations.simple_declaration`, else ``[text, line]``:
 #: the statement without its ``;``, for :func:`~ptxdwarf.ptx.declarations.parse_declaration`); a function whose body is
@@ -90,6 +91,17 @@ def section_span(masked: str, start: int) -> tuple[str, int, int] | str:
     ):
         return f"section {name} opened here is never closed"
     return name, pos, close
+
+
+def _parameters(text: str, line: int) -> list[Fields | list[object]]:
+    """The declarations of a parameter list, as :func:`scan_code` gives them."""
+    out: list[Fields | list[object]] = []
+    for part in text.split(","):
+        part = part.strip()
+        if part:
+            simple = simple_declaration(part, line)
+            out.append([part, line] if simple is None else simple)
+    return out
 
 
 @twin("scan")
@@ -166,17 +178,17 @@ def scan_code(masked: str, filename: str, lines: LineIndex) -> CodeScan:  # noqa
             depth += 1
             if depth == 1 and pending is not None:
                 function = pending
-                function[7] = pos
-                labels = function[10]  # type: ignore[assignment]
-                declarations = function[11]  # type: ignore[assignment]
+                function[6] = pos
+                labels = function[9]  # type: ignore[assignment]
+                declarations = function[10]  # type: ignore[assignment]
                 pending = None
         elif kind == "close":
             depth -= 1
             if depth < 0:
                 raise error("unmatched }", start)
             if depth == 0 and function is not None:
-                function[8] = start
-                function[9] = line_at(start)
+                function[7] = start
+                function[8] = line_at(start)
                 function = None
         elif kind == "string":
             pass
@@ -204,14 +216,14 @@ def scan_code(masked: str, filename: str, lines: LineIndex) -> CodeScan:  # noqa
                         pos = tail.end() + 1
                     else:
                         line = line_at(start)
+                        returns, params = fm.group(2), sig.group(1)
                         pending = [
                             fm.group(3),
                             fm.group(1),
                             line,
                             start,
-                            fm.group(2),
-                            sig.group(1),
-                            line_at(fm.end()),
+                            None if returns is None else _parameters(returns, line),
+                            None if params is None else _parameters(params, line_at(fm.end())),
                             -1,
                             -1,
                             0,

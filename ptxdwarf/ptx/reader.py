@@ -60,7 +60,6 @@ class _ModuleParser:
             header,
             returns,
             params,
-            params_line,
             body_start,
             body_end,
             end_line,
@@ -69,9 +68,9 @@ class _ModuleParser:
         ) in functions:
             f = PtxFunction(name, kind, line, header, body_start, body_end, end_line, labels)  # type: ignore[arg-type]
             if returns is not None:
-                f.returns = _param_list(returns, line)  # type: ignore[arg-type]
+                _declare(f.returns, returns)  # type: ignore[arg-type]
             if params is not None:
-                f.params = _param_list(params, params_line)  # type: ignore[arg-type]
+                _declare(f.params, params)  # type: ignore[arg-type]
             _declare(f.declarations, declarations)  # type: ignore[arg-type]
             module._functions.append(f)
         _declare(module._variables, variables)
@@ -159,15 +158,6 @@ def _declare(into: list[PtxVariable], declarations: list[Fields | list[object]])
             into.append(PtxVariable(*d))
         else:
             into += parse_declaration(*d)
-
-
-def _param_list(text: str, line: int) -> list[PtxVariable]:
-    out: list[PtxVariable] = []
-    for part in text.split(","):
-        part = part.strip()
-        if part:
-            out.extend(parse_declaration(part, line))
-    return out
 
 
 def _add_blocks(module: PtxModule, blocks: list[SectionBlock]) -> None:
