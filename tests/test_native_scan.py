@@ -106,6 +106,8 @@ _PARAMS = [
     "(.param .u64 _Z1kPi_param_0)",
     "(.param .align 8 .b8 p[24], .param .b32 q)",
     "(\n.param .b32 x\n)",
+    "(.param .b32 x = 1, , .param .u64 y,)",
+    "( x, .reg .b32 %r<2> , .param .align 0 .b8 z[2])",
 ]
 _STATEMENTS = [
     ".reg .b32 %r<4>;",
