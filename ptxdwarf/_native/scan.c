@@ -1,4 +1,5 @@
-/* The PTX code scan: the twin of ptxdwarf.ptx.codescan.scan_code. It reads comment-masked
+/* The PTX code scan: the twin of ptxdwarf.ptx.codescan.scan_code (and of the comment masking
+ * before it, ptxdwarf.ptx.lexer.mask_comments). It reads comment-masked
  * ASCII text once, from token to token (directive words, braces, strings) and from label
  * colon to label colon, and gives the directives, functions (labels and declaration
  * statements included), module-level declarations and prototypes as plain data; on text
@@ -552,8 +553,67 @@ static PyObject *scan_code(PyObject *self, PyObject *const *args, Py_ssize_t nar
     return result;
 }
 
+/* The twin of ptxdwarf.ptx.lexer.mask_comments: text with each comment blanked, newlines kept,
+ * strings as they are; None for text that is not ASCII or that the reference rejects (an
+ * unclosed block comment, or one's opening left in the text). */
+static PyObject *mask_comments(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    if (nargs < 1 || !PyUnicode_Check(args[0]) || !PyUnicode_IS_ASCII(args[0])) Py_RETURN_NONE;
+    PyObject *source = args[0];
+    text t = {PyUnicode_1BYTE_DATA(source), PyUnicode_GET_LENGTH(source), 0, 1};
+    const uint8_t *s = t.s;
+    PyObject *masked = NULL;
+    uint8_t *out = NULL;
+    for (Py_ssize_t i = 0; i < t.n;) {
+        uint8_t c = s[i];
+        if (c == '"') {
+            Py_ssize_t e = string_end(&t, i);
+            i = e >= 0 ? e : i + 1;
+            continue;
+        }
+        Py_ssize_t end = -1;
+        if (c == '/' && i + 1 < t.n && s[i + 1] == '/') {
+            const uint8_t *nl = memchr(s + i, '\n', (size_t)(t.n - i));
+            end = nl != NULL ? nl - s : t.n;
+        } else if (c == '/' && i + 1 < t.n && s[i + 1] == '*') {
+            for (Py_ssize_t j = i + 2; j + 1 < t.n; j++) {
+                if (s[j] == '*' && s[j + 1] == '/') {
+                    end = j + 2;
+                    break;
+                }
+            }
+            if (end < 0) {
+                Py_XDECREF(masked);
+                Py_RETURN_NONE;
+            }
+        }
+        if (end < 0) {
+            i++;
+            continue;
+        }
+        if (masked == NULL) {
+            masked = PyUnicode_New(t.n, 127);
+            if (masked == NULL) return NULL;
+            out = PyUnicode_1BYTE_DATA(masked);
+            memcpy(out, s, (size_t)t.n);
+        }
+        for (Py_ssize_t j = i; j < end; j++)
+            if (out[j] != '\n') out[j] = ' ';
+        i = end;
+    }
+    const uint8_t *result = masked != NULL ? out : s;
+    for (Py_ssize_t i = 0; i + 1 < t.n; i++) {
+        if (result[i] == '/' && result[i + 1] == '*') {
+            Py_XDECREF(masked);
+            Py_RETURN_NONE;
+        }
+    }
+    return masked != NULL ? masked : Py_NewRef(source);
+}
+
 static PyMethodDef methods[] = {
     {"scan_code", (PyCFunction)(void (*)(void))scan_code, METH_FASTCALL, "The twin of ptxdwarf.ptx.codescan.scan_code."},
+    {"mask_comments", (PyCFunction)(void (*)(void))mask_comments, METH_FASTCALL | METH_KEYWORDS,
+     "The twin of ptxdwarf.ptx.lexer.mask_comments."},
     {NULL, NULL, 0, NULL},
 };
 
