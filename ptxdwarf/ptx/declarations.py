@@ -8,7 +8,7 @@ import re
 from .lexer import DECL_WORDS, SYMBOL
 from .module import TYPE_SIZES, PtxVariable
 
-__all__ = ["parse_declaration"]
+__all__ = ["Fields", "parse_declaration", "simple_declaration"]
 
 _DECLARATOR = re.compile(
     r"(?P<name>" + SYMBOL + r")\s*(?:<\s*(?P<count>\d+)\s*>)?(?P<dims>(?:\s*\[\s*\d*\s*\])*)\s*$"
@@ -22,30 +22,45 @@ _SIMPLE_DECLARATION = re.compile(
 )
 
 
+#: The fields of a :class:`PtxVariable`, in order.
+Fields = tuple[str, str, str, int, int | None, tuple[int, ...], int | None, None, str, bool]
+
+
+def simple_declaration(text: str, line: int) -> Fields | None:
+    """The fields of the one variable a declaration statement of the simple form
+    (``.reg .b32 %r<4>``, ``.local .align 8 .b8 __local_depot0[16]``, ``.global .u32 g = 1``:
+    one name, one type, at most an alignment and a count or one dimension) declares; no ``;``.
+    None for any other statement."""
+    text, equals, _ = text.partition("=")
+    text = text.strip()
+    simple = _SIMPLE_DECLARATION.fullmatch(text)
+    if simple is None or simple.group(3) not in TYPE_SIZES:
+        return None
+    groups: tuple[str, str | None, str, str, str | None, str | None] = simple.groups()  # type: ignore[assignment]
+    space_word, align_word, type_word, name, count, dim = groups
+    return (
+        name,
+        space_word,
+        type_word,
+        line,
+        int(align_word) if align_word else None,
+        (int(dim),) if dim else (),
+        int(count) if count else None,
+        None,
+        text,
+        bool(equals),
+    )
+
+
 def parse_declaration(text: str, line: int) -> list[PtxVariable]:
     """The names a declaration statement (``.reg .b32 %r<4>``, ``.param .align 8 .b8 p[24]``,
     ``.global .u32 g = 1``) declares; no ``;``."""
+    simple = simple_declaration(text, line)
+    if simple is not None:
+        return [PtxVariable(*simple)]
     text, equals, _ = text.partition("=")
     text = text.strip()
     initialized = bool(equals)
-    simple = _SIMPLE_DECLARATION.fullmatch(text)
-    if simple is not None and simple.group(3) in TYPE_SIZES:
-        groups: tuple[str, str | None, str, str, str | None, str | None] = simple.groups()  # type: ignore[assignment]
-        space_word, align_word, type_word, name, count, dim = groups
-        return [
-            PtxVariable(
-                name,
-                space_word,
-                type_word,
-                line,
-                int(align_word) if align_word else None,
-                (int(dim),) if dim else (),
-                int(count) if count else None,
-                None,
-                text,
-                initialized,
-            )
-        ]
     m = re.match(r"\.(\w+)", text)
     if m is None:
         return []

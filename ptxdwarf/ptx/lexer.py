@@ -13,6 +13,7 @@ from bisect import bisect_right
 from itertools import accumulate, repeat
 from operator import add
 
+from .._native import twin
 from ..dwarf.expr import IDENTIFIER
 from ..errors import PtxSyntaxError
 
@@ -70,6 +71,7 @@ def is_dotted_name(name: str) -> bool:
     return DOTTED.fullmatch(name) is not None
 
 
+@twin("scan")
 def mask_comments(text: str, filename: str = "<ptx>") -> str:
     """``text`` with every comment replaced by spaces (newlines kept), strings untouched."""
     if "/" not in text:

@@ -14,22 +14,14 @@ import re
 
 from ..dwarf.image import SectionImage, gc_paused
 from ..errors import PtxSyntaxError
-from .declarations import parse_declaration
+from .codescan import BAD_DIRECTIVE, FILE, SECTION_HEAD, read_directive, scan_code, section_span
+from .declarations import Fields, parse_declaration
 from .dwarflines import dwarf_line_blocks
-from .lexer import NAME_CHAR, STRING, SYMBOL, TOKEN_KIND, VERSION, LineIndex, Tokens, mask_comments
+from .lexer import LineIndex, mask_comments
 from .module import FileDirective, PtxFunction, PtxModule, PtxVariable, SectionBlock
 from .sections import SectionParser
 
 __all__ = ["parse_ptx"]
-
-_IDENT_CHAR = re.compile(NAME_CHAR)
-#: A label name just before the end of the searched span.
-_LABEL_BEFORE = re.compile(r"(?<![\w$.%])(" + SYMBOL + r")\Z")
-_SECTION_HEAD = re.compile(r"\.section\s+(" + SYMBOL + r")\s*")
-_TARGET = re.compile(r"\.target[ \t]*([^\n;]*)")
-_ADDRESS_SIZE = re.compile(r"\.address_size\s+(\d+)")
-_FILE = re.compile(rf"\.file\s+(\d+)\s+({STRING})(?:\s+({STRING}))?(?:\s*,\s*(\d+)\s*,\s*(\d+))?")
-_FUNC_NAME = re.compile(r"\.(entry|func)\s*(?:\([^)]*\)\s*)?(" + SYMBOL + r")")
 
 
 def _unquote(s: str) -> str:
@@ -49,166 +41,71 @@ class _ModuleParser:
     def error(self, message: str, pos: int) -> PtxSyntaxError:
         return PtxSyntaxError(message, filename=self.filename, line=self.line_at(pos))
 
-    def parse(self, dwarf_blocks: list[SectionBlock]) -> PtxModule:  # noqa: C901 - one dispatch over the top-level statements, the hot loop of reading a module
+    def parse(self, dwarf_blocks: list[SectionBlock]) -> PtxModule:
         """Read the whole text: header directives, functions, variables, sections; the
         ``@@DWARF`` blocks join the sections."""
-        masked = self.masked
         module = self.module
-        depth = 0
-        function: PtxFunction | None = None
-        pending: PtxFunction | None = None
-        pos = 0
-        next_token = Tokens(masked).next
-        find = masked.find
-        # Labels are found from their colons (a scan for every identifier of the
-        # instructions is slow); each is handled, in text order, before the token
-        # that follows it.
-        colon = find(":")
-        while True:
-            m = next_token(pos)
-            if m is None:
-                break
-            start = m.start()
-            tok = m.group()
-            if 0 <= colon < start:
-                if function is not None:
-                    while 0 <= colon < start:
-                        self.label_at(colon, pos, function)
-                        colon = find(":", colon + 1)
-                else:
-                    colon = find(":", start)
-            pos = m.end()
-            kind = TOKEN_KIND.get(tok, "string")
-            if kind == "decl" and start and _IDENT_CHAR.match(masked, start - 1):
-                continue  # .param in ld.param.u64: not a declaration
+        directives, functions, variables, prototypes = scan_code(self.masked, self.filename, module.lines)
+        for kind, start, end, line, end_line in directives:
             if kind == "section":
-                pos = self.section(m.start())
-            elif kind == "open":
-                depth += 1
-                if depth == 1 and pending is not None:
-                    function = pending
-                    function.body_start = m.end()
-                    pending = None
-            elif kind == "close":
-                depth -= 1
-                if depth < 0:
-                    raise self.error("unmatched }", m.start())
-                if depth == 0 and function is not None:
-                    function.body_end = m.start()
-                    function.end_line = self.line_at(m.start())
-                    function = None
-            elif kind == "string":
-                pass
-            elif kind == "decl":
-                end = masked.find(";", m.start())
-                if end < 0:
-                    raise self.error(f"declaration {tok} without ';'", m.start())
-                nested = re.search(r"[{}]", masked[m.start() : end].split("=", 1)[0])
-                if nested is not None:
-                    # not a declaration statement (e.g. the name of a state space in an instruction)
-                    pass
-                else:
-                    found = parse_declaration(masked[m.start() : end], self.line_at(m.start()))
-                    if function is not None:
-                        function.declarations.extend(found)
-                    elif depth == 0:
-                        module._variables.extend(found)
-                    pos = end + 1
-            elif depth == 0:
-                if kind == "func":
-                    fm = _FUNC_NAME.match(masked, m.start())
-                    if fm is not None:
-                        pending = PtxFunction(fm.group(2), fm.group(1), self.line_at(m.start()), m.start())
-                        returns = re.match(r"\.(?:entry|func)\s*\(([^)]*)\)", masked[m.start() : fm.end()])
-                        if returns is not None:
-                            pending.returns = self.param_list(returns.group(1), m.start())
-                        pos = self.signature(fm.end(), pending)
-                        if pos < 0:
-                            module._prototypes.append(pending.name)
-                            pending = None
-                            pos = -pos
-                        else:
-                            module._functions.append(pending)
-                elif kind in ("version", "target", "address_size"):
-                    pos = self.directive(kind, m.start())
-                elif kind == "file":
-                    self.file_directive(m.start())
+                self.block(start, end, line, end_line)  # type: ignore[arg-type]
             elif kind == "file":
-                self.file_directive(m.start())
-            if 0 <= colon < pos:
-                colon = find(":", pos)
-        if depth != 0:
-            raise self.error("unclosed { at the end of the file", len(masked))
+                self.file_directive(start, line)  # type: ignore[arg-type]
+            else:
+                self.directive(kind, start, line)  # type: ignore[arg-type]
+        for (
+            name,
+            kind,
+            line,
+            header,
+            returns,
+            params,
+            body_start,
+            body_end,
+            end_line,
+            labels,
+            declarations,
+        ) in functions:
+            f = PtxFunction(name, kind, line, header, body_start, body_end, end_line, labels)  # type: ignore[arg-type]
+            if returns is not None:
+                _declare(f.returns, returns)  # type: ignore[arg-type]
+            if params is not None:
+                _declare(f.params, params)  # type: ignore[arg-type]
+            _declare(f.declarations, declarations)  # type: ignore[arg-type]
+            module._functions.append(f)
+        _declare(module._variables, variables)
+        module._prototypes += prototypes
         _add_blocks(module, dwarf_blocks)
         return module
 
-    def directive(self, kind: str, start: int) -> int:
-        """Read ``.version``, ``.target`` or ``.address_size`` at ``start``; the end."""
-        masked = self.masked
+    def directive(self, kind: str, start: int, line: int | None = None) -> int:
+        """Read ``.version``, ``.target`` or ``.address_size`` at ``start`` (on ``line``, if
+        known); the end."""
         module = self.module
+        if line is None:
+            line = self.line_at(start)
+        read = read_directive(self.masked, kind, start)
+        if read is None:
+            raise self.error(BAD_DIRECTIVE[kind], start)
+        value, end = read
         if kind == "version":
-            vm = VERSION.match(masked, start)
-            if vm is None:
-                raise self.error("bad .version directive", start)
-            module.version = (int(vm.group(1)), int(vm.group(2)))
-            module.version_line = self.line_at(start)
-            return vm.end()
-        if kind == "target":
-            tm = _TARGET.match(masked, start)
-            targets = [t.strip() for t in tm.group(1).split(",") if t.strip()] if tm else []
-            if tm is None or not targets:
-                raise self.error("bad .target directive (no target named)", start)
-            module.target = targets
-            module.target_span = (start, tm.end())
-            module.target_line = self.line_at(start)
-            return tm.end()
-        am = _ADDRESS_SIZE.match(masked, start)
-        if am is None or am.group(1) not in ("32", "64"):
-            raise self.error("bad .address_size directive (32 or 64)", start)
-        module.address_size = int(am.group(1))
-        return am.end()
+            module.version = value  # type: ignore[assignment]
+            module.version_line = line
+        elif kind == "target":
+            module.target = value  # type: ignore[assignment]
+            module.target_span = (start, end)
+            module.target_line = line
+        else:
+            module.address_size = value  # type: ignore[assignment]
+        return end
 
-    def label_at(self, colon: int, floor: int, function: PtxFunction) -> None:
-        """Record the label ended by the colon at ``colon``, if one is (not ``::``)."""
-        masked = self.masked
-        if masked.startswith(":", colon + 1) or colon == 0:
-            return
-        end = colon
-        while end > floor and masked[end - 1].isspace():
-            end -= 1
-        lo = max(floor, masked.rfind("\n", 0, end) + 1)
-        m = _LABEL_BEFORE.search(masked, lo, end)
-        if m is not None:
-            function.labels.setdefault(m.group(1), self.line_at(m.start()))
-
-    def param_list(self, text: str, at: int) -> list[PtxVariable]:
-        line = self.line_at(at)
-        out: list[PtxVariable] = []
-        for part in text.split(","):
-            part = part.strip()
-            if part:
-                out.extend(parse_declaration(part, line))
-        return out
-
-    def signature(self, pos: int, function: PtxFunction) -> int:
-        """Read the parameter list after a function name; a negative position marks a prototype."""
-        masked = self.masked
-        m = re.compile(r"\s*(?:\(([^)]*)\)\s*)?").match(masked, pos)
-        if m is not None:
-            if m.group(1) is not None:
-                function.params = self.param_list(m.group(1), pos)
-            pos = m.end()
-        tail = re.compile(r"[^{;]*").match(masked, pos)
-        end = tail.end() if tail else pos
-        if end < len(masked) and masked[end] == ";":
-            return -(end + 1)
-        return pos
-
-    def file_directive(self, start: int) -> None:
-        fm = _FILE.match(self.masked, start)
+    def file_directive(self, start: int, line: int | None = None) -> None:
+        """Read the ``.file`` directive at ``start`` (on ``line``, if known)."""
+        fm = FILE.match(self.masked, start)
         if fm is None:
             raise self.error("bad .file directive", start)
-        line = self.line_at(start)
+        if line is None:
+            line = self.line_at(start)
         first = _unquote(fm.group(2))
         second = _unquote(fm.group(3)) if fm.group(3) else None
         entry = FileDirective(
@@ -222,30 +119,23 @@ class _ModuleParser:
         self.module.files.append(entry)
 
     def section(self, start: int) -> int:
+        """Read the ``.section`` block at ``start``; its end."""
+        span = section_span(self.masked, start)
+        if isinstance(span, str):
+            raise self.error(span, start)
+        return self.block(start, span[2], self.line_at(start), self.line_at(span[2]))
+
+    def block(self, start: int, close: int, line: int, end_line: int) -> int:
+        """Add the well-formed ``.section`` block from ``start`` (on ``line``) to its ``}`` at
+        ``close`` (on ``end_line``); its end."""
         masked = self.masked
-        head = _SECTION_HEAD.match(masked, start)
-        if head is None:
-            raise self.error("bad .section directive", start)
+        head = SECTION_HEAD.match(masked, start)
+        assert head is not None
         name = head.group(1)
         pos = head.end()
-        if pos >= len(masked) or masked[pos] != "{":
-            raise self.error(f"expected {{ after .section {name}", start)
-        close = masked.find("}", pos + 1)
-        nested = masked.find("{", pos + 1)
-        line = self.line_at(start)
-        if close < 0 or (0 <= nested < close):
-            raise PtxSyntaxError(
-                f"section {name} opened here is never closed", filename=self.filename, line=line
-            )
         body = masked[pos + 1 : close]
         body_line = line + masked.count("\n", start, pos + 1)
-        stray = re.search(r"\.section\b", body) if ".section" in body else None
-        if stray is not None:
-            raise PtxSyntaxError(
-                f"section {name} opened here is never closed", filename=self.filename, line=line
-            )
         filename = self.filename
-        end_line = self.line_at(close)
         block = SectionBlock(name, start, close + 1, line, end_line, None, ":" in body)
 
         def load() -> SectionImage:
@@ -258,6 +148,16 @@ class _ModuleParser:
         block.loader = load
         self.module.sections.append(block)
         return close + 1
+
+
+def _declare(into: list[PtxVariable], declarations: list[Fields | list[object]]) -> None:
+    """Add the variables of ``declarations`` (as :func:`~ptxdwarf.ptx.codescan.scan_code` gives
+    them) to ``into``."""
+    for d in declarations:
+        if type(d) is tuple:
+            into.append(PtxVariable(*d))
+        else:
+            into += parse_declaration(*d)
 
 
 def _add_blocks(module: PtxModule, blocks: list[SectionBlock]) -> None:

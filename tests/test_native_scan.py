@@ -1,0 +1,264 @@
+"""The code scan's kernels against their references, :func:`ptxdwarf.ptx.codescan.scan_code` and
+:func:`ptxdwarf.ptx.lexer.mask_comments`: the
+same directives, functions, labels, declarations and prototypes, or a decline where the
+reference raises, on generated PTX-like text (comment-masked as the reader gives it, and raw)
+and on every PTX file of the fixtures and the corpus."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from twins import native_of, same
+
+from ptxdwarf import PtxSyntaxError
+from ptxdwarf.ptx.codescan import scan_code
+from ptxdwarf.ptx.lexer import DECL_WORDS, LineIndex, mask_comments
+from ptxdwarf.ptx.module import TYPE_SIZES
+
+_PIECES = [
+    ".version 7.5",
+    ".version 8",
+    ".target sm_75",
+    ".target sm_52, debug",
+    ".target ,",
+    ".address_size 64",
+    ".address_size 32",
+    ".address_size 640",
+    '.file 1 "a.cu"',
+    '.file 2 "/d" "b.cu", 1700000000, 42',
+    ".file x",
+    ".visible .entry _Z1kPi(",
+    ".param .u64 _Z1kPi_param_0",
+    ".param .align 8 .b8 p[24]",
+    ")",
+    ".func (.param .b32 func_retval0) _Z3addii(",
+    ".func g;",
+    ".extern .func (.param .b32 r) h(.param .b64 p);",
+    ".entry e",
+    ".func",
+    "{",
+    "}",
+    ".reg .b32 %r<4>;",
+    ".reg .pred %p<2>, %q;",
+    ".local .align 8 .b8 __local_depot0[16];",
+    ".shared .u32 s[4][];",
+    ".global .u32 g = 1;",
+    ".const .b8 c[2] = {1, 2};",
+    ".global .texref t;",
+    ".samplerref sr;",
+    "ld.param.u64 %rd1, [_Z1kPi_param_0];",
+    "st.local.u32 [%SP+0], %r1;",
+    "$L__BB0_1:",
+    "L2 :",
+    "a::b",
+    "_:",
+    "%x:",
+    ".x:",
+    "$:",
+    "mov.u32 %r1, 1;",
+    "@%p1 bra $L__BB0_1;",
+    "ret;",
+    ".section .debug_info {",
+    ".section .debug_abbrev { .b8 0 }",
+    ".section .debug_str { a: .b8 0 }",
+    ".section $x",
+    ".section",
+    ".b8 1, 2",
+    "// a comment: {",
+    "/* a block { : */",
+    "/* unterminated",
+    "/*/",
+    "*/",
+    "/**/",
+    "// //",
+    '"/*"',
+    "/* two\nlines */",
+    '"str:{;"',
+    '"esc\\"aped"',
+    '"unterminated',
+    ".loc 1 2 3",
+    "..section",
+    ".sectionx",
+    ".reg",
+    ".param",
+    ";",
+    ":",
+    "=",
+    "(",
+    "%",
+    ".",
+    "\\",
+]
+#: Characters Python counts as blanks that the kernel does not take (nor any non-ASCII text).
+_BLANK_CONTROLS = re.compile("[\x1c-\x1f]")
+_SEPARATORS = st.sampled_from([" ", "\n", "\t", "", "\r\n", "\x0b", "\x0c", "  \n  ", ", "])
+_NOISE = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=3)
+
+
+_HEADS = [
+    ".visible .entry _Z1kPi",
+    ".func (.param .b32 func_retval0) _Z3addii",
+    ".entry e",
+    ".func $f",
+    ".func",
+]
+_PARAMS = [
+    "",
+    "()",
+    "(.param .u64 _Z1kPi_param_0)",
+    "(.param .align 8 .b8 p[24], .param .b32 q)",
+    "(\n.param .b32 x\n)",
+    "(.param .b32 x = 1, , .param .u64 y,)",
+    "( x, .reg .b32 %r<2> , .param .align 0 .b8 z[2])",
+]
+_STATEMENTS = [
+    ".reg .b32 %r<4>;",
+    ".reg .pred %p<2>, %q;",
+    ".local .align 8 .b8 __local_depot0[16];",
+    ".shared .u32 s[4][];",
+    ".global .u32 g = {1};",
+    ".reg .b32 %r<0012>;",
+    ".local .align 16 .b8 x[ 4 ];",
+    ".reg .align 0 .b8 x;",
+    ".reg .align\t4\n.b64 y ;",
+    ".shared .v4 .b32 y;",
+    ".reg .b32 a, b;",
+    ".param .b32 x<2>[3];",
+    ".reg .b32 x[];",
+    ".reg .b32 x[1]  = 3;",
+    ".reg .alignx .b32 z;",
+    ".reg .b32 99;",
+    ".reg .b32 %r<123456789012345678901>;",
+    "ld.param.u64 %rd1, [_Z1kPi_param_0];",
+    "$L__BB0_1:",
+    "$L__BB0_2 :",
+    "L3:\tret;",
+    "a::b;",
+    "x: y: mov.u32 %r1, %r2;",
+    "@%p1 bra $L__BB0_1;",
+    ".loc 1 2 3",
+    "{ .reg .b32 %inner; inner: }",
+    "call.uni (r), f, (p);",
+    "// note: a comment {",
+    "/* a : block { */",
+    '"a string: {";',
+]
+
+
+@st.composite
+def _module(draw: st.DrawFn) -> str:
+    """A module: header directives, then variables, prototypes and functions with bodies
+    (labels, declarations, nested scopes, comments), now and then with random pieces."""
+    sep = _SEPARATORS.filter(bool)
+    parts = [".version 7.5", ".target sm_75", ".address_size 64", '.file 1 "a.cu"']
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.integers(0, 5))
+        if kind == 0:
+            parts.append(
+                draw(st.sampled_from([".global .u32 g = 1;", ".const .b8 c[2] = {1, 2};", ".func g;"]))
+            )
+        elif kind == 1:
+            parts.append(".section .debug_info { a: .b8 1, 2 }")
+        else:
+            body = [draw(st.sampled_from(_STATEMENTS)) for _ in range(draw(st.integers(0, 8)))]
+            parts.append(draw(st.sampled_from(_HEADS)) + draw(st.sampled_from(_PARAMS)))
+            parts.append("{" + draw(sep).join(body) + draw(sep) + "}")
+    if draw(st.integers(0, 2)) == 0:
+        at = draw(st.integers(0, len(parts)))
+        parts.insert(at, draw(st.sampled_from(_PIECES)) if draw(st.booleans()) else draw(_NOISE))
+    return "".join(p + draw(sep) for p in parts)
+
+
+@st.composite
+def _text(draw: st.DrawFn) -> str:
+    """PTX-like text: pieces of PTX joined by odd whitespace, with now and then a few random
+    characters (non-ASCII and control ones included)."""
+    parts: list[str] = []
+    for _ in range(draw(st.integers(0, 40))):
+        parts.append(draw(st.sampled_from(_PIECES)) if draw(st.integers(0, 9)) else draw(_NOISE))
+        parts.append(draw(_SEPARATORS))
+    return "".join(parts)
+
+
+def check(text: str) -> None:
+    """The kernels give the reference's masking of ``text`` and its scan of ``text``
+    comment-masked (where it masks) and as it is, or decline where the reference raises."""
+    if text.isascii():
+        masked = same(mask_comments, text, "t.ptx")
+    else:
+        assert native_of(mask_comments)(text, "t.ptx") is None
+        try:
+            masked = mask_comments.reference(text, "t.ptx")
+        except PtxSyntaxError:
+            masked = None
+    for one in (text,) if masked is None or masked == text else (masked, text):
+        if one.isascii() and _BLANK_CONTROLS.search(one) is None:
+            same(scan_code, one, "t.ptx", LineIndex(one))
+        else:
+            assert native_of(scan_code)(one, "t.ptx", LineIndex(one)) is None
+
+
+@given(_module())
+@settings(max_examples=300, deadline=None)
+def test_generated_modules(text: str) -> None:
+    check(text)
+
+
+@given(_text())
+@settings(max_examples=300, deadline=None)
+def test_generated_text(text: str) -> None:
+    check(text)
+
+
+@given(st.one_of(_module(), _text()), st.data())
+@settings(max_examples=200, deadline=None)
+def test_truncated_and_mutated(text: str, data: st.DataObject) -> None:
+    cut = data.draw(st.integers(0, len(text)))
+    check(text[:cut])
+    if text:
+        at = data.draw(st.integers(0, len(text) - 1))
+        check(
+            text[:at]
+            + data.draw(st.sampled_from(["{", "}", ":", ";", '"', "\x1c", "é", "\0"]))
+            + text[at + 1 :]
+        )
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=200, deadline=None)
+def test_random_text(text: str) -> None:
+    check(text)
+
+
+def test_every_state_space_and_type() -> None:
+    """The kernel knows the declaration words and the types of the reference."""
+    for word in DECL_WORDS:
+        for type_ in [*sorted(TYPE_SIZES), ".v2"]:
+            for name in ("x", "x[4]", "%r<4>"):
+                text = f".entry f {{ .{word} {type_} {name}; }} .{word} .align 8 {type_} {name} = 1;"
+                found = same(scan_code, text, "t.ptx", LineIndex(text))
+                assert found[1][0][10] and found[2]
+
+
+def test_the_kernel_declines_what_it_does_not_take() -> None:
+    kernel = native_of(scan_code)
+    for text in ("}", ".func f() {", ".reg .b32 %r", ".version x"):
+        assert kernel(text, "t.ptx", LineIndex(text)) is None
+        with pytest.raises(PtxSyntaxError):
+            scan_code.reference(text, "t.ptx", LineIndex(text))
+    for text in (".version 7.5\n\u00e9", ".version 7.5\x1c"):  # the reference takes these
+        assert kernel(text, "t.ptx", LineIndex(text)) is None
+
+
+_FILES = sorted(FIXTURES.rglob("*.ptx"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", _FILES, ids=[str(p.relative_to(FIXTURES)) for p in _FILES])
+def test_fixtures_and_corpus(path: Path) -> None:
+    check(path.read_text(encoding="utf-8", errors="surrogateescape"))
