@@ -24,6 +24,7 @@ import struct
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from .._native import twin
 from ..errors import CubinError
 
 __all__ = [
@@ -149,7 +150,7 @@ class FunctionRegisters:
     def entries(self) -> tuple[RegisterMapEntry, ...]:
         """Every entry, in the order ptxas wrote them."""
         if self._entries is None:
-            self._entries = tuple(self.entry(i) for i in range(len(self._spans)))
+            self._entries = _entries(RegisterMapEntry, self._data, self._spans, self._types, self._where)
         return self._entries
 
     def _indices(self, ptx: str) -> list[int]:
@@ -183,18 +184,7 @@ class FunctionRegisters:
 
     def entry(self, index: int) -> RegisterMapEntry:
         """Entry ``index`` (0-based, in the order ptxas wrote them)."""
-        data = self._data
-        start, end = self._spans[index]
-        raw = data[start:end]
-        name = self._names.get(raw)
-        if name is None:
-            if not raw.isascii():
-                raise CubinError(f"{SASS_SECTION}+0x{start:x}: register name is not ASCII", where=self._where)
-            name = self._names[raw] = raw.decode("ascii")
-        reg, low, high = _REG_RANGE.unpack_from(data, end + 1)
-        (piece,) = _U32.unpack_from(data, start - 4)
-        code = None if self._types is None else self._types[index]
-        return _new_entry(RegisterMapEntry, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code))
+        return _entry(RegisterMapEntry, self._data, self._spans, self._types, index, self._names, self._where)
 
     def registers(self) -> set[str]:
         """The PTX registers that have an entry with a nonempty range."""
@@ -206,6 +196,39 @@ class FunctionRegisters:
 
 # Entries are made by the thousand: tuple.__new__ skips NamedTuple's Python-level __new__.
 _new_entry = tuple.__new__
+
+
+def _entry(
+    kind: type[RegisterMapEntry],
+    data: bytes,
+    spans: list[tuple[int, int]],
+    types: bytes | None,
+    index: int,
+    names: dict[bytes, str],
+    where: str,
+) -> RegisterMapEntry:
+    """Entry ``index`` of the function whose entries' names are at ``spans`` of ``data``, as
+    ``kind``; ``names`` keeps the names decoded so far, ``where`` names the cubin in errors."""
+    start, end = spans[index]
+    raw = data[start:end]
+    name = names.get(raw)
+    if name is None:
+        if not raw.isascii():
+            raise CubinError(f"{SASS_SECTION}+0x{start:x}: register name is not ASCII", where=where)
+        name = names[raw] = raw.decode("ascii")
+    reg, low, high = _REG_RANGE.unpack_from(data, end + 1)
+    (piece,) = _U32.unpack_from(data, start - 4)
+    code = None if types is None else types[index]
+    return _new_entry(kind, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code))
+
+
+@twin("cubin")
+def _entries(
+    kind: type[RegisterMapEntry], data: bytes, spans: list[tuple[int, int]], types: bytes | None, where: str
+) -> tuple[RegisterMapEntry, ...]:
+    """Every entry of one function (see :func:`_entry`), in the order ptxas wrote them."""
+    names: dict[bytes, str] = {}
+    return tuple(_entry(kind, data, spans, types, i, names, where) for i in range(len(spans)))
 
 
 class _Reader:
