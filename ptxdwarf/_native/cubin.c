@@ -159,15 +159,16 @@ static PyObject *rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             uint64_t n = cursor_uleb(&c, &overflow);
             if (c.bad || overflow) DECLINE(done);
             pos = cursor_offset(&c);
-            if (n == 0 || n > (uint64_t)(end - pos)) DECLINE(done);
+            if (n == 0 || pos > end || n > (uint64_t)(end - pos)) DECLINE(done);
             uint8_t sub = data[pos];
             Py_ssize_t operands = pos + 1;
             pos += (Py_ssize_t)n;
             if (sub == 1) {
                 ends = 1;
             } else if (sub == 2) {
-                if (n - 1 > 8) DECLINE(done);
-                s.address = le_slice(data, size, operands, (Py_ssize_t)n - 1);
+                for (Py_ssize_t k = operands + 8; k < pos; k++)
+                    if (data[k]) DECLINE(done); /* an address past 64 bits */
+                s.address = le_slice(data, size, operands, n - 1 > 8 ? 8 : (Py_ssize_t)n - 1);
                 PyObject *key = PyLong_FromSsize_t(operands);
                 if (!key) goto fail;
                 PyObject *found = PyDict_GetItemWithError(symbols, key);

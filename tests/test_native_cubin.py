@@ -1,0 +1,267 @@
+"""The kernel module ``cubin`` against its Python references: the rows of line-number programs
+(:func:`ptxdwarf.dwarf.lines._rows`) and the entries of register maps
+(:func:`ptxdwarf.cuda.regmap._entries`), on generated sections (valid, truncated, mutated,
+random) and on every cubin, fatbin and host object of the fixtures."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FIXTURES, GOOD_FIXTURES, CubinPath
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from twins import native_of, same
+
+import ptxdwarf
+from ptxdwarf.cuda import regmap
+from ptxdwarf.cuda.cubin import register_map
+from ptxdwarf.dwarf import lines
+from ptxdwarf.dwarf.forms import sleb_bytes, uleb_bytes
+from ptxdwarf.errors import PtxDwarfError
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# What the references raise on bytes cut short, before their callers name the place.
+_CUT_SHORT = (PtxDwarfError, IndexError, ValueError, struct.error)
+
+
+def _same_or_declined(function: Any, *args: Any, strict: bool = True, native: Any = None) -> Any:
+    """Like :func:`twins.same` for a reference whose caller turns IndexError and ValueError
+    (bytes cut short) into its error: the kernel declines there (and, unless ``strict``, may
+    decline unusual input: numbers past 64 bits). ``native``: the kernel, if not the twin's."""
+    native = native or native_of(function)
+    try:
+        expected = function.reference(*args)
+    except _CUT_SHORT:
+        assert native(*args) is None, "the kernel takes input the reference rejects"
+        return None
+    got = native(*args)
+    if got is None and not strict:
+        return expected
+    assert got is not None, "the kernel declines input the reference takes"
+    assert got == expected
+    assert [type(x) for x in got] == [type(x) for x in expected]
+    return expected
+
+
+# --- line-number programs ---------------------------------------------------------------
+
+
+@st.composite
+def _opcode(draw: st.DrawFn, opcode_base: int, lengths: list[int]) -> bytes:
+    uleb = st.integers(0, 2**32).map(uleb_bytes) | st.integers(0, 300).map(uleb_bytes)
+    kind = draw(st.sampled_from(["special", "standard", "extended", "random"]))
+    if kind == "special" and opcode_base <= 255:
+        return bytes([draw(st.integers(opcode_base, 255))])
+    if kind == "standard" and opcode_base > 1:
+        op = draw(st.integers(1, opcode_base - 1))
+        if op in (2, 4, 5):
+            return bytes([op]) + draw(uleb)
+        if op == 3:
+            return bytes([op]) + sleb_bytes(draw(st.integers(-(2**31), 2**31) | st.integers(-70, 70)))
+        if op == 9:
+            return bytes([op]) + struct.pack("<H", draw(st.integers(0, 0xFFFF)))
+        count = lengths[op - 1] if op - 1 < len(lengths) else 0
+        return bytes([op]) + b"".join(draw(uleb) for _ in range(min(count, 4)))
+    if kind == "extended":
+        sub = draw(st.sampled_from([1, 2, 0x90, 0x91, 3, 0x80]))
+        if sub == 2:
+            body = draw(st.binary(min_size=8, max_size=8) | st.binary(max_size=8))
+            body += bytes(draw(st.integers(0, 2)))  # an address of more bytes, all 0 past the 8th
+        elif sub == 0x90:
+            body = draw(uleb) + draw(uleb)
+        elif sub == 0x91:
+            body = draw(uleb)
+        else:
+            body = draw(st.binary(max_size=6))
+        size = len(body) + 1 if draw(st.integers(0, 9)) else draw(st.integers(0, 2**65))
+        return b"\0" + uleb_bytes(size) + bytes([sub]) + body
+    return draw(st.binary(min_size=1, max_size=4))
+
+
+@st.composite
+def _program(draw: st.DrawFn) -> tuple[bytes, lines.LineProgram, list[int], dict[int, str]]:
+    """Opcodes, the program they belong to, its operand counts and relocated offsets."""
+    opcode_base = draw(st.sampled_from([13, 10, 11, 12, 14, 1, 4, 0, 255]))
+    lengths = [0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1][: max(opcode_base - 1, 0)]
+    lengths += [draw(st.integers(0, 3)) for _ in range(opcode_base - 1 - len(lengths))]
+    if draw(st.booleans()):
+        lengths = [draw(st.integers(0, 2)) if draw(st.integers(0, 4)) == 0 else n for n in lengths]
+    if draw(st.integers(0, 9)) == 0:
+        lengths = lengths[: draw(st.integers(0, len(lengths)))]
+    program = lines.LineProgram(
+        0,
+        draw(st.integers(2, 4)),
+        minimum_instruction_length=draw(st.sampled_from([1, 4, 16, 0, 255])),
+        default_is_stmt=draw(st.booleans()),
+        line_base=draw(st.sampled_from([-5, -1, 0, 1, -128, 127])),
+        line_range=draw(st.sampled_from([14, 1, 0, 255])),
+        opcode_base=opcode_base,
+        str_offset=draw(st.none() | st.integers(0, 0xFFFFFFFF)),
+    )
+    ops = draw(st.lists(_opcode(opcode_base, lengths), max_size=60))
+    data = b"".join(ops)
+    if data and draw(st.integers(0, 3)) == 0:
+        data = data[: draw(st.integers(0, len(data) - 1))]
+    offsets = draw(st.lists(st.integers(0, max(len(data), 1)), max_size=8))
+    symbols = {offset: f"_Z{offset}f" for offset in offsets}
+    return data, program, lengths, symbols
+
+
+@SETTINGS
+@given(_program(), st.integers(0, 3), st.integers(-3, 0))
+def test_rows_of_generated_programs(
+    case: tuple[bytes, lines.LineProgram, list[int], dict[int, str]], skip: int, cut: int
+) -> None:
+    data, program, lengths, symbols = case
+    _same_or_declined(lines._rows, lines.LineRow, data, 0, len(data), program, lengths, symbols)
+    start, end = min(skip, len(data)), max(len(data) + cut, 0)
+    _same_or_declined(lines._rows, lines.LineRow, data, start, end, program, lengths, symbols)
+
+
+@SETTINGS
+@given(st.binary(max_size=200), st.integers(0, 255), st.integers(-128, 127), st.integers(0, 255))
+def test_rows_of_random_bytes(data: bytes, opcode_base: int, line_base: int, line_range: int) -> None:
+    program = lines.LineProgram(
+        0, 2, line_base=line_base, line_range=line_range, opcode_base=opcode_base, str_offset=7
+    )
+    lengths = list(range(max(opcode_base - 1, 0)))[:255]
+    lengths = [n % 3 for n in lengths]
+    _same_or_declined(lines._rows, lines.LineRow, data, 0, len(data), program, lengths, {1: "f"}, strict=False)
+
+
+def test_rows_decline_what_they_do_not_take() -> None:
+    native = native_of(lines._rows)
+    program = lines.LineProgram(0, 2, line_range=14, opcode_base=13)
+    ops = b"\x01\x02\x05\x01"
+    assert native(lines.LineRow, ops, 0, 4, program, [0] * 12, {}) == lines._rows.reference(
+        lines.LineRow, ops, 0, 4, program, [0] * 12, {}
+    )
+    assert native(lines.LineRow, ops, 0, 99, program, [0] * 12, {}) is None  # end past the data
+    assert native(lines.LineRow, ops, -1, 4, program, [0] * 12, {}) is None
+    assert native(lines.LineRow, ops, 0, 4, program, [300] * 12, {}) is None
+    assert native(lines.LineRow, ops, 0, 4, program, (0,) * 12, {}) is None
+    assert native(int, ops, 0, 4, program, [0] * 12, {}) is None
+    wide = lines.LineProgram(0, 2, line_range=14, opcode_base=13, minimum_instruction_length=4)
+    huge = b"\x02" + uleb_bytes(2**63) + b"\x01"  # an address past 64 bits: the reference's
+    assert native(lines.LineRow, huge, 0, len(huge), wide, [0] * 12, {}) is None
+    assert lines._rows(lines.LineRow, huge, 0, len(huge), wide, [0] * 12, {})[0].address == 2**65
+
+
+# --- register maps ------------------------------------------------------------------------
+
+
+@st.composite
+def _register_map(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """``.nv_debug_info_reg_sass`` and ``.nv_debug_info_reg_type`` of a few functions."""
+    sass, types = bytearray(), bytearray()
+    names = st.sampled_from([b"%r1", b"%rd12", b"%p3", b"%f7", b"%r\xc3\xa9", b"x" * 40, b"%fd1"])
+    for k in range(draw(st.integers(0, 4))):
+        function = b"_Z%df" % k
+        entries = draw(
+            st.lists(
+                st.tuples(
+                    st.integers(0, 2**32 - 1), names, st.integers(0, 2**32 - 1), st.integers(0, 2**16)
+                ),
+                max_size=12,
+            )
+        )
+        sass += function + b"\0" + struct.pack("<I", len(entries))
+        for piece, name, reg, low in entries:
+            sass += struct.pack("<I", piece) + name + b"\0" + struct.pack("<III", reg, low, low + 16)
+        codes = draw(st.binary(min_size=len(entries), max_size=len(entries)))
+        types += function + b"\0" + struct.pack("<I", len(codes)) + codes
+    return bytes(sass), bytes(types)
+
+
+@SETTINGS
+@given(_register_map(), st.booleans())
+def test_entries_of_generated_maps(sections: tuple[bytes, bytes], typed: bool) -> None:
+    sass, types = sections
+    for f in regmap.read_register_map(sass, types if typed else None, where="gen.cubin"):
+        same(regmap._entries, regmap.RegisterMapEntry, f._data, f._spans, f._types, f._where)
+
+
+@SETTINGS
+@given(
+    st.binary(min_size=0, max_size=120),
+    st.lists(st.tuples(st.integers(-2, 130), st.integers(-2, 130)), max_size=6),
+    st.none() | st.binary(max_size=8),
+)
+def test_entries_of_any_spans(data: bytes, spans: list[tuple[int, int]], types: bytes | None) -> None:
+    native = native_of(regmap._entries)
+    got = native(regmap.RegisterMapEntry, data, spans, types, "x")
+    try:
+        expected = regmap._entries.reference(regmap.RegisterMapEntry, data, spans, types, "x")
+    except _CUT_SHORT:
+        assert got is None
+        return
+    assert got is None or got == expected  # unusual spans (before the data's start) it may decline
+
+
+# --- every device image of the fixtures -------------------------------------------------------
+
+
+def _is_device_file(path: Path) -> bool:
+    with path.open("rb") as fh:
+        magic = fh.read(4)
+    return magic in (b"\x7fELF", b"\x50\xed\x55\xba")
+
+
+DEVICE_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and _is_device_file(p))
+
+
+@pytest.fixture
+def both_sides(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """While it is active, each call of a kernel of ``cubin`` runs both sides and compares them;
+    the list gains the name of each kernel called."""
+    called: list[str] = []
+    for function in (lines._rows, regmap._entries):
+        native = native_of(function)
+
+        def check(*args: Any, _function: Any = function, _native: Callable[..., Any] = native) -> Any:
+            called.append(_function.__name__)
+            return _same_or_declined(_function, *args, native=_native)
+
+        monkeypatch.setattr(function, "native", check)
+    yield called
+
+
+def _read_everything(data: bytes, name: str) -> None:
+    try:
+        infos = ptxdwarf.read_all(data=data, filename=name)
+    except PtxDwarfError:
+        return
+    for _label, info in infos:
+        try:
+            info.lines  # noqa: B018 - reads the line programs
+            for f in register_map(info) or []:
+                f.entries  # noqa: B018 - decodes the entries
+        except PtxDwarfError:
+            pass
+
+
+@pytest.mark.parametrize("path", DEVICE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_device_file_of_the_fixtures(path: Path, both_sides: list[str]) -> None:
+    _read_everything(path.read_bytes(), path.name)
+
+
+def test_the_fixtures_reach_both_kernels(both_sides: list[str]) -> None:
+    for path in DEVICE_FILES:
+        _read_everything(path.read_bytes(), path.name)
+    assert {"_rows", "_entries"} <= set(both_sides)
+
+
+@pytest.mark.slow
+@pytest.mark.ptxas
+@pytest.mark.parametrize("path", GOOD_FIXTURES[::4], ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_cubins_of_the_ptx_fixtures(path: Path, cubin_path: CubinPath, both_sides: list[str]) -> None:
+    try:
+        cubin = cubin_path(path.read_text(), path.name)
+    except PtxDwarfError:
+        pytest.skip("ptxas does not compile it for this machine")
+    _read_everything(cubin.read_bytes(), cubin.name)
