@@ -1,4 +1,5 @@
-"""The kernel module ``cubin`` against its Python references: the rows of line-number programs
+"""The kernel module ``cubin`` against its Python references: relocations applied
+(:func:`ptxdwarf.cuda.cubin._applied`), the rows of line-number programs
 (:func:`ptxdwarf.dwarf.lines._rows`) and the entries of register maps
 (:func:`ptxdwarf.cuda.regmap._entries`), on generated sections (valid, truncated, mutated,
 random) and on every cubin, fatbin and host object of the fixtures."""
@@ -17,10 +18,11 @@ from hypothesis import strategies as st
 from twins import native_of, same
 
 import ptxdwarf
-from ptxdwarf.cuda import regmap
+from ptxdwarf.cuda import cubin, regmap
 from ptxdwarf.cuda.cubin import register_map
 from ptxdwarf.dwarf import lines
 from ptxdwarf.dwarf.forms import sleb_bytes, uleb_bytes
+from ptxdwarf.dwarf.image import Reloc, Symbol
 from ptxdwarf.errors import PtxDwarfError
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -131,7 +133,9 @@ def test_rows_of_random_bytes(data: bytes, opcode_base: int, line_base: int, lin
     )
     lengths = list(range(max(opcode_base - 1, 0)))[:255]
     lengths = [n % 3 for n in lengths]
-    _same_or_declined(lines._rows, lines.LineRow, data, 0, len(data), program, lengths, {1: "f"}, strict=False)
+    _same_or_declined(
+        lines._rows, lines.LineRow, data, 0, len(data), program, lengths, {1: "f"}, strict=False
+    )
 
 
 def test_rows_decline_what_they_do_not_take() -> None:
@@ -164,9 +168,7 @@ def _register_map(draw: st.DrawFn) -> tuple[bytes, bytes]:
         function = b"_Z%df" % k
         entries = draw(
             st.lists(
-                st.tuples(
-                    st.integers(0, 2**32 - 1), names, st.integers(0, 2**32 - 1), st.integers(0, 2**16)
-                ),
+                st.tuples(st.integers(0, 2**32 - 1), names, st.integers(0, 2**32 - 1), st.integers(0, 2**16)),
                 max_size=12,
             )
         )
@@ -203,6 +205,88 @@ def test_entries_of_any_spans(data: bytes, spans: list[tuple[int, int]], types: 
     assert got is None or got == expected  # unusual spans (before the data's start) it may decline
 
 
+# --- relocations -------------------------------------------------------------------------
+
+
+@st.composite
+def _relocation_section(draw: st.DrawFn) -> tuple[Any, ...]:
+    """The arguments of :func:`cubin._applied`: a section, a REL or RELA section for it and a
+    symbol table."""
+    elf64, rela = draw(st.booleans()), draw(st.booleans())
+    raw = draw(st.binary(min_size=0, max_size=64))
+    count = draw(st.integers(0, 6))
+    values = draw(
+        st.lists(st.sampled_from([0, 0x40, 2**32 - 4, 2**63, 2**64 - 1]), min_size=count, max_size=count)
+    )
+    names = [f"f{i}" for i in range(count)]
+    fmt = ("<QQq" if rela else "<QQ") if elf64 else ("<IIi" if rela else "<II")
+    shift, limit = (32, 2**64) if elf64 else (8, 2**32)
+    entries = bytearray()
+    for _ in range(draw(st.integers(0, 12))):
+        offset = draw(st.integers(0, len(raw) + 2) | st.sampled_from([limit - 1, limit - 8]))
+        rtype = draw(st.sampled_from([1, 2, 3, 4, 2, 2, 0, 5, 0x30]))
+        index = draw(st.integers(0, count + 1))
+        info = (index << shift) | rtype
+        if rela:
+            addend = draw(st.integers(-8, 8) | st.sampled_from([2**31 - 1, -(2**31)]))
+            entries += struct.pack(fmt, offset, info, addend)
+        else:
+            entries += struct.pack(fmt, offset, info)
+    if entries and draw(st.integers(0, 9)) == 0:
+        entries = entries[:-1]
+    decoded = draw(st.booleans())
+    return (
+        Reloc,
+        Symbol,
+        raw,
+        bytes(entries),
+        rela,
+        elf64,
+        True,
+        values,
+        names,
+        decoded,
+        (".x", ".rel.x", "f"),
+    )
+
+
+def _relocations_in_full(relocs: list[Reloc]) -> list[tuple[int, int, str, int, int | None]]:
+    """The relocations with their symbols' values (which take no part in comparisons)."""
+    return [(r.offset, r.size, r.symbol.name, r.symbol.addend, r.symbol.value) for r in relocs]
+
+
+@SETTINGS
+@given(_relocation_section())
+def test_applied_relocations(args: tuple[Any, ...]) -> None:
+    expected = same(cubin._applied, *args)
+    if expected is not None:
+        got = native_of(cubin._applied)(*args)
+        assert _relocations_in_full(got[1]) == _relocations_in_full(expected[1])
+        assert list(got[2].items()) == list(expected[2].items())
+
+
+def test_applied_declines_what_it_does_not_take() -> None:
+    native = native_of(cubin._applied)
+    args: list[Any] = [
+        Reloc,
+        Symbol,
+        b"\0" * 8,
+        struct.pack("<QQ", 0, (0 << 32) | 2),
+        False,
+        True,
+        True,
+        [4],
+        ["f"],
+        True,
+    ]
+    where = (".x", ".rel.x", "f")
+    reference: Any = cubin._applied.reference
+    assert native(*args, where) == reference(*args, where)
+    assert native(*args[:6], False, *args[7:], where) is None  # big-endian
+    assert native(*args[:7], [-1], *args[8:], where) is None
+    assert native(*args[:7], [4, 5], *args[8:], where) is None  # names and values differ in number
+
+
 # --- every device image of the fixtures -------------------------------------------------------
 
 
@@ -220,7 +304,7 @@ def both_sides(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """While it is active, each call of a kernel of ``cubin`` runs both sides and compares them;
     the list gains the name of each kernel called."""
     called: list[str] = []
-    for function in (lines._rows, regmap._entries):
+    for function in (lines._rows, regmap._entries, cubin._applied):
         native = native_of(function)
 
         def check(*args: Any, _function: Any = function, _native: Callable[..., Any] = native) -> Any:
@@ -245,21 +329,23 @@ def _read_everything(data: bytes, name: str) -> None:
             pass
 
 
+@pytest.mark.usefixtures("both_sides")
 @pytest.mark.parametrize("path", DEVICE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
-def test_every_device_file_of_the_fixtures(path: Path, both_sides: list[str]) -> None:
+def test_every_device_file_of_the_fixtures(path: Path) -> None:
     _read_everything(path.read_bytes(), path.name)
 
 
 def test_the_fixtures_reach_both_kernels(both_sides: list[str]) -> None:
     for path in DEVICE_FILES:
         _read_everything(path.read_bytes(), path.name)
-    assert {"_rows", "_entries"} <= set(both_sides)
+    assert {"_rows", "_entries", "_applied"} <= set(both_sides)
 
 
 @pytest.mark.slow
 @pytest.mark.ptxas
-@pytest.mark.parametrize("path", GOOD_FIXTURES[::4], ids=lambda p: str(p.relative_to(FIXTURES)))
-def test_cubins_of_the_ptx_fixtures(path: Path, cubin_path: CubinPath, both_sides: list[str]) -> None:
+@pytest.mark.usefixtures("both_sides")
+@pytest.mark.parametrize("path", GOOD_FIXTURES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_cubins_of_the_ptx_fixtures(path: Path, cubin_path: CubinPath) -> None:
     try:
         cubin = cubin_path(path.read_text(), path.name)
     except PtxDwarfError:

@@ -1,16 +1,20 @@
-/* The cubin's bulk records: the rows of a line-number program (ptxdwarf.dwarf.lines._rows)
- * and the entries of one function's register map (ptxdwarf.cuda.regmap._entries). Each
- * function returns None on anything it does not take, and its Python twin decides. */
+/* The cubin's bulk records: its relocations applied (ptxdwarf.cuda.cubin._applied), the rows
+ * of a line-number program (ptxdwarf.dwarf.lines._rows) and the entries of one function's
+ * register map (ptxdwarf.cuda.regmap._entries). Each function returns None on anything it
+ * does not take, and its Python twin decides. */
 #include "common.h"
 
+/* Whether item cannot take part in a reference cycle, now or later: an int, a string, None,
+ * or a record or Symbol this module made and untracked (see record and untrack_symbol). */
 static int atomic(PyObject *item) {
-    return item == Py_None || PyLong_CheckExact(item) || PyBool_Check(item) || PyUnicode_CheckExact(item);
+    return item == Py_None || PyLong_CheckExact(item) || PyBool_Check(item) || PyUnicode_CheckExact(item) ||
+           (PyObject_IS_GC(item) && !PyObject_GC_IsTracked(item) && !PyDict_Check(item) && !PyList_Check(item));
 }
 
 /* A new instance of the tuple subclass kind (a NamedTuple) holding the n items, which it
- * takes; NULL with an exception set. One that holds only ints, strings and None cannot be in a
- * cycle and is not tracked by the garbage collector: CPython untracks such exact tuples, not
- * those of a subclass, and every full collection would walk the hundreds of thousands of them. */
+ * takes; NULL with an exception set. One whose items are all atomic is not tracked by the
+ * garbage collector: CPython untracks such exact tuples, not those of a subclass, and every
+ * full collection would walk the hundreds of thousands of them. */
 static PyObject *record(PyTypeObject *kind, PyObject **items, Py_ssize_t n) {
     PyObject *out = kind->tp_alloc(kind, n);
     if (!out) {
@@ -302,7 +306,216 @@ fail:
     return NULL;
 }
 
+/* The Symbol of each (symbol index, addend) a section's relocations name: an open-addressing
+ * table. */
+typedef struct {
+    uint64_t index, value;
+    int64_t addend;
+    PyObject *symbol; /* NULL: a free slot */
+} symbol_slot;
+
+typedef struct {
+    symbol_slot *slots;
+    size_t cap, used;
+} symbol_table;
+
+static size_t slot_of(const symbol_table *t, uint64_t index, int64_t addend) {
+    uint64_t h = index * 0x9E3779B97F4A7C15ULL ^ ((uint64_t)addend + 0x632BE59BD9B4E019ULL);
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 32;
+    size_t i = (size_t)h & (t->cap - 1);
+    while (t->slots[i].symbol && (t->slots[i].index != index || t->slots[i].addend != addend))
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+static int symbols_grow(symbol_table *t) {
+    if (t->cap && (t->used + 1) * 2 <= t->cap) return 0;
+    symbol_table bigger = {NULL, t->cap ? t->cap * 2 : 64, t->used};
+    bigger.slots = PyMem_Calloc(bigger.cap, sizeof(symbol_slot));
+    if (!bigger.slots) { PyErr_NoMemory(); return -1; }
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].symbol) bigger.slots[slot_of(&bigger, t->slots[i].index, t->slots[i].addend)] = t->slots[i];
+    PyMem_Free(t->slots);
+    *t = bigger;
+    return 0;
+}
+
+static void symbols_free(symbol_table *t) {
+    for (size_t i = 0; i < t->cap; i++) Py_XDECREF(t->slots[i].symbol);
+    PyMem_Free(t->slots);
+}
+
+/* A Symbol holds a name, an addend and a value (a string and ints) and is not changed: like
+ * the records, it cannot be in a cycle and is not tracked (nor, then, the Reloc holding it). */
+static void untrack_symbol(PyObject *symbol) {
+    if (Py_TYPE(symbol)->tp_dictoffset == 0 && PyObject_GC_IsTracked(symbol)) PyObject_GC_UnTrack(symbol);
+}
+
+typedef struct {
+    uint64_t offset;
+    PyObject *reloc;
+} placed;
+
+/* Sorts n items by offset, keeping the order of equal ones; scratch holds n. */
+static void sort_placed(placed *items, placed *scratch, size_t n) {
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) scratch[k++] = items[b].offset < items[a].offset ? items[b++] : items[a++];
+            while (a < mid) scratch[k++] = items[a++];
+            while (b < hi) scratch[k++] = items[b++];
+        }
+        memcpy(items, scratch, n * sizeof(placed));
+    }
+}
+
+/* _applied(reloc, symbol, raw, entries, rela, elf64, little, values, names, decoded, where):
+ * raw with the relocations of entries applied, the relocations as reloc instances (sorted by
+ * offset), the count of each type and the indices of the symbols named. */
+static PyObject *applied(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 11 || !record_kind(args[0]) || !PyType_Check(args[1]) || !PyBytes_CheckExact(args[2]) ||
+        !PyBytes_CheckExact(args[3]) || !PyBool_Check(args[4]) || !PyBool_Check(args[5]) ||
+        args[6] != Py_True || !PyList_CheckExact(args[7]) || !PyList_CheckExact(args[8]) ||
+        !PyBool_Check(args[9]))
+        Py_RETURN_NONE;
+    PyTypeObject *kind = (PyTypeObject *)args[0];
+    PyObject *symbol_type = args[1], *raw = args[2], *names = args[8];
+    const uint8_t *source = (const uint8_t *)PyBytes_AS_STRING(raw);
+    uint64_t limit = (uint64_t)PyBytes_GET_SIZE(raw);
+    const uint8_t *entries = (const uint8_t *)PyBytes_AS_STRING(args[3]);
+    Py_ssize_t length = PyBytes_GET_SIZE(args[3]);
+    int rela = args[4] == Py_True, elf64 = args[5] == Py_True, decoded = args[9] == Py_True;
+    Py_ssize_t width = elf64 ? (rela ? 24 : 16) : (rela ? 12 : 8);
+    Py_ssize_t count = PyList_GET_SIZE(args[7]);
+    if (length % width || PyList_GET_SIZE(names) != count) Py_RETURN_NONE;
+    size_t n = (size_t)(length / width);
+
+    PyObject *out = NULL, *data = NULL, *relocs = NULL, *by_type = NULL, *named = NULL;
+    uint64_t *values = PyMem_Malloc((count ? (size_t)count : 1) * sizeof(uint64_t));
+    placed *found = PyMem_Malloc((n ? n : 1) * sizeof(placed));
+    size_t made = 0;
+    symbol_table table = {NULL, 0, 0};
+    int declined = 0;
+    if (!values || !found) { PyErr_NoMemory(); goto fail; }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *value = PyList_GET_ITEM(args[7], i);
+        if (!PyLong_CheckExact(value) || !PyUnicode_CheckExact(PyList_GET_ITEM(names, i))) DECLINE(fail);
+        values[i] = PyLong_AsUnsignedLongLong(value);
+        if (values[i] == (uint64_t)-1 && PyErr_Occurred()) { PyErr_Clear(); DECLINE(fail); }
+    }
+    uint64_t types[5] = {0};
+    int order[4], seen = 0, in_order = 1;
+    uint64_t last = 0;
+    uint8_t *bytes = NULL;
+    for (size_t i = 0; i < n; i++) {
+        cursor c = cursor_of(entries, length, (Py_ssize_t)(i * (size_t)width));
+        uint64_t offset, info, index, rtype;
+        int64_t addend = 0;
+        if (elf64) {
+            offset = cursor_fixed(&c, 8);
+            info = cursor_fixed(&c, 8);
+            if (rela) addend = (int64_t)cursor_fixed(&c, 8);
+            index = info >> 32;
+            rtype = info & 0xFFFFFFFF;
+        } else {
+            offset = cursor_fixed(&c, 4);
+            info = cursor_fixed(&c, 4);
+            if (rela) addend = (int32_t)(uint32_t)cursor_fixed(&c, 4);
+            index = info >> 8;
+            rtype = info & 0xFF;
+        }
+        if (rtype < 1 || rtype > 4) {
+            if (!decoded) continue; /* .debug_frame and .debug_line also hold code relocations */
+            DECLINE(fail);
+        }
+        uint64_t size = rtype == 1 || rtype == 3 ? 4 : 8;
+        if (!types[rtype]++) order[seen++] = (int)rtype;
+        if (size > limit || offset > limit - size || index >= (uint64_t)count) DECLINE(fail);
+        if (!rela) {
+            cursor field = cursor_of(source, (Py_ssize_t)limit, (Py_ssize_t)offset);
+            addend = size == 4 ? (int64_t)(int32_t)(uint32_t)cursor_fixed(&field, 4) : (int64_t)cursor_fixed(&field, 8);
+        }
+        uint64_t base = values[index];
+        uint64_t value = (base + (uint64_t)addend) & (size == 4 ? 0xFFFFFFFFULL : ~0ULL);
+        if (base || rela) {
+            if (!data) {
+                data = PyBytes_FromStringAndSize((const char *)source, (Py_ssize_t)limit);
+                if (!data) goto fail;
+                bytes = (uint8_t *)PyBytes_AS_STRING(data);
+            }
+            for (uint64_t k = 0; k < size; k++) bytes[offset + k] = (uint8_t)(value >> (8 * k));
+        }
+        if (symbols_grow(&table) < 0) goto fail;
+        symbol_slot *slot = &table.slots[slot_of(&table, index, addend)];
+        if (!slot->symbol || slot->value != value) {
+            PyObject *call[3] = {PyList_GET_ITEM(names, (Py_ssize_t)index), PyLong_FromLongLong(addend),
+                                 PyLong_FromUnsignedLongLong(value)};
+            PyObject *made_symbol = call[1] && call[2] ? PyObject_Vectorcall(symbol_type, call, 3, NULL) : NULL;
+            Py_XDECREF(call[1]);
+            Py_XDECREF(call[2]);
+            if (!made_symbol) goto fail;
+            untrack_symbol(made_symbol);
+            if (!slot->symbol) table.used++;
+            Py_XSETREF(slot->symbol, made_symbol);
+            slot->index = index;
+            slot->addend = addend;
+            slot->value = value;
+        }
+        PyObject *items[3] = {PyLong_FromUnsignedLongLong(offset), PyLong_FromUnsignedLongLong(size),
+                              Py_NewRef(slot->symbol)};
+        PyObject *reloc = record(kind, items, 3);
+        if (!reloc) goto fail;
+        found[made].offset = offset;
+        found[made++].reloc = reloc;
+        if (made > 1 && offset < last) in_order = 0;
+        last = offset;
+    }
+    if (!in_order) {
+        placed *scratch = PyMem_Malloc(made * sizeof(placed));
+        if (!scratch) { PyErr_NoMemory(); goto fail; }
+        sort_placed(found, scratch, made);
+        PyMem_Free(scratch);
+    }
+    relocs = PyList_New((Py_ssize_t)made);
+    by_type = PyDict_New();
+    named = PySet_New(NULL);
+    if (!relocs || !by_type || !named) goto fail;
+    for (size_t i = 0; i < made; i++) PyList_SET_ITEM(relocs, (Py_ssize_t)i, found[i].reloc);
+    made = 0; /* the list holds them now */
+    for (int i = 0; i < seen; i++) {
+        PyObject *key = PyLong_FromLong(order[i]), *number = PyLong_FromUnsignedLongLong(types[order[i]]);
+        int put = key && number ? PyDict_SetItem(by_type, key, number) : -1;
+        Py_XDECREF(key);
+        Py_XDECREF(number);
+        if (put < 0) goto fail;
+    }
+    for (size_t i = 0; i < table.cap; i++) {
+        if (!table.slots[i].symbol) continue;
+        PyObject *index = PyLong_FromUnsignedLongLong(table.slots[i].index);
+        int put = index ? PySet_Add(named, index) : -1;
+        Py_XDECREF(index);
+        if (put < 0) goto fail;
+    }
+    out = PyTuple_Pack(4, data ? data : raw, relocs, by_type, named);
+fail:
+    for (size_t i = 0; i < made; i++) Py_DECREF(found[i].reloc);
+    PyMem_Free(found);
+    PyMem_Free(values);
+    symbols_free(&table);
+    Py_XDECREF(data);
+    Py_XDECREF(relocs);
+    Py_XDECREF(by_type);
+    Py_XDECREF(named);
+    if (declined) Py_RETURN_NONE;
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"_applied", (PyCFunction)(void (*)(void))applied, METH_FASTCALL,
+     "A section's bytes with the relocations of a REL or RELA section applied."},
     {"_rows", (PyCFunction)(void (*)(void))rows, METH_FASTCALL, "The rows of a line-number program's opcodes."},
     {"_entries", (PyCFunction)(void (*)(void))entries, METH_FASTCALL,
      "Every entry of one function's register map."},

@@ -12,3 +12,16 @@ def _rows(
 def _entries(
     kind: type[Any], data: bytes, spans: list[tuple[int, int]], types: bytes | None, where: str
 ) -> tuple[Any, ...] | None: ...
+def _applied(
+    reloc: type[Any],
+    symbol: type[Any],
+    raw: bytes,
+    entries: bytes,
+    rela: bool,
+    elf64: bool,
+    little: bool,
+    values: list[int],
+    names: list[str],
+    decoded: bool,
+    where: tuple[str, str, str],
+) -> tuple[bytes, list[Any], dict[int, int], set[int]] | None: ...
