@@ -1,11 +1,13 @@
 """The kernel module ``cubin`` against its Python references: relocations applied
 (:func:`ptxdwarf.cuda.cubin._applied`), the rows of line-number programs
-(:func:`ptxdwarf.dwarf.lines._rows`) and the entries of register maps
+(:func:`ptxdwarf.dwarf.lines._rows`), the lowest address of their lines
+(:func:`ptxdwarf.dwarf.lines._scan_starts`) and the entries of register maps
 (:func:`ptxdwarf.cuda.regmap._entries`), on generated sections (valid, truncated, mutated,
 random) and on every cubin, fatbin and host object of the fixtures."""
 
 from __future__ import annotations
 
+import copy
 import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +21,7 @@ from twins import native_of, same
 
 import ptxdwarf
 from ptxdwarf.cuda import cubin, regmap
-from ptxdwarf.cuda.cubin import register_map
+from ptxdwarf.cuda.cubin import CubinImages, register_map
 from ptxdwarf.dwarf import lines
 from ptxdwarf.dwarf.forms import sleb_bytes, uleb_bytes
 from ptxdwarf.dwarf.image import Reloc, Symbol
@@ -37,9 +39,11 @@ def _same_or_declined(function: Any, *args: Any, strict: bool = True, native: An
     decline unusual input: numbers past 64 bits). ``native``: the kernel, if not the twin's."""
     native = native or native_of(function)
     try:
-        expected = function.reference(*args)
+        expected = function.reference(*copy.deepcopy(args))  # the kernel's arguments stay as given
     except _CUT_SHORT:
+        unchanged = copy.deepcopy(args)
         assert native(*args) is None, "the kernel takes input the reference rejects"
+        assert args == unchanged, "the kernel changed its arguments and declined"
         return None
     got = native(*args)
     if got is None and not strict:
@@ -47,7 +51,9 @@ def _same_or_declined(function: Any, *args: Any, strict: bool = True, native: An
     assert got is not None, "the kernel declines input the reference takes"
     assert got == expected
     assert [type(x) for x in got] == [type(x) for x in expected]
-    return expected
+    if isinstance(expected, dict):
+        assert [list(v) for v in got.values()] == [list(v) for v in expected.values()], "another order"
+    return got
 
 
 # --- line-number programs ---------------------------------------------------------------
@@ -126,6 +132,16 @@ def test_rows_of_generated_programs(
 
 
 @SETTINGS
+@given(_program(), st.booleans())
+def test_starts_of_generated_programs(
+    case: tuple[bytes, lines.LineProgram, list[int], dict[int, str]], known: bool
+) -> None:
+    data, program, lengths, symbols = case
+    starts = {"_Z0f": {1: 5, 2: 0}} if known else {}
+    _same_or_declined(lines._scan_starts, data, 0, len(data), program, lengths, symbols, starts)
+
+
+@SETTINGS
 @given(st.binary(max_size=200), st.integers(0, 255), st.integers(-128, 127), st.integers(0, 255))
 def test_rows_of_random_bytes(data: bytes, opcode_base: int, line_base: int, line_range: int) -> None:
     program = lines.LineProgram(
@@ -136,6 +152,7 @@ def test_rows_of_random_bytes(data: bytes, opcode_base: int, line_base: int, lin
     _same_or_declined(
         lines._rows, lines.LineRow, data, 0, len(data), program, lengths, {1: "f"}, strict=False
     )
+    _same_or_declined(lines._scan_starts, data, 0, len(data), program, lengths, {1: "f"}, {}, strict=False)
 
 
 def test_rows_decline_what_they_do_not_take() -> None:
@@ -304,7 +321,7 @@ def both_sides(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """While it is active, each call of a kernel of ``cubin`` runs both sides and compares them;
     the list gains the name of each kernel called."""
     called: list[str] = []
-    for function in (lines._rows, regmap._entries, cubin._applied):
+    for function in (lines._rows, lines._scan_starts, regmap._entries, cubin._applied):
         native = native_of(function)
 
         def check(*args: Any, _function: Any = function, _native: Callable[..., Any] = native) -> Any:
@@ -323,6 +340,8 @@ def _read_everything(data: bytes, name: str) -> None:
     for _label, info in infos:
         try:
             info.lines  # noqa: B018 - reads the line programs
+            if isinstance(info.module, CubinImages) and info.module.line_sass is not None:
+                lines.line_starts(info.module.line_sass)
             for f in register_map(info) or []:
                 f.entries  # noqa: B018 - decodes the entries
         except PtxDwarfError:
@@ -338,7 +357,7 @@ def test_every_device_file_of_the_fixtures(path: Path) -> None:
 def test_the_fixtures_reach_both_kernels(both_sides: list[str]) -> None:
     for path in DEVICE_FILES:
         _read_everything(path.read_bytes(), path.name)
-    assert {"_rows", "_entries", "_applied"} <= set(both_sides)
+    assert {"_rows", "_scan_starts", "_entries", "_applied"} <= set(both_sides)
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
 /* The cubin's bulk records: its relocations applied (ptxdwarf.cuda.cubin._applied), the rows
- * of a line-number program (ptxdwarf.dwarf.lines._rows) and the entries of one function's
+ * of a line-number program (ptxdwarf.dwarf.lines._rows), the lowest address of each of its lines
+ * (ptxdwarf.dwarf.lines._scan_starts) and the entries of one function's
  * register map (ptxdwarf.cuda.regmap._entries). Each function returns None on anything it
  * does not take, and its Python twin decides. */
 #include "common.h"
@@ -513,7 +514,189 @@ fail:
     return out;
 }
 
+/* What _scan_starts does to the starts dict, kept until the scan is through: a sequence's
+ * function looked up (added when new), or a line's address kept in a function's lines. */
+typedef struct {
+    PyObject *symbol; /* borrowed from the symbols dict */
+    int64_t line;     /* a lookup when keep is 0 */
+    uint64_t address;
+    int keep;
+} start_event;
+
+typedef struct {
+    start_event *items;
+    size_t len, cap;
+} start_events;
+
+static int events_add(start_events *e, PyObject *symbol, int keep, int64_t line, uint64_t address) {
+    if (e->len == e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 256;
+        start_event *items = PyMem_Realloc(e->items, cap * sizeof(start_event));
+        if (!items) { PyErr_NoMemory(); return -1; }
+        e->items = items;
+        e->cap = cap;
+    }
+    e->items[e->len++] = (start_event){symbol, line, address, keep};
+    return 0;
+}
+
+/* The events done to starts: each lookup as starts.setdefault(symbol, {}), each kept
+ * address as _keep. */
+static int events_replay(const start_events *e, PyObject *starts) {
+    for (size_t i = 0; i < e->len; i++) {
+        const start_event *ev = &e->items[i];
+        PyObject *lines = PyDict_GetItemWithError(starts, ev->symbol);
+        if (!lines) {
+            if (PyErr_Occurred()) return -1;
+            PyObject *fresh = PyDict_New();
+            if (!fresh || PyDict_SetItem(starts, ev->symbol, fresh) < 0) { Py_XDECREF(fresh); return -1; }
+            Py_DECREF(fresh);
+            lines = fresh;
+        }
+        if (!ev->keep) continue;
+        if (!PyDict_Check(lines)) { PyErr_SetString(PyExc_TypeError, "starts holds a value that is not a dict"); return -1; }
+        PyObject *line = PyLong_FromLongLong(ev->line), *address = PyLong_FromUnsignedLongLong(ev->address);
+        int failed = !line || !address;
+        if (!failed) {
+            PyObject *seen = PyDict_GetItemWithError(lines, line);
+            int lower = seen ? PyObject_RichCompareBool(address, seen, Py_LT) : !PyErr_Occurred();
+            if (lower < 0 || (!seen && PyErr_Occurred())) failed = 1;
+            else if ((!seen || lower) && PyDict_SetItem(lines, line, address) < 0) failed = 1;
+        }
+        Py_XDECREF(line);
+        Py_XDECREF(address);
+        if (failed) return -1;
+    }
+    return 0;
+}
+
+/* _scan_starts(data, pos, end, p, lengths, symbols, starts): the lowest address of each line
+ * (that has an instruction of its own) of the opcodes data[pos:end] into starts, by function;
+ * starts is left as it was when the scan declines. */
+static PyObject *scan_starts(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7 || !PyBytes_CheckExact(args[0]) || !PyLong_CheckExact(args[1]) || !PyLong_CheckExact(args[2]) ||
+        !PyList_CheckExact(args[4]) || !PyDict_CheckExact(args[5]) || !PyDict_CheckExact(args[6]))
+        Py_RETURN_NONE;
+    const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
+    if ((pos == -1 || end == -1) && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_NONE; }
+    if (pos < 0 || end > size) Py_RETURN_NONE;
+    PyObject *program = args[3], *symbols = args[5], *starts = args[6];
+    long long opcode_base, line_base, line_range, step;
+    int got;
+    if ((got = int_attr(program, "opcode_base", 0, 255, &opcode_base)) != 1 ||
+        (got = int_attr(program, "line_base", -128, 127, &line_base)) != 1 ||
+        (got = int_attr(program, "line_range", 0, 255, &line_range)) != 1 ||
+        (got = int_attr(program, "minimum_instruction_length", 0, 255, &step)) != 1)
+        return got < 0 ? NULL : Py_NewRef(Py_None);
+    Py_ssize_t nlengths = PyList_GET_SIZE(args[4]);
+    if (nlengths > 255) Py_RETURN_NONE;
+    uint8_t lengths[255];
+    for (Py_ssize_t i = 0; i < nlengths; i++) {
+        PyObject *item = PyList_GET_ITEM(args[4], i);
+        if (!PyLong_CheckExact(item)) Py_RETURN_NONE;
+        long v = PyLong_AsLong(item);
+        if (v < 0 || v > 255) { PyErr_Clear(); Py_RETURN_NONE; }
+        lengths[i] = (uint8_t)v;
+    }
+
+    start_events events = {NULL, 0, 0};
+    int declined = 0;
+    uint64_t address = 0, pending = 0;
+    int64_t line = 1, pending_line = 0;
+    PyObject *rows = NULL, *kept_in = NULL; /* a function (its symbol), or NULL: none */
+    while (pos < end) {
+        uint8_t op = data[pos++];
+        cursor c = cursor_of(data, size, pos);
+        int overflow = 0;
+        if (op >= opcode_base) {
+            if (line_range == 0) DECLINE(done);
+            uint64_t adjusted = (uint64_t)(op - opcode_base);
+            if (__builtin_add_overflow(address, (uint64_t)step * (adjusted / (uint64_t)line_range), &address) ||
+                __builtin_add_overflow(line, line_base + (int64_t)(adjusted % (uint64_t)line_range), &line))
+                DECLINE(done);
+        } else if (op == 3) {
+            int64_t n = cursor_sleb(&c, &overflow);
+            if (c.bad || overflow || __builtin_add_overflow(line, n, &line)) DECLINE(done);
+            pos = cursor_offset(&c);
+            continue;
+        } else if (op == 2) {
+            uint64_t n = cursor_uleb(&c, &overflow), delta;
+            if (c.bad || overflow || __builtin_mul_overflow((uint64_t)step, n, &delta) ||
+                __builtin_add_overflow(address, delta, &address))
+                DECLINE(done);
+            pos = cursor_offset(&c);
+            continue;
+        } else if (op == 0) {
+            uint64_t n = cursor_uleb(&c, &overflow);
+            if (c.bad || overflow) DECLINE(done);
+            pos = cursor_offset(&c);
+            if (n == 0 || pos > end || n > (uint64_t)(end - pos)) DECLINE(done);
+            uint8_t sub = data[pos];
+            Py_ssize_t operands = pos + 1;
+            pos += (Py_ssize_t)n;
+            if (sub == 1) {
+                if (kept_in && events_add(&events, kept_in, 1, pending_line, pending) < 0) goto fail;
+                address = 0;
+                line = 1;
+                rows = kept_in = NULL;
+            } else if (sub == 2) {
+                for (Py_ssize_t k = operands + 8; k < pos; k++)
+                    if (data[k]) DECLINE(done); /* an address past 64 bits */
+                address = le_slice(data, size, operands, n - 1 > 8 ? 8 : (Py_ssize_t)n - 1);
+                PyObject *key = PyLong_FromSsize_t(operands);
+                if (!key) goto fail;
+                PyObject *found = PyDict_GetItemWithError(symbols, key);
+                Py_DECREF(key);
+                if (!found && PyErr_Occurred()) goto fail;
+                rows = found == Py_None ? NULL : found;
+                if (rows && events_add(&events, rows, 0, 0, 0) < 0) goto fail;
+            }
+            continue;
+        } else if (op == 8) {
+            if (line_range == 0) DECLINE(done);
+            if (__builtin_add_overflow(address, (uint64_t)step * (uint64_t)((255 - opcode_base) / line_range),
+                                       &address))
+                DECLINE(done);
+            continue;
+        } else if (op == 9) {
+            if (__builtin_add_overflow(address, le_slice(data, size, pos, 2), &address)) DECLINE(done);
+            pos += 2;
+            continue;
+        } else if (op == 4 || op == 5) {
+            cursor_uleb(&c, NULL);
+            if (c.bad) DECLINE(done);
+            pos = cursor_offset(&c);
+            continue;
+        } else if (op != 1) {
+            if (op != 6 && op != 7) {
+                int count = op - 1 < nlengths ? lengths[op - 1] : 0;
+                for (int i = 0; i < count; i++) cursor_uleb(&c, NULL);
+                if (c.bad) DECLINE(done);
+                pos = cursor_offset(&c);
+            }
+            continue;
+        }
+        if (kept_in && pending != address && events_add(&events, kept_in, 1, pending_line, pending) < 0) goto fail;
+        kept_in = rows;
+        pending = address;
+        pending_line = line;
+    }
+    if (kept_in && events_add(&events, kept_in, 1, pending_line, pending) < 0) goto fail;
+done:
+    if (!declined && events_replay(&events, starts) < 0) goto fail;
+    PyMem_Free(events.items);
+    if (declined) Py_RETURN_NONE;
+    return Py_NewRef(starts);
+fail:
+    PyMem_Free(events.items);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"_scan_starts", (PyCFunction)(void (*)(void))scan_starts, METH_FASTCALL,
+     "The lowest address of each line of a line-number program's opcodes, by function."},
     {"_applied", (PyCFunction)(void (*)(void))applied, METH_FASTCALL,
      "A section's bytes with the relocations of a REL or RELA section applied."},
     {"_rows", (PyCFunction)(void (*)(void))rows, METH_FASTCALL, "The rows of a line-number program's opcodes."},

@@ -25,3 +25,12 @@ def _applied(
     decoded: bool,
     where: tuple[str, str, str],
 ) -> tuple[bytes, list[Any], dict[int, int], set[int]] | None: ...
+def _scan_starts(
+    data: bytes,
+    pos: int,
+    end: int,
+    p: Any,
+    lengths: list[int],
+    symbols: dict[int, str],
+    starts: dict[str, dict[int, int]],
+) -> dict[str, dict[int, int]] | None: ...

@@ -393,6 +393,7 @@ def line_starts(image: SectionImage) -> dict[str, dict[int, int]]:
     return {name: lines for name, lines in starts.items() if lines}
 
 
+@twin("cubin")
 def _scan_starts(  # noqa: C901 - one dispatch over the line program's opcodes, run per opcode: kept inline for speed
     data: bytes,
     pos: int,
@@ -401,7 +402,11 @@ def _scan_starts(  # noqa: C901 - one dispatch over the line program's opcodes, 
     lengths: list[int],
     symbols: dict[int, str],
     starts: dict[str, dict[int, int]],
-) -> None:
+) -> dict[str, dict[int, int]]:
+    """``starts`` with, per function, the lowest address of each line (see :func:`line_starts`)
+    of the opcodes ``data[pos:end]`` of program ``p`` (``lengths``: the operand counts of its
+    standard opcodes; ``symbols``: what the address at an offset of ``data`` was relocated
+    against)."""
     opcode_base, line_range, step = p.opcode_base, p.line_range, p.minimum_instruction_length
     special_address = [0] * 256
     special_line = [0] * 256
@@ -478,6 +483,7 @@ def _scan_starts(  # noqa: C901 - one dispatch over the line program's opcodes, 
         kept_in, pending, pending_line = rows, address, line
     if kept_in is not None:
         _keep(kept_in, pending_line, pending)
+    return starts
 
 
 def _keep(lines: dict[int, int], line: int, address: int) -> None:
