@@ -2,7 +2,7 @@
 (:func:`ptxdwarf.cuda.cubin._applied`), the rows of line-number programs
 (:func:`ptxdwarf.dwarf.lines._rows`), the lowest address of their lines
 (:func:`ptxdwarf.dwarf.lines._scan_starts`) and the entries of register maps
-(:func:`ptxdwarf.cuda.regmap._entries`), on generated sections (valid, truncated, mutated,
+(:func:`ptxdwarf.cuda.regmap._entries`, :func:`~ptxdwarf.cuda.regmap._sass_functions`), on generated sections (valid, truncated, mutated,
 random) and on every cubin, fatbin and host object of the fixtures."""
 
 from __future__ import annotations
@@ -206,6 +206,17 @@ def test_entries_of_generated_maps(sections: tuple[bytes, bytes], typed: bool) -
 
 
 @SETTINGS
+@given(_register_map(), st.integers(0, 2**16), st.binary(max_size=3), st.binary(max_size=60))
+def test_functions_of_maps(sections: tuple[bytes, bytes], at: int, put: bytes, noise: bytes) -> None:
+    sass, _types = sections
+    same(regmap._sass_functions, sass, "gen.cubin")
+    cut = at % (len(sass) + 1)
+    same(regmap._sass_functions, sass[:cut], "gen.cubin")
+    same(regmap._sass_functions, sass[:cut] + put + sass[cut + len(put) :], "gen.cubin")
+    same(regmap._sass_functions, noise, "gen.cubin")
+
+
+@SETTINGS
 @given(
     st.binary(min_size=0, max_size=120),
     st.lists(st.tuples(st.integers(-2, 130), st.integers(-2, 130)), max_size=6),
@@ -321,7 +332,13 @@ def both_sides(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """While it is active, each call of a kernel of ``cubin`` runs both sides and compares them;
     the list gains the name of each kernel called."""
     called: list[str] = []
-    for function in (lines._rows, lines._scan_starts, regmap._entries, cubin._applied):
+    for function in (
+        lines._rows,
+        lines._scan_starts,
+        regmap._entries,
+        regmap._sass_functions,
+        cubin._applied,
+    ):
         native = native_of(function)
 
         def check(*args: Any, _function: Any = function, _native: Callable[..., Any] = native) -> Any:
@@ -357,7 +374,7 @@ def test_every_device_file_of_the_fixtures(path: Path) -> None:
 def test_the_fixtures_reach_both_kernels(both_sides: list[str]) -> None:
     for path in DEVICE_FILES:
         _read_everything(path.read_bytes(), path.name)
-    assert {"_rows", "_scan_starts", "_entries", "_applied"} <= set(both_sides)
+    assert {"_rows", "_scan_starts", "_entries", "_sass_functions", "_applied"} <= set(both_sides)
 
 
 @pytest.mark.slow

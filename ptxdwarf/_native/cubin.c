@@ -1,7 +1,7 @@
 /* The cubin's bulk records: its relocations applied (ptxdwarf.cuda.cubin._applied), the rows
  * of a line-number program (ptxdwarf.dwarf.lines._rows), the lowest address of each of its lines
  * (ptxdwarf.dwarf.lines._scan_starts) and the entries of one function's
- * register map (ptxdwarf.cuda.regmap._entries). Each function returns None on anything it
+ * register map and where they are (ptxdwarf.cuda.regmap._entries, _sass_functions). Each function returns None on anything it
  * does not take, and its Python twin decides. */
 #include "common.h"
 
@@ -694,7 +694,66 @@ fail:
     return NULL;
 }
 
+/* A NUL-terminated ASCII name at data[pos:] as a str into *name, and where its NUL is; -1
+ * when there is none such. */
+static Py_ssize_t ascii_name(const uint8_t *data, Py_ssize_t size, Py_ssize_t pos, PyObject **name) {
+    const uint8_t *nul = memchr(data + pos, 0, (size_t)(size - pos));
+    if (!nul) return -1;
+    Py_ssize_t end = nul - data;
+    for (Py_ssize_t k = pos; k < end; k++)
+        if (data[k] >= 0x80) return -1;
+    *name = PyUnicode_DecodeASCII((const char *)data + pos, end - pos, NULL);
+    return end;
+}
+
+/* _sass_functions(data, where): (function, where each entry's name starts and ends) of each
+ * function of .nv_debug_info_reg_sass. */
+static PyObject *sass_functions(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyBytes_CheckExact(args[0])) Py_RETURN_NONE;
+    const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[0]), pos = 0;
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    while (pos < size) {
+        PyObject *function = NULL;
+        Py_ssize_t nul = ascii_name(data, size, pos, &function);
+        if (nul < 0) goto decline;
+        if (!function) goto fail;
+        pos = nul + 1;
+        cursor c = cursor_of(data, size, pos);
+        uint64_t n = cursor_fixed(&c, 4);
+        pos += 4;
+        if (c.bad || n * 18 > (uint64_t)(size - pos)) { Py_DECREF(function); goto decline; }
+        PyObject *spans = PyList_New((Py_ssize_t)n);
+        PyObject *item = spans ? PyTuple_Pack(2, function, spans) : NULL;
+        Py_DECREF(function);
+        Py_XDECREF(spans);
+        if (!item || PyList_Append(out, item) < 0) { Py_XDECREF(item); goto fail; }
+        Py_DECREF(item);
+        for (uint64_t i = 0; i < n; i++) {
+            Py_ssize_t start = pos + 4;
+            const uint8_t *found = start <= size ? memchr(data + start, 0, (size_t)(size - start)) : NULL;
+            Py_ssize_t end = found ? found - data : -1;
+            if (end < 0 || end > size - 13 || end == start) goto decline;
+            PyObject *span = Py_BuildValue("(nn)", start, end);
+            if (!span) goto fail;
+            if (PyObject_GC_IsTracked(span)) PyObject_GC_UnTrack(span); /* two ints: never in a cycle */
+            PyList_SET_ITEM(spans, (Py_ssize_t)i, span);
+            pos = end + 13;
+        }
+    }
+    return out;
+decline:
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"_sass_functions", (PyCFunction)(void (*)(void))sass_functions, METH_FASTCALL,
+     "The functions of .nv_debug_info_reg_sass and where their entries' names are."},
     {"_scan_starts", (PyCFunction)(void (*)(void))scan_starts, METH_FASTCALL,
      "The lowest address of each line of a line-number program's opcodes, by function."},
     {"_applied", (PyCFunction)(void (*)(void))applied, METH_FASTCALL,

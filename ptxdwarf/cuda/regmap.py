@@ -263,9 +263,11 @@ class _Reader:
         return int(n)
 
 
-def _sass_functions(data: bytes, where: str) -> Iterator[tuple[str, list[tuple[int, int]]]]:
+@twin("cubin")
+def _sass_functions(data: bytes, where: str) -> list[tuple[str, list[tuple[int, int]]]]:
     """(function, where each entry's name starts and ends) of ``.nv_debug_info_reg_sass``,
     checked whole."""
+    functions = []
     r = _Reader(data, SASS_SECTION, where)
     find = data.find
     size = len(data)
@@ -284,7 +286,8 @@ def _sass_functions(data: bytes, where: str) -> Iterator[tuple[str, list[tuple[i
             spans.append((start, end))
             pos = end + 13
         r.pos = pos
-        yield function, spans
+        functions.append((function, spans))
+    return functions
 
 
 def _type_functions(data: bytes, where: str) -> Iterator[tuple[str, bytes, int]]:
