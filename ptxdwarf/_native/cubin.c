@@ -74,12 +74,12 @@ typedef struct {
     uint64_t address, file, column, context, name;
     int64_t line;
     int is_stmt, has_name;
-    PyObject *symbol; /* borrowed from the symbols dict, or Py_None */
+    PyObject *symbol; /* a reference: collecting the records made can run code that changes symbols */
 } line_state;
 
 static void line_reset(line_state *s, int default_is_stmt) {
     s->address = 0; s->file = 1; s->line = 1; s->column = 0; s->context = 0; s->name = 0;
-    s->is_stmt = default_is_stmt; s->has_name = 0; s->symbol = Py_None;
+    s->is_stmt = default_is_stmt; s->has_name = 0; Py_XSETREF(s->symbol, Py_NewRef(Py_None));
 }
 
 static PyObject *line_row(PyTypeObject *kind, const line_state *s, int ends, int prologue_end,
@@ -145,7 +145,7 @@ static PyObject *rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *out = PyList_New(0);
     if (!out) return NULL;
     int declined = 0;
-    line_state s;
+    line_state s = {.symbol = NULL};
     line_reset(&s, (int)default_is_stmt);
     int prologue_end = 0, epilogue_begin = 0;
     while (pos < end) {
@@ -179,7 +179,7 @@ static PyObject *rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                 PyObject *found = PyDict_GetItemWithError(symbols, key);
                 Py_DECREF(key);
                 if (!found && PyErr_Occurred()) goto fail;
-                s.symbol = found ? found : Py_None;
+                Py_XSETREF(s.symbol, Py_NewRef(found ? found : Py_None));
             } else if (sub == 0x90 || sub == 0x91) { /* DW_LNE_NVIDIA_inlined_call, _set_function_name */
                 cursor at = cursor_of(data, size, operands);
                 uint64_t context = sub == 0x90 ? cursor_uleb(&at, &overflow) : s.context;
@@ -238,9 +238,11 @@ static PyObject *rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
         }
     }
 done:
+    Py_XDECREF(s.symbol);
     if (declined) { Py_DECREF(out); Py_RETURN_NONE; }
     return out;
 fail:
+    Py_XDECREF(s.symbol);
     Py_DECREF(out);
     return NULL;
 }
@@ -262,6 +264,7 @@ static PyObject *entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     PyObject *names = PyDict_New();
     if (!out || !names) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyList_GET_SIZE(spans) != n) goto decline; /* changed by code a collection ran */
         PyObject *span = PyList_GET_ITEM(spans, i);
         if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) goto decline;
         Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
@@ -452,6 +455,7 @@ static PyObject *applied(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (symbols_grow(&table) < 0) goto fail;
         symbol_slot *slot = &table.slots[slot_of(&table, index, addend)];
         if (!slot->symbol || slot->value != value) {
+            if ((uint64_t)PyList_GET_SIZE(names) <= index) DECLINE(fail); /* changed by a Symbol made */
             PyObject *call[3] = {PyList_GET_ITEM(names, (Py_ssize_t)index), PyLong_FromLongLong(addend),
                                  PyLong_FromUnsignedLongLong(value)};
             PyObject *made_symbol = call[1] && call[2] ? PyObject_Vectorcall(symbol_type, call, 3, NULL) : NULL;
@@ -517,7 +521,7 @@ fail:
 /* What _scan_starts does to the starts dict, kept until the scan is through: a sequence's
  * function looked up (added when new), or a line's address kept in a function's lines. */
 typedef struct {
-    PyObject *symbol; /* borrowed from the symbols dict */
+    PyObject *symbol; /* a reference: replaying can run code that changes the symbols dict */
     int64_t line;     /* a lookup when keep is 0 */
     uint64_t address;
     int keep;
@@ -536,8 +540,13 @@ static int events_add(start_events *e, PyObject *symbol, int keep, int64_t line,
         e->items = items;
         e->cap = cap;
     }
-    e->items[e->len++] = (start_event){symbol, line, address, keep};
+    e->items[e->len++] = (start_event){Py_NewRef(symbol), line, address, keep};
     return 0;
+}
+
+static void events_free(start_events *e) {
+    for (size_t i = 0; i < e->len; i++) Py_DECREF(e->items[i].symbol);
+    PyMem_Free(e->items);
 }
 
 /* The events done to starts: each lookup as starts.setdefault(symbol, {}), each kept
@@ -555,16 +564,20 @@ static int events_replay(const start_events *e, PyObject *starts) {
         }
         if (!ev->keep) continue;
         if (!PyDict_Check(lines)) { PyErr_SetString(PyExc_TypeError, "starts holds a value that is not a dict"); return -1; }
+        Py_INCREF(lines); /* comparing addresses can run code that changes starts */
         PyObject *line = PyLong_FromLongLong(ev->line), *address = PyLong_FromUnsignedLongLong(ev->address);
         int failed = !line || !address;
         if (!failed) {
             PyObject *seen = PyDict_GetItemWithError(lines, line);
+            Py_XINCREF(seen);
             int lower = seen ? PyObject_RichCompareBool(address, seen, Py_LT) : !PyErr_Occurred();
             if (lower < 0 || (!seen && PyErr_Occurred())) failed = 1;
             else if ((!seen || lower) && PyDict_SetItem(lines, line, address) < 0) failed = 1;
+            Py_XDECREF(seen);
         }
         Py_XDECREF(line);
         Py_XDECREF(address);
+        Py_DECREF(lines);
         if (failed) return -1;
     }
     return 0;
@@ -686,11 +699,11 @@ static PyObject *scan_starts(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (kept_in && events_add(&events, kept_in, 1, pending_line, pending) < 0) goto fail;
 done:
     if (!declined && events_replay(&events, starts) < 0) goto fail;
-    PyMem_Free(events.items);
+    events_free(&events);
     if (declined) Py_RETURN_NONE;
     return Py_NewRef(starts);
 fail:
-    PyMem_Free(events.items);
+    events_free(&events);
     return NULL;
 }
 
