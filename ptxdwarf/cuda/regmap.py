@@ -138,7 +138,6 @@ class FunctionRegisters:
         self._where = where
         self._entries: tuple[RegisterMapEntry, ...] | None = None
         self._index: dict[bytes, list[int]] | None = None
-        self._names: dict[bytes, str] = {}
 
     def __len__(self) -> int:
         return len(self._spans)
@@ -184,7 +183,11 @@ class FunctionRegisters:
 
     def entry(self, index: int) -> RegisterMapEntry:
         """Entry ``index`` (0-based, in the order ptxas wrote them)."""
-        return _entry(RegisterMapEntry, self._data, self._spans, self._types, index, self._names, self._where)
+        if self._entries is not None:
+            return self._entries[index]
+        at = range(len(self._spans))[index]
+        types = None if self._types is None else self._types[at : at + 1]
+        return _entries(RegisterMapEntry, self._data, self._spans[at : at + 1], types, self._where)[0]
 
     def registers(self) -> set[str]:
         """The PTX registers that have an entry with a nonempty range."""
@@ -198,37 +201,29 @@ class FunctionRegisters:
 _new_entry = tuple.__new__
 
 
-def _entry(
-    kind: type[RegisterMapEntry],
-    data: bytes,
-    spans: list[tuple[int, int]],
-    types: bytes | None,
-    index: int,
-    names: dict[bytes, str],
-    where: str,
-) -> RegisterMapEntry:
-    """Entry ``index`` of the function whose entries' names are at ``spans`` of ``data``, as
-    ``kind``; ``names`` keeps the names decoded so far, ``where`` names the cubin in errors."""
-    start, end = spans[index]
-    raw = data[start:end]
-    name = names.get(raw)
-    if name is None:
-        if not raw.isascii():
-            raise CubinError(f"{SASS_SECTION}+0x{start:x}: register name is not ASCII", where=where)
-        name = names[raw] = raw.decode("ascii")
-    reg, low, high = _REG_RANGE.unpack_from(data, end + 1)
-    (piece,) = _U32.unpack_from(data, start - 4)
-    code = None if types is None else types[index]
-    return _new_entry(kind, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code))
-
-
 @twin("cubin")
 def _entries(
     kind: type[RegisterMapEntry], data: bytes, spans: list[tuple[int, int]], types: bytes | None, where: str
 ) -> tuple[RegisterMapEntry, ...]:
-    """Every entry of one function (see :func:`_entry`), in the order ptxas wrote them."""
+    """The entries (as ``kind``) of one function whose entries' names are at ``spans`` of
+    ``data`` (``.nv_debug_info_reg_sass``), of types ``types``, in the order ptxas wrote them;
+    ``where`` names the cubin in errors."""
     names: dict[bytes, str] = {}
-    return tuple(_entry(kind, data, spans, types, i, names, where) for i in range(len(spans)))
+    entries: list[RegisterMapEntry] = []
+    append = entries.append
+    u32, reg_range = _U32.unpack_from, _REG_RANGE.unpack_from
+    for index, (start, end) in enumerate(spans):
+        raw = data[start:end]
+        name = names.get(raw)
+        if name is None:
+            if not raw.isascii():
+                raise CubinError(f"{SASS_SECTION}+0x{start:x}: register name is not ASCII", where=where)
+            name = names[raw] = raw.decode("ascii")
+        reg, low, high = reg_range(data, end + 1)
+        (piece,) = u32(data, start - 4)
+        code = None if types is None else types[index]
+        append(_new_entry(kind, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code)))
+    return tuple(entries)
 
 
 class _Reader:
