@@ -173,6 +173,14 @@ def test_rows_decline_what_they_do_not_take() -> None:
     assert lines._rows(lines.LineRow, huge, 0, len(huge), wide, [0] * 12, {})[0].address == 2**65
 
 
+@pytest.mark.parametrize("value", [2**63 - 2, 2**63, 2**64 + 5, -(2**63) + 1, -(2**63) - 1, -(2**64), 2**70])
+def test_lines_of_numbers_near_64_bits(value: int) -> None:
+    program = lines.LineProgram(0, 2, line_range=14, opcode_base=13)
+    ops = b"\x03" + sleb_bytes(value) + b"\x01"
+    _same_or_declined(lines._rows, lines.LineRow, ops, 0, len(ops), program, [0] * 12, {}, strict=False)
+    _same_or_declined(lines._scan_starts, ops, 0, len(ops), program, [0] * 12, {}, {}, strict=False)
+
+
 # --- register maps ------------------------------------------------------------------------
 
 
