@@ -20,6 +20,7 @@ from typing import BinaryIO, NamedTuple, TypeVar
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
+from .._native import twin
 from ..dwarf.decode import decode_sections
 from ..dwarf.image import Reloc, SectionImage, Symbol
 from ..dwarf.lines import read_line_programs
@@ -311,19 +312,20 @@ def _symbol_table(elf: ELFFile, sections: list[_Section], section: _Section) -> 
     ]
 
 
-def _relocations(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[int, int, int, int | None]]:
-    """(offset, symbol index, type, addend or None) of each entry of a REL/RELA section."""
-    data = section.data
-    e = "<" if elf.little_endian else ">"
-    rela = section.type == _SHT_RELA
-    if elf.elfclass == 64:
+def _relocations(
+    data: bytes, rela: bool, elf64: bool, little: bool, name: str, where: str
+) -> Iterator[tuple[int, int, int, int | None]]:
+    """(offset, symbol index, type, addend or None) of each entry of the REL or RELA (``rela``)
+    section ``name`` holding ``data``, of an ELF file of 64 or 32 bits (``elf64``)."""
+    e = "<" if little else ">"
+    if elf64:
         fmt, shift, mask = e + ("QQq" if rela else "QQ"), 32, 0xFFFFFFFF
     else:
         fmt, shift, mask = e + ("IIi" if rela else "II"), 8, 0xFF
     width = struct.calcsize(fmt)
     if len(data) % width:
         raise CubinError(
-            f"{section.name} is {len(data)} bytes, not a whole number of {width}-byte entries", where=where
+            f"{name} is {len(data)} bytes, not a whole number of {width}-byte entries", where=where
         )
     if rela:
         for offset, info, addend in struct.iter_unpack(fmt, data):
@@ -331,6 +333,13 @@ def _relocations(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[
     else:
         for offset, info in struct.iter_unpack(fmt, data):
             yield offset, info >> shift, info & mask, None
+
+
+def _entries_of(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[int, int, int, int | None]]:
+    """:func:`_relocations` of a REL or RELA ``section`` of ``elf``."""
+    return _relocations(
+        section.data, section.type == _SHT_RELA, elf.elfclass == 64, elf.little_endian, section.name, where
+    )
 
 
 def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
@@ -461,7 +470,7 @@ def _contents(elf: ELFFile, raw: bytes, name: str) -> ElfContents:
             continue
         table = tables.get(section.link, symtab)
         rows = result.relocations.setdefault(sections[section.info].name, [])
-        for offset, index, rtype, addend in _relocations(elf, section, name):
+        for offset, index, rtype, addend in _entries_of(elf, section, name):
             symbol = table[index].name if index < len(table) else f"sym{index}"
             rows.append(ElfRelocation(offset, rtype, symbol, addend))
     return result
@@ -478,37 +487,82 @@ def _apply(
     """``image``'s bytes with the relocations of ``section`` applied, its relocations (those
     it had and these, sorted by offset) and the names of the local symbols they name that no
     section defines (:attr:`SectionImage.unresolved`); ``counts`` gains each one's type."""
-    target = image.name
-    raw = image.data
+    names = [sym.name or f"sym{index}" for index, sym in enumerate(table)]
+    data, found, by_type, named = _applied(
+        Reloc,
+        Symbol,
+        image.data,
+        section.data,
+        section.type == _SHT_RELA,
+        elf.elfclass == 64,
+        elf.little_endian,
+        [sym.value for sym in table],
+        names,
+        image.name in _DECODED,
+        (image.name, section.name, where),
+    )
+    relocs = found
+    if image.relocs:
+        relocs = [*image.relocs, *found]
+        relocs.sort(key=_offset_of)
+    for rtype, n in by_type.items():
+        rname = CUDA_RELOCATIONS[rtype][0]
+        counts[rname] = counts.get(rname, 0) + n
+    unresolved = frozenset(
+        names[i] for i in named if table[i].shndx == _SHN_UNDEF and table[i].binding == _STB_LOCAL
+    )
+    return data, relocs, unresolved
+
+
+@twin("cubin")
+def _applied(
+    reloc: type[Reloc],
+    symbol: type[Symbol],
+    raw: bytes,
+    entries: bytes,
+    rela: bool,
+    elf64: bool,
+    little: bool,
+    values: list[int],
+    names: list[str],
+    decoded: bool,
+    where: tuple[str, str, str],
+) -> tuple[bytes, list[Reloc], dict[int, int], set[int]]:
+    """``raw`` with the relocations ``entries`` (a REL or RELA section, see :func:`_relocations`)
+    applied against the symbols of ``values`` and ``names``: the bytes, the relocations (as
+    ``reloc`` of ``symbol``, sorted by offset), how many there were of each type and the
+    indices of the symbols they name. A type that is not a CUDA data relocation is an error in
+    a section ptxdwarf decodes (``decoded``), and is skipped elsewhere. ``where`` names the
+    target section, the relocation section and the file in errors."""
+    target, name, filename = where
     data: bytearray | None = None  # copied on the first relocation that changes a byte
-    relocs = list(image.relocs)
+    relocs: list[Reloc] = []
     append = relocs.append
     symbols: dict[tuple[int, int], Symbol] = {}
     limit = len(raw)
     known_types = CUDA_RELOCATIONS
-    values = [sym.value for sym in table]
-    names = [sym.name or f"sym{index}" for index, sym in enumerate(table)]
-    count = len(table)
+    count = len(values)
     last = -1
-    in_order = not relocs
+    in_order = True
     new_reloc = tuple.__new__  # skips NamedTuple's Python-level __new__: there are hundreds of thousands
     by_type: dict[int, int] = {}
-    for offset, index, rtype, addend in _relocations(elf, section, where):
+    for offset, index, rtype, addend in _relocations(entries, rela, elf64, little, name, filename):
         known = known_types.get(rtype)
         if known is None:
-            if target not in _DECODED:
+            if not decoded:
                 continue  # .debug_frame and .debug_line also hold code relocations
             raise CubinError(
-                f"relocation type {rtype} at {target}+0x{offset:x} is not a CUDA data relocation", where=where
+                f"relocation type {rtype} at {target}+0x{offset:x} is not a CUDA data relocation",
+                where=filename,
             )
         size = known[1]
         by_type[rtype] = by_type.get(rtype, 0) + 1
         if offset + size > limit:
-            raise CubinError(f"relocation at {target}+0x{offset:x} runs past the section", where=where)
+            raise CubinError(f"relocation at {target}+0x{offset:x} runs past the section", where=filename)
         if not 0 <= index < count:
             raise CubinError(
                 f"relocation at {target}+0x{offset:x} names symbol {index}, past the symbol table",
-                where=where,
+                where=filename,
             )
         explicit = addend is not None
         if addend is None:
@@ -520,23 +574,16 @@ def _apply(
                 data = bytearray(raw)
             _UNSIGNED[size].pack_into(data, offset, value)
         key = (index, addend)
-        symbol = symbols.get(key)
-        if symbol is None or symbol.value != value:
-            symbol = symbols[key] = Symbol(names[index], addend, value)
-        append(new_reloc(Reloc, (offset, size, symbol)))
+        found = symbols.get(key)
+        if found is None or found.value != value:
+            found = symbols[key] = symbol(names[index], addend, value)
+        append(new_reloc(reloc, (offset, size, found)))
         if offset < last:
             in_order = False
         last = offset
-    for rtype, n in by_type.items():
-        rname = known_types[rtype][0]
-        counts[rname] = counts.get(rname, 0) + n
     if not in_order:
         relocs.sort(key=_offset_of)
-    named = {key[0] for key in symbols}
-    unresolved = frozenset(
-        names[i] for i in named if table[i].shndx == _SHN_UNDEF and table[i].binding == _STB_LOCAL
-    )
-    return (raw if data is None else bytes(data)), relocs, unresolved
+    return (raw if data is None else bytes(data)), relocs, by_type, {key[0] for key in symbols}
 
 
 #: Per relocation width: the little-endian field read signed (an implicit addend), written

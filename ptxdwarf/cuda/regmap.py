@@ -24,6 +24,7 @@ import struct
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from .._native import twin
 from ..errors import CubinError
 
 __all__ = [
@@ -137,7 +138,6 @@ class FunctionRegisters:
         self._where = where
         self._entries: tuple[RegisterMapEntry, ...] | None = None
         self._index: dict[bytes, list[int]] | None = None
-        self._names: dict[bytes, str] = {}
 
     def __len__(self) -> int:
         return len(self._spans)
@@ -149,7 +149,7 @@ class FunctionRegisters:
     def entries(self) -> tuple[RegisterMapEntry, ...]:
         """Every entry, in the order ptxas wrote them."""
         if self._entries is None:
-            self._entries = tuple(self.entry(i) for i in range(len(self._spans)))
+            self._entries = _entries(RegisterMapEntry, self._data, self._spans, self._types, self._where)
         return self._entries
 
     def _indices(self, ptx: str) -> list[int]:
@@ -183,18 +183,11 @@ class FunctionRegisters:
 
     def entry(self, index: int) -> RegisterMapEntry:
         """Entry ``index`` (0-based, in the order ptxas wrote them)."""
-        data = self._data
-        start, end = self._spans[index]
-        raw = data[start:end]
-        name = self._names.get(raw)
-        if name is None:
-            if not raw.isascii():
-                raise CubinError(f"{SASS_SECTION}+0x{start:x}: register name is not ASCII", where=self._where)
-            name = self._names[raw] = raw.decode("ascii")
-        reg, low, high = _REG_RANGE.unpack_from(data, end + 1)
-        (piece,) = _U32.unpack_from(data, start - 4)
-        code = None if self._types is None else self._types[index]
-        return _new_entry(RegisterMapEntry, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code))
+        if self._entries is not None:
+            return self._entries[index]
+        at = range(len(self._spans))[index]
+        types = None if self._types is None else self._types[at : at + 1]
+        return _entries(RegisterMapEntry, self._data, self._spans[at : at + 1], types, self._where)[0]
 
     def registers(self) -> set[str]:
         """The PTX registers that have an entry with a nonempty range."""
@@ -206,6 +199,31 @@ class FunctionRegisters:
 
 # Entries are made by the thousand: tuple.__new__ skips NamedTuple's Python-level __new__.
 _new_entry = tuple.__new__
+
+
+@twin("cubin")
+def _entries(
+    kind: type[RegisterMapEntry], data: bytes, spans: list[tuple[int, int]], types: bytes | None, where: str
+) -> tuple[RegisterMapEntry, ...]:
+    """The entries (as ``kind``) of one function whose entries' names are at ``spans`` of
+    ``data`` (``.nv_debug_info_reg_sass``), of types ``types``, in the order ptxas wrote them;
+    ``where`` names the cubin in errors."""
+    names: dict[bytes, str] = {}
+    entries: list[RegisterMapEntry] = []
+    append = entries.append
+    u32, reg_range = _U32.unpack_from, _REG_RANGE.unpack_from
+    for index, (start, end) in enumerate(spans):
+        raw = data[start:end]
+        name = names.get(raw)
+        if name is None:
+            if not raw.isascii():
+                raise CubinError(f"{SASS_SECTION}+0x{start:x}: register name is not ASCII", where=where)
+            name = names[raw] = raw.decode("ascii")
+        reg, low, high = reg_range(data, end + 1)
+        (piece,) = u32(data, start - 4)
+        code = None if types is None else types[index]
+        append(_new_entry(kind, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code)))
+    return tuple(entries)
 
 
 class _Reader:
@@ -240,9 +258,11 @@ class _Reader:
         return int(n)
 
 
-def _sass_functions(data: bytes, where: str) -> Iterator[tuple[str, list[tuple[int, int]]]]:
+@twin("cubin")
+def _sass_functions(data: bytes, where: str) -> list[tuple[str, list[tuple[int, int]]]]:
     """(function, where each entry's name starts and ends) of ``.nv_debug_info_reg_sass``,
     checked whole."""
+    functions = []
     r = _Reader(data, SASS_SECTION, where)
     find = data.find
     size = len(data)
@@ -261,7 +281,8 @@ def _sass_functions(data: bytes, where: str) -> Iterator[tuple[str, list[tuple[i
             spans.append((start, end))
             pos = end + 13
         r.pos = pos
-        yield function, spans
+        functions.append((function, spans))
+    return functions
 
 
 def _type_functions(data: bytes, where: str) -> Iterator[tuple[str, bytes, int]]:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .._native import twin
 from ..errors import DwarfError
 from .forms import read_sleb, read_uleb
 from .image import SectionImage
@@ -213,7 +214,7 @@ def _cstr(data: bytes, pos: int, end: int) -> tuple[bytes, int]:
 def _read_program(data: bytes, offset: int, symbols: dict[int, str]) -> LineProgram:
     try:
         program, start, end, lengths = _header(data, offset)
-        program.rows = _rows(data, start, end, program, lengths, symbols)
+        program.rows = _rows(LineRow, data, start, end, program, lengths, symbols)
         return program
     except (IndexError, ValueError) as exc:
         raise DwarfError(
@@ -264,9 +265,19 @@ def _header(data: bytes, offset: int) -> tuple[LineProgram, int, int, list[int]]
     return p, program_start, unit_end, lengths
 
 
+@twin("cubin")
 def _rows(  # noqa: C901 - one dispatch over the line program's opcodes: a call per opcode costs time per row
-    data: bytes, pos: int, end: int, p: LineProgram, lengths: list[int], symbols: dict[int, str]
+    kind: type[LineRow],
+    data: bytes,
+    pos: int,
+    end: int,
+    p: LineProgram,
+    lengths: list[int],
+    symbols: dict[int, str],
 ) -> list[LineRow]:
+    """The rows (as ``kind``) the opcodes ``data[pos:end]`` of program ``p`` make; ``lengths``
+    are the operand counts of its standard opcodes, ``symbols`` what the address at an offset
+    of ``data`` was relocated against."""
     rows: list[LineRow] = []
     base = p.str_offset or 0
 
@@ -337,7 +348,7 @@ def _rows(  # noqa: C901 - one dispatch over the line program's opcodes: a call 
                 _, pos = read_uleb(data, pos)
         if ends is not None:  # the opcode made a row (ending the sequence when True)
             rows.append(
-                LineRow(
+                kind(
                     address,
                     file,
                     line,
@@ -382,6 +393,7 @@ def line_starts(image: SectionImage) -> dict[str, dict[int, int]]:
     return {name: lines for name, lines in starts.items() if lines}
 
 
+@twin("cubin")
 def _scan_starts(  # noqa: C901 - one dispatch over the line program's opcodes, run per opcode: kept inline for speed
     data: bytes,
     pos: int,
@@ -390,7 +402,11 @@ def _scan_starts(  # noqa: C901 - one dispatch over the line program's opcodes, 
     lengths: list[int],
     symbols: dict[int, str],
     starts: dict[str, dict[int, int]],
-) -> None:
+) -> dict[str, dict[int, int]]:
+    """``starts`` with, per function, the lowest address of each line (see :func:`line_starts`)
+    of the opcodes ``data[pos:end]`` of program ``p`` (``lengths``: the operand counts of its
+    standard opcodes; ``symbols``: what the address at an offset of ``data`` was relocated
+    against)."""
     opcode_base, line_range, step = p.opcode_base, p.line_range, p.minimum_instruction_length
     special_address = [0] * 256
     special_line = [0] * 256
@@ -467,6 +483,7 @@ def _scan_starts(  # noqa: C901 - one dispatch over the line program's opcodes, 
         kept_in, pending, pending_line = rows, address, line
     if kept_in is not None:
         _keep(kept_in, pending_line, pending)
+    return starts
 
 
 def _keep(lines: dict[int, int], line: int, address: int) -> None:

@@ -1,0 +1,37 @@
+from typing import Any
+
+def _rows(
+    kind: type[Any],
+    data: bytes,
+    pos: int,
+    end: int,
+    p: Any,
+    lengths: list[int],
+    symbols: dict[int, str],
+) -> list[Any] | None: ...
+def _entries(
+    kind: type[Any], data: bytes, spans: list[tuple[int, int]], types: bytes | None, where: str
+) -> tuple[Any, ...] | None: ...
+def _applied(
+    reloc: type[Any],
+    symbol: type[Any],
+    raw: bytes,
+    entries: bytes,
+    rela: bool,
+    elf64: bool,
+    little: bool,
+    values: list[int],
+    names: list[str],
+    decoded: bool,
+    where: tuple[str, str, str],
+) -> tuple[bytes, list[Any], dict[int, int], set[int]] | None: ...
+def _scan_starts(
+    data: bytes,
+    pos: int,
+    end: int,
+    p: Any,
+    lengths: list[int],
+    symbols: dict[int, str],
+    starts: dict[str, dict[int, int]],
+) -> dict[str, dict[int, int]] | None: ...
+def _sass_functions(data: bytes, where: str) -> list[tuple[str, list[tuple[int, int]]]] | None: ...
