@@ -60,27 +60,6 @@ static int int_attr(PyObject *obj, const char *name, long long low, long long hi
     return 1;
 }
 
-/* SLEB128; a value that does not fit in 64 bits sets *overflow (this tree's cursor_sleb
- * misses the bits a tenth byte carries past bit 63). */
-static int64_t sleb64(cursor *c, int *overflow) {
-    uint64_t v = 0;
-    int shift = 0;
-    uint8_t byte;
-    do {
-        if (c->bad || c->p >= c->end) { c->bad = 1; c->p = c->end; return 0; }
-        byte = *c->p++;
-        uint64_t low = byte & 0x7f;
-        if (shift < 63) v |= low << shift;
-        else if (shift == 63) {
-            v |= low << 63;
-            if (low != 0 && low != 0x7f) *overflow = 1;
-        } else if (low != ((v >> 63) ? 0x7f : 0)) *overflow = 1;
-        shift += 7;
-    } while (byte & 0x80);
-    if (shift < 64 && (byte & 0x40)) v |= ~(uint64_t)0 << shift;
-    return (int64_t)v;
-}
-
 #define DECLINE(label) do { declined = 1; goto label; } while (0)
 
 /* Python's data[pos:pos+n] read as a little-endian unsigned int, n <= 8 (a slice past the
@@ -218,7 +197,7 @@ static PyObject *rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                 DECLINE(done);
             pos = cursor_offset(&c);
         } else if (op == 3) {
-            int64_t n = sleb64(&c, &overflow);
+            int64_t n = cursor_sleb(&c, &overflow);
             if (c.bad || overflow || __builtin_add_overflow(s.line, n, &s.line)) DECLINE(done);
             pos = cursor_offset(&c);
         } else if (op == 4 || op == 5) {
@@ -651,7 +630,7 @@ static PyObject *scan_starts(PyObject *self, PyObject *const *args, Py_ssize_t n
                 __builtin_add_overflow(line, line_base + (int64_t)(adjusted % (uint64_t)line_range), &line))
                 DECLINE(done);
         } else if (op == 3) {
-            int64_t n = sleb64(&c, &overflow);
+            int64_t n = cursor_sleb(&c, &overflow);
             if (c.bad || overflow || __builtin_add_overflow(line, n, &line)) DECLINE(done);
             pos = cursor_offset(&c);
             continue;
