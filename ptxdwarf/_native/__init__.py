@@ -57,13 +57,21 @@ class Twin(Generic[P, R]):
 
     __name__: str
 
-    def __init__(self, reference: Callable[P, R], native: Callable[P, R | None] | None) -> None:
+    def __init__(
+        self,
+        reference: Callable[P, R],
+        native: Callable[P, R | None] | None,
+        compare: Callable[..., object] | None = None,
+        checkable: bool = True,
+    ) -> None:
         self.reference = reference
         self.native = native
+        self.compare = compare
+        self.checkable = checkable
         functools.update_wrapper(self, reference)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        if CHECK and self.native is not None:
+        if CHECK and self.native is not None and self.checkable:
             return self.checked(*args, **kwargs)
         if self.native is not None:
             result = self.native(*args, **kwargs)
@@ -83,18 +91,28 @@ class Twin(Generic[P, R]):
             if got is not None:
                 raise TwinMismatch(f"{self.__name__}: the kernel takes input the reference rejects") from None
             raise
-        if got is not None and got != expected:
+        if got is not None and self._form(got, args, kwargs) != self._form(expected, args, kwargs):
             raise TwinMismatch(f"{self.__name__}: the kernel and the reference differ")
         return expected
 
+    def _form(self, result: object, args: tuple[object, ...], kwargs: dict[str, object]) -> object:
+        return result if self.compare is None else self.compare(result, *args, **kwargs)
 
-def twin(name: str) -> Callable[[Callable[P, R]], Twin[P, R]]:
-    """Decorate a reference function with its twin of the same name in kernel module ``name``."""
+
+def twin(
+    name: str, compare: Callable[..., object] | None = None, checkable: bool = True
+) -> Callable[[Callable[P, R]], Twin[P, R]]:
+    """Decorate a reference function with its twin of the same name in kernel module ``name``.
+
+    ``compare(result, *args)`` gives a result in a form ``==`` compares by value, for results
+    whose objects compare by identity; ``checkable=False`` keeps a twin that acts on its
+    arguments (rather than only returning) out of ``PTXDWARF_NATIVE_CHECK``'s double runs: its
+    differential tests hold it to the reference instead."""
 
     def pair(reference: Callable[P, R]) -> Twin[P, R]:
         module = kernel(name)
         native = getattr(module, reference.__name__) if module is not None else None
-        return Twin(reference, native)
+        return Twin(reference, native, compare, checkable)
 
     return pair
 

@@ -41,6 +41,7 @@ from .model import (
     StringTable,
     Unit,
 )
+from .plain import lists_shape, units_shape
 from .schemas import ABBREV_TABLE, MACINFO, Block, end_of_list, schemas_for
 
 __all__ = ["decode_sections", "locations_like", "make_resolver"]
@@ -231,7 +232,7 @@ if _KERNEL is not None:
     _KERNEL.model(DIE, Attribute, Unit, Block, Reloc, Symbol, LocationList)
 
 
-@twin("decode")
+@twin("decode", compare=units_shape)
 def decode_units(
     image: SectionImage,
     tables: list[AbbrevTable],
@@ -612,7 +613,7 @@ class _Truncated(Exception):
     """A location list that runs past the end of its section (the message says which read)."""
 
 
-@twin("decode")
+@twin("decode", compare=lists_shape)
 def read_location_lists(
     image: SectionImage, address_size: int, pos: int, model: list[LocationList] | None
 ) -> tuple[list[LocationList], int]:

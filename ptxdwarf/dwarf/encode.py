@@ -472,7 +472,7 @@ class _InfoEncoder:
         return None
 
 
-@twin("encode")
+@twin("encode", checkable=False)
 def write_dies(enc: _InfoEncoder, root: DIE, kept: dict[int, AbbrevDecl] | None) -> bool:
     """Append the DIE tree at ``root`` to ``enc``'s ``.debug_info``, in the encoding of its
     unit, whose kept abbreviation table is ``kept`` (None: codes derived). True."""

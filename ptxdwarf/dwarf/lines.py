@@ -393,7 +393,7 @@ def line_starts(image: SectionImage) -> dict[str, dict[int, int]]:
     return {name: lines for name, lines in starts.items() if lines}
 
 
-@twin("cubin")
+@twin("cubin", checkable=False)
 def _scan_starts(  # noqa: C901 - one dispatch over the line program's opcodes, run per opcode: kept inline for speed
     data: bytes,
     pos: int,
