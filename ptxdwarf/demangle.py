@@ -52,7 +52,9 @@ def _binding(library: ctypes.CDLL) -> _Demangler:
         ctypes.POINTER(ctypes.c_size_t),
         ctypes.POINTER(ctypes.c_int),
     ]
-    free = library["free"]
+    # The process's free, the one the library's own malloc pairs with: a preloaded allocator
+    # (a sanitizer's) replaces both, while the library's handle would name the C library's.
+    free = ctypes.CDLL(None)["free"]
     free.restype = None
     free.argtypes = [ctypes.c_void_p]
 

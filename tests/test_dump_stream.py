@@ -111,13 +111,13 @@ def test_the_text_dump_is_made_as_it_is_written(rich_cubin: Path, monkeypatch: p
     """The first lines come before any register map entry is decoded, and the map is decoded
     function by function as it is written."""
     decoded: list[str] = []
-    entry = FunctionRegisters.entry
+    entries = vars(FunctionRegisters)["entries"].fget
 
-    def counted(self: FunctionRegisters, index: int) -> object:
+    def counted(self: FunctionRegisters) -> object:
         decoded.append(self.function)
-        return entry(self, index)
+        return entries(self)
 
-    monkeypatch.setattr(FunctionRegisters, "entry", counted)
+    monkeypatch.setattr(FunctionRegisters, "entries", property(counted))
     lines = iter_text(ptxdwarf.read(rich_cubin))
     assert next(lines).endswith("debug info from cubin")
     assert [next(lines) for _ in range(3)][1] == ".debug_info contents:"
