@@ -240,3 +240,18 @@ def test_a_value_of_another_kind_than_its_spec_says_is_written_in_the_specs_form
         match=r"DW_AT_const_value: value b'\\x01\\x02' does not fit DW_FORM_data1.*DW_TAG_variable",
     ):
         ptxdwarf.dwarf.encode.encode(info)
+
+
+@pytest.mark.parametrize("strings", ["inline", "strp"])
+def test_a_die_under_a_string_form_is_an_encode_error_every_time(strings: str) -> None:
+    """DW_AT_name given a DIE: the string forms take str or bytes only (bytes() of a DIE raised
+    KeyError, and a second encode of the same model then took another form)."""
+    root = BuiltDIE(TAG.compile_unit, shape_of(((int(AT.name), AUTO_STRING),)), ("cu",))
+    die = BuiltDIE(TAG.variable)
+    die.specs = shape_of(((int(AT.name), -1),))
+    die.values = (die,)
+    root.add_child(die)
+    info = ptxdwarf.DebugInfo(units=[ptxdwarf.Unit(4, 8, die=root)])
+    for _ in range(2):
+        with pytest.raises(EncodeError, match="DW_AT_name: a string form cannot hold BuiltDIE"):
+            ptxdwarf.dwarf.encode_sections(info, EncodeOptions(strings=strings))

@@ -30,6 +30,17 @@ __all__ = ["ExpressionCache", "Writer", "WriterHelpers", "block_of", "value_writ
 Writer = Callable[[Any, Attribute], None]
 
 _REF_FORMS = frozenset(int(f) for f in (FORM.ref1, FORM.ref2, FORM.ref4, FORM.ref8, FORM.ref_addr))
+
+
+def _string_bytes(x: Any, a: Attribute) -> bytes:
+    """The bytes a string form holds for value ``x``: a str in UTF-8, or bytes."""
+    if isinstance(x, str):
+        return x.encode("utf-8", "surrogateescape")
+    if isinstance(x, (bytes, bytearray)):
+        return bytes(x)
+    raise EncodeError(f"{at_name(a.name)}: a string form cannot hold {type(x).__name__} {x!r:.60}")
+
+
 _BLOCK_LENGTHS = {int(FORM.block1): 1, int(FORM.block2): 2, int(FORM.block4): 4}
 _BLOCK_FORMS = frozenset((*_BLOCK_LENGTHS, int(FORM.block), int(FORM.exprloc)))
 _PACK = {1: struct.Struct("<B").pack, 2: struct.Struct("<H").pack, 4: struct.Struct("<I").pack}
@@ -169,7 +180,7 @@ def value_writers(  # noqa: C901 - one small writer per form family, sharing the
     def strp(x: Any, a: Attribute) -> None:
         at = len(out)
         fields[at] = 4
-        raw = x.encode("utf-8", "surrogateescape") if isinstance(x, str) else bytes(x)
+        raw = _string_bytes(x, a)
         t = a.target
         if isinstance(t, int) and helpers.lookup(t) == raw:  # a decoded strp whose string is still there
             if a.relocs:
@@ -183,7 +194,7 @@ def value_writers(  # noqa: C901 - one small writer per form family, sharing the
         put(b"\0\0\0\0")
 
     def string(x: Any, a: Attribute) -> None:
-        raw = x.encode("utf-8", "surrogateescape") if isinstance(x, str) else bytes(x)
+        raw = _string_bytes(x, a)
         if b"\0" in raw:
             raise EncodeError(f"{at_name(a.name)}: string holds a NUL byte")
         put(raw)
