@@ -10,6 +10,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 python="${PYTHON:-$root/.venv/bin/python}"
+[[ "$python" = /* ]] || python="$PWD/$python"  # the run changes directory
 budget="${FUZZ_BUDGET:-20000}"
 seed="${FUZZ_SEED:-1}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/ptxdwarf-sanitize.XXXXXX")"
