@@ -307,6 +307,61 @@ def test_masking_keeps_offsets_and_lines() -> None:
     assert mask_comments(masked) == masked
 
 
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        # A comment's opener in a string is the string's ('.file "dir/*b.cu"' compiles).
+        ('.file 1 "dir/*b.cu"\n// c\n', '.file 1 "dir/*b.cu"\n    \n'),
+        # A string ends with its line: a backslash before the line break continues nothing.
+        ('"a\\\n// c"\n', '"a\\\n     \n'),
+        # A quote that opens no string leaves the rest of its line to comments.
+        ('"a \\" // c\n"b" // d\n', '"a \\"     \n"b"     \n'),
+        ('x / y /* a */ "/*" /\n', 'x / y         "/*" /\n'),
+    ],
+)
+def test_masking_strings_and_comments(text: str, masked: str) -> None:
+    from ptxdwarf.ptx.lexer import mask_comments
+
+    assert mask_comments(text) == masked
+    assert mask_comments.reference(text) == masked
+
+
+@pytest.mark.ptxas
+def test_a_comment_opener_in_a_file_name(ptxas_tool: Ptxas) -> None:
+    """ptxas takes a '/*' in a .file name; the reader once called it an unterminated comment."""
+    text = HEAD.replace(", debug", "") + '.file 1 "dir/*b.cu"\n.visible .entry k()\n{\n.loc 1 1 0\nret;\n}\n'
+    ptxas_tool.compile(text, arch="sm_75")
+    module = ptxdwarf.ptx.parse_ptx(text, "k.ptx")
+    assert [f.path for f in module.files] == ["dir/*b.cu"]
+
+
+@pytest.mark.parametrize(
+    ("hostile", "line"),
+    [
+        ("/* " * 200_000, 1),  # unclosed comments, each once scanned to the end
+        ('\n"' + '\\"' * 400_000 + "\n/* x", 3),  # a line of escaped quotes in an unclosed string
+    ],
+)
+def test_masking_is_linear_on_hostile_text(hostile: str, line: int) -> None:
+    """Each of these once took time quadratic in its length in the reference (minutes here)."""
+    import signal
+
+    from ptxdwarf.ptx.lexer import mask_comments
+
+    def stop(signum: int, frame: object) -> None:
+        raise TimeoutError("mask_comments did not finish in 20 s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(20)
+    try:
+        for masker in (mask_comments, mask_comments.reference):
+            with pytest.raises(PtxSyntaxError, match=f":{line}: unterminated /\\* comment"):
+                masker(hostile, "h.ptx")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.mark.parametrize("order", ["forward", "backward", "scans"])
 def test_line_index(order: str) -> None:
     from ptxdwarf.ptx.lexer import LineIndex

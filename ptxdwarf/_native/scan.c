@@ -555,7 +555,7 @@ static PyObject *scan_code(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 /* The twin of ptxdwarf.ptx.lexer.mask_comments: text with each comment blanked, newlines kept,
  * strings as they are; None for text that is not ASCII or that the reference rejects (an
- * unclosed block comment, or one's opening left in the text). */
+ * unclosed block comment). */
 static PyObject *mask_comments(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     if (nargs < 1 || !PyUnicode_Check(args[0]) || !PyUnicode_IS_ASCII(args[0])) Py_RETURN_NONE;
     PyObject *source = args[0];
@@ -563,11 +563,17 @@ static PyObject *mask_comments(PyObject *self, PyObject *const *args, Py_ssize_t
     const uint8_t *s = t.s;
     PyObject *masked = NULL;
     uint8_t *out = NULL;
+    Py_ssize_t no_string = 0; /* no string opens before this offset: the rest of a line whose quote opened none */
     for (Py_ssize_t i = 0; i < t.n;) {
         uint8_t c = s[i];
-        if (c == '"') {
+        if (c == '"' && i >= no_string) {
             Py_ssize_t e = string_end(&t, i);
-            i = e >= 0 ? e : i + 1;
+            if (e < 0) {
+                const uint8_t *nl = memchr(s + i, '\n', (size_t)(t.n - i));
+                no_string = nl != NULL ? nl - s : t.n;
+                e = i + 1;
+            }
+            i = e;
             continue;
         }
         Py_ssize_t end = -1;
@@ -599,13 +605,6 @@ static PyObject *mask_comments(PyObject *self, PyObject *const *args, Py_ssize_t
         for (Py_ssize_t j = i; j < end; j++)
             if (out[j] != '\n') out[j] = ' ';
         i = end;
-    }
-    const uint8_t *result = masked != NULL ? out : s;
-    for (Py_ssize_t i = 0; i + 1 < t.n; i++) {
-        if (result[i] == '/' && result[i + 1] == '*') {
-            Py_XDECREF(masked);
-            Py_RETURN_NONE;
-        }
     }
     return masked != NULL ? masked : Py_NewRef(source);
 }

@@ -53,7 +53,8 @@ LABEL_AT = re.compile(rf"(?:{IDENTIFIER})\s*:(?!:)")
 #: A string literal on one line, escapes included.
 STRING = r'"(?:[^"\\\n]|\\.)*"'
 #: A string or a comment (``//`` to the end of the line, ``/* ... */``).
-COMMENT_OR_STRING = re.compile(rf"{STRING}|//[^\n]*|/\*.*?\*/", re.S)
+COMMENT_OR_STRING = re.compile(rf"{STRING}|//[^\n]*|(?s:/\*.*?\*/)")
+_STRING_AT = re.compile(STRING)
 #: ``.version MAJOR.MINOR``.
 VERSION = re.compile(r"\.version\s+(\d+)\.(\d+)")
 
@@ -73,37 +74,47 @@ def is_dotted_name(name: str) -> bool:
 
 @twin("scan")
 def mask_comments(text: str, filename: str = "<ptx>") -> str:
-    """``text`` with every comment replaced by spaces (newlines kept), strings untouched."""
+    """``text`` with every comment replaced by spaces (newlines kept), strings untouched.
+
+    A string is one line's; a quote that opens none (no closing quote on its line) leaves
+    the rest of that line to comments only: any later quote on it is an escaped one."""
     if "/" not in text:
         return text
-    # The pattern is tried only where a '/' or '"' stands: a search for either character
-    # set visits every character, a literal find does not.
-    match = COMMENT_OR_STRING.match
     find = text.find
     pieces: list[str] = []
     done = 0
     slash, quote = find("/"), find('"')
     while slash >= 0:
-        start = slash if quote < 0 or slash < quote else quote
-        m = match(text, start)
-        pos = start + 1
-        if m is not None:
+        if 0 <= quote < slash:
+            m = _STRING_AT.match(text, quote)
+            if m is None:
+                line_end = find("\n", quote)
+                quote = find('"', line_end) if line_end >= 0 else -1
+                continue
             pos = m.end()
-            if text[start] == "/":
-                pieces.append(text[done:start])
-                pieces.append(_blank_comment(m.group()))
+        else:
+            follows = text[slash + 1 : slash + 2]
+            if follows == "/":
+                end = find("\n", slash)
+                end = len(text) if end < 0 else end
+                pieces += (text[done:slash], " " * (end - slash))
+                done = pos = end
+            elif follows == "*":
+                end = find("*/", slash + 2)
+                if end < 0:
+                    raise PtxSyntaxError(
+                        "unterminated /* comment", filename=filename, line=text.count("\n", 0, slash) + 1
+                    )
+                pos = end + 2
+                pieces += (text[done:slash], _blank_comment(text[slash:pos]))
                 done = pos
+            else:
+                pos = slash + 1
         if slash < pos:
             slash = find("/", pos)
         if 0 <= quote < pos:
             quote = find('"', pos)
-    masked = "".join(pieces) + text[done:] if pieces else text
-    pos = masked.find("/*")
-    if pos >= 0:
-        raise PtxSyntaxError(
-            "unterminated /* comment", filename=filename, line=masked.count("\n", 0, pos) + 1
-        )
-    return masked
+    return "".join(pieces) + text[done:] if pieces else text
 
 
 def _blank_comment(comment: str) -> str:
