@@ -14,7 +14,7 @@ from twins import native_of, same
 
 from ptxdwarf.dwarf.encode import encode_sections
 from ptxdwarf.dwarf.image import Reloc, SectionImage, Symbol
-from ptxdwarf.errors import PtxDwarfError
+from ptxdwarf.errors import EncodeError, PtxDwarfError
 from ptxdwarf.ptx import writer
 from ptxdwarf.ptx.debug import decode_module
 from ptxdwarf.ptx.reader import parse_ptx
@@ -178,3 +178,50 @@ def test_fixtures_debug_sections_are_written_alike(path: Path) -> None:
     for image in _debug_images(path):
         for style in STYLES:
             same(format_section, image, style)
+
+
+@pytest.mark.parametrize(
+    ("relocs", "labels", "message"),
+    [
+        (
+            [Reloc(8, 4, Symbol("x"))],
+            {},
+            r"symbolic value at \.debug_info\+0x8 lies outside the section's 6 bytes",
+        ),
+        ([Reloc(4, 4, Symbol("x"))], {}, r"\+0x4 lies outside the section's 6 bytes"),
+        ([Reloc(-1, 4, Symbol("x"))], {}, r"\.debug_info-0x1 lies outside"),
+        ([Reloc(0, 4, Symbol("x")), Reloc(2, 4, Symbol("y"))], {}, r"\+0x2 overlaps the one before it"),
+        ([Reloc(2, 4, Symbol("x")), Reloc(0, 4, Symbol("y"))], {}, r"\+0x2 overlaps the one before it"),
+        ([Reloc(0, 3, Symbol("x"))], {}, r"a 3-byte symbolic value at \.debug_info\+0x0"),
+        ([], {"L": 7}, r"label L at \.debug_info\+0x7 lies outside the section's 6 bytes"),
+        (
+            [Reloc(0, 4, Symbol("x"))],
+            {"L": 2},
+            r"label L at \.debug_info\+0x2 falls inside the symbolic value at 0x0",
+        ),
+    ],
+)
+@pytest.mark.parametrize("style", list(Style))
+def test_an_image_that_cannot_be_written(
+    relocs: list[Reloc], labels: dict[str, int], message: str, style: Style
+) -> None:
+    """Each once gave a block that silently dropped, moved or cut a value (or label)."""
+    image = SectionImage(".debug_info", b"\x01\x02\x03\x04\x05\x06", relocs=relocs, labels=labels)
+    for write in (format_section, format_section.reference):
+        with pytest.raises(EncodeError, match=message):
+            write(image, style)
+    with pytest.raises(EncodeError):
+        writer.format_dwarf_lines(image)
+
+
+def test_an_image_with_relocations_out_of_order_is_written_in_offset_order() -> None:
+    image = SectionImage(
+        ".debug_info",
+        b"\x01\x02\x03\x04\x05\x06",
+        relocs=[Reloc(2, 4, Symbol("x")), Reloc(0, 2, Symbol("y"))],
+        labels={"L": 6},
+    )
+    expected = ".section .debug_info\n{\n.b16 y\n.b32 x\nL:\n}\n"
+    assert (
+        format_section(image, Style.READABLE) == format_section.reference(image, Style.READABLE) == expected
+    )

@@ -348,7 +348,7 @@ def test_masking_is_linear_on_hostile_text(hostile: str, line: int) -> None:
 
     from ptxdwarf.ptx.lexer import mask_comments
 
-    def stop(signum: int, frame: object) -> None:
+    def stop(*_: object) -> None:
         raise TimeoutError("mask_comments did not finish in 20 s")
 
     previous = signal.signal(signal.SIGALRM, stop)

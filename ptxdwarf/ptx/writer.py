@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from enum import Enum
+from itertools import pairwise
+from operator import attrgetter
 
 from .._native import twin
 from ..dwarf.image import Reloc, SectionImage
@@ -43,14 +45,33 @@ _LINE = 100  # readable: target line length
 _MAX_VALUES = 64
 
 
-def _check_labels(image: SectionImage, labels: dict[int, list[str]]) -> None:
-    """A label inside a symbolic value cannot be written: EncodeError."""
-    for r in image.relocs:
-        for inside in range(r.offset + 1, r.offset + r.size):
+def _check_layout(image: SectionImage, labels: dict[int, list[str]]) -> None:
+    """What a section block cannot write is an :class:`EncodeError`: a symbolic value not of
+    1, 2, 4 or 8 bytes, past the bytes or over another, a label past the bytes or inside a
+    symbolic value."""
+    name, n = image.name, len(image.data)
+    relocs = image.relocs
+    if any(a.offset > b.offset for a, b in pairwise(relocs)):
+        relocs = sorted(relocs, key=attrgetter("offset"))
+    end = 0
+    for r in relocs:
+        if r.size not in (1, 2, 4, 8):
+            raise EncodeError(f"a {r.size}-byte symbolic value at {name}+0x{r.offset:x}: PTX has .b8 to .b64")
+        if r.offset < 0 or r.offset + r.size > n:
+            raise EncodeError(
+                f"the symbolic value at {name}{r.offset:+#x} lies outside the section's {n} bytes"
+            )
+        if r.offset < end:
+            raise EncodeError(f"the symbolic value at {name}+0x{r.offset:x} overlaps the one before it")
+        end = r.offset + r.size
+        for inside in range(r.offset + 1, end):
             if inside in labels:
                 raise EncodeError(
-                    f"label {labels[inside][0]} at {image.name}+0x{inside:x} falls inside the symbolic value at 0x{r.offset:x}"
+                    f"label {labels[inside][0]} at {name}+0x{inside:x} falls inside the symbolic value at 0x{r.offset:x}"
                 )
+    for offset, names in labels.items():
+        if not 0 <= offset <= n:
+            raise EncodeError(f"label {names[0]} at {name}{offset:+#x} lies outside the section's {n} bytes")
 
 
 def _segments(image: SectionImage) -> Iterable[tuple[str, int, int, object]]:
@@ -59,14 +80,12 @@ def _segments(image: SectionImage) -> Iterable[tuple[str, int, int, object]]:
     data = image.data
     labels = image.labels_by_offset()
     relocs = image.relocs
-    _check_labels(image, labels)
+    _check_layout(image, labels)
     cuts = sorted(set(labels) | {r.offset for r in relocs})
     reloc_at = {r.offset: r for r in relocs}
     pos = 0
     n = len(data)
     for cut in cuts:
-        if cut > n:
-            cut = n
         if cut > pos:
             yield ("bytes", pos, cut, None)
             pos = cut
@@ -244,7 +263,7 @@ def _marks(image: SectionImage, labels: dict[int, list[str]], hints: bool) -> li
 
 def _readable(image: SectionImage) -> list[str]:
     labels = image.labels_by_offset()
-    _check_labels(image, labels)
+    _check_layout(image, labels)
     reloc_at = {r.offset: r for r in image.relocs}
     if image.breaks or image.fields:
         return _readable_records(image.data, _marks(image, labels, True), labels, reloc_at)
