@@ -55,7 +55,7 @@ def binary_kind(raw: bytes) -> str | None:
 
 def require_ptx(text: str, name: str) -> None:
     """Text without a ``.version`` directive is not PTX: say so rather than read it as such."""
-    if not text.strip() or any(c < " " and c not in "\t\n\r\f\v" for c in text[:4096]):
+    if not text or text.isspace() or any(c < " " and c not in "\t\n\r\f\v" for c in text[:4096]):
         return  # empty or binary: the reader says where it stops
     if _VERSION.search(text) is None:
         raise PtxDwarfError("not PTX (no .version directive)", where=name)

@@ -258,7 +258,7 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
     Raises :class:`~ptxdwarf.errors.PtxSyntaxError` naming file and line on text
     that is not PTX ptxas would read.
     """
-    if not text.strip():
+    if not text or text.isspace():
         raise PtxSyntaxError("empty file: no PTX", filename=filename)
     marks = _marks(text)
     bad = _CONTROL.search(text) if marks is None or marks.translate(None, b"{}/*") else None
