@@ -81,6 +81,8 @@ _PIECES = [
     '"str:{;"',
     '"esc\\"aped"',
     '"unterminated',
+    '"ends in a backslash \\',
+    '"\\"\\"',
     ".loc 1 2 3",
     "..section",
     ".sectionx",
