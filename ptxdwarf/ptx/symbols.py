@@ -145,6 +145,13 @@ class SymbolTable:
             found = self._looked_up[name] = self._lookup(name)
         return found
 
+    def is_code_label(self, name: str) -> bool:
+        """Whether :meth:`lookup` finds ``name`` a code label (a quicker question than the lookup)."""
+        found = self._looked_up.get(name)
+        if found is not None:
+            return found.kind == CODE_LABEL
+        return name in self.code_labels and self._outside_code(name) is None
+
     def fresh(self, stem: str, taken: set[str]) -> str:
         """``stem`` + the first number that gives a name the module does not declare and
         ``taken`` does not hold; the name is added to ``taken``."""
@@ -154,7 +161,9 @@ class SymbolTable:
         taken.add(name)
         return name
 
-    def _lookup(self, name: str) -> PtxSymbol:
+    def _outside_code(self, name: str) -> PtxSymbol | None:
+        """What ``name`` stands for if it is a section, data label, function, prototype or
+        module variable (which :meth:`lookup` finds before a code label of the same name)."""
         if name.startswith("."):
             return PtxSymbol(name, SECTION, section=name)
         label = self.data_labels.get(name)
@@ -168,6 +177,12 @@ class SymbolTable:
         v = self.variables.get(name)
         if v is not None:
             return PtxSymbol(name, VARIABLE, variable=v)
+        return None
+
+    def _lookup(self, name: str) -> PtxSymbol:
+        outside = self._outside_code(name)
+        if outside is not None:
+            return outside
         f = self.code_labels.get(name)
         if f is not None:
             return PtxSymbol(name, CODE_LABEL, f)
