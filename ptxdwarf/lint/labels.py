@@ -40,13 +40,13 @@ def check_relocations(ctx: LintContext) -> None:
     strp_uses: dict[str, int] = {}
     code_labels: dict[str, tuple[str, int]] = {}
     lookup = ctx.symbols.lookup
-    is_code_label = ctx.symbols.is_code_label
+    plain = ctx.symbols.code_label_names
     for name, image in ctx.images.items():
         if not name.startswith(".debug_"):
             continue
         in_info = name == ".debug_info"
         for offset, _size, sym in image.relocs:
-            if not sym.addend and is_code_label(sym.name):
+            if not sym.addend and sym.name in plain:
                 if sym.name not in code_labels:
                     code_labels[sym.name] = (name, offset)
                 continue  # the common case: nothing to say

@@ -114,6 +114,7 @@ class SymbolTable:
         self._registers: dict[int, _Registers] = {}
         self._data_labels: dict[str, tuple[str, int]] | None = None
         self._looked_up: dict[str, PtxSymbol] = {}
+        self._code_label_names: frozenset[str] | None = None
         for v in module.variables:
             self.variables.setdefault(v.name, v)
         for f in module.functions:
@@ -145,13 +146,6 @@ class SymbolTable:
             found = self._looked_up[name] = self._lookup(name)
         return found
 
-    def is_code_label(self, name: str) -> bool:
-        """Whether :meth:`lookup` finds ``name`` a code label (a quicker question than the lookup)."""
-        found = self._looked_up.get(name)
-        if found is not None:
-            return found.kind == CODE_LABEL
-        return name in self.code_labels and self._outside_code(name) is None
-
     def fresh(self, stem: str, taken: set[str]) -> str:
         """``stem`` + the first number that gives a name the module does not declare and
         ``taken`` does not hold; the name is added to ``taken``."""
@@ -161,9 +155,7 @@ class SymbolTable:
         taken.add(name)
         return name
 
-    def _outside_code(self, name: str) -> PtxSymbol | None:
-        """What ``name`` stands for if it is a section, data label, function, prototype or
-        module variable (which :meth:`lookup` finds before a code label of the same name)."""
+    def _lookup(self, name: str) -> PtxSymbol:
         if name.startswith("."):
             return PtxSymbol(name, SECTION, section=name)
         label = self.data_labels.get(name)
@@ -177,12 +169,6 @@ class SymbolTable:
         v = self.variables.get(name)
         if v is not None:
             return PtxSymbol(name, VARIABLE, variable=v)
-        return None
-
-    def _lookup(self, name: str) -> PtxSymbol:
-        outside = self._outside_code(name)
-        if outside is not None:
-            return outside
         f = self.code_labels.get(name)
         if f is not None:
             return PtxSymbol(name, CODE_LABEL, f)
@@ -194,6 +180,17 @@ class SymbolTable:
             if reg is not None:
                 return PtxSymbol(name, REGISTER, f, reg)
         return PtxSymbol(name, UNDEFINED)
+
+    @property
+    def code_label_names(self) -> frozenset[str]:
+        """The names :meth:`lookup` finds code labels: those of :attr:`code_labels` that no
+        section, data label, function, prototype or module variable takes first."""
+        if self._code_label_names is None:
+            names = self.code_labels.keys() - self.data_labels.keys() - self.functions.keys()
+            names -= self.prototypes
+            names -= self.variables.keys()
+            self._code_label_names = frozenset(n for n in names if not n.startswith("."))
+        return self._code_label_names
 
     def declares(self, name: str) -> bool:
         """Whether ``name`` is a symbol ptxas resolves (see :data:`ADDRESSABLE`) that the
