@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from ..dwarf.constants import AT, FORM, TAG
@@ -46,8 +47,9 @@ def _run(module: PtxModule, ptxas_version: str | None) -> list[Finding]:
     before = ctx.findings[:]
     # The two share the context's symbols and images. The decoded DWARF, the larger of what
     # they make, stays in the child, which ends without freeing it.
+    here = os.getpid()
     dwarf, code = run_beside(
-        _added(ctx, lambda: _check_debug_info(ctx)),
+        _added(ctx, lambda: _check_debug_info(ctx, forked=os.getpid() != here)),
         _added(ctx, lambda: _check_code(ctx)),
         work=len(ctx.module.text),
     )
@@ -60,13 +62,26 @@ def _check_code(ctx: LintContext) -> None:
     labels.check_relocations(ctx)
 
 
-def _check_debug_info(ctx: LintContext) -> None:
-    """Decode the debug sections and check them."""
+def _check_debug_info(ctx: LintContext, *, forked: bool = False) -> None:
+    """Decode the debug sections and check them (``forked``: in a child process of its own,
+    which lets the module's text go first)."""
+    if forked:
+        _let_text_go(ctx.module)
     info = _decode(ctx)
     ctx.set_info(info)
     header.check_debug_target(ctx, info)
     if info is not None:
         _check_dwarf(ctx, info)
+
+
+def _let_text_go(module: PtxModule) -> None:
+    """Drop this process's hold on the module's text, its comment-masked copy and its line
+    index: the DWARF checks read the section images and the symbol table, made before, and a
+    forked child that lets them go has twice the text's size less memory (a check that did
+    read the text would fail, and the failed child is run again in the parent)."""
+    module.text = None  # type: ignore[assignment]
+    module._masked = None
+    module._lines = None
 
 
 def _added(ctx: LintContext, checks: Callable[[], None]) -> Callable[[], list[Finding]]:
