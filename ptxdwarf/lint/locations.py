@@ -121,7 +121,8 @@ class LocationChecks:
         except PtxDwarfError as exc:
             self.ctx.add_attr("structure", f"DW_AT_location: {exc.message}", die, attr)
             return
-        self.check_registers(ops, sp, die, attr, "DW_AT_location")
+        f = self.ctx.subprogram_function(sp) if sp is not None else None
+        self.check_registers(ops, sp, f, die, attr, "DW_AT_location")
         if ops and ops[0].code == OP.addr and ops[0].symbol is not None:
             self.check_space(die, ops[0].symbol)
         self.check_depot_pieces(ops, len(inner.value), die, attr)
@@ -225,11 +226,19 @@ class LocationChecks:
             except PtxDwarfError as exc:
                 ctx.add_attr("structure", f"{prefix}{i}: {exc.message}", die, attr)
                 continue
-            self.check_registers(ops, sp, die, attr, prefix + str(i))
+            self.check_registers(ops, sp, f, die, attr, prefix + str(i))
 
     def check_registers(
-        self, ops: Iterable[Op], sp: DIE | None, die: DIE, attr: Attribute, context: str
+        self,
+        ops: Iterable[Op],
+        sp: DIE | None,
+        f: PtxFunction | None,
+        die: DIE,
+        attr: Attribute,
+        context: str,
     ) -> None:
+        """regx-undeclared, regx-too-long: the registers ``ops`` name, in ``die``'s subprogram
+        ``sp`` of PTX function ``f`` (``ctx.subprogram_function(sp)``)."""
         ctx = self.ctx
         symbols = ctx.symbols
         for op in ops:
@@ -257,7 +266,6 @@ class LocationChecks:
                     die,
                     attr,
                 )
-            f = ctx.subprogram_function(sp) if sp is not None else None
             if f is not None:
                 key = (id(f), name)
                 declared = self._declared.get(key)
