@@ -21,7 +21,7 @@ from ..dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression, register_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo, Unit
 from ..errors import PtxDwarfError
-from ..ptx.module import PtxFunction
+from ..ptx.module import PtxFunction, PtxVariable
 from .context import LintContext
 from .labels import check_label_in
 from .rules import WARNING
@@ -63,7 +63,9 @@ class LocationChecks:
         of an operand of the unit's address size (None: not asked)."""
         self._ops: dict[bytes, list[Op]] = {}
         self._names: dict[int, str | None] = {}
-        self._declared: dict[tuple[int, str], bool] = {}
+        self._declared: dict[tuple[int, str], PtxVariable | None] = {}
+        self._last_block: bytes | None = None
+        self._last_ops: list[Op] = []
         if info.locations is not None:
             ctx.lists = ctx.lists if ctx.lists is not None else {loc.offset: loc for loc in info.locations}
 
@@ -106,14 +108,29 @@ class LocationChecks:
             self.check_list_pointer(die, location, inner, sp)
 
     def decode(self, block: bytes) -> list[Op]:
-        """The operations of an expression of this unit (those without symbols decoded once)."""
+        """The operations of an expression of this unit (those without symbols decoded once, and
+        the last one asked for kept, for the predicate count that asks right after)."""
+        if block is self._last_block:
+            return self._last_ops
         if getattr(block, "relocs", None):
-            return decode_expression(block, self.unit.address_size)
-        key = bytes(block)
-        ops = self._ops.get(key)
-        if ops is None:
-            ops = self._ops[key] = decode_expression(block, self.unit.address_size)
+            ops = decode_expression(block, self.unit.address_size)
+        else:
+            key = bytes(block)
+            known = self._ops.get(key)
+            if known is None:
+                known = self._ops[key] = decode_expression(block, self.unit.address_size)
+            ops = known
+        self._last_block, self._last_ops = block, ops
         return ops
+
+    def declaration(self, f: PtxFunction, name: str) -> PtxVariable | None:
+        """The ``.reg`` declaration of register ``name`` in ``f``
+        (:meth:`~ptxdwarf.ptx.symbols.SymbolTable.register`, remembered)."""
+        key = (id(f), name)
+        if key in self._declared:
+            return self._declared[key]
+        found = self._declared[key] = self.ctx.symbols.register(f, name)
+        return found
 
     def check_expression(self, die: DIE, attr: Attribute, inner: Attribute, sp: DIE | None) -> None:
         try:
@@ -267,11 +284,7 @@ class LocationChecks:
                     attr,
                 )
             if f is not None:
-                key = (id(f), name)
-                declared = self._declared.get(key)
-                if declared is None:
-                    declared = self._declared[key] = symbols.register(f, name) is not None
-                if not declared:
+                if self.declaration(f, name) is None:
                     ctx.add_attr(
                         "regx-undeclared",
                         f"{op.name} {name} in {context}: {f.kind} {f.name} (line {f.line}) declares no register "

@@ -8,7 +8,7 @@ from ..dwarf.constants import OP
 from ..dwarf.expr import Op, decode_expression, register_name
 from ..dwarf.model import DIE, Attribute, Unit
 from ..errors import PtxDwarfError
-from ..ptx.module import PtxFunction
+from ..ptx.module import PtxFunction, PtxVariable
 from .context import LintContext
 from .units import BLOCK_FORMS
 
@@ -26,12 +26,18 @@ class PredicateCount:
     """Counts, per subprogram, the ``.pred`` registers its location expressions name."""
 
     def __init__(
-        self, ctx: LintContext, unit: Unit, decode: Callable[[bytes], list[Op]] | None = None
+        self,
+        ctx: LintContext,
+        unit: Unit,
+        decode: Callable[[bytes], list[Op]] | None = None,
+        declaration: Callable[[PtxFunction, str], PtxVariable | None] | None = None,
     ) -> None:
         self.ctx = ctx
         self.unit = unit
         self._decode = decode or (lambda block: decode_expression(block, unit.address_size))
         """The operations of an expression of ``unit`` (the location checks' decoder shares its answers)."""
+        self._declaration = declaration or ctx.symbols.register
+        """The declaration of a register of a function (the location checks share their answers)."""
         self._named: dict[int, tuple[DIE, set[str]]] = {}
 
     def see(self, die: DIE, location: Attribute, sp: DIE | None) -> None:
@@ -61,7 +67,7 @@ class PredicateCount:
             if op.code != _REGX or not op.args or not isinstance(op.args[0], int):
                 continue
             name = register_name(op.args[0])
-            declared = self.ctx.symbols.register(f, name) if name is not None else None
+            declared = self._declaration(f, name) if name is not None else None
             if declared is not None and name is not None and declared.type == ".pred":
                 names.append(name)
         return tuple(names)

@@ -149,7 +149,7 @@ def _check_unit(
     units.check_unit_length(ctx, unit)
     forms = units.FormChecks(ctx, info, unit, filled)
     places = locations.LocationChecks(ctx, info, unit, loc_refs, filled)
-    predicate_count = predicates.PredicateCount(ctx, unit, places.decode)
+    predicate_count = predicates.PredicateCount(ctx, unit, places.decode, places.declaration)
     address_class = places.check_address_class
     check_location = places.check_location
     check_attribute = forms.check_attribute
