@@ -389,9 +389,12 @@ def main_lint(path: str, json_output: bool, ptxas_version: str | None = None) ->
 
 def _lint_one(path: str, ptxas_version: str | None = None) -> list[Finding]:
     from .files import load_ptx
-    from .lint import lint
+    from .lint import lint_module
+    from .ptx.reader import parse_ptx
 
-    return lint(load_ptx(path), filename=path, ptxas_version=ptxas_version)
+    module = parse_ptx(load_ptx(path), path)
+    _keep_until_exit(module)
+    return lint_module(module, ptxas_version=ptxas_version)
 
 
 def _write_findings(findings: list[Finding]) -> None:

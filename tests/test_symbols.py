@@ -209,3 +209,23 @@ def test_lint_calls_a_register_used_as_an_address_undefined() -> None:
         findings = ptxdwarf.lint.lint(text.replace(".b64 _Z4testPi_param_7\n", f".b64 {register}\n"))
         assert [f.rule for f in findings] == ["undefined-symbol"], findings
         assert "is a register" in findings[0].message
+
+
+def test_code_label_names_are_the_names_lookup_finds_code_labels() -> None:
+    text = (
+        HEAD
+        + ".global .u32 g;\n.extern .func x();\n"
+        + ".visible .entry k()\n{\n$L__b:\n\tret;\n$L__a:\n\tret;\ng:\n\tret;\nx:\n\tret;\n.D:\n\tret;\n}\n"
+        + ".func k2()\n{\nk:\n\tret;\n}\n"
+        + ".section .debug_str\n{\n$L__a:\n.b8 0\n}\n.section .debug_info\n{\n.b8 0\n}\n"
+    )
+    m = parse_ptx(text, "t.ptx")
+    table = m.symbols
+    assert table.code_label_names == {"$L__b"}
+    assert table.code_label_names == {n for n in table.code_labels if table.lookup(n).kind == CODE_LABEL}
+    for path in sorted(FIXTURES.rglob("*.ptx"))[:80]:
+        try:
+            table = parse_ptx(path.read_text(errors="replace"), str(path)).symbols
+        except ptxdwarf.PtxDwarfError:
+            continue
+        assert table.code_label_names == {n for n in table.code_labels if table.lookup(n).kind == CODE_LABEL}

@@ -44,6 +44,8 @@ class LintContext:
         self._die_starts: list[int] = []
         self._dies: list[DIE] = []
         self._roots: dict[int, Unit] = {}
+        self._dies_indexed = False
+        self._owners: dict[str, PtxFunction] | None = None
         self._loc_lines: list[re.Match[str]] | None = None
         self._traps: dict[str, bool] = {}
         self.decode_quietly: Callable[[], DebugInfo | None] | None = None
@@ -54,11 +56,27 @@ class LintContext:
         """The decoded debug sections (None when they cannot be decoded)."""
         self.info = info
         self.decode_quietly = None
+        self._dies_indexed = False
+
+    def _index_dies(self) -> None:
+        """The DIEs of :attr:`info` by offset, for :meth:`die_containing`."""
+        self._dies_indexed = True
+        info = self.info
         if info is not None:
             dies = sorted((d for d in info.iter_dies() if d.offset >= 0), key=lambda d: d.offset)
             self._dies = dies
             self._die_starts = [d.offset for d in dies]
             self._roots = {id(u.die): u for u in info.units if u.die is not None}
+
+    @property
+    def owners(self) -> dict[str, PtxFunction]:
+        """:meth:`~ptxdwarf.ptx.symbols.SymbolTable.code_owner` of each name that has one, as a
+        dict (quicker to ask, once per label of every location list)."""
+        if self._owners is None:
+            owners = dict(self.symbols.code_labels)
+            owners.update(self.symbols.functions)
+            self._owners = owners
+        return self._owners
 
     @property
     def loc_lines(self) -> list[re.Match[str]]:
@@ -137,6 +155,8 @@ class LintContext:
         before it, within its unit)."""
         if self.decode_quietly is not None:
             self.set_info(self.decode_quietly())
+        if not self._dies_indexed:
+            self._index_dies()
         i = bisect.bisect_right(self._die_starts, offset) - 1
         if i < 0:
             return None

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..dwarf.constants import AT, TAG, at_name
 from ..dwarf.image import Symbol
-from ..dwarf.model import DIE, Attribute, DebugInfo
+from ..dwarf.model import DIE, Attribute, DebugInfo, RangeList
 from ..ptx.lexer import is_dotted_name
 from ..ptx.module import PtxFunction
 from ..ptx.placement import first_label_at_zero, labels_dropped
@@ -26,7 +26,7 @@ from ..ptx.symbols import (
 )
 from .context import PC_ATTRS, LintContext
 
-__all__ = ["check_die_labels", "check_label_in", "check_relocations"]
+__all__ = ["DieLabels", "check_label_in", "check_relocations"]
 
 _CODE_TAGS = frozenset({TAG.subprogram, TAG.lexical_block, TAG.inlined_subroutine, TAG.label})
 #: Sections ptxas makes itself, which a symbolic value may name without the module writing them.
@@ -40,17 +40,18 @@ def check_relocations(ctx: LintContext) -> None:
     strp_uses: dict[str, int] = {}
     code_labels: dict[str, tuple[str, int]] = {}
     lookup = ctx.symbols.lookup
+    plain = ctx.symbols.code_label_names
     for name, image in ctx.images.items():
         if not name.startswith(".debug_"):
             continue
         in_info = name == ".debug_info"
         for offset, _size, sym in image.relocs:
-            found = lookup(sym.name)
-            kind = found.kind
-            if kind == CODE_LABEL and not sym.addend:
+            if not sym.addend and sym.name in plain:
                 if sym.name not in code_labels:
                     code_labels[sym.name] = (name, offset)
                 continue  # the common case: nothing to say
+            found = lookup(sym.name)
+            kind = found.kind
             if kind == UNDEFINED and is_dotted_name(sym.name):
                 continue  # ptxas cannot parse it at all: a ptxas-syntax finding says so
             if kind in (UNDEFINED, REGISTER) or (
@@ -243,7 +244,7 @@ def check_label_in(
         return
     name = value.name
     symbols = ctx.symbols
-    other = symbols.code_owner(name)
+    other = ctx.owners.get(name)
     if other is None or other is f or name in symbols.data_labels:
         return
     what = (
@@ -259,24 +260,38 @@ def check_label_in(
     )
 
 
-def check_die_labels(ctx: LintContext, info: DebugInfo, die: DIE, sp: DIE | None) -> None:
-    """label-wrong-function for a code DIE's pc attributes and range list."""
-    if sp is None:
-        return
-    if die.tag in _CODE_TAGS:
-        f = ctx.subprogram_function(sp)
-        if f is not None:
-            for code in PC_ATTRS:
-                attr = die.attr(code)
-                if attr is not None and attr.symbol is not None:
-                    check_label_in(ctx, attr.symbol, f, die, attr, at_name(code))
-    if info.ranges is None:
-        return
-    ranges = die.attr(AT.ranges)
-    if ranges is not None and isinstance(ranges.value, int):
-        f = ctx.subprogram_function(sp)
-        for rl in info.ranges:
-            if rl.offset == ranges.value and f is not None:
+class DieLabels:
+    """label-wrong-function for the pc attributes and range list of each code DIE of ``info``."""
+
+    def __init__(self, ctx: LintContext, info: DebugInfo) -> None:
+        self.ctx = ctx
+        self.ranges: dict[int, list[RangeList]] | None = None
+        """The .debug_ranges lists by offset (None: the module has no .debug_ranges)."""
+        if info.ranges is not None:
+            self.ranges = {}
+            for rl in info.ranges:
+                self.ranges.setdefault(rl.offset, []).append(rl)
+
+    def check(self, die: DIE, sp: DIE | None) -> None:
+        """The checks of ``die``, whose enclosing subprogram is ``sp``."""
+        if sp is None:
+            return
+        ctx = self.ctx
+        if die.tag in _CODE_TAGS:
+            f = ctx.subprogram_function(sp)
+            if f is not None:
+                for code in PC_ATTRS:
+                    attr = die.attr(code)
+                    if attr is not None and attr.symbol is not None:
+                        check_label_in(ctx, attr.symbol, f, die, attr, at_name(code))
+        if self.ranges is None:
+            return
+        ranges = die.attr(AT.ranges)
+        if ranges is not None and isinstance(ranges.value, int):
+            f = ctx.subprogram_function(sp)
+            if f is None:
+                return
+            for rl in self.ranges.get(ranges.value, ()):
                 for begin, end in rl.entries:
                     for v in (begin, end):
                         check_label_in(ctx, v, f, die, ranges, "DW_AT_ranges entry")

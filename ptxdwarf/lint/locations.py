@@ -21,7 +21,7 @@ from ..dwarf.expr import MAX_REGISTER_NAME, Op, decode_expression, register_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo, Unit
 from ..errors import PtxDwarfError
-from ..ptx.module import PtxFunction
+from ..ptx.module import PtxFunction, PtxVariable
 from .context import LintContext
 from .labels import check_label_in
 from .rules import WARNING
@@ -37,7 +37,7 @@ __all__ = [
 _VARIABLE_TAGS = frozenset({TAG.variable, TAG.formal_parameter})
 _LIST_FORMS = frozenset({FORM.data4, FORM.data8, FORM.sec_offset})
 _REGISTER_OPS = frozenset({OP.regx, OP.bregx})
-_LOCATION = int(AT.location)  # looked up on every DIE: a plain int is quicker than an enum member
+_ADDR = int(OP.addr)
 
 
 class LocationChecks:
@@ -45,15 +45,27 @@ class LocationChecks:
     depot-in-pieces, bad-loclist-offset, and the
     label-wrong-function of list entries, over the DIEs of one unit."""
 
-    def __init__(self, ctx: LintContext, info: DebugInfo, unit: Unit, loc_refs: set[int]) -> None:
+    def __init__(
+        self,
+        ctx: LintContext,
+        info: DebugInfo,
+        unit: Unit,
+        loc_refs: set[int],
+        filled: set[tuple[int, int]] | None = None,
+    ) -> None:
         self.ctx = ctx
         self.info = info
         self.unit = unit
         self.loc_refs = loc_refs
         """Offsets of the .debug_loc lists some DIE refers to."""
+        self.filled = filled
+        """Where the DW_OP_addr operands of the DW_AT_location expressions are, as (offset, size)
+        of an operand of the unit's address size (None: not asked)."""
         self._ops: dict[bytes, list[Op]] = {}
         self._names: dict[int, str | None] = {}
-        self._declared: dict[tuple[int, str], bool] = {}
+        self._declared: dict[tuple[int, str], PtxVariable | None] = {}
+        self._last_block: bytes | None = None
+        self._last_ops: list[Op] = []
         if info.locations is not None:
             ctx.lists = ctx.lists if ctx.lists is not None else {loc.offset: loc for loc in info.locations}
 
@@ -78,13 +90,11 @@ class LocationChecks:
                 attr,
             )
 
-    def check_location(self, die: DIE, sp: DIE | None) -> None:
-        location = die.attr(_LOCATION)
-        if location is None:
-            return
+    def check_location(self, die: DIE, location: Attribute, space: Attribute | None, sp: DIE | None) -> None:
+        """The checks of ``die``'s DW_AT_location (``space``: its DW_AT_address_class, if any)."""
         inner = location.innermost
         if inner.form in BLOCK_FORMS:
-            if die.tag in _VARIABLE_TAGS and die.attr(AT.address_class) is None:
+            if space is None and die.tag in _VARIABLE_TAGS:
                 self.ctx.add_attr(
                     "missing-address-class",
                     f"{die.tag_str} with a single-expression DW_AT_location has no DW_AT_address_class "
@@ -98,14 +108,29 @@ class LocationChecks:
             self.check_list_pointer(die, location, inner, sp)
 
     def decode(self, block: bytes) -> list[Op]:
-        """The operations of an expression of this unit (those without symbols decoded once)."""
+        """The operations of an expression of this unit (those without symbols decoded once, and
+        the last one asked for kept, for the predicate count that asks right after)."""
+        if block is self._last_block:
+            return self._last_ops
         if getattr(block, "relocs", None):
-            return decode_expression(block, self.unit.address_size)
-        key = bytes(block)
-        ops = self._ops.get(key)
-        if ops is None:
-            ops = self._ops[key] = decode_expression(block, self.unit.address_size)
+            ops = decode_expression(block, self.unit.address_size)
+        else:
+            key = bytes(block)
+            known = self._ops.get(key)
+            if known is None:
+                known = self._ops[key] = decode_expression(block, self.unit.address_size)
+            ops = known
+        self._last_block, self._last_ops = block, ops
         return ops
+
+    def declaration(self, f: PtxFunction, name: str) -> PtxVariable | None:
+        """The ``.reg`` declaration of register ``name`` in ``f``
+        (:meth:`~ptxdwarf.ptx.symbols.SymbolTable.register`, remembered)."""
+        key = (id(f), name)
+        if key in self._declared:
+            return self._declared[key]
+        found = self._declared[key] = self.ctx.symbols.register(f, name)
+        return found
 
     def check_expression(self, die: DIE, attr: Attribute, inner: Attribute, sp: DIE | None) -> None:
         try:
@@ -113,10 +138,28 @@ class LocationChecks:
         except PtxDwarfError as exc:
             self.ctx.add_attr("structure", f"DW_AT_location: {exc.message}", die, attr)
             return
-        self.check_registers(ops, sp, die, attr, "DW_AT_location")
+        f = self.ctx.subprogram_function(sp) if sp is not None else None
+        self.check_registers(ops, sp, f, die, attr, "DW_AT_location")
         if ops and ops[0].code == OP.addr and ops[0].symbol is not None:
             self.check_space(die, ops[0].symbol)
         self.check_depot_pieces(ops, len(inner.value), die, attr)
+        self.note_operands(die, attr, inner.value, ops)
+
+    def note_operands(self, die: DIE, attr: Attribute, block: bytes, ops: list[Op]) -> None:
+        """Add the (offset, size) of each DW_OP_addr operand of ``die``'s expression ``block``
+        (``attr``'s value, decoded as ``ops``) to :attr:`filled`: a symbolic value that fills one
+        is fine (:func:`~.units.check_info_relocs`)."""
+        filled = self.filled
+        if filled is None or not any(op.code == _ADDR for op in ops):
+            return
+        attrs = die.attributes
+        if die.size < 0 or any(a.offset < 0 for a in attrs):
+            return  # not decoded: no place known (as DIE.value_spans)
+        k = next(j for j, a in enumerate(attrs) if a is attr)
+        body = (attrs[k + 1].offset if k + 1 < len(attrs) else die.offset + die.size) - len(block)
+        for op in ops:
+            if op.code == _ADDR:
+                filled.add((body + op.offset + 1, self.unit.address_size))
 
     def check_depot_pieces(self, ops: list[Op], size: int, die: DIE, attr: Attribute) -> None:
         """depot-in-pieces: right after a ``__local_depot`` address (and its DW_OP_plus_uconst), the
@@ -186,26 +229,33 @@ class LocationChecks:
             return
         self.loc_refs.add(loc.offset)
         f = ctx.subprogram_function(sp) if sp is not None else None
-        code_owner = ctx.symbols.code_owner
+        code_owner = ctx.owners.get
         prefix = f"location list .debug_loc+{loc.offset:#x} entry "
         for i, (begin, end, expr) in enumerate(loc.entries):
-            context = prefix + str(i)
             if f is not None:
                 for v in (begin, end):
                     if isinstance(v, Symbol) and code_owner(v.name) is not f:  # else nothing to say
-                        check_label_in(ctx, v, f, die, attr, context)
+                        check_label_in(ctx, v, f, die, attr, prefix + str(i))
             if expr is None:
                 continue
             try:
                 ops = self.decode(expr)
             except PtxDwarfError as exc:
-                ctx.add_attr("structure", f"{context}: {exc.message}", die, attr)
+                ctx.add_attr("structure", f"{prefix}{i}: {exc.message}", die, attr)
                 continue
-            self.check_registers(ops, sp, die, attr, context)
+            self.check_registers(ops, sp, f, die, attr, prefix + str(i))
 
     def check_registers(
-        self, ops: Iterable[Op], sp: DIE | None, die: DIE, attr: Attribute, context: str
+        self,
+        ops: Iterable[Op],
+        sp: DIE | None,
+        f: PtxFunction | None,
+        die: DIE,
+        attr: Attribute,
+        context: str,
     ) -> None:
+        """regx-undeclared, regx-too-long: the registers ``ops`` name, in ``die``'s subprogram
+        ``sp`` of PTX function ``f`` (``ctx.subprogram_function(sp)``)."""
         ctx = self.ctx
         symbols = ctx.symbols
         for op in ops:
@@ -233,13 +283,8 @@ class LocationChecks:
                     die,
                     attr,
                 )
-            f = ctx.subprogram_function(sp) if sp is not None else None
             if f is not None:
-                key = (id(f), name)
-                declared = self._declared.get(key)
-                if declared is None:
-                    declared = self._declared[key] = symbols.register(f, name) is not None
-                if not declared:
+                if self.declaration(f, name) is None:
                     ctx.add_attr(
                         "regx-undeclared",
                         f"{op.name} {name} in {context}: {f.kind} {f.name} (line {f.line}) declares no register "

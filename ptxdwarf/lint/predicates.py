@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..dwarf.constants import AT, OP
+from ..dwarf.constants import OP
 from ..dwarf.expr import Op, decode_expression, register_name
-from ..dwarf.model import DIE, Unit
+from ..dwarf.model import DIE, Attribute, Unit
 from ..errors import PtxDwarfError
+from ..ptx.module import PtxFunction, PtxVariable
 from .context import LintContext
 from .units import BLOCK_FORMS
 
@@ -18,7 +19,6 @@ __all__ = ["PREDICATE_LIMIT", "PredicateCount"]
 PREDICATE_LIMIT = 52
 
 # Codes looked up on every DIE, as plain ints (an enum member's look-up is slower).
-_LOCATION = int(AT.location)
 _REGX = int(OP.regx)
 
 
@@ -26,36 +26,51 @@ class PredicateCount:
     """Counts, per subprogram, the ``.pred`` registers its location expressions name."""
 
     def __init__(
-        self, ctx: LintContext, unit: Unit, decode: Callable[[bytes], list[Op]] | None = None
+        self,
+        ctx: LintContext,
+        unit: Unit,
+        decode: Callable[[bytes], list[Op]] | None = None,
+        declaration: Callable[[PtxFunction, str], PtxVariable | None] | None = None,
     ) -> None:
         self.ctx = ctx
         self.unit = unit
         self._decode = decode or (lambda block: decode_expression(block, unit.address_size))
         """The operations of an expression of ``unit`` (the location checks' decoder shares its answers)."""
+        self._declaration = declaration or ctx.symbols.register
+        """The declaration of a register of a function (the location checks share their answers)."""
         self._named: dict[int, tuple[DIE, set[str]]] = {}
 
-    def see(self, die: DIE, sp: DIE | None) -> None:
-        """Note the register ``die``'s single-expression location names, if a predicate of ``sp``'s function."""
+    def see(self, die: DIE, location: Attribute, sp: DIE | None) -> None:
+        """Note the registers ``die``'s single-expression ``location`` names that are predicates of
+        ``sp``'s function."""
         if sp is None or die is sp:
             return
-        location = die.attr(_LOCATION)
-        if location is None:
-            return
         inner = location.innermost
-        if inner.form not in BLOCK_FORMS or not isinstance(inner.value, bytes):
+        block = inner.value
+        if inner.form not in BLOCK_FORMS or not isinstance(block, bytes):
             return
+        f = self.ctx.subprogram_function(sp)
+        if f is None:
+            return
+        names = self.predicates(block, f)
+        if names:
+            self._named.setdefault(id(sp), (sp, set()))[1].update(names)
+
+    def predicates(self, block: bytes, f: PtxFunction) -> tuple[str, ...]:
+        """The ``.pred`` registers of ``f`` that expression ``block`` names by DW_OP_regx."""
         try:
-            ops = self._decode(inner.value)
+            ops = self._decode(block)
         except PtxDwarfError:
-            return  # reported by the location checks
+            return ()  # reported by the location checks
+        names = []
         for op in ops:
             if op.code != _REGX or not op.args or not isinstance(op.args[0], int):
                 continue
             name = register_name(op.args[0])
-            f = self.ctx.subprogram_function(sp) if name is not None else None
-            declared = self.ctx.symbols.register(f, name) if f is not None and name is not None else None
+            declared = self._declaration(f, name) if name is not None else None
             if declared is not None and name is not None and declared.type == ".pred":
-                self._named.setdefault(id(sp), (sp, set()))[1].add(name)
+                names.append(name)
+        return tuple(names)
 
     def finish(self) -> None:
         """One warning per subprogram at or over :data:`PREDICATE_LIMIT`."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from ..dwarf.constants import AT, FORM, TAG
@@ -22,6 +23,7 @@ __all__ = ["lint", "lint_module"]
 _SUBPROGRAM = int(TAG.subprogram)
 _MEMBER = int(TAG.member)
 _ADDRESS_CLASS = int(AT.address_class)
+_LOCATION = int(AT.location)
 _INDIRECT = int(FORM.indirect)
 
 
@@ -43,13 +45,15 @@ def _run(module: PtxModule, ptxas_version: str | None) -> list[Finding]:
     header.check_sections(ctx)
     header.check_syntax(ctx)
     before = ctx.findings[:]
-    # The two share the context's symbols and images; on a large module each takes 1.5-2 s.
-    found, more = run_beside(
+    # The two share the context's symbols and images. The decoded DWARF, the larger of what
+    # they make, stays in the child, which ends without freeing it.
+    here = os.getpid()
+    dwarf, code = run_beside(
+        _added(ctx, lambda: _check_debug_info(ctx, forked=os.getpid() != here)),
         _added(ctx, lambda: _check_code(ctx)),
-        _added(ctx, lambda: _check_debug_info(ctx)),
         work=len(ctx.module.text),
     )
-    return sorted([*before, *found, *more], key=sort_key)
+    return sorted([*before, *code, *dwarf], key=sort_key)
 
 
 def _check_code(ctx: LintContext) -> None:
@@ -58,13 +62,26 @@ def _check_code(ctx: LintContext) -> None:
     labels.check_relocations(ctx)
 
 
-def _check_debug_info(ctx: LintContext) -> None:
-    """Decode the debug sections and check them."""
+def _check_debug_info(ctx: LintContext, *, forked: bool = False) -> None:
+    """Decode the debug sections and check them (``forked``: in a child process of its own,
+    which lets the module's text go first)."""
+    if forked:
+        _let_text_go(ctx.module)
     info = _decode(ctx)
     ctx.set_info(info)
     header.check_debug_target(ctx, info)
     if info is not None:
         _check_dwarf(ctx, info)
+
+
+def _let_text_go(module: PtxModule) -> None:
+    """Drop this process's hold on the module's text, its comment-masked copy and its line
+    index: the DWARF checks read the section images and the symbol table, made before, and a
+    forked child that lets them go has twice the text's size less memory (a check that did
+    read the text would fail, and the failed child is run again in the parent)."""
+    module.text = None  # type: ignore[assignment]
+    module._masked = None
+    module._lines = None
 
 
 def _added(ctx: LintContext, checks: Callable[[], None]) -> Callable[[], list[Finding]]:
@@ -131,31 +148,44 @@ def _check_unit(
     """The checks of each DIE of ``unit``, in one walk."""
     units.check_unit_length(ctx, unit)
     forms = units.FormChecks(ctx, info, unit, filled)
-    places = locations.LocationChecks(ctx, info, unit, loc_refs)
-    predicate_count = predicates.PredicateCount(ctx, unit, places.decode)
+    places = locations.LocationChecks(ctx, info, unit, loc_refs, filled)
+    predicate_count = predicates.PredicateCount(ctx, unit, places.decode, places.declaration)
     address_class = places.check_address_class
+    check_location = places.check_location
     check_attribute = forms.check_attribute
+    quiet = forms.quiet
+    see = predicate_count.see
+    die_labels = labels.DieLabels(ctx, info).check
     # The enclosing subprogram of each DIE, from its parent's (pre-order walk): linear in depth.
     enclosing: dict[int, DIE | None] = {}
     for die in unit.iter_dies():
         parent = die.parent
-        if die.tag == _SUBPROGRAM:
+        tag = die.tag
+        if tag == _SUBPROGRAM:
             sp: DIE | None = die
         elif parent is not None and id(parent) in enclosing:
             sp = enclosing[id(parent)]
         else:
             sp = enclosing_subprogram(die)
         enclosing[id(die)] = sp
+        location = space = None
         for attr in die.attributes:
-            inner = attr if attr.form != _INDIRECT else attr.innermost
-            check_attribute(die, attr, inner)
-            if attr.name == _ADDRESS_CLASS:
-                address_class(die, attr, inner)
-        places.check_location(die, sp)
-        predicate_count.see(die, sp)
-        labels.check_die_labels(ctx, info, die, sp)
-        if die.tag == _SUBPROGRAM:
+            form = attr.form
+            name = attr.name
+            if form not in quiet:
+                check_attribute(die, attr, attr if form != _INDIRECT else attr.innermost)
+            if name == _ADDRESS_CLASS:
+                address_class(die, attr, attr if form != _INDIRECT else attr.innermost)
+                if space is None:
+                    space = attr
+            elif name == _LOCATION and location is None:
+                location = attr
+        if location is not None:
+            check_location(die, location, space, sp)
+            see(die, location, sp)
+        die_labels(die, sp)
+        if tag == _SUBPROGRAM:
             locations.check_name_order(ctx, die)
-        elif die.tag == _MEMBER:
+        elif tag == _MEMBER:
             locations.check_bitfield_member(ctx, die)
     predicate_count.finish()

@@ -94,6 +94,11 @@ class FormChecks:
         self.filled: set[tuple[int, int]] = set() if filled is None else filled
         """(offset, size) of each decoded fixed-size attribute of a relocatable form seen."""
         self._relocatable_sizes = _relocatable_sizes(unit)
+        forms = set(range(_DWARF2_FORMS_MAX + 1))
+        if unit.version not in (2, 3, 4):
+            forms.update(FORM)
+        self.quiet = frozenset(forms - set(self._relocatable_sizes) - {_INDIRECT} - _CHECKED_FORMS)
+        """Forms whose attributes :meth:`check_attribute` has nothing to do with."""
 
     def check_attribute(self, die: DIE, attr: Attribute, inner: Attribute) -> None:
         size = self._relocatable_sizes.get(attr.form)  # type: ignore[arg-type]

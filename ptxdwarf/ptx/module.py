@@ -243,6 +243,8 @@ class PtxModule:
                 other._prototypes,
                 other._masked,
             )
+            for block in other.sections:
+                block.loader = None  # its copy of the body text (the first reading's blocks stay)
 
     @property
     def masked(self) -> str:

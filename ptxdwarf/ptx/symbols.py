@@ -114,6 +114,7 @@ class SymbolTable:
         self._registers: dict[int, _Registers] = {}
         self._data_labels: dict[str, tuple[str, int]] | None = None
         self._looked_up: dict[str, PtxSymbol] = {}
+        self._code_label_names: frozenset[str] | None = None
         for v in module.variables:
             self.variables.setdefault(v.name, v)
         for f in module.functions:
@@ -179,6 +180,17 @@ class SymbolTable:
             if reg is not None:
                 return PtxSymbol(name, REGISTER, f, reg)
         return PtxSymbol(name, UNDEFINED)
+
+    @property
+    def code_label_names(self) -> frozenset[str]:
+        """The names :meth:`lookup` finds code labels: those of :attr:`code_labels` that no
+        section, data label, function, prototype or module variable takes first."""
+        if self._code_label_names is None:
+            names = self.code_labels.keys() - self.data_labels.keys() - self.functions.keys()
+            names -= self.prototypes
+            names -= self.variables.keys()
+            self._code_label_names = frozenset(n for n in names if not n.startswith("."))
+        return self._code_label_names
 
     def declares(self, name: str) -> bool:
         """Whether ``name`` is a symbol ptxas resolves (see :data:`ADDRESSABLE`) that the
