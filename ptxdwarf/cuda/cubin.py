@@ -211,7 +211,15 @@ class _Section:
     size: int
     link: int
     info: int
-    data: bytes
+    raw: bytes
+    """The whole file; the section's bytes are ``raw[start:stop]``."""
+    start: int
+    stop: int
+
+    @property
+    def data(self) -> bytes:
+        """The section's bytes, copied out of the file (so only for the sections a reader keeps)."""
+        return self.raw[self.start : self.stop]
 
 
 _SHT_SYMTAB = 2
@@ -269,15 +277,14 @@ def _sections(elf: ELFFile, raw: bytes, where: str) -> list[_Section]:
     names = raw[str_off : str_off + str_size]
     out = []
     for index, (name, kind, _flags, _addr, offset, size, link, info, _align, _entsize) in enumerate(rows):
-        if kind == _SHT_NOBITS or index == 0:
-            data = b""
-        else:
+        start = stop = 0
+        if kind != _SHT_NOBITS and index != 0:
             if offset + size > len(raw):
                 raise CubinError(
                     f"section {index} ({_c_string(names, name)}) runs past the end of the file", where=where
                 )
-            data = raw[offset : offset + size]
-        out.append(_Section(_c_string(names, name), kind, offset, size, link, info, data))
+            start, stop = offset, offset + size
+        out.append(_Section(_c_string(names, name), kind, offset, size, link, info, raw, start, stop))
     return out
 
 
