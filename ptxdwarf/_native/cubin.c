@@ -250,27 +250,25 @@ fail:
 /* _entries(kind, data, spans, types, where): every entry of one function's register map as kind
  * (RegisterMapEntry) instances, a tuple. */
 static PyObject *entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 5 || !record_kind(args[0]) || !PyBytes_CheckExact(args[1]) || !PyList_CheckExact(args[2]) ||
-        (args[3] != Py_None && !PyBytes_CheckExact(args[3])))
+    if (nargs != 5 || !record_kind(args[0]) || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[2]) ||
+        PyBytes_GET_SIZE(args[2]) % 16 || (args[3] != Py_None && !PyBytes_CheckExact(args[3])))
         Py_RETURN_NONE;
     PyTypeObject *kind = (PyTypeObject *)args[0];
     const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(args[1]);
     Py_ssize_t size = PyBytes_GET_SIZE(args[1]);
-    PyObject *spans = args[2], *types = args[3];
-    Py_ssize_t n = PyList_GET_SIZE(spans);
+    PyObject *types = args[3];
+    const uint8_t *spans = (const uint8_t *)PyBytes_AS_STRING(args[2]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[2]) / 16;
     if (types != Py_None && PyBytes_GET_SIZE(types) < n) Py_RETURN_NONE;
     const uint8_t *codes = types != Py_None ? (const uint8_t *)PyBytes_AS_STRING(types) : NULL;
     PyObject *out = PyTuple_New(n);
     PyObject *names = PyDict_New();
     if (!out || !names) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (PyList_GET_SIZE(spans) != n) goto decline; /* changed by code a collection ran */
-        PyObject *span = PyList_GET_ITEM(spans, i);
-        if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) goto decline;
-        Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
-        Py_ssize_t stop = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
-        if (PyErr_Occurred()) { PyErr_Clear(); goto decline; }
-        if (start < 4 || stop < start || stop > size - 13) goto decline;
+        cursor at = cursor_of(spans, n * 16, i * 16);
+        uint64_t first = cursor_fixed(&at, 8), last = cursor_fixed(&at, 8);
+        if (first < 4 || last < first || size < 13 || last > (uint64_t)(size - 13)) goto decline;
+        Py_ssize_t start = (Py_ssize_t)first, stop = (Py_ssize_t)last;
         for (Py_ssize_t k = start; k < stop; k++)
             if (data[k] >= 0x80) goto decline;
         PyObject *name = PyUnicode_DecodeASCII((const char *)data + start, stop - start, NULL);
@@ -719,8 +717,13 @@ static Py_ssize_t ascii_name(const uint8_t *data, Py_ssize_t size, Py_ssize_t po
     return end;
 }
 
-/* _sass_functions(data, where): (function, where each entry's name starts and ends) of each
- * function of .nv_debug_info_reg_sass. */
+/* n as 8 little-endian bytes at out. */
+static void put_u64(uint8_t *out, uint64_t n) {
+    for (int i = 0; i < 8; i++) out[i] = (uint8_t)(n >> (8 * i));
+}
+
+/* _sass_functions(data, where): (function, where each entry's name starts and ends, as two
+ * little-endian u64) of each function of .nv_debug_info_reg_sass. */
 static PyObject *sass_functions(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyBytes_CheckExact(args[0])) Py_RETURN_NONE;
     const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(args[0]);
@@ -737,23 +740,27 @@ static PyObject *sass_functions(PyObject *self, PyObject *const *args, Py_ssize_
         uint64_t n = cursor_fixed(&c, 4);
         pos += 4;
         if (c.bad || n * 18 > (uint64_t)(size - pos)) { Py_DECREF(function); goto decline; }
-        PyObject *spans = PyList_New((Py_ssize_t)n);
-        PyObject *item = spans ? PyTuple_Pack(2, function, spans) : NULL;
-        Py_DECREF(function);
-        Py_XDECREF(spans);
-        if (!item || PyList_Append(out, item) < 0) { Py_XDECREF(item); goto fail; }
-        Py_DECREF(item);
+        PyObject *spans = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 16));
+        if (!spans) { Py_DECREF(function); goto fail; }
+        uint8_t *put = (uint8_t *)PyBytes_AS_STRING(spans);
         for (uint64_t i = 0; i < n; i++) {
             Py_ssize_t start = pos + 4;
             const uint8_t *found = start <= size ? memchr(data + start, 0, (size_t)(size - start)) : NULL;
             Py_ssize_t end = found ? found - data : -1;
-            if (end < 0 || end > size - 13 || end == start) goto decline;
-            PyObject *span = Py_BuildValue("(nn)", start, end);
-            if (!span) goto fail;
-            if (PyObject_GC_IsTracked(span)) PyObject_GC_UnTrack(span); /* two ints: never in a cycle */
-            PyList_SET_ITEM(spans, (Py_ssize_t)i, span);
+            if (end < 0 || end > size - 13 || end == start) {
+                Py_DECREF(function);
+                Py_DECREF(spans);
+                goto decline;
+            }
+            put_u64(put + 16 * i, (uint64_t)start);
+            put_u64(put + 16 * i + 8, (uint64_t)end);
             pos = end + 13;
         }
+        PyObject *item = PyTuple_Pack(2, function, spans);
+        Py_DECREF(function);
+        Py_DECREF(spans);
+        if (!item || PyList_Append(out, item) < 0) { Py_XDECREF(item); goto fail; }
+        Py_DECREF(item);
     }
     return out;
 decline:
