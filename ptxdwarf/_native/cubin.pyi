@@ -1,3 +1,4 @@
+from collections.abc import Iterator
 from typing import Any
 
 def _rows(
@@ -35,3 +36,9 @@ def _scan_starts(
     starts: dict[str, dict[int, int]],
 ) -> dict[str, dict[int, int]] | None: ...
 def _sass_functions(data: bytes, where: str) -> list[tuple[str, bytes]] | None: ...
+def _program_lines(
+    opcodes: tuple[Any, ...], p: Any, string_at: Any, chunk: int
+) -> Iterator[list[str]] | None: ...
+def _row_chunks(
+    kind: type[Any], opcodes: tuple[Any, ...], p: Any, chunk: int
+) -> Iterator[list[Any]] | None: ...

@@ -620,8 +620,22 @@ def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str |
     )
     info.module = found
     info.notes.extend(found.notes)
-    if found.line_sass is not None:
-        sass = found.line_sass
-        debug_line = info._lazy.pop("lines", None)
-        info._lazy["lines"] = lambda: [*(debug_line() if debug_line else []), *read_line_programs(sass)]
+    images = _line_images(found)
+    if images:
+        info._lazy["lines"] = lambda: [p for image in images for p in read_line_programs(image)]
     return info
+
+
+def _line_images(found: CubinImages) -> list[SectionImage]:
+    """The sections of ``found`` that hold line-number programs, in the order ``lines`` has them."""
+    return [image for image in (found.images.get(".debug_line"), found.line_sass) if image is not None]
+
+
+def unread_line_images(info: DebugInfo) -> list[SectionImage] | None:
+    """The sections whose line-number programs ``info.lines`` holds, of a cubin
+    :func:`read_cubin` read whose ``lines`` were not asked for yet (None otherwise): a reader
+    that wants each program's rows only for a while reads them from there."""
+    module = info.module
+    if not isinstance(module, CubinImages) or "lines" not in info._lazy:
+        return None
+    return _line_images(module)
