@@ -161,10 +161,22 @@ static int read_line_header(PyObject *program, PyObject *lengths, line_header *h
     return 1;
 }
 
-/* The rows the opcodes data[pos:end] of a program of header h make, into *out (symbols: what
- * the address at an offset was relocated against); 1 done, 0 declined, -1 an exception. */
+/* How many rows decode_rows made, and the widest of their flags (see FLAGS). */
+typedef struct {
+    size_t count;
+    int widest; /* the flags (ROW_* bits) of the longest text */
+} row_tally;
+
+static int flags_length(int bits);
+
+/* The rows the opcodes data[pos:end] of a program of header h make (symbols: what the address
+ * at an offset was relocated against): into *out (NULL: only counted into *tally), stopping
+ * after the first sequence that ends once out holds limit rows, where *stopped tells (end: it
+ * did not stop); 1 done, 0 declined, -1 an exception. A sequence starts with the state a
+ * program does: the rows from where it stopped are the rows a run from the start makes there. */
 static int decode_rows(const uint8_t *data, Py_ssize_t size, Py_ssize_t pos, Py_ssize_t end,
-                       const line_header *h, PyObject *symbols, row_list *out) {
+                       const line_header *h, PyObject *symbols, row_list *out, size_t limit, Py_ssize_t *stopped,
+                       row_tally *tally) {
     long long opcode_base = h->opcode_base, line_base = h->line_base, line_range = h->line_range;
     long long step = h->step, base = h->base;
     Py_ssize_t nlengths = h->nlengths;
@@ -253,11 +265,22 @@ static int decode_rows(const uint8_t *data, Py_ssize_t size, Py_ssize_t pos, Py_
             pos = cursor_offset(&c);
         }
         if (ends >= 0) {
-            if (row_list_add(out, &s, ends, prologue_end, epilogue_begin) < 0) goto fail;
+            if (out) {
+                if (row_list_add(out, &s, ends, prologue_end, epilogue_begin) < 0) goto fail;
+            } else if (tally) {
+                int bits = (s.is_stmt ? ROW_STMT : 0) | (prologue_end ? ROW_PROLOGUE_END : 0) |
+                           (epilogue_begin ? ROW_EPILOGUE_BEGIN : 0) | (ends ? ROW_ENDS : 0);
+                if (flags_length(bits) > flags_length(tally->widest)) tally->widest = bits;
+                tally->count++;
+            }
             prologue_end = epilogue_begin = 0;
-            if (ends) line_reset(&s, (int)h->default_is_stmt);
+            if (ends) {
+                line_reset(&s, (int)h->default_is_stmt);
+                if (out && out->len >= limit) break;
+            }
         }
     }
+    if (stopped) *stopped = pos;
 done:
     Py_XDECREF(s.symbol);
     return declined ? 0 : result;
@@ -298,7 +321,7 @@ static int program_rows(PyObject *bytes, PyObject *pos_obj, PyObject *end_obj, P
     line_header h;
     int got = read_line_header(program, lengths, &h);
     if (got != 1) return got;
-    return decode_rows(data, size, pos, end, &h, symbols, out);
+    return decode_rows(data, size, pos, end, &h, symbols, out, (size_t)-1, NULL, NULL);
 }
 
 /* _rows(kind, data, pos, end, p, lengths, symbols): the rows of the opcodes data[pos:end]
@@ -346,6 +369,8 @@ static const char *const FLAGS[16] = {
     "prologue_end epilogue_begin end_sequence",
     "is_stmt prologue_end epilogue_begin end_sequence",
 };
+
+static int flags_length(int bits) { return (int)strlen(FLAGS[bits & 15]); }
 
 /* An ASCII str of the n bytes at text. */
 static PyObject *ascii_str(const char *text, Py_ssize_t n) {
@@ -403,25 +428,50 @@ static PyObject *row_text(char *head, Py_ssize_t n, PyObject *where) {
  * heading, one line per row, an empty line. */
 typedef struct {
     PyObject_HEAD
-    row_list rows;
+    PyObject *data, *symbols; /* the opcodes' bytes and their relocated offsets */
+    line_header header;
+    Py_ssize_t pos, end; /* the opcodes of the rows not read yet */
+    row_list rows;       /* whole sequences of rows, the first row number first */
+    size_t first;
+    size_t count;        /* the program's rows */
     PyTypeObject *kind;
     PyObject *string_at;
     Py_ssize_t chunk;
-    size_t next;  /* the next line to make: 0 and 1 the heading, 2 + i row i, then the empty line */
+    size_t next;  /* the next item to make: lines 0 and 1 the heading, 2 + i row i, then the empty line */
     size_t start; /* the first row of the sequence of the next row */
     int width;
 } row_lines;
 
 static void row_lines_dealloc(row_lines *self) {
     row_list_free(&self->rows);
+    Py_XDECREF(self->data);
+    Py_XDECREF(self->symbols);
     Py_XDECREF(self->kind);
     Py_XDECREF(self->string_at);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* Row i of the program (the rows are asked for in order), read when first asked for; NULL
+ * with an exception set. */
+static const line_row_c *row_at(row_lines *self, size_t i) {
+    if (i >= self->first + self->rows.len) {
+        for (size_t k = 0; k < self->rows.len; k++) Py_CLEAR(self->rows.rows[k].symbol);
+        self->first += self->rows.len;
+        self->rows.len = 0;
+        const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(self->data);
+        int got = decode_rows(data, PyBytes_GET_SIZE(self->data), self->pos, self->end, &self->header,
+                              self->symbols, &self->rows, (size_t)self->chunk, &self->pos, NULL);
+        if (got == 0 || (got == 1 && i >= self->first + self->rows.len))
+            PyErr_SetString(PyExc_RuntimeError, "a line program's opcodes read differently the second time");
+        if (got != 1 || i >= self->first + self->rows.len) return NULL;
+    }
+    return &self->rows.rows[i - self->first];
+}
+
 /* The text of row i (and where its sequence starts, self->start, moved past it). */
 static PyObject *row_line(row_lines *self, size_t i) {
-    const line_row_c *row = &self->rows.rows[i];
+    const line_row_c *row = row_at(self, i);
+    if (!row) return NULL;
     char head[160];
     int k = snprintf(head, sizeof head, "0x%016llx %6lld %6llu %6llu %-*s ", (unsigned long long)row->address,
                      (long long)row->line, (unsigned long long)row->column, (unsigned long long)row->file,
@@ -442,7 +492,7 @@ static PyObject *row_line(row_lines *self, size_t i) {
         Py_DECREF(found);
         if (failed) return NULL;
         if (row->context - 1 < i - self->start) { /* the call is a row before this one in its sequence */
-            const line_row_c *call = &self->rows.rows[self->start + row->context - 1];
+            const line_row_c *call = &self->rows.rows[self->start + row->context - 1 - self->first];
             where = PyUnicode_FromFormat("%U inlined at file %llu line %lld", function,
                                          (unsigned long long)call->file, (long long)call->line);
         } else {
@@ -461,7 +511,7 @@ static PyObject *row_line(row_lines *self, size_t i) {
 }
 
 static PyObject *row_lines_next(row_lines *self) {
-    size_t n = self->rows.len, total = self->kind ? n : n + 3;
+    size_t n = self->count, total = self->kind ? n : n + 3;
     if (self->next >= total) return NULL;
     size_t stop = total - self->next < (size_t)self->chunk ? total : self->next + (size_t)self->chunk;
     PyObject *out = PyList_New((Py_ssize_t)(stop - self->next));
@@ -470,7 +520,8 @@ static PyObject *row_lines_next(row_lines *self) {
     for (size_t j = self->next; j < stop; j++) {
         PyObject *line;
         if (self->kind) {
-            line = line_row(self->kind, &self->rows.rows[j]);
+            const line_row_c *row = row_at(self, j);
+            line = row ? line_row(self->kind, row) : NULL;
         } else if (j == 0) {
             int k = snprintf(head, sizeof head, "Address            Line   Column File   %-*s Function", self->width,
                              "Flags");
@@ -509,7 +560,7 @@ static PyTypeObject row_lines_type = {
 
 /* The rows of line program p's opcodes (a LineOpcodes: data, start, end, lengths, symbols),
  * read now, to be made chunk at a time as kind instances or (kind NULL) as the lines the text
- * dump shows them in; Py_None: declined. */
+ * dump shows them in, each chunk read again when made; Py_None: declined. */
 static PyObject *row_chunks(PyObject *opcodes, PyObject *program, PyTypeObject *kind, PyObject *string_at,
                             PyObject *chunk_obj) {
     if (!PyTuple_Check(opcodes) || PyTuple_GET_SIZE(opcodes) != 5 || !PyLong_CheckExact(chunk_obj))
@@ -517,25 +568,36 @@ static PyObject *row_chunks(PyObject *opcodes, PyObject *program, PyTypeObject *
     Py_ssize_t chunk = PyLong_AsSsize_t(chunk_obj);
     if (chunk == -1 && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_NONE; }
     if (chunk < 1) Py_RETURN_NONE;
-    row_list found = {NULL, 0, 0};
-    int got = program_rows(PyTuple_GET_ITEM(opcodes, 0), PyTuple_GET_ITEM(opcodes, 1), PyTuple_GET_ITEM(opcodes, 2),
-                           program, PyTuple_GET_ITEM(opcodes, 3), PyTuple_GET_ITEM(opcodes, 4), &found);
-    if (got != 1) {
-        row_list_free(&found);
-        return got < 0 ? NULL : Py_NewRef(Py_None);
-    }
+    PyObject *bytes = PyTuple_GET_ITEM(opcodes, 0), *pos_obj = PyTuple_GET_ITEM(opcodes, 1);
+    PyObject *end_obj = PyTuple_GET_ITEM(opcodes, 2), *symbols = PyTuple_GET_ITEM(opcodes, 4);
+    if (!PyBytes_CheckExact(bytes) || !PyLong_CheckExact(pos_obj) || !PyLong_CheckExact(end_obj) ||
+        !PyDict_CheckExact(symbols))
+        Py_RETURN_NONE;
+    Py_ssize_t size = PyBytes_GET_SIZE(bytes);
+    Py_ssize_t pos = PyLong_AsSsize_t(pos_obj), end = PyLong_AsSsize_t(end_obj);
+    if ((pos == -1 || end == -1) && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_NONE; }
+    if (pos < 0 || end > size) Py_RETURN_NONE;
+    line_header h;
+    int got = read_line_header(program, PyTuple_GET_ITEM(opcodes, 3), &h);
+    if (got != 1) return got < 0 ? NULL : Py_NewRef(Py_None);
+    row_tally tally = {0, 0};
+    got = decode_rows((const uint8_t *)PyBytes_AS_STRING(bytes), size, pos, end, &h, symbols, NULL, 0, NULL, &tally);
+    if (got != 1) return got < 0 ? NULL : Py_NewRef(Py_None);
     row_lines *out = PyObject_New(row_lines, &row_lines_type);
-    if (!out) { row_list_free(&found); return NULL; }
-    out->rows = found;
+    if (!out) return NULL;
+    out->data = Py_NewRef(bytes);
+    out->symbols = Py_NewRef(symbols);
+    out->header = h;
+    out->pos = pos;
+    out->end = end;
+    out->rows = (row_list){NULL, 0, 0};
+    out->first = 0;
+    out->count = tally.count;
     out->kind = kind ? (PyTypeObject *)Py_NewRef((PyObject *)kind) : NULL;
     out->string_at = Py_XNewRef(string_at);
     out->chunk = chunk;
     out->next = out->start = 0;
-    out->width = 19;
-    for (size_t i = 0; i < found.len; i++) {
-        int w = (int)strlen(FLAGS[found.rows[i].bits & 15]);
-        if (w > out->width) out->width = w;
-    }
+    out->width = flags_length(tally.widest) > 19 ? flags_length(tally.widest) : 19;
     return (PyObject *)out;
 }
 
