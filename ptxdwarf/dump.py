@@ -551,7 +551,12 @@ def iter_text(info: DebugInfo, sections: Collection[str] | None = None) -> Itera
     of :data:`SECTIONS`) keeps only their blocks, each as the full dump shows it, or one line
     saying the input has none. Everything that can fail to decode is read before the first
     line."""
-    for piece in _text_pieces(info, sections):
+    return _flat(_text_pieces(info, sections))
+
+
+def _flat(pieces: Iterable[str | list[str]]) -> Iterator[str]:
+    """The lines of ``pieces``, each a line or a list of them."""
+    for piece in pieces:
         if isinstance(piece, str):
             yield piece
         else:
@@ -602,7 +607,7 @@ def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str | list[str]]:
         yield from _register_map_text(dump) if dump.functions is not None else iter(["(no register map)"])
 
 
-def _info_text(info: DebugInfo) -> Iterator[str]:
+def _info_text(info: DebugInfo) -> Iterator[str | list[str]]:
     """The ``.debug_info contents:`` block: every unit's DIEs, unit by unit."""
     if not info.units:
         return
@@ -612,37 +617,47 @@ def _info_text(info: DebugInfo) -> Iterator[str]:
         yield from _unit_text(info, unit)
 
 
-def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[str]:
+def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[list[str]]:
+    """A unit's lines, about :data:`_CHUNK_LINES` at a time."""
     abbrev = _num(info, unit.abbrev_offset)
-    yield (
+    out = [
         f"0x{unit.offset:08x}: Compile Unit: length = 0x{unit.length:08x}, version = 0x{unit.version:04x}, "
-        f"abbr_offset = 0x{abbrev:04x}, addr_size = 0x{unit.address_size:02x} (next unit at 0x{unit.end:08x})"
-    )
-    yield ""
+        f"abbr_offset = 0x{abbrev:04x}, addr_size = 0x{unit.address_size:02x} (next unit at 0x{unit.end:08x})",
+        "",
+    ]
     if unit.die is None:
+        yield out
         return
+    append = out.append
     types: dict[int, str] = {}
     # (DIE, depth); a None DIE stands for the null entry closing a child list.
     stack: list[tuple[DIE | None, int]] = [(unit.die, 0)]
     while stack:
+        if len(out) >= _CHUNK_LINES:
+            yield out
+            out = []
+            append = out.append
         item, depth = stack.pop()
         indent = " " * (2 * min(depth, _MAX_INDENT))
         deep = f"[depth {depth}] " if depth > _MAX_INDENT else ""
         if item is None:
-            yield f"{' ' * 12}{indent}{deep}NULL"
-            yield ""
+            append(f"{' ' * 12}{indent}{deep}NULL")
+            append("")
             continue
         die = item
-        yield f"0x{die.offset:08x}: {indent}{deep}{tag_name(die.tag)}"
+        append(f"0x{die.offset:08x}: {indent}{deep}{tag_name(die.tag)}")
         for attr in die.attributes:
             form = form_name(attr.form) if attr.form is not None else "?"
-            yield f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr, types)})"
-        yield ""
+            append(
+                f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr, types)})"
+            )
+        append("")
         if die.children:
             stack.append((None, depth + 1))
-            stack.extend((child, depth + 1) for child in reversed(die.children))
+            stack.extend(zip(reversed(die.children), itertools.repeat(depth + 1)))
         elif die.has_children:
             stack.append((None, depth + 1))
+    yield out
 
 
 def _other_text(info: DebugInfo) -> Iterator[str]:
@@ -702,32 +717,31 @@ def _list_address_size(info: DebugInfo) -> int:
 def iter_register_map_text(info: DebugInfo) -> Iterator[str]:
     """ptxas's register map of a cubin, function by function: each PTX register, the SASS
     register holding it and the code range (offsets in the function) where it does."""
-    return _register_map_text(_Dump(info, ("register-map",)))
+    return _flat(_register_map_text(_Dump(info, ("register-map",))))
 
 
-def _register_map_text(dump: _Dump) -> Iterator[str]:
+def _register_map_text(dump: _Dump) -> Iterator[str | list[str]]:
+    """The register map's lines, a function's at a time."""
     if dump.functions is None:
         return
     yield ""
     yield f"{SASS_SECTION} contents:"
     for f in dump.release_functions():
-        yield f"function {f.function}: {len(f.entries)} entries"
-        yield "  PTX        SASS       low_pc     high_pc    piece  type"
-        for e in f.entries:
-            yield (
-                f"  {e.ptx:10} {e.sass:10} 0x{e.low_pc:08x} 0x{e.high_pc:08x} {e.piece:5}  {e.ptx_type or '-'}"
-            ).rstrip()
+        yield [
+            f"function {f.function}: {len(f.entries)} entries",
+            "  PTX        SASS       low_pc     high_pc    piece  type",
+            *(
+                f"  {e.ptx:10} {e.sass:10} 0x{e.low_pc:08x} 0x{e.high_pc:08x} {e.piece:5}  {e.ptx_type or '-'}".rstrip()
+                for e in f.entries
+            ),
+        ]
 
 
 def iter_line_text(info: DebugInfo) -> Iterator[str]:
     """The line tables of ``info`` (a cubin's ``.debug_line``) in the manner of
     ``llvm-dwarfdump --debug-line``; each row of inlined code names the function and the row
     it was inlined at."""
-    for piece in _line_text(_line_tables(info) or [], info.string_at):
-        if isinstance(piece, str):
-            yield piece
-        else:
-            yield from piece
+    yield from _flat(_line_text(_line_tables(info) or [], info.string_at))
 
 
 def _line_tables(info: DebugInfo) -> list[_LineTable] | None:
