@@ -468,18 +468,45 @@ static const line_row_c *row_at(row_lines *self, size_t i) {
     return &self->rows.rows[i - self->first];
 }
 
+/* The digits of n (negative: after a minus sign), right-aligned in width columns, at out;
+ * where they end. */
+static char *put_decimal(char *out, uint64_t n, int negative, int width) {
+    char digits[21];
+    int k = 0;
+    do {
+        digits[k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    for (int pad = width - k - negative; pad > 0; pad--) *out++ = ' ';
+    if (negative) *out++ = '-';
+    while (k) *out++ = digits[--k];
+    return out;
+}
+
 /* The text of row i (and where its sequence starts, self->start, moved past it). */
 static PyObject *row_line(row_lines *self, size_t i) {
     const line_row_c *row = row_at(self, i);
     if (!row) return NULL;
-    char head[160];
-    int k = snprintf(head, sizeof head, "0x%016llx %6lld %6llu %6llu %-*s ", (unsigned long long)row->address,
-                     (long long)row->line, (unsigned long long)row->column, (unsigned long long)row->file,
-                     self->width, FLAGS[row->bits & 15]);
-    if (k < 0 || k >= (int)sizeof head) {
-        PyErr_SetString(PyExc_SystemError, "a line-table row's text overflows");
-        return NULL;
-    }
+    /* f"0x{address:016x} {line:6} {column:6} {file:6} {flags:{width}} " */
+    char head[160], *at = head;
+    *at++ = '0';
+    *at++ = 'x';
+    for (int shift = 60; shift >= 0; shift -= 4) *at++ = "0123456789abcdef"[(row->address >> shift) & 15];
+    *at++ = ' ';
+    int64_t number = row->line;
+    at = put_decimal(at, number < 0 ? (uint64_t)0 - (uint64_t)number : (uint64_t)number, number < 0, 6);
+    *at++ = ' ';
+    at = put_decimal(at, row->column, 0, 6);
+    *at++ = ' ';
+    at = put_decimal(at, row->file, 0, 6);
+    *at++ = ' ';
+    const char *flags = FLAGS[row->bits & 15];
+    size_t length = strlen(flags);
+    memcpy(at, flags, length);
+    at += length;
+    for (int pad = self->width - (int)length; pad > 0; pad--) *at++ = ' ';
+    *at++ = ' ';
+    Py_ssize_t k = at - head;
     PyObject *where = NULL;
     int failed = 0;
     if (row->context) {
