@@ -1,6 +1,6 @@
 """The kernel module ``cubin`` against its Python references: relocations applied
 (:func:`ptxdwarf.cuda.cubin._applied`), the rows of line-number programs
-(:func:`ptxdwarf.dwarf.lines._rows`) and their text in a dump
+(:func:`ptxdwarf.dwarf.lines._rows`, :func:`~ptxdwarf.dwarf.lines._row_chunks`) and their text in a dump
 (:func:`ptxdwarf.dump._program_lines`), the lowest address of their lines
 (:func:`ptxdwarf.dwarf.lines._scan_starts`) and the entries of register maps
 (:func:`ptxdwarf.cuda.regmap._entries`, :func:`~ptxdwarf.cuda.regmap._sass_functions`), on generated sections (valid, truncated, mutated,
@@ -264,25 +264,39 @@ def test_text_declines_what_it_does_not_take() -> None:
     assert chunks(lines.LineRow, ops, program, 0) is None
 
 
-def test_text_of_every_device_file_of_the_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
-    kernel = native_of(dump._program_lines)
-    made: list[int] = []
+def test_line_tables_of_every_device_file_of_the_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text and JSON dumps of the line tables are the same made by the kernels and by
+    their references."""
+    made: list[str] = []
 
-    def counted(*args: Any) -> Any:
-        got = kernel(*args)
-        made.append(got is not None)
-        return got
+    def counted(kernel: Any, name: str) -> Any:
+        def call(*args: Any) -> Any:
+            got = kernel(*args)
+            if got is not None:
+                made.append(name)
+            return got
 
+        return call
+
+    twins: list[Any] = [dump._program_lines, lines._row_chunks]
+    kernels = [counted(native_of(function), function.__name__) for function in twins]
     for path in DEVICE_FILES:
-        texts = []
-        for native in (counted, None):
-            monkeypatch.setattr(dump._program_lines, "native", native)
+        shown = []
+        for native in (True, False):
+            for function, kernel in zip(twins, kernels, strict=True):
+                monkeypatch.setattr(function, "native", kernel if native else None)
             try:
-                texts.append([dump.dump_text(info, ["debug-line"]) for _, info in ptxdwarf.read_all(path)])
+                infos = ptxdwarf.read_all(path)
+                shown.append(
+                    [
+                        dump.dump_text(info, ["debug-line"]) + dump.dump_json(info, ["debug-line"])
+                        for _, info in infos
+                    ]
+                )
             except PtxDwarfError as exc:
-                texts.append([str(exc)])
-        assert texts[0] == texts[1], path
-    assert sum(made) > 10
+                shown.append([str(exc)])
+        assert shown[0] == shown[1], path
+    assert {"_program_lines", "_row_chunks"} <= set(made)
 
 
 # --- register maps ------------------------------------------------------------------------
