@@ -571,8 +571,8 @@ def iter_text_chunks(info: DebugInfo, sections: Collection[str] | None = None) -
 
 
 def _text_pieces(info: DebugInfo, sections: Collection[str] | None) -> Iterator[str | list[str]]:
-    """The lines of :func:`iter_text`, one at a time or a list of them (the rows of a line
-    table)."""
+    """The lines of :func:`iter_text`, each a line or a list of them (the DIEs of a part of a
+    unit, a chunk of a line table's rows, a function's register map)."""
     dump = _Dump(info, sections)
     empty = sections is None and not info.units and not info.section_names()
     yield f"{info.filename or '<input>'}: debug info from {info.source}"
