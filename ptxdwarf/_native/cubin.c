@@ -851,8 +851,9 @@ static PyObject *applied(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         symbol_slot *slot = &table.slots[slot_of(&table, index, addend)];
         if (!slot->symbol || slot->value != value) {
             if ((uint64_t)PyList_GET_SIZE(names) <= index) DECLINE(fail); /* changed by a Symbol made */
-            PyObject *call[3] = {PyList_GET_ITEM(names, (Py_ssize_t)index), PyLong_FromLongLong(addend),
-                                 PyLong_FromUnsignedLongLong(value)};
+            PyObject *call[3] = {PyList_GET_ITEM(names, (Py_ssize_t)index), PyLong_FromLongLong(addend), NULL};
+            /* one int for both where they are equal (a symbol at 0): there are hundreds of thousands */
+            call[2] = addend >= 0 && (uint64_t)addend == value ? Py_XNewRef(call[1]) : PyLong_FromUnsignedLongLong(value);
             PyObject *made_symbol = call[1] && call[2] ? PyObject_Vectorcall(symbol_type, call, 3, NULL) : NULL;
             Py_XDECREF(call[1]);
             Py_XDECREF(call[2]);
