@@ -14,6 +14,7 @@ The ratios of issue 31 (docs/performance.md), each of whole processes:
 Pairs run as in ``bench_cli.py`` (a warm-up of each, then in turn, every other pair in the
 other order; the median of the pair ratios is the figure). The peak resident set is the
 process's own (``wait4``), of one run after the timed ones. Output goes to the null device.
+The commands run on the core this process would (``PTXDWARF_PURE=1``: the pure-Python one).
 
     python3 benchmarks/bench_dump.py                     # every ratio, 3 pairs each
     python3 benchmarks/bench_dump.py debug-info memory --pairs 5
@@ -34,6 +35,8 @@ sys.path.insert(0, str(HERE))
 
 from bench_cli import dwarfdump, load, pairs
 from bench_parse import benchmark_module, cached_cubin, module_arguments
+
+from ptxdwarf._native import describe
 
 #: Each ratio: the options of both dumps (None: not against llvm-dwarfdump), and its target.
 SECTIONS = {
@@ -74,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         cubin.write_bytes(cached_cubin(args.cache, path, text, arch, tool.path))
         size = cubin.stat().st_size
         print(f"cubin        {size:,} bytes (of {path}, {tool.version}, {arch})")
+        print(f"core         {describe()}")
         print(f"before       {load()}")
         for name in wanted:
             if name in SECTIONS:

@@ -147,12 +147,6 @@ def _without_final_newline(chunks: Iterable[str]) -> Iterator[str]:
         yield last.rstrip("\n")
 
 
-def _lines_text(lines: Iterable[str]) -> Iterator[str]:
-    """Each of ``lines`` ended with a newline."""
-    for line in lines:
-        yield line + "\n"
-
-
 def _prepared(chunks: Iterator[str]) -> Iterator[str]:
     """``chunks`` with the first one made now: a dump reads whatever can fail before that."""
     first = next(chunks, None)
@@ -177,7 +171,7 @@ def _dump_one(
         (
             label,
             info,
-            _prepared(iter_json(info, sections) if as_json else _lines_text(_text_lines(info, sections))),
+            _prepared(iter_json(info, sections) if as_json else _text_chunks(info, sections)),
         )
         for label, info in found
     ]
@@ -220,21 +214,21 @@ def _print_notes(where: str, info: DebugInfo) -> None:
         print(f"ptxdwarf: note: {where}: {note}", file=sys.stderr)
 
 
-def _text_lines(info: DebugInfo, sections: list[str] | None) -> Iterator[str]:
-    """The text dump of ``info`` (``sections``: the selected ones), with one line saying so
-    when it holds no DWARF to show."""
-    from .dump import iter_text
+def _text_chunks(info: DebugInfo, sections: list[str] | None) -> Iterator[str]:
+    """The text dump of ``info`` (``sections``: the selected ones) in chunks of whole lines,
+    with one line saying so when it holds no DWARF to show."""
+    from .dump import iter_text_chunks
 
-    lines = iter_text(info, sections)
-    head = next(lines)
+    chunks = iter_text_chunks(info, sections)
+    head = next(chunks)
     note = _sparse_note(info) if sections is None else None
     yield head
     if note is not None:
-        yield note
-        second = next(lines, None)
-        if second is not None and second != "(no debug sections)":
+        yield note + "\n"
+        second = next(chunks, None)
+        if second is not None and second != "(no debug sections)\n":
             yield second
-    yield from lines
+    yield from chunks
 
 
 def _sparse_note(info: DebugInfo) -> str | None:

@@ -11,11 +11,13 @@ no problem; the JSON is produced as a stream of chunks for the same reason
 from __future__ import annotations
 
 import functools
+import itertools
 import json
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any, TextIO
 
-from .cuda.cubin import register_map
+from ._native import twin
+from .cuda.cubin import register_map, unread_line_images
 from .cuda.regmap import SASS_SECTION, FunctionRegisters
 from .dwarf.constants import (
     AT,
@@ -30,7 +32,7 @@ from .dwarf.constants import (
 )
 from .dwarf.expr import ExpressionError, Op, decode_expression
 from .dwarf.image import Symbol
-from .dwarf.lines import LineProgram
+from .dwarf.lines import LineOpcodes, LineProgram, LineRow, call_sites, iter_line_programs, with_call_sites
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from .dwarf.schemas import Block
 from .dwarf.typenames import type_name
@@ -57,6 +59,13 @@ SECTIONS = ("debug-info", "debug-loc", "debug-line", "register-map")
 
 _MAX_INDENT = 40
 
+#: A line-number program as a dump shows it: the program, and the opcodes its rows are read
+#: from each time they are shown (None: the program's own rows).
+_LineTable = tuple[LineProgram, LineOpcodes | None]
+
+#: How many lines (of the text) or rows (of the JSON) of a line table a dump makes at a time.
+_CHUNK_LINES = 4096
+
 
 class _Dump:
     """What one dump of ``info`` shows (``sections``: the selected ones; None: everything),
@@ -71,8 +80,7 @@ class _Dump:
             _ = info.locations
         if self.shows("other"):
             _ = info.pubnames, info.pubtypes, info.aranges, info.ranges, info.raw
-        if self.shows("debug-line"):
-            _ = info.lines
+        self.lines = _line_tables(info) if self.shows("debug-line") else None
         self.functions = register_map(info) if self.shows("register-map") else None
 
     def shows(self, section: str) -> bool:
@@ -337,8 +345,8 @@ def _sets_json(info: DebugInfo, dump: _Dump) -> Iterator[tuple[str, Iterator[str
                 "other_sections",
                 _json_list({"name": name, "size": len(img.data)} for name, img in info.raw.items()),
             )
-    if show("debug-line") and info.lines is not None:
-        yield "lines", _json_list_of_chunks(_line_program_json(info, p) for p in info.lines)
+    if show("debug-line") and dump.lines is not None:
+        yield "lines", _json_list_of_chunks(_line_program_json(info, p, opcodes) for p, opcodes in dump.lines)
     if show("register-map") and dump.functions is not None:
         yield "register_map", _json_list(f.to_json() for f in dump.release_functions())
 
@@ -353,7 +361,7 @@ def _json_list_of_chunks(items: Iterable[Iterator[str]]) -> Iterator[str]:
     yield "]"
 
 
-def _line_program_json(info: DebugInfo, p: LineProgram) -> Iterator[str]:
+def _line_program_json(info: DebugInfo, p: LineProgram, opcodes: LineOpcodes | None) -> Iterator[str]:
     head = {
         "section": p.section,
         "offset": p.offset,
@@ -369,12 +377,17 @@ def _line_program_json(info: DebugInfo, p: LineProgram) -> Iterator[str]:
         ],
     }
     yield _dumps(head)[:-1] + ', "rows": '
-    yield from _json_list(_line_rows_json(info, p))
+    rows = (
+        iter(p.rows)
+        if opcodes is None
+        else itertools.chain.from_iterable(opcodes.row_chunks(p, _CHUNK_LINES))
+    )
+    yield from _json_list(_line_rows_json(info, rows))
     yield "}"
 
 
-def _line_rows_json(info: DebugInfo, p: LineProgram) -> Iterator[dict[str, Any]]:
-    for row, at in zip(p.rows, p.call_sites(), strict=True):
+def _line_rows_json(info: DebugInfo, rows: Iterable[LineRow]) -> Iterator[dict[str, Any]]:
+    for row, at in with_call_sites(rows):
         item: dict[str, Any] = {
             "address": row.address,
             "file": row.file,
@@ -538,6 +551,28 @@ def iter_text(info: DebugInfo, sections: Collection[str] | None = None) -> Itera
     of :data:`SECTIONS`) keeps only their blocks, each as the full dump shows it, or one line
     saying the input has none. Everything that can fail to decode is read before the first
     line."""
+    return _flat(_text_pieces(info, sections))
+
+
+def _flat(pieces: Iterable[str | list[str]]) -> Iterator[str]:
+    """The lines of ``pieces``, each a line or a list of them."""
+    for piece in pieces:
+        if isinstance(piece, str):
+            yield piece
+        else:
+            yield from piece
+
+
+def iter_text_chunks(info: DebugInfo, sections: Collection[str] | None = None) -> Iterator[str]:
+    """The lines of :func:`iter_text`, each ended by a newline, a line or a block of them at a
+    time (what ``dump`` writes)."""
+    for piece in _text_pieces(info, sections):
+        yield piece + "\n" if isinstance(piece, str) else "\n".join(piece) + "\n"
+
+
+def _text_pieces(info: DebugInfo, sections: Collection[str] | None) -> Iterator[str | list[str]]:
+    """The lines of :func:`iter_text`, each a line or a list of them (the DIEs of a part of a
+    unit, a chunk of a line table's rows, a function's register map)."""
     dump = _Dump(info, sections)
     empty = sections is None and not info.units and not info.section_names()
     yield f"{info.filename or '<input>'}: debug info from {info.source}"
@@ -549,30 +584,30 @@ def iter_text(info: DebugInfo, sections: Collection[str] | None = None) -> Itera
         return
     yield from _info_text(info)
     yield from _other_text(info)
-    yield from iter_line_text(info)
+    yield from _line_text(dump.lines or [], info.string_at)
     for name, img in info.raw.items():
-        if name == ".debug_line" and info.lines is not None:
+        if name == ".debug_line" and dump.lines is not None:
             continue
         yield ""
         yield f"{name}: {len(img.data)} bytes (not decoded)"
     yield from _register_map_text(dump)
 
 
-def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str]:
+def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str | list[str]]:
     if dump.shows("debug-info"):
         yield from _info_text(info) if info.units else iter(["(no .debug_info)"])
     if dump.shows("debug-loc"):
         yield from _loc_text(info) if info.locations else iter(["(no .debug_loc)"])
     if dump.shows("debug-line"):
-        if info.lines is None:
+        if dump.lines is None:
             yield "(no line tables: ptxas writes the line table of a cubin; ptxdwarf reads no PTX .debug_line)"
         else:
-            yield from iter_line_text(info) if info.lines else iter(["(no .debug_line)"])
+            yield from _line_text(dump.lines, info.string_at) if dump.lines else iter(["(no .debug_line)"])
     if dump.shows("register-map"):
         yield from _register_map_text(dump) if dump.functions is not None else iter(["(no register map)"])
 
 
-def _info_text(info: DebugInfo) -> Iterator[str]:
+def _info_text(info: DebugInfo) -> Iterator[str | list[str]]:
     """The ``.debug_info contents:`` block: every unit's DIEs, unit by unit."""
     if not info.units:
         return
@@ -582,37 +617,47 @@ def _info_text(info: DebugInfo) -> Iterator[str]:
         yield from _unit_text(info, unit)
 
 
-def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[str]:
+def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[list[str]]:
+    """A unit's lines, about :data:`_CHUNK_LINES` at a time."""
     abbrev = _num(info, unit.abbrev_offset)
-    yield (
+    out = [
         f"0x{unit.offset:08x}: Compile Unit: length = 0x{unit.length:08x}, version = 0x{unit.version:04x}, "
-        f"abbr_offset = 0x{abbrev:04x}, addr_size = 0x{unit.address_size:02x} (next unit at 0x{unit.end:08x})"
-    )
-    yield ""
+        f"abbr_offset = 0x{abbrev:04x}, addr_size = 0x{unit.address_size:02x} (next unit at 0x{unit.end:08x})",
+        "",
+    ]
     if unit.die is None:
+        yield out
         return
+    append = out.append
     types: dict[int, str] = {}
     # (DIE, depth); a None DIE stands for the null entry closing a child list.
     stack: list[tuple[DIE | None, int]] = [(unit.die, 0)]
     while stack:
+        if len(out) >= _CHUNK_LINES:
+            yield out
+            out = []
+            append = out.append
         item, depth = stack.pop()
         indent = " " * (2 * min(depth, _MAX_INDENT))
         deep = f"[depth {depth}] " if depth > _MAX_INDENT else ""
         if item is None:
-            yield f"{' ' * 12}{indent}{deep}NULL"
-            yield ""
+            append(f"{' ' * 12}{indent}{deep}NULL")
+            append("")
             continue
         die = item
-        yield f"0x{die.offset:08x}: {indent}{deep}{tag_name(die.tag)}"
+        append(f"0x{die.offset:08x}: {indent}{deep}{tag_name(die.tag)}")
         for attr in die.attributes:
             form = form_name(attr.form) if attr.form is not None else "?"
-            yield f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr, types)})"
-        yield ""
+            append(
+                f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr, types)})"
+            )
+        append("")
         if die.children:
             stack.append((None, depth + 1))
-            stack.extend((child, depth + 1) for child in reversed(die.children))
+            stack.extend(zip(reversed(die.children), itertools.repeat(depth + 1)))
         elif die.has_children:
             stack.append((None, depth + 1))
+    yield out
 
 
 def _other_text(info: DebugInfo) -> Iterator[str]:
@@ -672,31 +717,54 @@ def _list_address_size(info: DebugInfo) -> int:
 def iter_register_map_text(info: DebugInfo) -> Iterator[str]:
     """ptxas's register map of a cubin, function by function: each PTX register, the SASS
     register holding it and the code range (offsets in the function) where it does."""
-    return _register_map_text(_Dump(info, ("register-map",)))
+    return _flat(_register_map_text(_Dump(info, ("register-map",))))
 
 
-def _register_map_text(dump: _Dump) -> Iterator[str]:
+def _register_map_text(dump: _Dump) -> Iterator[str | list[str]]:
+    """The register map's lines, a function's at a time."""
     if dump.functions is None:
         return
     yield ""
     yield f"{SASS_SECTION} contents:"
     for f in dump.release_functions():
-        yield f"function {f.function}: {len(f.entries)} entries"
-        yield "  PTX        SASS       low_pc     high_pc    piece  type"
-        for e in f.entries:
-            yield (
-                f"  {e.ptx:10} {e.sass:10} 0x{e.low_pc:08x} 0x{e.high_pc:08x} {e.piece:5}  {e.ptx_type or '-'}"
-            ).rstrip()
+        yield [
+            f"function {f.function}: {len(f.entries)} entries",
+            "  PTX        SASS       low_pc     high_pc    piece  type",
+            *(
+                f"  {e.ptx:10} {e.sass:10} 0x{e.low_pc:08x} 0x{e.high_pc:08x} {e.piece:5}  {e.ptx_type or '-'}".rstrip()
+                for e in f.entries
+            ),
+        ]
 
 
 def iter_line_text(info: DebugInfo) -> Iterator[str]:
     """The line tables of ``info`` (a cubin's ``.debug_line``) in the manner of
     ``llvm-dwarfdump --debug-line``; each row of inlined code names the function and the row
     it was inlined at."""
-    if not info.lines:
-        return
+    yield from _flat(_line_text(_line_tables(info) or [], info.string_at))
+
+
+def _line_tables(info: DebugInfo) -> list[_LineTable] | None:
+    """The line-number programs of ``info`` (None: it has no line tables), their rows read now
+    to meet their errors; the rows of a cubin's programs are not kept, but read again for
+    each showing (a large module has hundreds of thousands)."""
+    images = unread_line_images(info)
+    if images is None:
+        return None if info.lines is None else [(p, None) for p in info.lines]
+    tables: list[_LineTable] = []
+    for image in images:
+        for program, opcodes in iter_line_programs(image):
+            _table_lines(program, opcodes, info.string_at)  # read again when shown
+            tables.append((program, opcodes))
+    return tables
+
+
+def _line_text(
+    tables: list[_LineTable], string_at: Callable[[int | None], str | None]
+) -> Iterator[str | list[str]]:
+    """The lines of :func:`iter_line_text` of ``tables``, the rows of each program as one list."""
     section = None
-    for p in info.lines:
+    for p, opcodes in tables:
         if p.section != section:
             section = p.section
             yield ""
@@ -711,25 +779,61 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
                 f"mod_time: 0x{mtime:08x} length: 0x{length:08x}"
             )
         yield ""
-        flags_of = [_flags_text(r.is_stmt, r.prologue_end, r.epilogue_begin, r.end_sequence) for r in p.rows]
-        width = max([19, *map(len, flags_of)])
-        yield f"Address            Line   Column File   {'Flags':{width}} Function"
-        yield f"------------------ ------ ------ ------ {'-' * width} --------"
-        sites = p.call_sites()
-        for i, row in enumerate(p.rows):
-            flags = flags_of[i]
-            where = row.symbol or ""
-            if row.context:
-                function = info.string_at(row.function_name) or "?"
-                at = sites[i]
-                call = p.rows[at] if at is not None else None
-                where = (
-                    f"{function} inlined at file {call.file} line {call.line}"
-                    if call is not None
-                    else f"{function} (context {row.context})"
-                )
-            yield f"0x{row.address:016x} {row.line:6} {row.column:6} {row.file:6} {flags:{width}} {where}".rstrip()
-        yield ""
+        yield from _table_lines(p, opcodes, string_at)
+
+
+def _table_lines(
+    p: LineProgram, opcodes: LineOpcodes | None, string_at: Callable[[int | None], str | None]
+) -> Iterator[list[str]]:
+    """The rows of program ``p`` (read now from ``opcodes`` when given: DwarfError where they
+    cannot be) as the text dump shows them, under their heading, with the empty line after
+    them, :data:`_CHUNK_LINES` lines at a time."""
+    if opcodes is None:
+        return _rows_lines(p.rows, string_at, _CHUNK_LINES)
+    return _program_lines(opcodes, p, string_at, _CHUNK_LINES)
+
+
+@twin("cubin", checkable=False)
+def _program_lines(
+    opcodes: LineOpcodes, p: LineProgram, string_at: Callable[[int | None], str | None], chunk: int
+) -> Iterator[list[str]]:
+    """:func:`_rows_lines` of the rows ``opcodes`` of program ``p`` make, read now (DwarfError
+    where they cannot be)."""
+    return _rows_lines(opcodes.rows(p), string_at, chunk)
+
+
+def _rows_lines(
+    rows: list[LineRow], string_at: Callable[[int | None], str | None], chunk: int
+) -> Iterator[list[str]]:
+    """The lines of :func:`_row_lines` in lists of ``chunk`` (the last: what is left), made as
+    they are asked for."""
+    lines = _row_lines(rows, string_at)
+    while batch := list(itertools.islice(lines, chunk)):
+        yield batch
+
+
+def _row_lines(rows: list[LineRow], string_at: Callable[[int | None], str | None]) -> Iterator[str]:
+    """The lines of a line-number program's ``rows`` under their heading, the empty line after
+    them; the function of inlined code is named by its ``.debug_str`` offset (``string_at``)."""
+    flags_of = [_flags_text(r.is_stmt, r.prologue_end, r.epilogue_begin, r.end_sequence) for r in rows]
+    width = max([19, *map(len, flags_of)])
+    yield f"Address            Line   Column File   {'Flags':{width}} Function"
+    yield f"------------------ ------ ------ ------ {'-' * width} --------"
+    sites = call_sites(rows)
+    for i, row in enumerate(rows):
+        flags = flags_of[i]
+        where = row.symbol or ""
+        if row.context:
+            function = string_at(row.function_name) or "?"
+            at = sites[i]
+            call = rows[at] if at is not None else None
+            where = (
+                f"{function} inlined at file {call.file} line {call.line}"
+                if call is not None
+                else f"{function} (context {row.context})"
+            )
+        yield f"0x{row.address:016x} {row.line:6} {row.column:6} {row.file:6} {flags:{width}} {where}".rstrip()
+    yield ""
 
 
 @functools.cache  # 16 combinations

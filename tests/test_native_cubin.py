@@ -1,6 +1,7 @@
 """The kernel module ``cubin`` against its Python references: relocations applied
 (:func:`ptxdwarf.cuda.cubin._applied`), the rows of line-number programs
-(:func:`ptxdwarf.dwarf.lines._rows`), the lowest address of their lines
+(:func:`ptxdwarf.dwarf.lines._rows`, :func:`~ptxdwarf.dwarf.lines._row_chunks`) and their text in a dump
+(:func:`ptxdwarf.dump._program_lines`), the lowest address of their lines
 (:func:`ptxdwarf.dwarf.lines._scan_starts`) and the entries of register maps
 (:func:`ptxdwarf.cuda.regmap._entries`, :func:`~ptxdwarf.cuda.regmap._sass_functions`), on generated sections (valid, truncated, mutated,
 random) and on every cubin, fatbin and host object of the fixtures."""
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from twins import native_of, same
 
 import ptxdwarf
+from ptxdwarf import dump
 from ptxdwarf.cuda import cubin, regmap
 from ptxdwarf.cuda.cubin import CubinImages, register_map
 from ptxdwarf.dwarf import lines
@@ -181,6 +183,122 @@ def test_lines_of_numbers_near_64_bits(value: int) -> None:
     _same_or_declined(lines._scan_starts, ops, 0, len(ops), program, [0] * 12, {}, {}, strict=False)
 
 
+#: Names a line table's rows may give: of a symbol, of an inlined function (None: no string).
+_NAMES = st.sampled_from(["_Z1fv", "", "f\u00e9", "g ", " \t", "h\n", "\u3000", "k\u3000", None])
+
+
+def _lines_of(chunks: Any) -> list[list[Any]]:
+    return [list(chunk) for chunk in chunks]
+
+
+@SETTINGS
+@given(_program(), st.lists(_NAMES, min_size=1, max_size=4), st.sampled_from([1, 2, 3, 7, 4096]))
+def test_text_of_generated_programs(
+    case: tuple[bytes, lines.LineProgram, list[int], dict[int, str]], names: list[str | None], chunk: int
+) -> None:
+    data, program, lengths, symbols = case
+    symbols = {offset: names[i % len(names)] or "" for i, offset in enumerate(symbols)}
+    opcodes = lines.LineOpcodes(data, 0, len(data), lengths, symbols)
+    calls: list[int | None] = []
+
+    def string_at(offset: int | None) -> str | None:
+        calls.append(offset)
+        return names[(offset or 0) % len(names)]
+
+    native = native_of(dump._program_lines)
+    try:
+        expected = _lines_of(dump._program_lines.reference(opcodes, program, string_at, chunk))
+    except _CUT_SHORT:
+        assert native(opcodes, program, string_at, chunk) is None, (
+            "the kernel takes input the reference rejects"
+        )
+        return
+    asked, calls[:] = list(calls), []
+    got = native(opcodes, program, string_at, chunk)
+    if got is None:  # numbers past 64 bits: the reference's
+        return
+    assert _lines_of(got) == expected
+    assert calls == asked
+    assert all(len(c) == chunk for c in expected[:-1]) and 0 < len(expected[-1]) <= chunk
+
+
+@SETTINGS
+@given(_program(), st.sampled_from([1, 2, 5, 4096]))
+def test_row_chunks_of_generated_programs(
+    case: tuple[bytes, lines.LineProgram, list[int], dict[int, str]], chunk: int
+) -> None:
+    data, program, lengths, symbols = case
+    opcodes = lines.LineOpcodes(data, 0, len(data), lengths, symbols)
+    native = native_of(lines._row_chunks)
+    try:
+        expected = _lines_of(lines._row_chunks.reference(lines.LineRow, opcodes, program, chunk))
+    except _CUT_SHORT:
+        assert native(lines.LineRow, opcodes, program, chunk) is None, (
+            "the kernel takes input the reference rejects"
+        )
+        return
+    got = native(lines.LineRow, opcodes, program, chunk)
+    if got is None:  # numbers past 64 bits: the reference's
+        return
+    assert _lines_of(got) == expected
+    assert all(len(c) == chunk for c in expected[:-1]) and all(expected)
+    assert [type(row) for c in _lines_of(native(lines.LineRow, opcodes, program, chunk)) for row in c] == [
+        lines.LineRow
+    ] * sum(map(len, expected))
+
+
+def test_text_declines_what_it_does_not_take() -> None:
+    native = native_of(dump._program_lines)
+    program = lines.LineProgram(0, 2, line_range=14, opcode_base=13)
+    ops = lines.LineOpcodes(b"\x01\x02\x05\x01", 0, 4, [0] * 12, {})
+    assert _lines_of(native(ops, program, lambda _: None, 10)) == _lines_of(
+        dump._program_lines.reference(ops, program, lambda _: None, 10)
+    )
+    assert native(ops, program, lambda _: None, 0) is None
+    assert native(ops._replace(end=99), program, lambda _: None, 10) is None
+    assert native(ops._replace(lengths=(0,) * 12), program, lambda _: None, 10) is None  # type: ignore[arg-type]
+    assert native((1, 2), program, lambda _: None, 10) is None
+    chunks = native_of(lines._row_chunks)
+    assert _lines_of(chunks(lines.LineRow, ops, program, 1)) == [[row] for row in ops.rows(program)]
+    assert chunks(int, ops, program, 1) is None
+    assert chunks(lines.LineRow, ops, program, 0) is None
+
+
+def test_line_tables_of_every_device_file_of_the_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text and JSON dumps of the line tables are the same made by the kernels and by
+    their references."""
+    made: list[str] = []
+
+    def counted(kernel: Any, name: str) -> Any:
+        def call(*args: Any) -> Any:
+            got = kernel(*args)
+            if got is not None:
+                made.append(name)
+            return got
+
+        return call
+
+    twins: list[Any] = [dump._program_lines, lines._row_chunks]
+    kernels = [counted(native_of(function), function.__name__) for function in twins]
+    for path in DEVICE_FILES:
+        shown = []
+        for native in (True, False):
+            for function, kernel in zip(twins, kernels, strict=True):
+                monkeypatch.setattr(function, "native", kernel if native else None)
+            try:
+                infos = ptxdwarf.read_all(path)
+                shown.append(
+                    [
+                        dump.dump_text(info, ["debug-line"]) + dump.dump_json(info, ["debug-line"])
+                        for _, info in infos
+                    ]
+                )
+            except PtxDwarfError as exc:
+                shown.append([str(exc)])
+        assert shown[0] == shown[1], path
+    assert {"_program_lines", "_row_chunks"} <= set(made)
+
+
 # --- register maps ------------------------------------------------------------------------
 
 
@@ -227,11 +345,12 @@ def test_functions_of_maps(sections: tuple[bytes, bytes], at: int, put: bytes, n
 @SETTINGS
 @given(
     st.binary(min_size=0, max_size=120),
-    st.lists(st.tuples(st.integers(-2, 130), st.integers(-2, 130)), max_size=6),
+    st.lists(st.tuples(st.integers(0, 130), st.integers(0, 130)), max_size=6),
     st.none() | st.binary(max_size=8),
 )
-def test_entries_of_any_spans(data: bytes, spans: list[tuple[int, int]], types: bytes | None) -> None:
+def test_entries_of_any_spans(data: bytes, pairs: list[tuple[int, int]], types: bytes | None) -> None:
     native = native_of(regmap._entries)
+    spans = b"".join(struct.pack("<QQ", start, end) for start, end in pairs)
     got = native(regmap.RegisterMapEntry, data, spans, types, "x")
     try:
         expected = regmap._entries.reference(regmap.RegisterMapEntry, data, spans, types, "x")

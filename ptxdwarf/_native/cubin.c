@@ -1,5 +1,6 @@
 /* The cubin's bulk records: its relocations applied (ptxdwarf.cuda.cubin._applied), the rows
- * of a line-number program (ptxdwarf.dwarf.lines._rows), the lowest address of each of its lines
+ * of a line-number program (ptxdwarf.dwarf.lines._rows, _row_chunks) and their text in a dump
+ * (ptxdwarf.dump._program_lines), the lowest address of each of its lines
  * (ptxdwarf.dwarf.lines._scan_starts) and the entries of one function's
  * register map and where they are (ptxdwarf.cuda.regmap._entries, _sass_functions). Each function returns None on anything it
  * does not take, and its Python twin decides. */
@@ -82,71 +83,107 @@ static void line_reset(line_state *s, int default_is_stmt) {
     s->is_stmt = default_is_stmt; s->has_name = 0; Py_XSETREF(s->symbol, Py_NewRef(Py_None));
 }
 
-static PyObject *line_row(PyTypeObject *kind, const line_state *s, int ends, int prologue_end,
-                          int epilogue_begin) {
-    PyObject *items[11] = {
-        PyLong_FromUnsignedLongLong(s->address),
-        PyLong_FromUnsignedLongLong(s->file),
-        PyLong_FromLongLong(s->line),
-        PyLong_FromUnsignedLongLong(s->column),
-        PyBool_FromLong(s->is_stmt),
-        PyBool_FromLong(ends),
-        Py_NewRef(s->symbol),
-        PyLong_FromUnsignedLongLong(s->context),
-        s->has_name ? PyLong_FromUnsignedLongLong(s->name) : Py_NewRef(Py_None),
-        PyBool_FromLong(prologue_end),
-        PyBool_FromLong(epilogue_begin),
-    };
-    return record(kind, items, 11);
+/* One row of a line-number program: the state when it was made, and its flags (ROW_*). */
+typedef struct {
+    uint64_t address, file, column, context, name;
+    int64_t line;
+    PyObject *symbol; /* a reference */
+    uint8_t bits;
+} line_row_c;
+
+enum { ROW_STMT = 1, ROW_PROLOGUE_END = 2, ROW_EPILOGUE_BEGIN = 4, ROW_ENDS = 8, ROW_NAMED = 16 };
+
+typedef struct {
+    line_row_c *rows;
+    size_t len, cap;
+} row_list;
+
+static int row_list_add(row_list *l, const line_state *s, int ends, int prologue_end, int epilogue_begin) {
+    if (l->len == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        if (cap > (size_t)PY_SSIZE_T_MAX / sizeof(line_row_c)) { PyErr_NoMemory(); return -1; }
+        line_row_c *rows = PyMem_Realloc(l->rows, cap * sizeof(line_row_c));
+        if (!rows) { PyErr_NoMemory(); return -1; }
+        l->rows = rows;
+        l->cap = cap;
+    }
+    line_row_c *row = &l->rows[l->len++];
+    row->address = s->address; row->file = s->file; row->column = s->column;
+    row->context = s->context; row->name = s->name; row->line = s->line;
+    row->symbol = Py_NewRef(s->symbol);
+    row->bits = (uint8_t)((s->is_stmt ? ROW_STMT : 0) | (prologue_end ? ROW_PROLOGUE_END : 0) |
+                          (epilogue_begin ? ROW_EPILOGUE_BEGIN : 0) | (ends ? ROW_ENDS : 0) |
+                          (s->has_name ? ROW_NAMED : 0));
+    return 0;
 }
 
-/* _rows(kind, data, pos, end, p, lengths, symbols): the rows of the opcodes data[pos:end]
- * of line program p as kind (LineRow) instances. */
-static PyObject *rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 7 || !record_kind(args[0]) || !PyBytes_CheckExact(args[1]) || !PyLong_CheckExact(args[2]) ||
-        !PyLong_CheckExact(args[3]) || !PyList_CheckExact(args[5]) || !PyDict_CheckExact(args[6]))
-        Py_RETURN_NONE;
-    PyTypeObject *kind = (PyTypeObject *)args[0];
-    const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(args[1]);
-    Py_ssize_t size = PyBytes_GET_SIZE(args[1]);
-    Py_ssize_t pos = PyLong_AsSsize_t(args[2]), end = PyLong_AsSsize_t(args[3]);
-    if ((pos == -1 || end == -1) && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_NONE; }
-    if (pos < 0 || end > size) Py_RETURN_NONE;
-    PyObject *program = args[4], *symbols = args[6];
+static void row_list_free(row_list *l) {
+    for (size_t i = 0; i < l->len; i++) Py_XDECREF(l->rows[i].symbol);
+    PyMem_Free(l->rows);
+    l->rows = NULL;
+    l->len = l->cap = 0;
+}
 
-    long long opcode_base, line_base, line_range, step, default_is_stmt, base = 0;
+/* What the opcodes of a line program are read with: its header's fields and the operand
+ * counts of its standard opcodes. */
+typedef struct {
+    long long opcode_base, line_base, line_range, step, default_is_stmt, base;
+    uint8_t lengths[255];
+    Py_ssize_t nlengths;
+} line_header;
+
+/* The fields of line program p and the operand counts lengths into *h; 1 done, 0 declined,
+ * -1 an exception. */
+static int read_line_header(PyObject *program, PyObject *lengths, line_header *h) {
     int got;
-    if ((got = int_attr(program, "opcode_base", 0, 255, &opcode_base)) != 1 ||
-        (got = int_attr(program, "line_base", -128, 127, &line_base)) != 1 ||
-        (got = int_attr(program, "line_range", 0, 255, &line_range)) != 1 ||
-        (got = int_attr(program, "minimum_instruction_length", 0, 255, &step)) != 1 ||
-        (got = int_attr(program, "default_is_stmt", 0, 1, &default_is_stmt)) != 1)
-        return got < 0 ? NULL : Py_NewRef(Py_None);
+    h->base = 0;
+    if ((got = int_attr(program, "opcode_base", 0, 255, &h->opcode_base)) != 1 ||
+        (got = int_attr(program, "line_base", -128, 127, &h->line_base)) != 1 ||
+        (got = int_attr(program, "line_range", 0, 255, &h->line_range)) != 1 ||
+        (got = int_attr(program, "minimum_instruction_length", 0, 255, &h->step)) != 1 ||
+        (got = int_attr(program, "default_is_stmt", 0, 1, &h->default_is_stmt)) != 1)
+        return got;
     PyObject *str_offset = PyObject_GetAttrString(program, "str_offset");
-    if (!str_offset) return NULL;
+    if (!str_offset) return -1;
     int offset_known = str_offset == Py_None;
     Py_DECREF(str_offset);
-    if (!offset_known) {
-        if ((got = int_attr(program, "str_offset", 0, 0xFFFFFFFFLL, &base)) != 1)
-            return got < 0 ? NULL : Py_NewRef(Py_None);
-    }
-
-    Py_ssize_t nlengths = PyList_GET_SIZE(args[5]);
-    if (nlengths > 255) Py_RETURN_NONE;
-    uint8_t lengths[255];
-    for (Py_ssize_t i = 0; i < nlengths; i++) {
-        PyObject *item = PyList_GET_ITEM(args[5], i);
-        if (!PyLong_CheckExact(item)) Py_RETURN_NONE;
+    if (!offset_known && (got = int_attr(program, "str_offset", 0, 0xFFFFFFFFLL, &h->base)) != 1) return got;
+    if (!PyList_CheckExact(lengths)) return 0;
+    h->nlengths = PyList_GET_SIZE(lengths);
+    if (h->nlengths > 255) return 0;
+    for (Py_ssize_t i = 0; i < h->nlengths; i++) {
+        PyObject *item = PyList_GET_ITEM(lengths, i);
+        if (!PyLong_CheckExact(item)) return 0;
         long v = PyLong_AsLong(item);
-        if (v < 0 || v > 255) { PyErr_Clear(); Py_RETURN_NONE; }
-        lengths[i] = (uint8_t)v;
+        if (v < 0 || v > 255) { PyErr_Clear(); return 0; }
+        h->lengths[i] = (uint8_t)v;
     }
+    return 1;
+}
 
-    PyObject *out = PyList_New(0);
-    if (!out) return NULL;
-    int declined = 0;
+/* How many rows decode_rows made, and the widest of their flags (see FLAGS). */
+typedef struct {
+    size_t count;
+    int widest; /* the flags (ROW_* bits) of the longest text */
+} row_tally;
+
+static int flags_length(int bits);
+
+/* The rows the opcodes data[pos:end] of a program of header h make (symbols: what the address
+ * at an offset was relocated against): into *out (NULL: only counted into *tally), stopping
+ * after the first sequence that ends once out holds limit rows, where *stopped tells (end: it
+ * did not stop); 1 done, 0 declined, -1 an exception. A sequence starts with the state a
+ * program does: the rows from where it stopped are the rows a run from the start makes there. */
+static int decode_rows(const uint8_t *data, Py_ssize_t size, Py_ssize_t pos, Py_ssize_t end,
+                       const line_header *h, PyObject *symbols, row_list *out, size_t limit, Py_ssize_t *stopped,
+                       row_tally *tally) {
+    long long opcode_base = h->opcode_base, line_base = h->line_base, line_range = h->line_range;
+    long long step = h->step, base = h->base;
+    Py_ssize_t nlengths = h->nlengths;
+    const uint8_t *lengths = h->lengths;
+    int declined = 0, result = 1;
     line_state s = {.symbol = NULL};
-    line_reset(&s, (int)default_is_stmt);
+    line_reset(&s, (int)h->default_is_stmt);
     int prologue_end = 0, epilogue_begin = 0;
     while (pos < end) {
         uint8_t op = data[pos++];
@@ -228,49 +265,407 @@ static PyObject *rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             pos = cursor_offset(&c);
         }
         if (ends >= 0) {
-            PyObject *row = line_row(kind, &s, ends, prologue_end, epilogue_begin);
-            if (!row) goto fail;
-            int appended = PyList_Append(out, row);
-            Py_DECREF(row);
-            if (appended < 0) goto fail;
+            if (out) {
+                if (row_list_add(out, &s, ends, prologue_end, epilogue_begin) < 0) goto fail;
+            } else if (tally) {
+                int bits = (s.is_stmt ? ROW_STMT : 0) | (prologue_end ? ROW_PROLOGUE_END : 0) |
+                           (epilogue_begin ? ROW_EPILOGUE_BEGIN : 0) | (ends ? ROW_ENDS : 0);
+                if (flags_length(bits) > flags_length(tally->widest)) tally->widest = bits;
+                tally->count++;
+            }
             prologue_end = epilogue_begin = 0;
-            if (ends) line_reset(&s, (int)default_is_stmt);
+            if (ends) {
+                line_reset(&s, (int)h->default_is_stmt);
+                if (out && out->len >= limit) break;
+            }
         }
     }
+    if (stopped) *stopped = pos;
 done:
     Py_XDECREF(s.symbol);
-    if (declined) { Py_DECREF(out); Py_RETURN_NONE; }
-    return out;
+    return declined ? 0 : result;
 fail:
     Py_XDECREF(s.symbol);
-    Py_DECREF(out);
+    return -1;
+}
+
+static PyObject *line_row(PyTypeObject *kind, const line_row_c *row) {
+    PyObject *items[11] = {
+        PyLong_FromUnsignedLongLong(row->address),
+        PyLong_FromUnsignedLongLong(row->file),
+        PyLong_FromLongLong(row->line),
+        PyLong_FromUnsignedLongLong(row->column),
+        PyBool_FromLong(row->bits & ROW_STMT),
+        PyBool_FromLong(row->bits & ROW_ENDS),
+        Py_NewRef(row->symbol),
+        PyLong_FromUnsignedLongLong(row->context),
+        row->bits & ROW_NAMED ? PyLong_FromUnsignedLongLong(row->name) : Py_NewRef(Py_None),
+        PyBool_FromLong(row->bits & ROW_PROLOGUE_END),
+        PyBool_FromLong(row->bits & ROW_EPILOGUE_BEGIN),
+    };
+    return record(kind, items, 11);
+}
+
+/* The rows of the opcodes data[pos:end] (pos and end: ints) of line program p into *out;
+ * 1 done, 0 declined, -1 an exception. */
+static int program_rows(PyObject *bytes, PyObject *pos_obj, PyObject *end_obj, PyObject *program,
+                        PyObject *lengths, PyObject *symbols, row_list *out) {
+    if (!PyBytes_CheckExact(bytes) || !PyLong_CheckExact(pos_obj) || !PyLong_CheckExact(end_obj) ||
+        !PyDict_CheckExact(symbols))
+        return 0;
+    const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(bytes);
+    Py_ssize_t size = PyBytes_GET_SIZE(bytes);
+    Py_ssize_t pos = PyLong_AsSsize_t(pos_obj), end = PyLong_AsSsize_t(end_obj);
+    if ((pos == -1 || end == -1) && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+    if (pos < 0 || end > size) return 0;
+    line_header h;
+    int got = read_line_header(program, lengths, &h);
+    if (got != 1) return got;
+    return decode_rows(data, size, pos, end, &h, symbols, out, (size_t)-1, NULL, NULL);
+}
+
+/* _rows(kind, data, pos, end, p, lengths, symbols): the rows of the opcodes data[pos:end]
+ * of line program p as kind (LineRow) instances. */
+static PyObject *rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7 || !record_kind(args[0])) Py_RETURN_NONE;
+    row_list found = {NULL, 0, 0};
+    int got = program_rows(args[1], args[2], args[3], args[4], args[5], args[6], &found);
+    if (got != 1) {
+        row_list_free(&found);
+        return got < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    PyObject *out = PyList_New((Py_ssize_t)found.len);
+    if (!out) goto fail;
+    for (size_t i = 0; i < found.len; i++) {
+        PyObject *row = line_row((PyTypeObject *)args[0], &found.rows[i]);
+        if (!row) goto fail;
+        PyList_SET_ITEM(out, (Py_ssize_t)i, row);
+    }
+    row_list_free(&found);
+    return out;
+fail:
+    Py_XDECREF(out);
+    row_list_free(&found);
     return NULL;
+}
+
+/* A row's flags as llvm-dwarfdump names them, by its bits ROW_STMT, ROW_PROLOGUE_END,
+ * ROW_EPILOGUE_BEGIN and ROW_ENDS (ptxdwarf.dump._flags_text). */
+static const char *const FLAGS[16] = {
+    "",
+    "is_stmt",
+    "prologue_end",
+    "is_stmt prologue_end",
+    "epilogue_begin",
+    "is_stmt epilogue_begin",
+    "prologue_end epilogue_begin",
+    "is_stmt prologue_end epilogue_begin",
+    "end_sequence",
+    "is_stmt end_sequence",
+    "prologue_end end_sequence",
+    "is_stmt prologue_end end_sequence",
+    "epilogue_begin end_sequence",
+    "is_stmt epilogue_begin end_sequence",
+    "prologue_end epilogue_begin end_sequence",
+    "is_stmt prologue_end epilogue_begin end_sequence",
+};
+
+static int flags_length(int bits) { return (int)strlen(FLAGS[bits & 15]); }
+
+/* An ASCII str of the n bytes at text. */
+static PyObject *ascii_str(const char *text, Py_ssize_t n) {
+    PyObject *out = PyUnicode_New(n, 127);
+    if (out) memcpy(PyUnicode_1BYTE_DATA(out), text, (size_t)n);
+    return out;
+}
+
+/* f"{value or fallback}" (fallback: a C string), or NULL for an empty text. */
+static PyObject *text_or(PyObject *value, const char *fallback, int *failed) {
+    int truth = PyObject_IsTrue(value);
+    if (truth < 0) { *failed = 1; return NULL; }
+    if (!truth) {
+        if (!*fallback) return NULL;
+        PyObject *out = PyUnicode_FromString(fallback);
+        if (!out) *failed = 1;
+        return out;
+    }
+    PyObject *out = PyUnicode_CheckExact(value) ? Py_NewRef(value) : PyObject_Format(value, NULL);
+    if (!out) *failed = 1;
+    return out;
+}
+
+/* The text of one row: the prefix head (n ASCII bytes) and where (NULL: nothing), stripped of
+ * the whitespace at its end as str.rstrip does. */
+static PyObject *row_text(char *head, Py_ssize_t n, PyObject *where) {
+    Py_ssize_t length = where ? PyUnicode_GET_LENGTH(where) : 0;
+    if (length && PyUnicode_IS_ASCII(where)) {
+        const char *tail = (const char *)PyUnicode_1BYTE_DATA(where);
+        while (length > 0 && Py_UNICODE_ISSPACE((Py_UCS4)(unsigned char)tail[length - 1])) length--;
+        if (length) {
+            PyObject *out = PyUnicode_New(n + length, 127);
+            if (!out) return NULL;
+            memcpy(PyUnicode_1BYTE_DATA(out), head, (size_t)n);
+            memcpy(PyUnicode_1BYTE_DATA(out) + n, tail, (size_t)length);
+            return out;
+        }
+    }
+    if (length == 0) {
+        while (n > 0 && Py_UNICODE_ISSPACE((Py_UCS4)(unsigned char)head[n - 1])) n--;
+        return ascii_str(head, n);
+    }
+    PyObject *prefix = ascii_str(head, n);
+    if (!prefix) return NULL;
+    PyObject *joined = PyUnicode_Concat(prefix, where);
+    Py_DECREF(prefix);
+    if (!joined || !Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(where, length - 1))) return joined;
+    PyObject *stripped = PyObject_CallMethod(joined, "rstrip", NULL);
+    Py_DECREF(joined);
+    return stripped;
+}
+
+/* A program's rows, made a list of at most chunk at a time: as kind (LineRow) instances, or,
+ * kind NULL, as the lines the text dump shows them in (ptxdwarf.dump._rows_lines): the
+ * heading, one line per row, an empty line. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *data, *symbols; /* the opcodes' bytes and their relocated offsets */
+    line_header header;
+    Py_ssize_t pos, end; /* the opcodes of the rows not read yet */
+    row_list rows;       /* whole sequences of rows, the first row number first */
+    size_t first;
+    size_t count;        /* the program's rows */
+    PyTypeObject *kind;
+    PyObject *string_at;
+    Py_ssize_t chunk;
+    size_t next;  /* the next item to make: lines 0 and 1 the heading, 2 + i row i, then the empty line */
+    size_t start; /* the first row of the sequence of the next row */
+    int width;
+} row_lines;
+
+static void row_lines_dealloc(row_lines *self) {
+    row_list_free(&self->rows);
+    Py_XDECREF(self->data);
+    Py_XDECREF(self->symbols);
+    Py_XDECREF(self->kind);
+    Py_XDECREF(self->string_at);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Row i of the program (the rows are asked for in order), read when first asked for; NULL
+ * with an exception set. */
+static const line_row_c *row_at(row_lines *self, size_t i) {
+    if (i >= self->first + self->rows.len) {
+        for (size_t k = 0; k < self->rows.len; k++) Py_CLEAR(self->rows.rows[k].symbol);
+        self->first += self->rows.len;
+        self->rows.len = 0;
+        const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(self->data);
+        int got = decode_rows(data, PyBytes_GET_SIZE(self->data), self->pos, self->end, &self->header,
+                              self->symbols, &self->rows, (size_t)self->chunk, &self->pos, NULL);
+        if (got == 0 || (got == 1 && i >= self->first + self->rows.len))
+            PyErr_SetString(PyExc_RuntimeError, "a line program's opcodes read differently the second time");
+        if (got != 1 || i >= self->first + self->rows.len) return NULL;
+    }
+    return &self->rows.rows[i - self->first];
+}
+
+/* The digits of n (negative: after a minus sign), right-aligned in width columns, at out;
+ * where they end. */
+static char *put_decimal(char *out, uint64_t n, int negative, int width) {
+    char digits[21];
+    int k = 0;
+    do {
+        digits[k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    for (int pad = width - k - negative; pad > 0; pad--) *out++ = ' ';
+    if (negative) *out++ = '-';
+    while (k) *out++ = digits[--k];
+    return out;
+}
+
+/* The text of row i (and where its sequence starts, self->start, moved past it). */
+static PyObject *row_line(row_lines *self, size_t i) {
+    const line_row_c *row = row_at(self, i);
+    if (!row) return NULL;
+    /* f"0x{address:016x} {line:6} {column:6} {file:6} {flags:{width}} " */
+    char head[160], *at = head;
+    *at++ = '0';
+    *at++ = 'x';
+    for (int shift = 60; shift >= 0; shift -= 4) *at++ = "0123456789abcdef"[(row->address >> shift) & 15];
+    *at++ = ' ';
+    int64_t number = row->line;
+    at = put_decimal(at, number < 0 ? (uint64_t)0 - (uint64_t)number : (uint64_t)number, number < 0, 6);
+    *at++ = ' ';
+    at = put_decimal(at, row->column, 0, 6);
+    *at++ = ' ';
+    at = put_decimal(at, row->file, 0, 6);
+    *at++ = ' ';
+    const char *flags = FLAGS[row->bits & 15];
+    size_t length = strlen(flags);
+    memcpy(at, flags, length);
+    at += length;
+    for (int pad = self->width - (int)length; pad > 0; pad--) *at++ = ' ';
+    *at++ = ' ';
+    Py_ssize_t k = at - head;
+    PyObject *where = NULL;
+    int failed = 0;
+    if (row->context) {
+        PyObject *name = row->bits & ROW_NAMED ? PyLong_FromUnsignedLongLong(row->name) : Py_NewRef(Py_None);
+        if (!name) return NULL;
+        PyObject *found = PyObject_CallOneArg(self->string_at, name);
+        Py_DECREF(name);
+        if (!found) return NULL;
+        PyObject *function = text_or(found, "?", &failed);
+        Py_DECREF(found);
+        if (failed) return NULL;
+        if (row->context - 1 < i - self->start) { /* the call is a row before this one in its sequence */
+            const line_row_c *call = &self->rows.rows[self->start + row->context - 1 - self->first];
+            where = PyUnicode_FromFormat("%U inlined at file %llu line %lld", function,
+                                         (unsigned long long)call->file, (long long)call->line);
+        } else {
+            where = PyUnicode_FromFormat("%U (context %llu)", function, (unsigned long long)row->context);
+        }
+        Py_DECREF(function);
+        if (!where) return NULL;
+    } else {
+        where = text_or(row->symbol, "", &failed);
+        if (failed) return NULL;
+    }
+    PyObject *line = row_text(head, k, where);
+    Py_XDECREF(where);
+    if (line && row->bits & ROW_ENDS) self->start = i + 1;
+    return line;
+}
+
+static PyObject *row_lines_next(row_lines *self) {
+    size_t n = self->count, total = self->kind ? n : n + 3;
+    if (self->next >= total) return NULL;
+    size_t stop = total - self->next < (size_t)self->chunk ? total : self->next + (size_t)self->chunk;
+    PyObject *out = PyList_New((Py_ssize_t)(stop - self->next));
+    if (!out) return NULL;
+    char head[160];
+    for (size_t j = self->next; j < stop; j++) {
+        PyObject *line;
+        if (self->kind) {
+            const line_row_c *row = row_at(self, j);
+            line = row ? line_row(self->kind, row) : NULL;
+        } else if (j == 0) {
+            int k = snprintf(head, sizeof head, "Address            Line   Column File   %-*s Function", self->width,
+                             "Flags");
+            line = ascii_str(head, k);
+        } else if (j == 1) {
+            memcpy(head, "------------------ ------ ------ ------ ", 40);
+            memset(head + 40, '-', (size_t)self->width);
+            memcpy(head + 40 + self->width, " --------", 9);
+            line = ascii_str(head, 40 + self->width + 9);
+        } else if (j < n + 2) {
+            line = row_line(self, j - 2);
+        } else {
+            line = PyUnicode_New(0, 127);
+        }
+        if (!line) {
+            Py_DECREF(out);
+            self->next = total; /* an iterator that failed is done */
+            return NULL;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)(j - self->next), line);
+    }
+    self->next = stop;
+    return out;
+}
+
+static PyTypeObject row_lines_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ptxdwarf._native.cubin.RowLines",
+    .tp_basicsize = sizeof(row_lines),
+    .tp_dealloc = (destructor)row_lines_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A line-number program's rows or their lines, a list of them at a time.",
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)row_lines_next,
+};
+
+/* The rows of line program p's opcodes (a LineOpcodes: data, start, end, lengths, symbols),
+ * read now, to be made chunk at a time as kind instances or (kind NULL) as the lines the text
+ * dump shows them in, each chunk read again when made; Py_None: declined. */
+static PyObject *row_chunks(PyObject *opcodes, PyObject *program, PyTypeObject *kind, PyObject *string_at,
+                            PyObject *chunk_obj) {
+    if (!PyTuple_Check(opcodes) || PyTuple_GET_SIZE(opcodes) != 5 || !PyLong_CheckExact(chunk_obj))
+        Py_RETURN_NONE;
+    Py_ssize_t chunk = PyLong_AsSsize_t(chunk_obj);
+    if (chunk == -1 && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_NONE; }
+    if (chunk < 1) Py_RETURN_NONE;
+    PyObject *bytes = PyTuple_GET_ITEM(opcodes, 0), *pos_obj = PyTuple_GET_ITEM(opcodes, 1);
+    PyObject *end_obj = PyTuple_GET_ITEM(opcodes, 2), *symbols = PyTuple_GET_ITEM(opcodes, 4);
+    if (!PyBytes_CheckExact(bytes) || !PyLong_CheckExact(pos_obj) || !PyLong_CheckExact(end_obj) ||
+        !PyDict_CheckExact(symbols))
+        Py_RETURN_NONE;
+    Py_ssize_t size = PyBytes_GET_SIZE(bytes);
+    Py_ssize_t pos = PyLong_AsSsize_t(pos_obj), end = PyLong_AsSsize_t(end_obj);
+    if ((pos == -1 || end == -1) && PyErr_Occurred()) { PyErr_Clear(); Py_RETURN_NONE; }
+    if (pos < 0 || end > size) Py_RETURN_NONE;
+    line_header h;
+    int got = read_line_header(program, PyTuple_GET_ITEM(opcodes, 3), &h);
+    if (got != 1) return got < 0 ? NULL : Py_NewRef(Py_None);
+    row_tally tally = {0, 0};
+    got = decode_rows((const uint8_t *)PyBytes_AS_STRING(bytes), size, pos, end, &h, symbols, NULL, 0, NULL, &tally);
+    if (got != 1) return got < 0 ? NULL : Py_NewRef(Py_None);
+    row_lines *out = PyObject_New(row_lines, &row_lines_type);
+    if (!out) return NULL;
+    out->data = Py_NewRef(bytes);
+    out->symbols = Py_NewRef(symbols);
+    out->header = h;
+    out->pos = pos;
+    out->end = end;
+    out->rows = (row_list){NULL, 0, 0};
+    out->first = 0;
+    out->count = tally.count;
+    out->kind = kind ? (PyTypeObject *)Py_NewRef((PyObject *)kind) : NULL;
+    out->string_at = Py_XNewRef(string_at);
+    out->chunk = chunk;
+    out->next = out->start = 0;
+    out->width = flags_length(tally.widest) > 19 ? flags_length(tally.widest) : 19;
+    return (PyObject *)out;
+}
+
+/* _program_lines(opcodes, p, string_at, chunk): the lines the text dump shows the rows of line
+ * program p's opcodes in, read now, an iterator of lists of at most chunk lines
+ * (ptxdwarf.dump._program_lines). */
+static PyObject *program_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) Py_RETURN_NONE;
+    return row_chunks(args[0], args[1], NULL, args[2], args[3]);
+}
+
+/* _row_chunks(kind, opcodes, p, chunk): the rows of line program p's opcodes as kind (LineRow)
+ * instances, read now, an iterator of lists of at most chunk rows
+ * (ptxdwarf.dwarf.lines._row_chunks). */
+static PyObject *program_row_chunks(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !record_kind(args[0])) Py_RETURN_NONE;
+    return row_chunks(args[1], args[2], (PyTypeObject *)args[0], NULL, args[3]);
 }
 
 /* _entries(kind, data, spans, types, where): every entry of one function's register map as kind
  * (RegisterMapEntry) instances, a tuple. */
 static PyObject *entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 5 || !record_kind(args[0]) || !PyBytes_CheckExact(args[1]) || !PyList_CheckExact(args[2]) ||
-        (args[3] != Py_None && !PyBytes_CheckExact(args[3])))
+    if (nargs != 5 || !record_kind(args[0]) || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[2]) ||
+        PyBytes_GET_SIZE(args[2]) % 16 || (args[3] != Py_None && !PyBytes_CheckExact(args[3])))
         Py_RETURN_NONE;
     PyTypeObject *kind = (PyTypeObject *)args[0];
     const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(args[1]);
     Py_ssize_t size = PyBytes_GET_SIZE(args[1]);
-    PyObject *spans = args[2], *types = args[3];
-    Py_ssize_t n = PyList_GET_SIZE(spans);
+    PyObject *types = args[3];
+    const uint8_t *spans = (const uint8_t *)PyBytes_AS_STRING(args[2]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[2]) / 16;
     if (types != Py_None && PyBytes_GET_SIZE(types) < n) Py_RETURN_NONE;
     const uint8_t *codes = types != Py_None ? (const uint8_t *)PyBytes_AS_STRING(types) : NULL;
     PyObject *out = PyTuple_New(n);
     PyObject *names = PyDict_New();
     if (!out || !names) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (PyList_GET_SIZE(spans) != n) goto decline; /* changed by code a collection ran */
-        PyObject *span = PyList_GET_ITEM(spans, i);
-        if (!PyTuple_CheckExact(span) || PyTuple_GET_SIZE(span) != 2) goto decline;
-        Py_ssize_t start = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 0));
-        Py_ssize_t stop = PyLong_AsSsize_t(PyTuple_GET_ITEM(span, 1));
-        if (PyErr_Occurred()) { PyErr_Clear(); goto decline; }
-        if (start < 4 || stop < start || stop > size - 13) goto decline;
+        cursor at = cursor_of(spans, n * 16, i * 16);
+        uint64_t first = cursor_fixed(&at, 8), last = cursor_fixed(&at, 8);
+        if (first < 4 || last < first || size < 13 || last > (uint64_t)(size - 13)) goto decline;
+        Py_ssize_t start = (Py_ssize_t)first, stop = (Py_ssize_t)last;
         for (Py_ssize_t k = start; k < stop; k++)
             if (data[k] >= 0x80) goto decline;
         PyObject *name = PyUnicode_DecodeASCII((const char *)data + start, stop - start, NULL);
@@ -456,8 +851,9 @@ static PyObject *applied(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         symbol_slot *slot = &table.slots[slot_of(&table, index, addend)];
         if (!slot->symbol || slot->value != value) {
             if ((uint64_t)PyList_GET_SIZE(names) <= index) DECLINE(fail); /* changed by a Symbol made */
-            PyObject *call[3] = {PyList_GET_ITEM(names, (Py_ssize_t)index), PyLong_FromLongLong(addend),
-                                 PyLong_FromUnsignedLongLong(value)};
+            PyObject *call[3] = {PyList_GET_ITEM(names, (Py_ssize_t)index), PyLong_FromLongLong(addend), NULL};
+            /* one int for both where they are equal (a symbol at 0): there are hundreds of thousands */
+            call[2] = addend >= 0 && (uint64_t)addend == value ? Py_XNewRef(call[1]) : PyLong_FromUnsignedLongLong(value);
             PyObject *made_symbol = call[1] && call[2] ? PyObject_Vectorcall(symbol_type, call, 3, NULL) : NULL;
             Py_XDECREF(call[1]);
             Py_XDECREF(call[2]);
@@ -719,8 +1115,13 @@ static Py_ssize_t ascii_name(const uint8_t *data, Py_ssize_t size, Py_ssize_t po
     return end;
 }
 
-/* _sass_functions(data, where): (function, where each entry's name starts and ends) of each
- * function of .nv_debug_info_reg_sass. */
+/* n as 8 little-endian bytes at out. */
+static void put_u64(uint8_t *out, uint64_t n) {
+    for (int i = 0; i < 8; i++) out[i] = (uint8_t)(n >> (8 * i));
+}
+
+/* _sass_functions(data, where): (function, where each entry's name starts and ends, as two
+ * little-endian u64) of each function of .nv_debug_info_reg_sass. */
 static PyObject *sass_functions(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyBytes_CheckExact(args[0])) Py_RETURN_NONE;
     const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(args[0]);
@@ -737,23 +1138,27 @@ static PyObject *sass_functions(PyObject *self, PyObject *const *args, Py_ssize_
         uint64_t n = cursor_fixed(&c, 4);
         pos += 4;
         if (c.bad || n * 18 > (uint64_t)(size - pos)) { Py_DECREF(function); goto decline; }
-        PyObject *spans = PyList_New((Py_ssize_t)n);
-        PyObject *item = spans ? PyTuple_Pack(2, function, spans) : NULL;
-        Py_DECREF(function);
-        Py_XDECREF(spans);
-        if (!item || PyList_Append(out, item) < 0) { Py_XDECREF(item); goto fail; }
-        Py_DECREF(item);
+        PyObject *spans = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 16));
+        if (!spans) { Py_DECREF(function); goto fail; }
+        uint8_t *put = (uint8_t *)PyBytes_AS_STRING(spans);
         for (uint64_t i = 0; i < n; i++) {
             Py_ssize_t start = pos + 4;
             const uint8_t *found = start <= size ? memchr(data + start, 0, (size_t)(size - start)) : NULL;
             Py_ssize_t end = found ? found - data : -1;
-            if (end < 0 || end > size - 13 || end == start) goto decline;
-            PyObject *span = Py_BuildValue("(nn)", start, end);
-            if (!span) goto fail;
-            if (PyObject_GC_IsTracked(span)) PyObject_GC_UnTrack(span); /* two ints: never in a cycle */
-            PyList_SET_ITEM(spans, (Py_ssize_t)i, span);
+            if (end < 0 || end > size - 13 || end == start) {
+                Py_DECREF(function);
+                Py_DECREF(spans);
+                goto decline;
+            }
+            put_u64(put + 16 * i, (uint64_t)start);
+            put_u64(put + 16 * i + 8, (uint64_t)end);
             pos = end + 13;
         }
+        PyObject *item = PyTuple_Pack(2, function, spans);
+        Py_DECREF(function);
+        Py_DECREF(spans);
+        if (!item || PyList_Append(out, item) < 0) { Py_XDECREF(item); goto fail; }
+        Py_DECREF(item);
     }
     return out;
 decline:
@@ -772,6 +1177,10 @@ static PyMethodDef methods[] = {
     {"_applied", (PyCFunction)(void (*)(void))applied, METH_FASTCALL,
      "A section's bytes with the relocations of a REL or RELA section applied."},
     {"_rows", (PyCFunction)(void (*)(void))rows, METH_FASTCALL, "The rows of a line-number program's opcodes."},
+    {"_program_lines", (PyCFunction)(void (*)(void))program_lines, METH_FASTCALL,
+     "The rows of a line-number program's opcodes as the text dump shows them."},
+    {"_row_chunks", (PyCFunction)(void (*)(void))program_row_chunks, METH_FASTCALL,
+     "The rows of a line-number program's opcodes, a list of them at a time."},
     {"_entries", (PyCFunction)(void (*)(void))entries, METH_FASTCALL,
      "Every entry of one function's register map."},
     {NULL, NULL, 0, NULL},
@@ -779,4 +1188,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "cubin", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit_cubin(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit_cubin(void) {
+    if (PyType_Ready(&row_lines_type) < 0) return NULL;
+    return PyModule_Create(&module);
+}

@@ -1,3 +1,4 @@
+from collections.abc import Iterator
 from typing import Any
 
 def _rows(
@@ -10,7 +11,7 @@ def _rows(
     symbols: dict[int, str],
 ) -> list[Any] | None: ...
 def _entries(
-    kind: type[Any], data: bytes, spans: list[tuple[int, int]], types: bytes | None, where: str
+    kind: type[Any], data: bytes, spans: bytes, types: bytes | None, where: str
 ) -> tuple[Any, ...] | None: ...
 def _applied(
     reloc: type[Any],
@@ -34,4 +35,10 @@ def _scan_starts(
     symbols: dict[int, str],
     starts: dict[str, dict[int, int]],
 ) -> dict[str, dict[int, int]] | None: ...
-def _sass_functions(data: bytes, where: str) -> list[tuple[str, list[tuple[int, int]]]] | None: ...
+def _sass_functions(data: bytes, where: str) -> list[tuple[str, bytes]] | None: ...
+def _program_lines(
+    opcodes: tuple[Any, ...], p: Any, string_at: Any, chunk: int
+) -> Iterator[list[str]] | None: ...
+def _row_chunks(
+    kind: type[Any], opcodes: tuple[Any, ...], p: Any, chunk: int
+) -> Iterator[list[Any]] | None: ...

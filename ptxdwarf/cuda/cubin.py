@@ -211,7 +211,15 @@ class _Section:
     size: int
     link: int
     info: int
-    data: bytes
+    raw: bytes
+    """The whole file; the section's bytes are ``raw[start:stop]``."""
+    start: int
+    stop: int
+
+    @property
+    def data(self) -> bytes:
+        """The section's bytes, copied out of the file (so only for the sections a reader keeps)."""
+        return self.raw[self.start : self.stop]
 
 
 _SHT_SYMTAB = 2
@@ -269,15 +277,14 @@ def _sections(elf: ELFFile, raw: bytes, where: str) -> list[_Section]:
     names = raw[str_off : str_off + str_size]
     out = []
     for index, (name, kind, _flags, _addr, offset, size, link, info, _align, _entsize) in enumerate(rows):
-        if kind == _SHT_NOBITS or index == 0:
-            data = b""
-        else:
+        start = stop = 0
+        if kind != _SHT_NOBITS and index != 0:
             if offset + size > len(raw):
                 raise CubinError(
                     f"section {index} ({_c_string(names, name)}) runs past the end of the file", where=where
                 )
-            data = raw[offset : offset + size]
-        out.append(_Section(_c_string(names, name), kind, offset, size, link, info, data))
+            start, stop = offset, offset + size
+        out.append(_Section(_c_string(names, name), kind, offset, size, link, info, raw, start, stop))
     return out
 
 
@@ -613,8 +620,22 @@ def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str |
     )
     info.module = found
     info.notes.extend(found.notes)
-    if found.line_sass is not None:
-        sass = found.line_sass
-        debug_line = info._lazy.pop("lines", None)
-        info._lazy["lines"] = lambda: [*(debug_line() if debug_line else []), *read_line_programs(sass)]
+    images = _line_images(found)
+    if images:
+        info._lazy["lines"] = lambda: [p for image in images for p in read_line_programs(image)]
     return info
+
+
+def _line_images(found: CubinImages) -> list[SectionImage]:
+    """The sections of ``found`` that hold line-number programs, in the order ``lines`` has them."""
+    return [image for image in (found.images.get(".debug_line"), found.line_sass) if image is not None]
+
+
+def unread_line_images(info: DebugInfo) -> list[SectionImage] | None:
+    """The sections whose line-number programs ``info.lines`` holds, of a cubin
+    :func:`read_cubin` read whose ``lines`` were not asked for yet (None otherwise): a reader
+    that wants each program's rows only for a while reads them from there."""
+    module = info.module
+    if not isinstance(module, CubinImages) or "lines" not in info._lazy:
+        return None
+    return _line_images(module)

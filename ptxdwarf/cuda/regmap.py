@@ -21,7 +21,7 @@ names is shown as unavailable.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from .._native import twin
@@ -66,6 +66,8 @@ TYPE_SECTION = ".nv_debug_info_reg_type"
 
 _U32 = struct.Struct("<I")
 _REG_RANGE = struct.Struct("<III")
+#: Where one entry's name starts and where its NUL is, as :class:`FunctionRegisters` keeps them.
+_SPAN = struct.Struct("<QQ")
 
 
 class RegisterMapEntry(NamedTuple):
@@ -126,21 +128,22 @@ class FunctionRegisters:
         self,
         function: str,
         data: bytes,
-        spans: list[tuple[int, int]],
+        spans: Sequence[tuple[int, int]] | bytes,
         types: bytes | None,
         where: str = "<cubin>",
     ) -> None:
         self.function = function
         self._data = data
-        self._spans = spans
-        """Per entry, where its name starts and its NUL is (its piece is the 4 bytes before)."""
+        self._spans = spans if isinstance(spans, bytes) else b"".join(_SPAN.pack(*span) for span in spans)
+        """Per entry, where its name starts and its NUL is (its piece is the 4 bytes before), as
+        two little-endian ``u64`` (a tuple each would be 20 times the size)."""
         self._types = types
         self._where = where
         self._entries: tuple[RegisterMapEntry, ...] | None = None
         self._index: dict[bytes, list[int]] | None = None
 
     def __len__(self) -> int:
-        return len(self._spans)
+        return len(self._spans) // _SPAN.size
 
     def __repr__(self) -> str:
         return f"<FunctionRegisters {self.function} ({len(self)} entries)>"
@@ -156,7 +159,7 @@ class FunctionRegisters:
         if self._index is None:
             data = self._data
             index: dict[bytes, list[int]] = {}
-            for i, name in enumerate([data[start:end] for start, end in self._spans]):
+            for i, name in enumerate([data[start:end] for start, end in _SPAN.iter_unpack(self._spans)]):
                 found = index.get(name)
                 if found is None:
                     index[name] = [i]
@@ -173,10 +176,11 @@ class FunctionRegisters:
         """(index, low PC, high PC, piece) of each entry of PTX register ``ptx``, without
         making the entries (:meth:`entry` makes one)."""
         data = self._data
+        span = _SPAN.unpack_from
         spans = self._spans
         result = []
         for i in self._indices(ptx):
-            start, end = spans[i]
+            start, end = span(spans, i * _SPAN.size)
             _reg, low, high = _REG_RANGE.unpack_from(data, end + 1)
             result.append((i, low, high, _U32.unpack_from(data, start - 4)[0]))
         return result
@@ -185,9 +189,10 @@ class FunctionRegisters:
         """Entry ``index`` (0-based, in the order ptxas wrote them)."""
         if self._entries is not None:
             return self._entries[index]
-        at = range(len(self._spans))[index]
+        at = range(len(self))[index]
         types = None if self._types is None else self._types[at : at + 1]
-        return _entries(RegisterMapEntry, self._data, self._spans[at : at + 1], types, self._where)[0]
+        span = self._spans[at * _SPAN.size : (at + 1) * _SPAN.size]
+        return _entries(RegisterMapEntry, self._data, span, types, self._where)[0]
 
     def registers(self) -> set[str]:
         """The PTX registers that have an entry with a nonempty range."""
@@ -203,16 +208,17 @@ _new_entry = tuple.__new__
 
 @twin("cubin")
 def _entries(
-    kind: type[RegisterMapEntry], data: bytes, spans: list[tuple[int, int]], types: bytes | None, where: str
+    kind: type[RegisterMapEntry], data: bytes, spans: bytes, types: bytes | None, where: str
 ) -> tuple[RegisterMapEntry, ...]:
     """The entries (as ``kind``) of one function whose entries' names are at ``spans`` of
-    ``data`` (``.nv_debug_info_reg_sass``), of types ``types``, in the order ptxas wrote them;
-    ``where`` names the cubin in errors."""
+    ``data`` (``.nv_debug_info_reg_sass``; ``spans``: the start and end of each as two
+    little-endian ``u64``), of types ``types``, in the order ptxas wrote them; ``where`` names
+    the cubin in errors."""
     names: dict[bytes, str] = {}
     entries: list[RegisterMapEntry] = []
     append = entries.append
     u32, reg_range = _U32.unpack_from, _REG_RANGE.unpack_from
-    for index, (start, end) in enumerate(spans):
+    for index, (start, end) in enumerate(_SPAN.iter_unpack(spans)):
         raw = data[start:end]
         name = names.get(raw)
         if name is None:
@@ -259,9 +265,9 @@ class _Reader:
 
 
 @twin("cubin")
-def _sass_functions(data: bytes, where: str) -> list[tuple[str, list[tuple[int, int]]]]:
-    """(function, where each entry's name starts and ends) of ``.nv_debug_info_reg_sass``,
-    checked whole."""
+def _sass_functions(data: bytes, where: str) -> list[tuple[str, bytes]]:
+    """(function, where each entry's name starts and ends, as two little-endian ``u64``) of
+    ``.nv_debug_info_reg_sass``, checked whole."""
     functions = []
     r = _Reader(data, SASS_SECTION, where)
     find = data.find
@@ -269,7 +275,7 @@ def _sass_functions(data: bytes, where: str) -> list[tuple[str, list[tuple[int, 
     while r.pos < size:
         function = r.name("function name")
         n = r.count("entry count", 4 + 2 + _REG_RANGE.size)
-        spans: list[tuple[int, int]] = []
+        spans = bytearray()
         pos = r.pos
         for _ in range(n):
             start = pos + 4
@@ -278,10 +284,10 @@ def _sass_functions(data: bytes, where: str) -> list[tuple[str, list[tuple[int, 
                 raise r.fail("entry runs past the end of the section", pos)
             if end == start:
                 raise r.fail("entry with an empty register name", pos)
-            spans.append((start, end))
+            spans += _SPAN.pack(start, end)
             pos = end + 13
         r.pos = pos
-        functions.append((function, spans))
+        functions.append((function, bytes(spans)))
     return functions
 
 
@@ -311,9 +317,10 @@ def read_register_map(
     result: list[FunctionRegisters] = []
     for function, spans in _sass_functions(sass, where):
         codes = typed.get(function)
-        if codes is not None and len(codes) != len(spans):
+        count = len(spans) // _SPAN.size
+        if codes is not None and len(codes) != count:
             raise CubinError(
-                f"{TYPE_SECTION}: function {function} has {len(codes)} types for {len(spans)} "
+                f"{TYPE_SECTION}: function {function} has {len(codes)} types for {count} "
                 f"{SASS_SECTION} entries",
                 where=where,
             )

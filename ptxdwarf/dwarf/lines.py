@@ -12,7 +12,8 @@ ptxdwarf writes no ``.debug_line``; check compares the file table with ``.file``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -109,14 +110,45 @@ class LineProgram:
         inlined, or a context past its sequence). ptxas counts ``context`` from 1 at the
         first row of the row's sequence (measured: each call site is the row of the line the
         PTX's ``inlined_at`` names)."""
-        out: list[int | None] = []
-        start = 0
-        for i, row in enumerate(self.rows):
-            at = start + row.context - 1
-            out.append(at if row.context and start <= at < i else None)
-            if row.end_sequence:
-                start = i + 1
-        return out
+        return call_sites(self.rows)
+
+
+def call_sites(rows: list[LineRow]) -> list[int | None]:
+    """:meth:`LineProgram.call_sites` of a program whose rows are ``rows``."""
+    return [at for _row, at in with_call_sites(rows)]
+
+
+def with_call_sites(rows: Iterable[LineRow]) -> Iterator[tuple[LineRow, int | None]]:
+    """Each of a program's ``rows`` with its call site (see :meth:`LineProgram.call_sites`)."""
+    start = 0
+    for i, row in enumerate(rows):
+        at = start + row.context - 1
+        yield row, at if row.context and start <= at < i else None
+        if row.end_sequence:
+            start = i + 1
+
+
+class LineOpcodes(NamedTuple):
+    """Where the rows of one line-number program come from: its opcodes ``data[start:end]``,
+    the operand counts of its standard opcodes, and what the address at an offset of ``data``
+    was relocated against."""
+
+    data: bytes
+    start: int
+    end: int
+    lengths: list[int]
+    symbols: dict[int, str]
+
+    def rows(self, program: LineProgram) -> list[LineRow]:
+        """The rows these opcodes of ``program`` make; DwarfError where they cannot be read."""
+        with cut_short(program.offset):
+            return _rows(LineRow, self.data, self.start, self.end, program, self.lengths, self.symbols)
+
+    def row_chunks(self, program: LineProgram, chunk: int) -> Iterator[list[LineRow]]:
+        """:meth:`rows`, read now, in lists of ``chunk`` rows (the last: what is left) made as
+        they are asked for."""
+        with cut_short(program.offset):
+            return _row_chunks(LineRow, self, program, chunk)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,18 +224,42 @@ def line_files(data: bytes) -> LineFiles:
 def read_line_programs(image: SectionImage) -> list[LineProgram]:
     """Every line-number program of a ``.debug_line`` image, in section order; DwarfError
     naming the offset where one cannot be read."""
+    programs = []
+    for program, opcodes in iter_line_programs(image):
+        program.rows = opcodes.rows(program)
+        programs.append(program)
+    return programs
+
+
+def iter_line_programs(image: SectionImage) -> Iterator[tuple[LineProgram, LineOpcodes]]:
+    """Each line-number program of a ``.debug_line`` image, in section order, without its
+    rows, and the opcodes that make them. The next program's header is read when it is asked
+    for: a caller that reads each program's rows (:meth:`LineOpcodes.rows`) before asking for
+    the next meets the errors of the section in the order :func:`read_line_programs` does
+    (DwarfError naming the offset where a program cannot be read)."""
     data = image.data
     symbols = {r.offset: r.symbol.name for r in image.relocs}
-    programs = []
     pos = 0
     while pos < len(data):
         if not any(data[pos:]):
             break  # padding after the last unit
-        program = _read_program(data, pos, symbols)
+        with cut_short(pos):
+            program, start, end, lengths = _header(data, pos)
         program.section = image.name
-        programs.append(program)
+        yield program, LineOpcodes(data, start, end, lengths, symbols)
         pos += program.length
-    return programs
+
+
+@contextmanager
+def cut_short(offset: int) -> Iterator[None]:
+    """Reading the line-number program at ``offset``: an index or value error of the reading
+    is a DwarfError saying the program is cut short."""
+    try:
+        yield
+    except (IndexError, ValueError) as exc:
+        raise DwarfError(
+            f"line-number program cut short ({exc})", section=".debug_line", offset=offset
+        ) from None
 
 
 def _cstr(data: bytes, pos: int, end: int) -> tuple[bytes, int]:
@@ -212,14 +268,10 @@ def _cstr(data: bytes, pos: int, end: int) -> tuple[bytes, int]:
 
 
 def _read_program(data: bytes, offset: int, symbols: dict[int, str]) -> LineProgram:
-    try:
+    with cut_short(offset):
         program, start, end, lengths = _header(data, offset)
-        program.rows = _rows(LineRow, data, start, end, program, lengths, symbols)
-        return program
-    except (IndexError, ValueError) as exc:
-        raise DwarfError(
-            f"line-number program cut short ({exc})", section=".debug_line", offset=offset
-        ) from None
+    program.rows = LineOpcodes(data, start, end, lengths, symbols).rows(program)
+    return program
 
 
 def _header(data: bytes, offset: int) -> tuple[LineProgram, int, int, list[int]]:
@@ -263,6 +315,16 @@ def _header(data: bytes, offset: int) -> tuple[LineProgram, int, int, list[int]]
     if pos == program_start - 4:
         p.str_offset = int.from_bytes(data[pos:program_start], "little")
     return p, program_start, unit_end, lengths
+
+
+@twin("cubin", checkable=False)
+def _row_chunks(
+    kind: type[LineRow], opcodes: LineOpcodes, p: LineProgram, chunk: int
+) -> Iterator[list[LineRow]]:
+    """The rows (as ``kind``) the opcodes ``opcodes`` of program ``p`` make (see :func:`_rows`),
+    read now, in lists of ``chunk`` (the last: what is left)."""
+    rows = _rows(kind, opcodes.data, opcodes.start, opcodes.end, p, opcodes.lengths, opcodes.symbols)
+    return (rows[i : i + chunk] for i in range(0, len(rows), chunk))
 
 
 @twin("cubin")
