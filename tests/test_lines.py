@@ -622,3 +622,32 @@ def _dump_text_lines(cubin: Path) -> list[str]:
     from ptxdwarf.dump import iter_line_text
 
     return list(iter_line_text(ptxdwarf.read(cubin)))
+
+
+def test_many_programs_read_in_linear_time() -> None:
+    """A section of 120,000 small programs: each once copied the rest of the section to see
+    whether only padding was left (time quadratic in the programs: half a minute here)."""
+    import signal
+    import struct
+
+    from ptxdwarf.dwarf import lines
+    from ptxdwarf.dwarf.image import SectionImage
+
+    # Version 2, min_inst_length 1, default_is_stmt 1, line_base -5, line_range 14,
+    # opcode_base 10, no directories or files; then one DW_LNE_end_sequence.
+    header = bytes([1, 1, 0xFB, 14, 10, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0])
+    unit = struct.pack("<HI", 2, len(header)) + header + bytes([0, 1, 1])
+    image = SectionImage(".debug_line", (struct.pack("<I", len(unit)) + unit) * 120_000 + bytes(64))
+
+    def stop(*_: object) -> None:
+        raise TimeoutError("the line programs were not read in 20 s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(20)
+    try:
+        assert sum(1 for _ in lines.iter_line_programs(image)) == 120_000
+        assert len(lines.read_line_programs(image)) == 120_000
+        assert lines.line_starts(image) == {}
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

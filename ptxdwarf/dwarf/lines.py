@@ -240,9 +240,8 @@ def iter_line_programs(image: SectionImage) -> Iterator[tuple[LineProgram, LineO
     data = image.data
     symbols = {r.offset: r.symbol.name for r in image.relocs}
     pos = 0
-    while pos < len(data):
-        if not any(data[pos:]):
-            break  # padding after the last unit
+    content = len(data.rstrip(b"\0"))  # zeros after the last unit are padding
+    while pos < content:
         with cut_short(pos):
             program, start, end, lengths = _header(data, pos)
         program.section = image.name
@@ -441,9 +440,8 @@ def line_starts(image: SectionImage) -> dict[str, dict[int, int]]:
     symbols = {r.offset: r.symbol.name for r in image.relocs}
     starts: dict[str, dict[int, int]] = {}
     pos = 0
-    while pos < len(data):
-        if not any(data[pos:]):
-            break
+    content = len(data.rstrip(b"\0"))  # zeros after the last unit are padding
+    while pos < content:
         try:
             program, start, end, lengths = _header(data, pos)
             _scan_starts(data, start, end, program, lengths, symbols, starts)
