@@ -200,6 +200,7 @@ def compare_label_places(
         return
     named = {d.ptx for d in report.differences}  # a label reported already (first-label-at-zero)
     pos = 0
+    get, bisect_left = placed.get, bisect.bisect_left
     for f, body_line in bodies if bodies is not None else body_lines(module):
         found_lines = starts.get(f.name)
         if not found_lines or f.body_start < pos:
@@ -209,9 +210,10 @@ def compare_label_places(
         end = sass.end_of(f.name)
         pos = f.body_start
         # body_line: the line of the body's "{": code above it is the prologue's
+        name = f.name
         for label, line in f.labels.items():
-            got = placed.get(label)
-            if got is None or got.name != f.name or label in named:
+            got = get(label)
+            if got is None or got.name != name or label in named:
                 continue
             if with_code is None:
                 with_code = sorted(found_lines)
@@ -221,7 +223,7 @@ def compare_label_places(
                     "the function has no label after its last instruction)"
                 )
             else:
-                i = bisect.bisect_left(with_code, line) - 1
+                i = bisect_left(with_code, line) - 1
                 if i < 0 or with_code[i] <= body_line:
                     continue
                 above = with_code[i]
