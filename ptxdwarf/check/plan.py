@@ -5,6 +5,7 @@ the order of their bodies."""
 
 from __future__ import annotations
 
+from array import array
 from typing import NamedTuple
 
 from ..dwarf.constants import AT, FORM
@@ -26,15 +27,18 @@ _LOW_PC, _HIGH_PC = int(AT.low_pc), int(AT.high_pc)
 
 
 class UnitPlan(NamedTuple):
-    """One unit's DIEs that hold a relocation site, for the walk by site."""
+    """One unit's DIEs that hold a relocation site, for the walk by site. The numbers are in
+    arrays: a forked process that reads them copies no page of this one's objects."""
 
-    order: list[int]
+    order: array[int]
     """Their indices (in :class:`~.sites.UnitSites`), in tree order."""
-    attributes: list[list[tuple[int, str | None, int | None]]]
+    offsets: array[int]
+    """Their offsets in ``.debug_info``."""
+    attributes: list[list[tuple[int, str | None, int | None, str]]]
     """Per DIE of :attr:`order`, each attribute that holds a site: its index; the function of
     the code label it is when all the comparison asks of it is a relocation against that
     function at a nonzero offset (else None); the offset in a section it is when all the
-    comparison asks of it is that value (else None)."""
+    comparison asks of it is that value (else None); the name of its symbol."""
     pcs: list[tuple[int, int, tuple[object, object]] | None]
     """Per DIE of :attr:`order`, the indices of its first ``DW_AT_low_pc`` and
     ``DW_AT_high_pc`` and what the PTX wrote for them (:func:`label_of`); None without both."""
@@ -83,7 +87,9 @@ def _unit_plan(unit: UnitSites, symbols: SymbolTable) -> UnitPlan:
     pcs: list[tuple[int, int, tuple[object, object]] | None] = []
     for i in order:
         attrs = unit.dies[i].attributes
-        attributes.append([(k, *_what_is_asked(attrs[k], symbols)) for k in unit.relocated[i]])
+        attributes.append(
+            [(k, *_what_is_asked(attrs[k], symbols), _symbol_name(attrs[k])) for k in unit.relocated[i]]
+        )
         low = next((k for k, a in enumerate(attrs) if a.name == _LOW_PC), None)
         high = next((k for k, a in enumerate(attrs) if a.name == _HIGH_PC), None)
         pcs.append(
@@ -91,7 +97,13 @@ def _unit_plan(unit: UnitSites, symbols: SymbolTable) -> UnitPlan:
             if low is None or high is None
             else (low, high, (label_of(attrs[low]), label_of(attrs[high])))
         )
-    return UnitPlan(order, attributes, pcs)
+    offsets = array("q", [unit.dies[i].offset for i in order])
+    return UnitPlan(array("q", order), offsets, attributes, pcs)
+
+
+def _symbol_name(x: Attribute) -> str:
+    """The name of the symbol of ``x``'s first relocation ("" without one)."""
+    return x.relocs[0].symbol.name if x.relocs else ""
 
 
 def _what_is_asked(x: Attribute, symbols: SymbolTable) -> tuple[str | None, int | None]:

@@ -82,34 +82,38 @@ class DieWalk(Expectations):
         theirs = list(other.iter_dies())
         dies = mine.dies
         plan = self.comparison_plan().units[unit.offset]
-        if len(theirs) != len(dies) or any(theirs[i].offset != dies[i].offset for i in plan.order):
+        if len(theirs) != len(dies) or any(
+            theirs[i].offset != offset for i, offset in zip(plan.order, plan.offsets, strict=True)
+        ):
             return False
         asize = unit.address_size
         compare_attribute, inverted = self.compare_attribute, self.inverted
         placed = self.placed
         symbols = 0
         for i, attributes, pcs in zip(plan.order, plan.attributes, plan.pcs, strict=True):
-            a, b = dies[i], theirs[i]
-            attrs_a, attrs_b = a.attributes, b.attributes
-            for k, function, offset in attributes:
+            attrs_b = theirs[i].attributes
+            for k, function, offset, label in attributes:
                 y = attrs_b[k]
                 # what compare_attribute asks of a code label or a section offset, and records
                 if function is not None and y.relocs:
                     got = y.relocs[0].symbol
                     if got.name == function and got.addend != 0:
                         symbols += 1
-                        placed.setdefault(attrs_a[k].relocs[0].symbol.name, got)
+                        placed.setdefault(label, got)
                         continue
                 elif offset is not None and y.value == offset:
                     symbols += 1
                     if y.relocs:
-                        placed.setdefault(attrs_a[k].relocs[0].symbol.name, y.relocs[0].symbol)
+                        placed.setdefault(label, y.relocs[0].symbol)
                     continue
-                compare_attribute(a, attrs_a[k], y, asize)
+                a = dies[i]
+                compare_attribute(a, a.attributes[k], y, asize)
             if pcs is not None:
-                low, high = attrs_b[pcs[0]], attrs_b[pcs[1]]
-                if low.relocs and high.relocs:
-                    inverted(a, _PC_RANGE, pcs[2], low.relocs[0].symbol, high.relocs[0].symbol)
+                low, high = attrs_b[pcs[0]].relocs, attrs_b[pcs[1]].relocs
+                if low and high:
+                    begin, end = low[0].symbol, high[0].symbol
+                    if begin.name == end.name and begin.addend > end.addend:  # else inverted finds nothing
+                        inverted(dies[i], _PC_RANGE, pcs[2], begin, end)
         self.report.symbols += symbols
         self.report.dies += len(dies)
         return True
