@@ -27,7 +27,7 @@ from ..ptx.symbols import (
     SymbolTable,
     symbol_table,
 )
-from .plan import ComparisonPlan, code_function
+from .plan import ComparisonPlan, code_function, local_places
 from .report import CheckReport, Difference
 from .show import attribute_title, show, show_ops
 from .sites import InfoSites
@@ -297,14 +297,17 @@ class Expectations:
         """What decides the comparison of two expressions whose only symbols are local-space
         variables (the depot, rewritten by ptxas into ``DW_OP_fbreg``): their bytes and the
         symbols' places and addends, not their names. None for any other pair."""
-        if cubin_block.relocs or not ptx_block.relocs:
+        if cubin_block.relocs:
             return None
-        for reloc in ptx_block.relocs:
-            found = self.symbols.lookup(reloc.symbol.name)
-            if found.kind not in (LOCAL, DEPOT) or found.variable is None or found.variable.space != "local":
-                return None
-        places = tuple((r.offset, r.size, r.symbol.addend) for r in ptx_block.relocs)
-        return bytes(ptx_block), bytes(cubin_block), places, asize
+        mine = local_places(self.symbols, ptx_block)
+        if mine is None:
+            return None
+        return mine[0], bytes(cubin_block), mine[1], asize
+
+    def local_expression_count(self, key: tuple[object, ...]) -> int | None:
+        """The symbols an earlier comparison of the expressions :meth:`local_only` gave ``key``
+        matched, when it found no difference; None when there was none."""
+        return self._local_expressions.get(key)
 
     def _compare_expressions(
         self, path: str | DIE, what: str | Attribute, ptx_block: Block, cubin_block: Block, asize: int

@@ -13,17 +13,20 @@ from ..dwarf.image import Symbol
 from ..dwarf.model import Attribute, DebugInfo
 from ..dwarf.schemas import Block
 from ..ptx.module import PtxModule
-from ..ptx.symbols import CODE_LABEL, SymbolTable
+from ..ptx.symbols import CODE_LABEL, DEPOT, LOCAL, SymbolTable
 from .lines import body_lines
 from .sites import InfoSites, UnitSites
 
-__all__ = ["ComparisonPlan", "UnitPlan", "code_function", "label_of"]
+__all__ = ["ComparisonPlan", "LocalPlaces", "UnitPlan", "code_function", "label_of", "local_places"]
 
 #: The forms of a scalar whose relocation :meth:`~.walk.DieWalk.compare_attribute` holds to the
 #: symbol the PTX wrote.
 SCALAR_RELOC_FORMS = frozenset({FORM.addr, FORM.data4, FORM.data8, FORM.sec_offset, FORM.strp, FORM.ref_addr})
 
 _LOW_PC, _HIGH_PC = int(AT.low_pc), int(AT.high_pc)
+
+LocalPlaces = tuple[bytes, tuple[tuple[int, int, int], ...]]
+"""The bytes of an expression and the place, size and addend of each of its symbols."""
 
 
 class UnitPlan(NamedTuple):
@@ -34,11 +37,13 @@ class UnitPlan(NamedTuple):
     """Their indices (in :class:`~.sites.UnitSites`), in tree order."""
     offsets: array[int]
     """Their offsets in ``.debug_info``."""
-    attributes: list[list[tuple[int, str | None, int | None, str]]]
+    attributes: list[list[tuple[int, str | None, int | None, str, LocalPlaces | None]]]
     """Per DIE of :attr:`order`, each attribute that holds a site: its index; the function of
     the code label it is when all the comparison asks of it is a relocation against that
     function at a nonzero offset (else None); the offset in a section it is when all the
-    comparison asks of it is that value (else None); the name of its symbol."""
+    comparison asks of it is that value (else None); the name of its symbol; and
+    :func:`local_places` of its expression, when that is one whose only symbols are
+    local-space variables (else None)."""
     pcs: list[tuple[int, int, tuple[object, object]] | None]
     """Per DIE of :attr:`order`, the indices of its first ``DW_AT_low_pc`` and
     ``DW_AT_high_pc`` and what the PTX wrote for them (:func:`label_of`); None without both."""
@@ -70,6 +75,19 @@ def code_function(symbols: SymbolTable, name: str) -> str | None:
     return found.function.name if found.kind == CODE_LABEL and found.function is not None else None
 
 
+def local_places(symbols: SymbolTable, block: Block) -> LocalPlaces | None:
+    """The PTX's half of :meth:`~.expect.Expectations.local_only`: the bytes of ``block`` and
+    the places, sizes and addends of its symbols, when it has symbols and each is a
+    local-space variable; else None."""
+    if not block.relocs:
+        return None
+    for reloc in block.relocs:
+        found = symbols.lookup(reloc.symbol.name)
+        if found.kind not in (LOCAL, DEPOT) or found.variable is None or found.variable.space != "local":
+            return None
+    return bytes(block), tuple((r.offset, r.size, r.symbol.addend) for r in block.relocs)
+
+
 def label_of(attr: Attribute | None) -> object:
     """What the PTX wrote for an address attribute: its symbol, else its value."""
     if attr is None:
@@ -88,7 +106,15 @@ def _unit_plan(unit: UnitSites, symbols: SymbolTable) -> UnitPlan:
     for i in order:
         attrs = unit.dies[i].attributes
         attributes.append(
-            [(k, *_what_is_asked(attrs[k], symbols), _symbol_name(attrs[k])) for k in unit.relocated[i]]
+            [
+                (
+                    k,
+                    *_what_is_asked(attrs[k], symbols),
+                    _symbol_name(attrs[k]),
+                    _local_places(attrs[k], symbols),
+                )
+                for k in unit.relocated[i]
+            ]
         )
         low = next((k for k, a in enumerate(attrs) if a.name == _LOW_PC), None)
         high = next((k for k, a in enumerate(attrs) if a.name == _HIGH_PC), None)
@@ -99,6 +125,11 @@ def _unit_plan(unit: UnitSites, symbols: SymbolTable) -> UnitPlan:
         )
     offsets = array("q", [unit.dies[i].offset for i in order])
     return UnitPlan(array("q", order), offsets, attributes, pcs)
+
+
+def _local_places(x: Attribute, symbols: SymbolTable) -> LocalPlaces | None:
+    """:func:`local_places` of ``x``'s expression (None for any other value)."""
+    return local_places(symbols, x.value) if isinstance(x.value, Block) and x.relocs else None
 
 
 def _symbol_name(x: Attribute) -> str:

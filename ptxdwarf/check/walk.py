@@ -88,13 +88,14 @@ class DieWalk(Expectations):
             return False
         asize = unit.address_size
         compare_attribute, inverted = self.compare_attribute, self.inverted
-        placed = self.placed
+        placed, local_count = self.placed, self.local_expression_count
         symbols = 0
         for i, attributes, pcs in zip(plan.order, plan.attributes, plan.pcs, strict=True):
             attrs_b = theirs[i].attributes
-            for k, function, offset, label in attributes:
+            for k, function, offset, label, local in attributes:
                 y = attrs_b[k]
-                # what compare_attribute asks of a code label or a section offset, and records
+                # what compare_attribute asks of a code label or a section offset, and records;
+                # an expression of local-space variables the like of which was compared before
                 if function is not None and y.relocs:
                     got = y.relocs[0].symbol
                     if got.name == function and got.addend != 0:
@@ -106,6 +107,11 @@ class DieWalk(Expectations):
                     if y.relocs:
                         placed.setdefault(label, y.relocs[0].symbol)
                     continue
+                elif local is not None and type(y.value) is Block and not y.value.relocs:
+                    counted = local_count((local[0], bytes(y.value), local[1], asize))
+                    if counted is not None:
+                        symbols += counted
+                        continue
                 a = dies[i]
                 compare_attribute(a, a.attributes[k], y, asize)
             if pcs is not None:
