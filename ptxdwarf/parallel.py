@@ -13,6 +13,7 @@ fails in any way is run again here, so the results are the same either way.
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
 import threading
@@ -59,6 +60,7 @@ def run_beside(
     when ``fork`` says so. ``child``'s result must pickle;
     its side effects stay in the child. An exception either raises here as it would have
     without a fork: a child that fails is run again here."""
+    _reap_all()
     if fork is None:
         fork = work >= MIN_WORK and can_fork()
     if not (fork and hasattr(os, "fork")):
@@ -85,16 +87,44 @@ def run_beside(
         raise
     with os.fdopen(read_end, "rb") as pipe:
         data = pipe.read()
-    status = _reap(pid)
-    if status == 0 and data[:1] == _OK:
+    if data[:1] == _OK:
+        # the whole result came (the child writes it and then closes the pipe): the child is
+        # reaped later, not waited for while it unmaps its copy of this process's memory
         try:
-            return pickle.loads(data[1:]), second
+            first = pickle.loads(data[1:])
         except Exception:  # a result that does not load is computed here
-            pass
+            _reap(pid)
+        else:
+            _reap_later(pid)
+            return first, second
+    else:
+        _reap(pid)
     return child(), second
 
 
-def _reap(pid: int) -> int:
-    """The child's exit status (waiting for it)."""
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
+def _reap(pid: int) -> None:
+    """Wait for the child to exit."""
+    os.waitpid(pid, 0)
+
+
+_unreaped: list[int] = []
+"""Children whose result came and that had not yet exited when it did."""
+
+
+def _reap_later(pid: int) -> None:
+    """Reap ``pid`` now if it has exited, else at the next :func:`run_beside` or at exit."""
+    if os.waitpid(pid, os.WNOHANG)[0] == 0:
+        _unreaped.append(pid)
+
+
+def _reap_all() -> None:
+    """Reap the children :func:`_reap_later` left (waiting for them)."""
+    while _unreaped:
+        pid = _unreaped.pop()
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped elsewhere
+            pass
+
+
+atexit.register(_reap_all)

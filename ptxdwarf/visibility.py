@@ -158,45 +158,95 @@ class RegisterLocation:
 def register_locations(info: DebugInfo, functions: Iterable[FunctionRegisters]) -> list[RegisterLocation]:
     """Every register location of the variables and parameters of ``info`` (a cubin's DWARF),
     joined with the register map ``functions``, in DIE order."""
-    join = _Join(info, {f.function: f for f in functions})
+    join = _Join(info)
     result: list[RegisterLocation] = []
     append = result.append
     new_location = object.__new__
-    for die in info.iter_dies():
-        if die.tag not in _VARIABLES:
-            continue
+    asked: dict[str, set[str]] = {}  # the registers each function's map is asked for
+    maps = {f.function: f for f in functions}
+    for die, (function, low, high) in _variables_in_scope(info):
         attr = die.attr(AT.location)
-        if attr is None or die.parent is None:
+        if attr is None:
             continue
-        scope = join.scope(die.parent)
-        if scope is None:
-            continue
-        function, low, high = scope
         path = None
-        for register, lo, hi, in_function in _ranges(join, attr, function, low, high):
-            fmap, ranges, pieces = join.lookup(in_function, register)
+        for register, lo, hi, in_function in _ranges(join, attr, function, low, high, maps):
             path = path or join.path(die)
             loc = new_location(RegisterLocation)
             loc.path, loc.function, loc.register = path, in_function, register
-            loc.low_pc, loc.high_pc, loc.mapped, loc.pieces = lo, hi, bool(pieces), pieces
-            loc._entries, loc._ranges = None, (fmap, ranges)
+            loc.low_pc, loc.high_pc = lo, hi
             append(loc)
+            registers = asked.get(in_function)
+            if registers is None:
+                registers = asked[in_function] = set()
+            registers.add(register)
+    found = {}
+    for function, registers in asked.items():
+        fmap = maps.get(function) or _NO_MAP
+        found[function] = (fmap, fmap.register_ranges(registers))
+    for loc in result:
+        fmap, by_register = found[loc.function]
+        ranges, pieces = by_register[loc.register]
+        loc.mapped, loc.pieces = bool(pieces), pieces
+        loc._entries, loc._ranges = None, (fmap, ranges)
     return result
 
 
-class _Join:
-    """What :func:`register_locations` looks up more than once: scopes by DIE, registers by
-    expression, map entries by function and register."""
+_Scope = tuple[str, int | None, int | None]
 
-    def __init__(self, info: DebugInfo, maps: dict[str, FunctionRegisters]) -> None:
+
+def _variables_in_scope(info: DebugInfo) -> Iterator[tuple[DIE, _Scope]]:
+    """Each variable and parameter of ``info``, in DIE order, with the scope its parent is in:
+    (function, low, high), the function the code symbol of the nearest subprogram with a
+    ``low_pc`` at or above the parent, the range that of the innermost lexical block or inlined
+    subroutine between them with a code range in that function, else the subprogram's. Those
+    with no such subprogram, or one with no symbol, are left out."""
+    for unit in info.units:
+        if unit.die is None:
+            continue
+        # (DIE, its parent's scope, the code symbol of the nearest subprogram with a code
+        # range above it: None when there is none or it has no symbol)
+        stack: list[tuple[DIE, _Scope | None, str | None]] = [(unit.die, None, None)]
+        pop, extend = stack.pop, stack.extend
+        while stack:
+            die, scope, function = pop()
+            tag = die.tag
+            if tag in _VARIABLES and scope is not None:
+                yield die, scope
+            if not die.children:
+                continue
+            if tag in _SCOPE_TAGS and AT.low_pc in die:
+                scope, function = _inner_scope(die, scope, function)
+            extend([(child, scope, function) for child in reversed(die.children)])
+
+
+_SCOPE_TAGS = frozenset({TAG.subprogram, TAG.lexical_block, TAG.inlined_subroutine})
+
+
+def _inner_scope(die: DIE, scope: _Scope | None, function: str | None) -> tuple[_Scope | None, str | None]:
+    """The scope (:func:`_variables_in_scope`) that ``die``, a subprogram, lexical block or
+    inlined subroutine with a ``low_pc``, gives its children, and the code symbol of the
+    nearest subprogram with a ``low_pc`` at or above it; from those of its parent (``scope``,
+    ``function``)."""
+    if die.tag == TAG.subprogram:
+        function = _function_name(die)
+        if function is None:
+            return None, None
+        return (function, *_range(die, function)), function
+    if function is not None:
+        low, high = _range(die, function)
+        if low is not None:
+            return (function, low, high), function
+    return scope, function
+
+
+class _Join:
+    """What :func:`register_locations` looks up more than once: registers by expression, the
+    paths of scopes."""
+
+    def __init__(self, info: DebugInfo) -> None:
         self.info = info
-        self.maps = maps
         self.address_size = info.units[0].address_size if info.units else 8
-        self._scopes: dict[int, tuple[str, int | None, int | None] | None] = {}
         self._registers: dict[bytes, tuple[str, ...]] = {}
-        self._lookups: dict[
-            tuple[str, str], tuple[FunctionRegisters, list[tuple[int, int, int, int]], frozenset[int]]
-        ] = {}
         self._paths: dict[int, str] = {}
 
     def path(self, die: DIE) -> str:
@@ -210,33 +260,12 @@ class _Join:
             parent_path = self._paths[key] = self.path(parent)
         return die_path(die, parent_path)
 
-    def scope(self, die: DIE) -> tuple[str, int | None, int | None] | None:
-        """(function, low, high) of the innermost scope with a code range at or around ``die``."""
-        key = id(die)
-        if key not in self._scopes:
-            self._scopes[key] = _scope(die)
-        return self._scopes[key]
-
     def registers(self, expr: Block) -> tuple[str, ...]:
         """The PTX registers of a location that is ``DW_OP_regx`` or pieces of registers."""
         key = bytes(expr)
         found = self._registers.get(key)
         if found is None:
             found = self._registers[key] = _registers(expr, self.address_size)
-        return found
-
-    def lookup(
-        self, function: str, register: str
-    ) -> tuple[FunctionRegisters, list[tuple[int, int, int, int]], frozenset[int]]:
-        """The function's map, the ranges of the register's entries (:meth:`FunctionRegisters.ranges_of`)
-        and the pieces it has in nonempty ranges."""
-        key = (function, register)
-        found = self._lookups.get(key)
-        if found is None:
-            fmap = self.maps.get(function) or _NO_MAP
-            ranges = fmap.ranges_of(register)
-            pieces = frozenset({piece for _, low, high, piece in ranges if low < high})
-            found = self._lookups[key] = (fmap, ranges, pieces)
         return found
 
 
@@ -280,35 +309,6 @@ def _pc(die: DIE, name: int) -> object:
     return attr.symbol or attr.value
 
 
-def _scope(die: DIE) -> tuple[str, int | None, int | None] | None:
-    """(function, low, high) of the innermost scope with a code range at or around ``die``."""
-    low: int | None = None
-    high: int | None = None
-    d: DIE | None = die
-    while d is not None:
-        if d.tag == TAG.subprogram and AT.low_pc in d:
-            function = _function_name(d)
-            if function is None:
-                return None
-            if low is None:
-                low, high = _range(d, function)
-            return function, low, high
-        if low is None and d.tag in (TAG.lexical_block, TAG.inlined_subroutine) and AT.low_pc in d:
-            sub = _enclosing_subprogram(d)
-            name = _function_name(sub) if sub is not None else None
-            if name is not None:
-                low, high = _range(d, name)
-        d = d.parent
-    return None
-
-
-def _enclosing_subprogram(die: DIE) -> DIE | None:
-    d = die.parent
-    while d is not None and not (d.tag == TAG.subprogram and AT.low_pc in d):
-        d = d.parent
-    return d
-
-
 def _function_name(sub: DIE) -> str | None:
     """The symbol of a subprogram's code: its ``low_pc`` relocation, else its linkage name."""
     attr = sub.attr(AT.low_pc)
@@ -335,9 +335,15 @@ def _range(die: DIE, function: str) -> tuple[int | None, int | None]:
 
 
 def _ranges(
-    join: _Join, attr: Attribute, function: str, low: int | None, high: int | None
+    join: _Join,
+    attr: Attribute,
+    function: str,
+    low: int | None,
+    high: int | None,
+    maps: dict[str, FunctionRegisters],
 ) -> Iterator[tuple[str, int | None, int | None, str]]:
-    """(register, low, high, function) of each register location ``attr`` states."""
+    """(register, low, high, function) of each register location ``attr`` states (``maps``:
+    the register map's functions)."""
     if isinstance(attr.value, Block):
         for register in join.registers(attr.value):
             yield register, low, high, function
@@ -350,16 +356,20 @@ def _ranges(
     for begin, end, expr in loc.entries:
         if expr is None:
             continue
-        in_function = _function_of_entry(join, begin, function)
-        for register in join.registers(expr):
-            yield register, _bound(begin, end, in_function), _bound(end, begin, in_function), in_function
+        registers = join.registers(expr)
+        if not registers:
+            continue
+        in_function = _function_of_entry(begin, function, maps)
+        low, high = _bound(begin, end, in_function), _bound(end, begin, in_function)
+        for register in registers:
+            yield register, low, high, in_function
 
 
-def _function_of_entry(join: _Join, begin: object, function: str) -> str:
+def _function_of_entry(begin: object, function: str, maps: dict[str, FunctionRegisters]) -> str:
     """The function whose code a list entry starting at ``begin`` is in: the function its
     begin is relocated against, else the scope's ``function`` (a begin relocated against a
     label ptxas dropped names no function, quirk label-at-line-zero)."""
-    if isinstance(begin, Symbol) and (begin.name == function or begin.name in join.maps):
+    if isinstance(begin, Symbol) and (begin.name == function or begin.name in maps):
         return begin.name
     return function
 

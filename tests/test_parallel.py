@@ -258,3 +258,22 @@ def test_the_console_script_forks_on_a_large_module_and_finds_the_same(
     assert "forks 0" in runs["1"].stderr
     assert (runs["2"].returncode, runs["2"].stdout) == (runs["1"].returncode, runs["1"].stdout)
     assert runs["1"].returncode in (0, 1) and runs["1"].stdout.startswith("[")
+
+
+@needs_fork
+def test_a_child_whose_result_came_is_reaped_by_the_next_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    forked: list[int] = []
+    fork = os.fork
+
+    def recording_fork() -> int:
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
+    assert run_beside(lambda: 1, lambda: 2, fork=True) == (1, 2)
+    assert run_beside(lambda: 3, lambda: 4, fork=False) == (3, 4)
+    assert len(forked) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked[0], os.WNOHANG)

@@ -12,19 +12,23 @@ from typing import cast
 
 import pytest
 from conftest import FIXTURES, fixture_id
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ptxdwarf.api import read_ptx
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.check import check
 from ptxdwarf.cuda.cubin import cubin_images
 from ptxdwarf.cuda.regmap import FunctionRegisters, RegisterMapEntry
-from ptxdwarf.dwarf.constants import AT, TAG
-from ptxdwarf.dwarf.expr import decode_expression
-from ptxdwarf.dwarf.model import DIE
+from ptxdwarf.dwarf.constants import AT, FORM, OP, TAG
+from ptxdwarf.dwarf.expr import decode_expression, register_number
+from ptxdwarf.dwarf.forms import uleb_bytes
+from ptxdwarf.dwarf.image import Reloc, Symbol
+from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo, Unit, die_path
 from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.ptx.reader import parse_ptx
 from ptxdwarf.testing import assert_readable, compile_ptx, readable_variables
-from ptxdwarf.visibility import RegisterLocation
+from ptxdwarf.visibility import RegisterLocation, register_locations
 from tools.ptxas_facts.cases.registers import _unused_register
 
 NUMBA_NODEBUG = [
@@ -257,3 +261,84 @@ def test_a_64_bit_value_is_readable_only_where_both_halves_are() -> None:
     only_low = RegisterLocation("f/x", "f", "%rd1", 0x0, 0x50, (low,), True, frozenset({0, 1}))
     assert not only_low.readable_at(0x20)
     assert not loc.readable_at(0x60)  # outside the variable's range
+
+
+# --- the scopes of register_locations, against their definition -----------------------------
+
+_SCOPED = [TAG.subprogram, TAG.lexical_block, TAG.inlined_subroutine]
+
+
+def _defined_scope(die: DIE) -> tuple[str, int | None, int | None] | None:
+    """The scope a variable whose parent is ``die`` has, by its definition: the nearest
+    subprogram with a low_pc above (its code symbol), and the range of the innermost lexical
+    block or inlined subroutine on the way that has one in that function, else its own."""
+    from ptxdwarf import visibility
+
+    low: int | None = None
+    high: int | None = None
+    d: DIE | None = die
+    while d is not None:
+        if d.tag == TAG.subprogram and AT.low_pc in d:
+            function = visibility._function_name(d)
+            if function is None:
+                return None
+            if low is None:
+                low, high = visibility._range(d, function)
+            return function, low, high
+        if low is None and d.tag in _SCOPED[1:] and AT.low_pc in d:
+            sub = d.parent
+            while sub is not None and not (sub.tag == TAG.subprogram and AT.low_pc in sub):
+                sub = sub.parent
+            name = visibility._function_name(sub) if sub is not None else None
+            if name is not None:
+                low, high = visibility._range(d, name)
+        d = d.parent
+    return None
+
+
+@st.composite
+def _scope_tree(draw: st.DrawFn) -> DebugInfo:
+    """A unit of nested subprograms, blocks and variables, with ranges of every kind."""
+    symbols = ["f", "g", "$L__x"]
+
+    def pc(name: int) -> Attribute | None:
+        kind = draw(st.sampled_from(["none", "symbol", "number", "length"]))
+        if kind == "none":
+            return None
+        if kind == "symbol":
+            symbol = Symbol(draw(st.sampled_from(symbols)), draw(st.integers(0, 64)))
+            return Attribute(name, FORM.addr, symbol.addend, (Reloc(0, 8, symbol),))
+        form = FORM.addr if kind == "number" else FORM.data4
+        return Attribute(name, form, draw(st.integers(0, 64)))
+
+    def node(depth: int) -> DIE:
+        tag = draw(st.sampled_from([*_SCOPED, TAG.variable, TAG.formal_parameter, TAG.structure_type]))
+        attributes = [Attribute(AT.name, FORM.string, draw(st.sampled_from(["a", "b", "f"])))]
+        for name in (AT.low_pc, AT.high_pc):
+            found = pc(name)
+            if found is not None:
+                attributes.append(found)
+        if tag in (TAG.variable, TAG.formal_parameter):
+            register = draw(st.sampled_from(["%r1", "%rd2"]))
+            expr = bytes([OP.regx]) + uleb_bytes(register_number(register))
+            attributes.append(Attribute(AT.location, FORM.exprloc, Block(expr)))
+        children = [node(depth + 1) for _ in range(draw(st.integers(0, 3 if depth < 3 else 0)))]
+        return DIE(tag, attributes, children)
+
+    root = DIE(TAG.compile_unit, [], [node(1) for _ in range(draw(st.integers(1, 3)))])
+    return DebugInfo(units=[Unit(die=root)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_scope_tree())
+def test_the_scopes_of_register_locations_are_those_defined(info: DebugInfo) -> None:
+    got = [(r.path, r.function, r.register, r.low_pc, r.high_pc) for r in register_locations(info, [])]
+    expected = []
+    for die in info.iter_dies():
+        if die.tag not in (TAG.variable, TAG.formal_parameter) or die.parent is None:
+            continue
+        scope = _defined_scope(die.parent)
+        if scope is not None:
+            register = decode_expression(die.get(AT.location), 8)[0].register
+            expected.append((die_path(die), scope[0], register, scope[1], scope[2]))
+    assert got == expected

@@ -86,6 +86,7 @@ def check(
             from .expect import look_up_symbolic_values
             from .failure import explain_failure
             from .lines import expected_from_code
+            from .plan import ComparisonPlan
             from .sites import InfoSites
 
             version = tool.version  # asked now, while ptxas runs, not after it
@@ -95,6 +96,7 @@ def check(
             look_up_symbolic_values(info, symbols)
             rows, first_labels = expected_from_code(module)
             sites = InfoSites(info)
+            plan = ComparisonPlan(module, info, sites, symbols)
             relocatable = needs_compile_only(module)
         except BaseException:
             cancel.set()
@@ -114,7 +116,15 @@ def check(
         report.notes.append(note)
     report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
     return compare(
-        module, info, result.cubin, report, symbols=symbols, rows=rows, first_labels=first_labels, sites=sites
+        module,
+        info,
+        result.cubin,
+        report,
+        symbols=symbols,
+        rows=rows,
+        first_labels=first_labels,
+        sites=sites,
+        plan=plan,
     )
 
 

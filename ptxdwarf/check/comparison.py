@@ -17,6 +17,7 @@ from ..ptx.placement import LocRow
 from ..ptx.symbols import SymbolTable
 from ..visibility import RegisterLocation, register_locations
 from .lines import SassLines, compare_label_places, compare_line_files, compare_line_rows, expected_rows
+from .plan import ComparisonPlan
 from .report import CheckReport, Difference
 from .sections import compare_sections, truncated_numbers
 from .sites import InfoSites
@@ -35,11 +36,13 @@ def compare(
     rows: dict[str, dict[tuple[int, int], LocRow]] | None = None,
     first_labels: dict[int, str | None] | None = None,
     sites: InfoSites | None = None,
+    plan: ComparisonPlan | None = None,
 ) -> CheckReport:
     """Fill ``report`` with the differences between ``ptx`` and the cubin (``rows``: the
     line-table rows each function's ``.loc`` directives make, :func:`expected_rows`;
     ``first_labels``: the labels ptxas places at offset 0, :func:`~.lines.expected_from_code`; ``sites``: the PTX's
-    :class:`~.sites.InfoSites`; each found here when not given)."""
+    :class:`~.sites.InfoSites`; ``plan``: the PTX side's :class:`~.plan.ComparisonPlan`, of
+    ``sites`` and ``symbols``; each found here when not given)."""
     with gc_paused():
         found = cubin_images(cubin_bytes)
         try:
@@ -53,7 +56,9 @@ def compare(
                 Difference("<cubin>", ".debug_line", "line information (.file/.loc)", "no .debug_line")
             )
         state, (registers, register_note) = run_beside(
-            lambda: _compare_dwarf(module, ptx, cubin, found, report, symbols, rows, first_labels, sites),
+            lambda: _compare_dwarf(
+                module, ptx, cubin, found, report, symbols, rows, first_labels, sites, plan
+            ),
             lambda: _join_register_map(cubin, found),
             work=len(module.text),
         )
@@ -104,10 +109,11 @@ def _compare_dwarf(
     rows: dict[str, dict[tuple[int, int], LocRow]] | None,
     first_labels: dict[int, str | None] | None = None,
     sites: InfoSites | None = None,
+    plan: ComparisonPlan | None = None,
 ) -> _ComparisonState:
     """Compare the units, the other sections, the line table and the numbers ptxas truncates."""
     comparer = DieWalk(module, ptx, cubin, found, report, symbols, first_labels)
-    comparer.sites = sites
+    comparer.sites, comparer.plan = sites, plan
     comparer.compare_units()
     compare_sections(comparer)
     sass = SassLines(found, report)
@@ -125,7 +131,7 @@ def _compare_dwarf(
             compare_line_rows(
                 module, programs, report, rows if rows is not None else expected_rows(module), sass
             )
-    compare_label_places(module, comparer.placed, sass, report)
+    compare_label_places(module, comparer.placed, sass, report, comparer.comparison_plan().bodies)
     truncated_numbers(module, ptx, report)
     return _ComparisonState(
         report.differences, report.units, report.dies, report.symbols, report.line_rows, report.notes

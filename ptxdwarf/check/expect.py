@@ -27,12 +27,15 @@ from ..ptx.symbols import (
     SymbolTable,
     symbol_table,
 )
+from .plan import ComparisonPlan, code_function, local_places
 from .report import CheckReport, Difference
 from .show import attribute_title, show, show_ops
+from .sites import InfoSites
 
 __all__ = [
     "Expectations",
     "look_up_symbolic_values",
+    "placed_in_order",
     "plain_value",
 ]
 
@@ -97,6 +100,22 @@ class Expectations:
         self._local_expressions: dict[tuple[object, ...], int] = {}
         self.placed: dict[str, Symbol] = {}
         """Each code label of the location lists and the DIEs -> its relocation in the cubin."""
+        self.sites: InfoSites | None = None
+        """The PTX's relocation sites in ``.debug_info`` (found on first use when not given)."""
+        self.plan: ComparisonPlan | None = None
+        """What the comparison asks of the PTX side alone (found on first use when not given)."""
+
+    def site_table(self) -> InfoSites:
+        """:attr:`sites`, found now when not given."""
+        if self.sites is None:
+            self.sites = InfoSites(self.ptx)
+        return self.sites
+
+    def comparison_plan(self) -> ComparisonPlan:
+        """:attr:`plan`, found now when not given."""
+        if self.plan is None:
+            self.plan = ComparisonPlan(self.module, self.ptx, self.site_table(), self.symbols)
+        return self.plan
 
     def differ(
         self, path: str | DIE, what: str | Attribute, ptx: object, cubin: object, message: str = ""
@@ -204,30 +223,17 @@ class Expectations:
             return self._code_functions[name]
         except KeyError:
             pass
-        found = self.symbols.lookup(name)
-        function = found.function.name if found.kind == CODE_LABEL and found.function is not None else None
-        self._code_functions[name] = function
+        function = self._code_functions[name] = code_function(self.symbols, name)
         return function
 
     def range_as_expected(self, begin: object, end: object, got_begin: object, got_end: object) -> bool:
         """Whether a range whose ``begin`` and ``end`` are code labels in the PTX became, in the
         cubin, offsets in their function in order: then :meth:`expect_value` and
         :meth:`inverted` have nothing to say of it (the quick test; False: ask them)."""
-        if not (
-            type(begin) is Symbol
-            and type(end) is Symbol
-            and type(got_begin) is Symbol
-            and type(got_end) is Symbol
-        ):
+        if not (type(begin) is Symbol and type(end) is Symbol):
             return False
-        function = self.code_function(begin.name)
-        return (
-            function is not None
-            and got_begin.name == function
-            and got_begin.addend != 0
-            and got_end.name == self.code_function(end.name)
-            and got_end.addend != 0
-            and (got_begin.name != got_end.name or got_begin.addend <= got_end.addend)
+        return placed_in_order(
+            self.code_function(begin.name), self.code_function(end.name), got_begin, got_end
         )
 
     def expect_value(self, where: str, label: str, ptx: object, cubin: object) -> None:
@@ -291,14 +297,17 @@ class Expectations:
         """What decides the comparison of two expressions whose only symbols are local-space
         variables (the depot, rewritten by ptxas into ``DW_OP_fbreg``): their bytes and the
         symbols' places and addends, not their names. None for any other pair."""
-        if cubin_block.relocs or not ptx_block.relocs:
+        if cubin_block.relocs:
             return None
-        for reloc in ptx_block.relocs:
-            found = self.symbols.lookup(reloc.symbol.name)
-            if found.kind not in (LOCAL, DEPOT) or found.variable is None or found.variable.space != "local":
-                return None
-        places = tuple((r.offset, r.size, r.symbol.addend) for r in ptx_block.relocs)
-        return bytes(ptx_block), bytes(cubin_block), places, asize
+        mine = local_places(self.symbols, ptx_block)
+        if mine is None:
+            return None
+        return mine[0], bytes(cubin_block), mine[1], asize
+
+    def local_expression_count(self, key: tuple[object, ...]) -> int | None:
+        """The symbols an earlier comparison of the expressions :meth:`local_only` gave ``key``
+        matched, when it found no difference; None when there was none."""
+        return self._local_expressions.get(key)
 
     def _compare_expressions(
         self, path: str | DIE, what: str | Attribute, ptx_block: Block, cubin_block: Block, asize: int
@@ -438,6 +447,24 @@ class Expectations:
                 "the range is inverted in the cubin: ptxas placed its end label before its begin label, "
                 "having moved the code in between",
             )
+
+
+def placed_in_order(
+    begin_function: str | None, end_function: str | None, got_begin: object, got_end: object
+) -> bool:
+    """Whether the begin and end of a range, code labels of ``begin_function`` and
+    ``end_function`` (None: not a code label), became in the cubin offsets in those functions,
+    in order: :meth:`Expectations.range_as_expected` of labels whose functions are known."""
+    return (
+        begin_function is not None
+        and type(got_begin) is Symbol
+        and type(got_end) is Symbol
+        and got_begin.name == begin_function
+        and got_begin.addend != 0
+        and got_end.name == end_function
+        and got_end.addend != 0
+        and (got_begin.name != got_end.name or got_begin.addend <= got_end.addend)
+    )
 
 
 def look_up_symbolic_values(info: DebugInfo, symbols: SymbolTable) -> None:

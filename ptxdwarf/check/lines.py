@@ -8,13 +8,14 @@ from ..cuda.cubin import CubinImages
 from ..dwarf.image import Symbol
 from ..dwarf.lines import LineProgram, line_starts
 from ..errors import DwarfError
-from ..ptx.module import PtxModule
+from ..ptx.module import PtxFunction, PtxModule
 from ..ptx.placement import LocRow, first_label_at_zero, labels_dropped, line_rows
 from ..ptx.statements import BodyStatements
 from .report import CheckReport, Difference
 
 __all__ = [
     "SassLines",
+    "body_lines",
     "compare_label_places",
     "compare_line_files",
     "compare_line_rows",
@@ -172,8 +173,19 @@ def compare_line_files(module: PtxModule, table: LineProgram, report: CheckRepor
         )
 
 
+def body_lines(module: PtxModule) -> list[tuple[PtxFunction, int]]:
+    """The functions of ``module`` in the order of their bodies, each with the line of its
+    ``body_start`` (its body's ``{``; 0 for a function without a body)."""
+    bodies = sorted(module.functions, key=lambda f: f.body_start)
+    return [(f, module.lines.line(f.body_start) if f.body_start >= 0 else 0) for f in bodies]
+
+
 def compare_label_places(
-    module: PtxModule, placed: dict[str, Symbol], sass: SassLines, report: CheckReport
+    module: PtxModule,
+    placed: dict[str, Symbol],
+    sass: SassLines,
+    report: CheckReport,
+    bodies: list[tuple[PtxFunction, int]] | None = None,
 ) -> None:
     """Each code label the DIEs and location lists use (``placed``: its relocation in the cubin) against
     ``.nv_debug_line_sass``: a label relocated before the code of the instruction above it is
@@ -181,13 +193,15 @@ def compare_label_places(
     label-at-line-zero). One relocated to the very start of that code is one ptxas moved when
     :func:`~ptxdwarf.ptx.placement.labels_dropped` says so: ptxas 12.0 and 12.4 also put a label
     that did not move there. One relocated to the end of its function's code, with code after
-    it, is one ptxas moved there (quirk label-at-end)."""
+    it, is one ptxas moved there (quirk label-at-end). ``bodies``: :func:`body_lines`, found
+    here when not given."""
     starts = sass.starts() if placed else None
     if not starts:
         return
     named = {d.ptx for d in report.differences}  # a label reported already (first-label-at-zero)
     pos = 0
-    for f in sorted(module.functions, key=lambda f: f.body_start):
+    get, bisect_left = placed.get, bisect.bisect_left
+    for f, body_line in bodies if bodies is not None else body_lines(module):
         found_lines = starts.get(f.name)
         if not found_lines or f.body_start < pos:
             continue
@@ -195,10 +209,11 @@ def compare_label_places(
         moving: set[str] | None = None
         end = sass.end_of(f.name)
         pos = f.body_start
-        body_line = module.lines.line(pos)  # the line of the body's "{": code above it is the prologue's
+        # body_line: the line of the body's "{": code above it is the prologue's
+        name = f.name
         for label, line in f.labels.items():
-            got = placed.get(label)
-            if got is None or got.name != f.name or label in named:
+            got = get(label)
+            if got is None or got.name != name or label in named:
                 continue
             if with_code is None:
                 with_code = sorted(found_lines)
@@ -208,7 +223,7 @@ def compare_label_places(
                     "the function has no label after its last instruction)"
                 )
             else:
-                i = bisect.bisect_left(with_code, line) - 1
+                i = bisect_left(with_code, line) - 1
                 if i < 0 or with_code[i] <= body_line:
                     continue
                 above = with_code[i]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from ..dwarf.constants import at_name
 from ..dwarf.image import Symbol
 from ..dwarf.model import DebugInfo, die_path
 from ..ptx.module import PtxModule
-from .expect import Expectations, plain_value
+from .expect import Expectations, placed_in_order, plain_value
 from .report import CheckReport, Difference
 from .show import attribute_title, die_and_attribute_at, show
 
@@ -92,9 +90,9 @@ def _compare_location_lists(c: Expectations) -> None:
     if c.ptx.locations:
         lists_b = {lst.offset: lst for lst in c.cubin.locations or []}
         asize = c.ptx.units[0].address_size if c.ptx.units else 8
-        as_expected = c.range_as_expected
         placed = c.placed
-        for loc in c.ptx.locations:
+        symbols = 0
+        for loc, functions in zip(c.ptx.locations, c.comparison_plan().lists, strict=True):
             where = f".debug_loc+0x{loc.offset:x}"
             other = lists_b.get(loc.offset)
             if other is None or len(other.entries) > len(loc.entries):
@@ -105,11 +103,14 @@ def _compare_location_lists(c: Expectations) -> None:
                     "missing" if other is None else f"{len(other.entries)} entries",
                 )
                 continue
-            for k, ((b0, e0, x0), (b1, e1, x1)) in enumerate(zip(loc.entries, other.entries, strict=False)):
-                if as_expected(b0, e0, b1, e1):
-                    c.report.symbols += 2
-                    placed[cast(Symbol, b0).name] = cast(Symbol, b1)
-                    placed[cast(Symbol, e0).name] = cast(Symbol, e1)
+            for k, ((b0, e0, x0), (b1, e1, x1), (fb, fe)) in enumerate(
+                zip(loc.entries, other.entries, functions, strict=False)
+            ):
+                if placed_in_order(fb, fe, b1, e1):  # range_as_expected, the functions found before
+                    symbols += 2
+                    # placed_in_order: b1 and e1 are symbols; b0 and e0 too (code labels)
+                    placed[b0.name] = b1  # type: ignore[union-attr,assignment]
+                    placed[e0.name] = e1  # type: ignore[union-attr,assignment]
                 else:
                     for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
                         c.expect_value(f"{where}[{k}]", label, p, q)
@@ -118,6 +119,7 @@ def _compare_location_lists(c: Expectations) -> None:
                     c.expect_expression(f"{where}[{k}]", "expression", x0, x1, asize)
             if len(other.entries) < len(loc.entries):
                 c.list_ends_early(where, loc, len(other.entries))
+        c.report.symbols += symbols
 
 
 def _compare_range_lists(c: Expectations) -> None:

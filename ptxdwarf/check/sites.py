@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import operator
+from array import array
 from typing import NamedTuple
 
 from ..dwarf.model import DIE, DebugInfo, Unit
@@ -20,16 +21,22 @@ __all__ = ["InfoSites", "UnitSites"]
 
 
 class UnitSites(NamedTuple):
-    """One unit of the PTX: its DIEs in tree order, their offsets, and by DIE index the
-    indices of the attributes that hold a relocation site."""
+    """One unit of the PTX: its DIEs in tree order, their offsets, by DIE index the indices of
+    the attributes that hold a relocation site, and the byte spans of the blocks that hold
+    one."""
 
     dies: list[DIE]
-    offsets: list[int]
+    offsets: array[int]
     relocated: dict[int, list[int]]
+    blocks: dict[int, list[tuple[int, int]]]
+    """By DIE index, the [start, end) in ``.debug_info`` of each block that holds a site (its
+    bytes, not its length)."""
 
 
 class InfoSites:
-    """The relocation sites of a PTX module's ``.debug_info`` and the bytes between them."""
+    """The relocation sites of a PTX module's ``.debug_info`` and the bytes between them.
+    Offsets are kept in arrays and the bytes in one object: a forked process that reads them
+    copies few of this one's pages."""
 
     def __init__(self, info: DebugInfo) -> None:
         image = (info.sections or {}).get(".debug_info")
@@ -37,16 +44,18 @@ class InfoSites:
         relocs = sorted(image.relocs, key=operator.itemgetter(0)) if image is not None else []
         self.sites = frozenset(r.offset for r in relocs)
         """The offsets where a relocation site starts."""
-        self.segments: list[tuple[int, bytes]] = []
-        """Each run of bytes between two sites: (offset, bytes)."""
+        self.data = image.data if image is not None else b""
+        """The PTX's ``.debug_info`` bytes."""
+        self.segments = array("q")
+        """Each run of bytes between two sites: its start and end, one after the other."""
         if image is not None:
-            data, pos = image.data, 0
+            pos = 0
             for offset, size, _ in relocs:
                 if offset > pos:
-                    self.segments.append((pos, data[pos:offset]))
+                    self.segments.extend((pos, offset))
                 pos = max(pos, offset + size)
-            if pos < len(data):
-                self.segments.append((pos, data[pos:]))
+            if pos < len(self.data):
+                self.segments.extend((pos, len(self.data)))
         self.units: dict[int, UnitSites] = {}
         spans = [(r.offset, r.size) for r in relocs]
         for unit in info.units:
@@ -59,28 +68,20 @@ class InfoSites:
         if len(data) != self.size or not self.sites.issuperset(relocated_at):
             return None
         found: list[int] = []
+        mine, segments = self.data, self.segments
         startswith = data.startswith
-        for offset, segment in self.segments:
-            if not startswith(segment, offset):
-                _find_differences(segment, data, offset, found)
+        for k in range(0, len(segments), 2):
+            start, end = segments[k], segments[k + 1]
+            segment = mine[start:end]
+            if not startswith(segment, start):
+                _find_differences(segment, data, start, found)
         return found
 
     def in_site_block(self, unit: UnitSites, offset: int) -> bool:
         """Whether ``offset`` is inside the bytes of a block (not its length) that holds a
         relocation site: a change there leaves the tree's shape as it is."""
         i = bisect.bisect_right(unit.offsets, offset) - 1
-        if i < 0 or i not in unit.relocated:
-            return False
-        die = unit.dies[i]
-        attrs = die.attributes
-        for k in unit.relocated[i]:
-            value = attrs[k].innermost.value
-            if not isinstance(value, Block):
-                continue
-            end = attrs[k + 1].offset if k + 1 < len(attrs) else die.offset + die.size
-            if end - len(value) <= offset < end:
-                return True
-        return False
+        return i >= 0 and any(start <= offset < end for start, end in unit.blocks.get(i, ()))
 
 
 def _unit_sites(unit: Unit, sites: list[tuple[int, int]]) -> UnitSites:
@@ -99,7 +100,20 @@ def _unit_sites(unit: Unit, sites: list[tuple[int, int]]) -> UnitSites:
             # every attribute the site's bytes meet, whether or not the decoder took it as a symbol
             first = max(bisect.bisect_right(starts, site) - 1, 0)
             held.setdefault(i, set()).update(range(first, bisect.bisect_left(starts, site + size)))
-    return UnitSites(dies, offsets, {i: sorted(found) for i, found in held.items()})
+    relocated = {i: sorted(found) for i, found in held.items()}
+    blocks = {}
+    for i, indices in relocated.items():
+        die = dies[i]
+        attrs = die.attributes
+        spans = []
+        for k in indices:
+            value = attrs[k].innermost.value
+            if isinstance(value, Block):
+                end = attrs[k + 1].offset if k + 1 < len(attrs) else die.offset + die.size
+                spans.append((end - len(value), end))
+        if spans:
+            blocks[i] = spans
+    return UnitSites(dies, array("q", offsets), relocated, blocks)
 
 
 def _find_differences(segment: bytes, data: bytes, offset: int, found: list[int]) -> None:

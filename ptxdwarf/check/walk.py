@@ -9,24 +9,19 @@ from ..dwarf.constants import AT, FORM, tag_name
 from ..dwarf.model import DIE, Attribute, Unit
 from ..dwarf.schemas import Block
 from .expect import Expectations
+from .plan import SCALAR_RELOC_FORMS, label_of
 from .show import attribute_names, show, show_hex
-from .sites import InfoSites
 
 __all__ = ["DieWalk"]
 
 
-_SCALAR_RELOC_FORMS = frozenset(
-    {FORM.addr, FORM.data4, FORM.data8, FORM.sec_offset, FORM.strp, FORM.ref_addr}
-)
-
 _LOW_PC, _HIGH_PC = int(AT.low_pc), int(AT.high_pc)
+_PC_RANGE = "DW_AT_low_pc..DW_AT_high_pc"
 
 
 class DieWalk(Expectations):
     """The two DIE trees walked side by side, each attribute against what it must have become."""
 
-    sites: InfoSites | None = None
-    """The PTX's relocation sites in ``.debug_info`` (found on first use when not given)."""
     _differing: list[int] | bool | None = False
 
     def compare_units(self) -> None:
@@ -86,26 +81,48 @@ class DieWalk(Expectations):
             return False
         theirs = list(other.iter_dies())
         dies = mine.dies
-        relocated = mine.relocated
-        order = sorted(relocated)
-        if len(theirs) != len(dies) or any(theirs[i].offset != dies[i].offset for i in order):
+        plan = self.comparison_plan().units[unit.offset]
+        if len(theirs) != len(dies) or any(
+            theirs[i].offset != offset for i, offset in zip(plan.order, plan.offsets, strict=True)
+        ):
             return False
         asize = unit.address_size
-        compare_attribute, inverted_pc = self.compare_attribute, self.inverted_pc
-        for i in order:
-            a, b = dies[i], theirs[i]
-            attrs_a, attrs_b = a.attributes, b.attributes
-            for k in relocated[i]:
-                compare_attribute(a, attrs_a[k], attrs_b[k], asize)
-            inverted_pc(a, b)
+        compare_attribute, inverted = self.compare_attribute, self.inverted
+        placed, local_count = self.placed, self.local_expression_count
+        symbols = 0
+        for i, attributes, pcs in zip(plan.order, plan.attributes, plan.pcs, strict=True):
+            attrs_b = theirs[i].attributes
+            for k, function, offset, label, local in attributes:
+                y = attrs_b[k]
+                # what compare_attribute asks of a code label or a section offset, and records;
+                # an expression of local-space variables the like of which was compared before
+                if function is not None and y.relocs:
+                    got = y.relocs[0].symbol
+                    if got.name == function and got.addend != 0:
+                        symbols += 1
+                        placed.setdefault(label, got)
+                        continue
+                elif offset is not None and y.value == offset:
+                    symbols += 1
+                    if y.relocs:
+                        placed.setdefault(label, y.relocs[0].symbol)
+                    continue
+                elif local is not None and type(y.value) is Block and not y.value.relocs:
+                    counted = local_count((local[0], bytes(y.value), local[1], asize))
+                    if counted is not None:
+                        symbols += counted
+                        continue
+                a = dies[i]
+                compare_attribute(a, a.attributes[k], y, asize)
+            if pcs is not None:
+                low, high = attrs_b[pcs[0]].relocs, attrs_b[pcs[1]].relocs
+                if low and high:
+                    begin, end = low[0].symbol, high[0].symbol
+                    if begin.name == end.name and begin.addend > end.addend:  # else inverted finds nothing
+                        inverted(dies[i], _PC_RANGE, pcs[2], begin, end)
+        self.report.symbols += symbols
         self.report.dies += len(dies)
         return True
-
-    def site_table(self) -> InfoSites:
-        """:attr:`sites`, found now when not given."""
-        if self.sites is None:
-            self.sites = InfoSites(self.ptx)
-        return self.sites
 
     def differing(self) -> list[int] | None:
         """:meth:`~.sites.InfoSites.differing` of the cubin's ``.debug_info`` (found once)."""
@@ -164,8 +181,8 @@ class DieWalk(Expectations):
                 high = attr
         if low is None or high is None or not low.relocs or not high.relocs:
             return
-        mine = (_label_of(a.attr(AT.low_pc)), _label_of(a.attr(AT.high_pc)))
-        self.inverted(a, "DW_AT_low_pc..DW_AT_high_pc", mine, low.relocs[0].symbol, high.relocs[0].symbol)
+        mine = (label_of(a.attr(AT.low_pc)), label_of(a.attr(AT.high_pc)))
+        self.inverted(a, _PC_RANGE, mine, low.relocs[0].symbol, high.relocs[0].symbol)
 
     def compare_attributes(self, path: str | DIE, a: DIE, b: DIE, asize: int) -> None:
         if [(x.name, x.form) for x in a.attributes] != [(y.name, y.form) for y in b.attributes]:
@@ -204,7 +221,7 @@ class DieWalk(Expectations):
             if x.value != y.value:
                 self.differ(path, outer, repr(x.value), repr(y.value))
             return
-        if x.relocs and x.form in _SCALAR_RELOC_FORMS:
+        if x.relocs and x.form in SCALAR_RELOC_FORMS:
             got = y.relocs[0].symbol if y.relocs else None
             self.expect_symbol(path, outer, x.relocs[0].symbol, got, y.value)
             if got is not None:
@@ -216,10 +233,3 @@ class DieWalk(Expectations):
             return
         if x.value != y.value:
             self.differ(path, outer, show(x.value), show(y.value))
-
-
-def _label_of(attr: Attribute | None) -> object:
-    """What the PTX wrote for an address attribute: its symbol, else its value."""
-    if attr is None:
-        return None
-    return attr.relocs[0].symbol if attr.relocs else attr.value

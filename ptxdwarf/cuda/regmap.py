@@ -21,7 +21,7 @@ names is shown as unavailable.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from .._native import twin
@@ -185,6 +185,15 @@ class FunctionRegisters:
             result.append((i, low, high, _U32.unpack_from(data, start - 4)[0]))
         return result
 
+    def register_ranges(
+        self, registers: Iterable[str]
+    ) -> dict[str, tuple[list[tuple[int, int, int, int]], frozenset[int]]]:
+        """:meth:`ranges_of` each of ``registers``, and the pieces of its entries whose range is
+        nonempty."""
+        keys = {ptx: ptx.encode("ascii", "replace") for ptx in registers}
+        found = _register_ranges(self._data, self._spans, set(keys.values()))
+        return {ptx: found.get(key) or ([], frozenset()) for ptx, key in keys.items()}
+
     def entry(self, index: int) -> RegisterMapEntry:
         """Entry ``index`` (0-based, in the order ptxas wrote them)."""
         if self._entries is not None:
@@ -200,6 +209,29 @@ class FunctionRegisters:
 
     def to_json(self) -> dict[str, object]:
         return {"function": self.function, "entries": [e.to_json() for e in self.entries]}
+
+
+@twin("regmap")
+def _register_ranges(
+    data: bytes, spans: bytes, names: set[bytes]
+) -> dict[bytes, tuple[list[tuple[int, int, int, int]], frozenset[int]]]:
+    """Per register name of ``names`` (its bytes) that an entry of one function names, the
+    entries' names at ``spans`` of ``data`` (``.nv_debug_info_reg_sass``; ``spans``: the start
+    and end of each as two little-endian ``u64``): (index, low PC, high PC, piece) of each of
+    its entries, in the order ptxas wrote them, and the pieces of those whose range is
+    nonempty."""
+    found: dict[bytes, list[tuple[int, int, int, int]]] = {}
+    u32, reg_range = _U32.unpack_from, _REG_RANGE.unpack_from
+    for index, (start, end) in enumerate(_SPAN.iter_unpack(spans)):
+        name = data[start:end]
+        if name in names:
+            _reg, low, high = reg_range(data, end + 1)
+            (piece,) = u32(data, start - 4)
+            found.setdefault(name, []).append((index, low, high, piece))
+    return {
+        name: (ranges, frozenset({piece for _, low, high, piece in ranges if low < high}))
+        for name, ranges in found.items()
+    }
 
 
 # Entries are made by the thousand: tuple.__new__ skips NamedTuple's Python-level __new__.

@@ -1,0 +1,3 @@
+def _register_ranges(
+    data: bytes, spans: bytes, names: set[bytes]
+) -> dict[bytes, tuple[list[tuple[int, int, int, int]], frozenset[int]]] | None: ...
