@@ -4,8 +4,8 @@
 Three ratios of docs/performance.md, each of whole processes (start-up, imports and exit
 included, as a user or a build runs them):
 
-- ``lint``: ``ptxdwarf lint M.ptx`` against ``ptxas -g M.ptx`` (target <= 0.15);
-- ``check``: ``ptxdwarf check M.ptx`` (ptxas included) against ``ptxas -g M.ptx`` (<= 1.1), with
+- ``lint``: ``ptxdwarf lint M.ptx`` against ``ptxas -g M.ptx`` (target <= 0.10);
+- ``check``: ``ptxdwarf check M.ptx`` (ptxas included) against ``ptxas -g M.ptx`` (<= 1.05), with
   ``-c`` where check uses it (a module that declares a function it does not define);
 - ``dump``: ``ptxdwarf dump M.cubin`` against ``llvm-dwarfdump --debug-info M.cubin`` (<= 3).
 
@@ -43,7 +43,7 @@ from bench_parse import benchmark_module, cached_cubin, module_arguments
 
 from ptxdwarf.ptx import needs_compile_only
 
-TARGETS = {"lint": "<= 0.15", "check": "<= 1.1", "dump": "<= 3"}
+TARGETS = {"lint": "<= 0.10", "check": "<= 1.05", "dump": "<= 3"}
 
 
 def timed(command: list[str]) -> float:
