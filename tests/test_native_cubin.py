@@ -438,6 +438,9 @@ def test_applied_declines_what_it_does_not_take() -> None:
     reference: Any = cubin._applied.reference
     assert native(*args, where) == reference(*args, where)
     assert native(*args[:6], False, *args[7:], where) is None  # big-endian
+    # A built-in symbol type (whose instances the kernel must not untrack: slice's
+    # deallocator once crashed the process on them).
+    assert native(Reloc, slice, *args[2:], where) is None
     assert native(*args[:7], [-1], *args[8:], where) is None
     assert native(*args[:7], [4, 5], *args[8:], where) is None  # names and values differ in number
 

@@ -775,7 +775,12 @@ static void sort_placed(placed *items, placed *scratch, size_t n) {
  * raw with the relocations of entries applied, the relocations as reloc instances (sorted by
  * offset), the count of each type and the indices of the symbols named. */
 static PyObject *applied(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 11 || !record_kind(args[0]) || !PyType_Check(args[1]) || !PyBytes_CheckExact(args[2]) ||
+    /* The symbol type must be a class defined in Python, as the record kind is: untracking
+     * one of its instances is safe only where the type's deallocator untracks with the
+     * checking call (a built-in type's may untrack unconditionally, and crash). */
+    if (nargs != 11 || !record_kind(args[0]) || !PyType_Check(args[1]) ||
+        !PyType_HasFeature((PyTypeObject *)args[1], Py_TPFLAGS_HEAPTYPE) ||
+        ((PyTypeObject *)args[1])->tp_dealloc != ((PyTypeObject *)args[0])->tp_dealloc || !PyBytes_CheckExact(args[2]) ||
         !PyBytes_CheckExact(args[3]) || !PyBool_Check(args[4]) || !PyBool_Check(args[5]) ||
         args[6] != Py_True || !PyList_CheckExact(args[7]) || !PyList_CheckExact(args[8]) ||
         !PyBool_Check(args[9]))
