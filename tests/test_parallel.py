@@ -19,6 +19,22 @@ FIXTURES = Path(__file__).parent.parent / "fixtures"
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
 
 
+@pytest.fixture
+def forked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The children :func:`os.fork` makes during the test, by pid."""
+    pids: list[int] = []
+    fork = os.fork
+
+    def recording_fork() -> int:
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
+    return pids
+
+
 @needs_fork
 def test_child_runs_in_another_process() -> None:
     child_pid, parent_pid = run_beside(os.getpid, os.getpid, fork=True)
@@ -97,17 +113,7 @@ def test_a_child_that_dies_is_run_again_here() -> None:
 
 
 @needs_fork
-def test_the_parent_failing_reaps_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
-    forked: list[int] = []
-    fork = os.fork
-
-    def recording_fork() -> int:
-        pid = fork()
-        if pid:
-            forked.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", recording_fork)
+def test_the_parent_failing_reaps_the_child(forked: list[int]) -> None:
 
     def parent() -> None:
         raise KeyError("parent")
@@ -261,17 +267,7 @@ def test_the_console_script_forks_on_a_large_module_and_finds_the_same(
 
 
 @needs_fork
-def test_a_child_whose_result_came_is_reaped_by_the_next_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    forked: list[int] = []
-    fork = os.fork
-
-    def recording_fork() -> int:
-        pid = fork()
-        if pid:
-            forked.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", recording_fork)
+def test_a_child_whose_result_came_is_reaped_by_the_next_call(forked: list[int]) -> None:
     assert run_beside(lambda: 1, lambda: 2, fork=True) == (1, 2)
     assert run_beside(lambda: 3, lambda: 4, fork=False) == (3, 4)
     assert len(forked) == 1

@@ -436,20 +436,10 @@ def line_starts(image: SectionImage) -> dict[str, dict[int, int]]:
     after it is at another address or ends the sequence. What :func:`read_line_programs`'
     rows say, read without making them (``.nv_debug_line_sass`` of a large module has
     hundreds of thousands); DwarfError naming the offset where a program cannot be read."""
-    data = image.data
-    symbols = {r.offset: r.symbol.name for r in image.relocs}
     starts: dict[str, dict[int, int]] = {}
-    pos = 0
-    content = len(data.rstrip(b"\0"))  # zeros after the last unit are padding
-    while pos < content:
-        try:
-            program, start, end, lengths = _header(data, pos)
-            _scan_starts(data, start, end, program, lengths, symbols, starts)
-        except (IndexError, ValueError) as exc:
-            raise DwarfError(
-                f"line-number program cut short ({exc})", section=".debug_line", offset=pos
-            ) from None
-        pos += program.length
+    for program, op in iter_line_programs(image):
+        with cut_short(program.offset):
+            _scan_starts(op.data, op.start, op.end, program, op.lengths, op.symbols, starts)
     return {name: lines for name, lines in starts.items() if lines}
 
 
