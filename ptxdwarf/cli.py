@@ -458,6 +458,7 @@ def _attach_one(path: str, args: Any) -> int:
         only_mapped=bool(getattr(args, "only_mapped", False)),
         ptxas=getattr(args, "ptxas", None),
         predicates=int(getattr(args, "predicates", 0) or 0),
+        max_registers=_or_auto(getattr(args, "max_registers", None)),
     )
     for w in result.warnings:
         print(f"ptxdwarf: warning: {path}: {w}", file=sys.stderr)
@@ -630,8 +631,28 @@ def _writing_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="describe at most N predicate registers per function, 0-51 (default 0: ptxas -g crashes "
         "on some functions whose debug info describes as few as 4)",
     )
+    p.add_argument(
+        "--max-registers",
+        type=_register_count,
+        metavar="N|all",
+        help="describe at most N registers per function, or all (default: the longest-lived that keep "
+        "ptxas -g within twice the memory of the code alone; it keeps each described register live)",
+    )
     _style_option(p, "layout of the sections (default: readable)")
     p.set_defaults(func=_cmd_attach)
+
+
+def _or_auto(value: int | str | None) -> int | str:
+    return "auto" if value is None else value
+
+
+def _register_count(text: str) -> int | str:
+    """``--max-registers``: a count of 0 or more, ``all`` or ``auto``."""
+    if text in ("all", "auto"):
+        return text
+    if text.isdigit():
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text!r} is not a count, 'all' or 'auto'")
 
 
 class _Version(argparse.Action):

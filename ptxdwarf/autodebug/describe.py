@@ -7,14 +7,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..builder import DebugInfoBuilder, Function
+from ..builder import DebugInfoBuilder, Function, Type
+from ..cuda.memory import register_budgets
 from ..cuda.quirks import workaround
 from ..demangle import demangle
 from ..dwarf.constants import HANDLE_CLASS, SPACE_CLASS, AddressClass
 from ..dwarf.expr import MAX_REGISTER_NAME
 from ..loc import address, local, param, register
 from ..ptx.module import PtxFunction, PtxModule, PtxVariable
-from ..ptx.statements import used_names
+from ..ptx.statements import register_spans, used_names
 from .params import device_param_location, param_loads
 from .plan import Plan
 from .registers import fits
@@ -51,6 +52,12 @@ class _Description:
     """Only these registers, by function (``--only-mapped``); None: every register."""
     unmapped: list[tuple[str, str]] = field(default_factory=list)
     """(function, register) left out because ptxas's register map does not name them."""
+    budgets: Mapping[str, int] | None = None
+    """By function, the most registers to describe (its parameters' included); None: all."""
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+    """By function, the registers over its budget, not described."""
+    described: dict[str, int] = field(default_factory=dict)
+    """By function, the registers described (its parameters' included)."""
 
 
 def describe(
@@ -62,10 +69,13 @@ def describe(
     prefix: str,
     keep: Mapping[str, set[str]] | None = None,
     predicates: int = 0,
-) -> tuple[DebugInfoBuilder, int, list[str]]:
-    """The builder of the compile unit, its number of DIEs, the warnings; ``keep`` names, by
-    function, the only registers to describe; ``predicates``, the most ``.pred`` registers
-    to describe per function."""
+    max_registers: int | str = "auto",
+) -> tuple[DebugInfoBuilder, int, list[str], dict[str, list[str]]]:
+    """The builder of the compile unit, its number of DIEs, the warnings and, by function, the
+    registers left out over the budget; ``keep`` names, by function, the only registers to
+    describe; ``predicates``, the most ``.pred`` registers to describe per function;
+    ``max_registers``, the most registers to describe per function (parameters included):
+    ``"auto"`` as :func:`~ptxdwarf.cuda.memory.register_budgets` allows, ``"all"`` no limit."""
     mangled = any(f.name.startswith("_Z") for f in module.functions)
     if plan.keep_lines:  # the source is the input's own: its .file 1 names the compile unit
         source = next((f.full_path for f in module.files if f.index == 1), module.files[0].full_path)
@@ -75,13 +85,18 @@ def describe(
             output_name, producer=PRODUCER, language="c++" if mangled else "c", file=output_name
         )
     d = _Description(dbg, TypeMap(dbg), plan, keep=keep, predicates=predicates)
+    spans = {fn.func.name: register_spans(masked, fn.func.body_start, fn.func.body_end) for fn in funcs}
+    if max_registers == "auto":
+        d.budgets = register_budgets({name: count for name, (_, count) in spans.items()})
+    elif isinstance(max_registers, int):
+        d.budgets = {name: max_registers for name in spans}
     _module_variables(d, module)
     for fn in funcs:
         f = fn.func
         sub = _subprogram(d, fn, masked, prefix)
         _parameters(d, fn, sub, masked[f.header_start : f.body_start])
         seen = _objects(d, f, sub)
-        _registers(d, fn, sub, seen, masked[f.body_start : f.body_end])
+        _registers(d, fn, sub, seen, masked[f.body_start : f.body_end], spans[f.name][0])
     if d.skipped_long:
         names = list(dict.fromkeys(d.skipped_long))
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
@@ -98,8 +113,10 @@ def describe(
         d.warnings.append(
             f"{len(d.untyped)} declaration(s) of a type ptxdwarf cannot describe were skipped ({shown})"
         )
+    if d.left_out:
+        d.warnings.append(_budget_warning(d, max_registers))
     dies = sum(1 for _ in dbg.iter_dies())
-    return dbg, dies, d.warnings
+    return dbg, dies, d.warnings, d.left_out
 
 
 def _module_variables(d: _Description, module: PtxModule) -> None:
@@ -160,6 +177,8 @@ def _parameters(d: _Description, fn: Func, sub: Function, header: str) -> None:
         where, why = device_param_location(p.byte_size, loads.get(p.name, []), mapped)
         if where is None:
             no_location.append(f"{p.name} ({why})")
+        else:
+            d.described[f.name] = d.described.get(f.name, 0) + 1
         sub.parameter(p.name, t, line=line, location=where)
     if no_location:
         d.warnings.append(
@@ -228,12 +247,17 @@ def _used_names(v: PtxVariable, used: frozenset[str]) -> list[str]:
     return sorted((n for n in used if v.declares(n)), key=lambda n: int(n[len(v.name) :]))
 
 
-@workaround("register-unused", "predicate-count")
-def _registers(d: _Description, fn: Func, sub: Function, seen: set[str], body: str) -> None:
+@workaround("register-unused", "predicate-count", "described-registers-memory")
+def _registers(
+    d: _Description, fn: Func, sub: Function, seen: set[str], body: str, spans: Mapping[str, tuple[int, int]]
+) -> None:
     """A variable per register the code of ``fn`` uses (ptxas -g maps no other), at most
-    ``d.predicates`` of them ``.pred``."""
+    ``d.predicates`` of them ``.pred``, and at most the function's budget (its parameters
+    counted): the registers that live longest (from their first to their last use in ``spans``,
+    by input name) first, described in order of declaration."""
     used = used_names(body, 0, len(body))
     predicates: list[str] = []
+    chosen: list[tuple[str, str, Type, int | None]] = []  # (input name, name, type, line)
     for v in fn.func.declarations:
         if v.space != "reg" or (v.type == ".pred" and not d.predicates):
             continue
@@ -257,6 +281,41 @@ def _registers(d: _Description, fn: Func, sub: Function, seen: set[str], body: s
                 predicates.append(reg)
                 if len(predicates) > d.predicates:
                     continue
-            sub.variable(reg, t, line=line, location=register(reg))
+            chosen.append((old, reg, t, line))
     if len(predicates) > d.predicates:
         d.skipped_predicates.append((fn.func.name, predicates[d.predicates :], len(predicates)))
+    name = fn.func.name
+    budget = None if d.budgets is None else max(0, d.budgets.get(name, 0) - d.described.get(name, 0))
+    if budget is not None and len(chosen) > budget:
+        ranked = sorted(range(len(chosen)), key=lambda i: _lifetime(spans, chosen[i][0]))
+        kept = set(ranked[:budget])
+        d.left_out[name] = [chosen[i][1] for i in range(len(chosen)) if i not in kept]
+        chosen = [c for i, c in enumerate(chosen) if i in kept]
+    for _old, reg, t, line in chosen:
+        sub.variable(reg, t, line=line, location=register(reg))
+    d.described[name] = d.described.get(name, 0) + len(chosen)
+
+
+def _lifetime(spans: Mapping[str, tuple[int, int]], name: str) -> tuple[int, int]:
+    """A sort key that puts the register living longest in the text first, then the first used."""
+    first, last = spans.get(name, (0, 0))
+    return (first - last, first)
+
+
+def _budget_warning(d: _Description, max_registers: int | str) -> str:
+    """The note naming, by function, the registers left out over the budget."""
+    parts = []
+    for name, left in d.left_out.items():
+        shown = ", ".join(left[:3]) + (", ..." if len(left) > 3 else "")
+        parts.append(f"{name}: {len(left)} of {len(left) + d.described.get(name, 0)}, {shown}")
+    count = sum(len(left) for left in d.left_out.values())
+    why = (
+        "the budget that keeps ptxas -g within twice the memory of the code alone"
+        if max_registers == "auto"
+        else f"at most {max_registers} asked for per function"
+    )
+    return (
+        f"{count} register(s) not described ({'; '.join(parts)}): {why} (ptxas -g keeps each described "
+        "register live through its function, quirk described-registers-memory); the longest-lived are "
+        "described; --max-registers N or all describes more"
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..attach import check_debuggable, check_symbols
 from ..cuda.cubin import cubin_images
@@ -36,6 +36,8 @@ class AttachResult:
     renamed: dict[str, str]
     dies: int = 0
     """DIEs in the compile unit (for reports)."""
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+    """By function, the registers not described because of ``max_registers`` (the budget)."""
 
 
 def default_output_name(input_path: str) -> str:
@@ -69,6 +71,7 @@ def attach_ptx(
     only_mapped: bool = False,
     ptxas: Ptxas | str | None = None,
     predicates: int = 0,
+    max_registers: int | str = "auto",
 ) -> AttachResult:
     """Give PTX ``text`` without debug info a line table pointing at itself and DWARF for
     every function, parameter, register the code uses and module variable (see the module
@@ -94,6 +97,14 @@ def attach_ptx(
     :data:`~ptxdwarf.autodebug.describe.MAX_PREDICATES`): none by default, since ptxas -g
     crashes on some functions whose debug info describes as few as 4 (quirk
     ``predicate-count``); those over it are named in a warning.
+
+    ``max_registers`` is the most registers to describe per function, its parameters
+    included: ``"auto"`` (the default) as many as keep ``ptxas -g`` within twice the memory
+    the code alone needs (ptxas keeps every described register live through its function and
+    needs memory growing with their number times the function's register operands, quirk
+    ``described-registers-memory``; :func:`ptxdwarf.cuda.memory.register_budgets`), an
+    ``int``, or ``"all"``. The registers that live longest are described first; those left out
+    are named in a warning and in :attr:`AttachResult.left_out`.
     """
     _check_output_name(output_name)
     if not 0 <= predicates <= MAX_PREDICATES:
@@ -101,7 +112,19 @@ def attach_ptx(
             f"predicates: {predicates} is not in 0-{MAX_PREDICATES} (ptxas -g crashes on a function "
             f"whose debug info describes more than {MAX_PREDICATES} predicates)"
         )
-    args = (text, output_name, filename, rename_registers, replace, style, debug_target, predicates)
+    if not (max_registers in ("auto", "all") or (isinstance(max_registers, int) and max_registers >= 0)):
+        raise AttachError(f"max_registers: {max_registers!r} is not a count, 'auto' or 'all'")
+    args = (
+        text,
+        output_name,
+        filename,
+        rename_registers,
+        replace,
+        style,
+        debug_target,
+        predicates,
+        max_registers,
+    )
     result = _attach(*args, None)
     if not only_mapped:
         return result
@@ -126,6 +149,7 @@ def _attach(
     style: str,
     debug_target: bool,
     predicates: int,
+    max_registers: int | str,
     registers_to_describe: dict[str, set[str]] | None,
 ) -> AttachResult:
     """:func:`attach_ptx`, describing only the registers of ``registers_to_describe`` when given."""
@@ -146,8 +170,8 @@ def _attach(
     edits = plan.edit(filename)
     for start, end, new in renames.edits:
         edits.replace(start, end, new)
-    dbg, dies, more = describe(
-        module, funcs, plan, masked, output_name, prefix, registers_to_describe, predicates
+    dbg, dies, more, left_out = describe(
+        module, funcs, plan, masked, output_name, prefix, registers_to_describe, predicates, max_registers
     )
     warnings.extend(more)
     try:
@@ -160,7 +184,7 @@ def _attach(
     # The line table's inlined functions are named by labels of the input's .debug_str.
     keep = (".debug_str",) if keep_lines and ".debug_str" not in ordered else ()
     edit_debug_sections(edits, module, ordered, style, keep=keep)
-    return AttachResult(edits.apply(), warnings, renames.renamed, dies)
+    return AttachResult(edits.apply(), warnings, renames.renamed, dies, left_out)
 
 
 _LINE_TABLE_SECTIONS = frozenset(

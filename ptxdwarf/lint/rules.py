@@ -195,6 +195,11 @@ RULES: dict[str, tuple[str, str]] = {
         "a subprogram describes 52 or more predicate (.pred) registers by DW_OP_regx; ptxas 13 -g crashes "
         "(SIGSEGV) on such a function when they guard branches",
     ),
+    "ptxas-memory": (
+        WARNING,
+        "the debug info describes so many registers over whole functions that ptxas -g will need more than "
+        "twice the memory of the code alone (it keeps each described register live through its function)",
+    ),
 }
 
 SEVERITY_RANK = {ERROR: 0, WARNING: 1}

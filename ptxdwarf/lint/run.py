@@ -13,7 +13,7 @@ from ..errors import DwarfError
 from ..parallel import run_beside
 from ..ptx.module import PtxModule
 from ..ptx.reader import parse_ptx
-from . import header, labels, lines, locations, predicates, units
+from . import header, labels, lines, locations, memory, predicates, units
 from .context import LintContext, enclosing_subprogram
 from .finding import Finding, sort_key
 
@@ -150,6 +150,8 @@ def _check_unit(
     forms = units.FormChecks(ctx, info, unit, filled)
     places = locations.LocationChecks(ctx, info, unit, loc_refs, filled)
     predicate_count = predicates.PredicateCount(ctx, unit, places.decode, places.declaration)
+    register_memory = memory.RegisterMemory(ctx, unit, places.decode)
+    see_registers = register_memory.see
     address_class = places.check_address_class
     check_location = places.check_location
     check_attribute = forms.check_attribute
@@ -183,9 +185,11 @@ def _check_unit(
         if location is not None:
             check_location(die, location, space, sp)
             see(die, location, sp)
+            see_registers(die, location, sp)
         die_labels(die, sp)
         if tag == _SUBPROGRAM:
             locations.check_name_order(ctx, die)
         elif tag == _MEMBER:
             locations.check_bitfield_member(ctx, die)
     predicate_count.finish()
+    register_memory.finish()

@@ -15,6 +15,7 @@ __all__ = [
     "Stmt",
     "line_directive_spans",
     "line_directives",
+    "register_spans",
     "scan_body",
 ]
 
@@ -147,3 +148,21 @@ def used_names(masked: str, start: int, end: int) -> frozenset[str]:
     (ptxas ``-g`` maps no other, quirk ``register-unused``). Linear in the text."""
     code = _REG_DECLARATION.sub(";", masked[start:end])
     return frozenset(_NAME.findall(code))
+
+
+def register_spans(masked: str, start: int, end: int) -> tuple[dict[str, tuple[int, int]], int]:
+    """Of the statements between ``start`` and ``end`` (``.reg`` declarations left out): each
+    ``%`` name's first and last offset (relative to ``start``) and how many ``%`` names they
+    hold in all (the register operands, special registers included). Linear in the text."""
+    code = _REG_DECLARATION.sub(lambda m: " " * len(m.group()), masked[start:end])
+    spans: dict[str, tuple[int, int]] = {}
+    count = 0
+    for m in _NAME.finditer(code):
+        name = m.group()
+        if name[0] != "%":
+            continue
+        count += 1
+        at = m.start()
+        first = spans.get(name)
+        spans[name] = (at, at) if first is None else (first[0], at)
+    return spans, count

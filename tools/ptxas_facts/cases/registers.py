@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ptxdwarf.cuda.regmap import SASS_SECTION, read_register_map
@@ -214,4 +215,48 @@ case(
     "the same kernel computing in %r0 too -> %r0 is in .nv_debug_info_reg_sass",
     _unused_register(True),
     accepts(_maps("%r0")),
+)
+
+
+def _chain(count: int, described: int) -> Callable[[], str]:
+    """The kernel adding 1.0 ``count`` times, each sum a new ``.f32`` register, the first
+    ``described`` of them described by variables of its subprogram."""
+    body = ["\tld.global.f32 %f0, [%rd2];"]
+    body += [f"\tadd.f32 %f{i}, %f{i - 1}, 0f3F800000;" for i in range(1, count + 1)]
+    body.append(f"\tst.global.f32 [%rd2], %f{count};")
+    code = _test_kernel("%r<2>", body, (f"\t.reg .f32 %f<{count + 1}>;",))
+    return _describing([f"%f{i}" for i in range(1, described + 1)], code)
+
+
+def _registers_used(test: Callable[[int], bool]) -> Callable[[h.Run], tuple[bool, str]]:
+    """ptxas -v succeeds and the registers it says the kernel uses pass ``test``."""
+
+    def check(run: h.Run) -> tuple[bool, str]:
+        found = re.search(r"Used (\d+) registers", run.stderr)
+        spill = re.search(r"(\d+) bytes spill stores", run.stderr)
+        if run.returncode != 0 or found is None:
+            return False, run.summary()
+        used = int(found.group(1))
+        return test(used), f"{used} registers, {spill.group(1) if spill else '?'} bytes spill stores"
+
+    return check
+
+
+F = "described-registers-memory"
+case(
+    "described-registers-memory.1000-described",
+    F,
+    "1000 dependent add.f32, each sum a register described by DW_OP_regx -> ptxas -g keeps all live: "
+    "over 200 registers (and spills); its memory grows with their number times the code's",
+    _chain(1000, 1000),
+    _registers_used(lambda used: used > 200),
+    args=("-g", "-arch=sm_75", "-v"),
+)
+case(
+    "described-registers-memory.none-described",
+    F,
+    "the same chain with no register described -> at most 16 registers",
+    _chain(1000, 0),
+    _registers_used(lambda used: used <= 16),
+    args=("-g", "-arch=sm_75", "-v"),
 )

@@ -1,0 +1,69 @@
+"""What the registers debug info describes cost ptxas ``-g`` in memory (quirk
+``described-registers-memory``), as measured on ptxas 12.0 to 13.5 (docs/ptxas-facts.md,
+"Memory of described registers"; ``benchmarks/bench_attach_memory.py`` measures it again).
+
+ptxas ``-g`` keeps a register that a variable describes by a single location live over the
+whole scope of the variable, the function for attach's: with ``N`` such registers in a function
+of ``W`` register operands it needs about :func:`extra_bytes` more than for the code alone, and
+the code alone never needed less than :func:`floor_bytes`. A register described by a location
+list or in a lexical block that covers only where it lives costs next to nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+__all__ = [
+    "ALLOWANCE",
+    "FLOOR",
+    "FLOOR_PER_OPERAND",
+    "PER_REGISTER_OPERAND",
+    "PER_REGISTER_PAIR",
+    "extra_bytes",
+    "floor_bytes",
+    "register_budgets",
+]
+
+#: Bytes per described register per register operand of its function (fitted, ptxas 13.0).
+PER_REGISTER_OPERAND = 6.1
+#: Bytes per pair of described registers of a function (fitted, ptxas 13.0).
+PER_REGISTER_PAIR = 25.0
+#: The least peak memory ptxas -g was measured to take for any module, in bytes ...
+FLOOR = 20_000_000
+#: ... and per register operand of the module.
+FLOOR_PER_OPERAND = 1000
+#: The share of :func:`floor_bytes` attach lets its registers cost by the model: the model fits
+#: registers spread over a function within 6%, but attach's choice (the longest-lived, often
+#: neighbours) was measured at up to 1.7 times the model, so a third keeps ptxas -g within twice
+#: the code's memory.
+ALLOWANCE = 1 / 3
+
+
+def extra_bytes(described: int, operands: int) -> float:
+    """The memory ptxas -g needs beyond the code's own for ``described`` registers described over
+    the whole of a function with ``operands`` register operands."""
+    return PER_REGISTER_OPERAND * described * operands + PER_REGISTER_PAIR * described * described
+
+
+def floor_bytes(operands: int) -> float:
+    """At most the peak memory of ptxas -g for a module of ``operands`` register operands
+    without debug info (the least measured)."""
+    return FLOOR + FLOOR_PER_OPERAND * operands
+
+
+def register_budgets(operands: Mapping[str, int]) -> dict[str, int]:
+    """By function (its register operands given), the most registers to describe over the whole
+    function so that by :func:`extra_bytes` ptxas -g needs at most :data:`ALLOWANCE` of
+    :func:`floor_bytes` more than for the code alone; the module's allowance is shared out in
+    proportion to the functions' operands (the functions of a module add to the peak)."""
+    total = sum(operands.values())
+    allowed = floor_bytes(total) * ALLOWANCE
+    budgets: dict[str, int] = {}
+    for name, w in operands.items():
+        share = allowed * w / total if total else 0.0
+        # PER_REGISTER_PAIR * n**2 + PER_REGISTER_OPERAND * w * n <= share
+        b = PER_REGISTER_OPERAND * w
+        n = (-b + math.sqrt(b * b + 4 * PER_REGISTER_PAIR * share)) / (2 * PER_REGISTER_PAIR)
+        budgets[name] = max(0, int(n))
+    return budgets
