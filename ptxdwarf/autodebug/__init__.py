@@ -48,6 +48,14 @@ function whose debug info describes 52 or more predicates that guard branches, a
 functions with as few as 4 (quirk ``predicate-count``). No producer in the corpus
 describes a predicate.
 
+A budget. ptxas ``-g`` keeps every described register live through its function, and needs
+memory growing with their number times the function's register operands (quirk
+``described-registers-memory``). By default (``max_registers="auto"``) a function gets at most
+the registers :func:`ptxdwarf.cuda.memory.register_budgets` allows, which keeps ptxas ``-g``
+within twice the memory of the code alone (a function of a few hundred registers keeps all):
+its parameters, then the registers that live longest (first to last use); one warning names
+the rest (:attr:`AttachResult.left_out`). ``max_registers=N`` or ``"all"`` describes more.
+
 ptxas 13.0 does not parse ``DW_OP_piece`` operands; pieces are sized so that it does
 not trip over them (see :mod:`ptxdwarf.autodebug.params`).
 

@@ -297,7 +297,7 @@ def _registers(
 
 
 def _lifetime(spans: Mapping[str, tuple[int, int]], name: str) -> tuple[int, int]:
-    """A sort key that puts the register living longest in the text first, then the first used."""
+    """A sort key that puts the register living longest (in register operands) first, then the first used."""
     first, last = spans.get(name, (0, 0))
     return (first - last, first)
 

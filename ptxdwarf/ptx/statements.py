@@ -152,17 +152,16 @@ def used_names(masked: str, start: int, end: int) -> frozenset[str]:
 
 def register_spans(masked: str, start: int, end: int) -> tuple[dict[str, tuple[int, int]], int]:
     """Of the statements between ``start`` and ``end`` (``.reg`` declarations left out): each
-    ``%`` name's first and last offset (relative to ``start``) and how many ``%`` names they
-    hold in all (the register operands, special registers included). Linear in the text."""
-    code = _REG_DECLARATION.sub(lambda m: " " * len(m.group()), masked[start:end])
+    ``%`` name's first and last place, counted in ``%`` names from the start, and how many
+    ``%`` names they hold in all (the register operands, special registers included). Linear in
+    the text."""
+    code = _REG_DECLARATION.sub(";", masked[start:end])
     spans: dict[str, tuple[int, int]] = {}
     count = 0
-    for m in _NAME.finditer(code):
-        name = m.group()
+    for name in _NAME.findall(code):
         if name[0] != "%":
             continue
-        count += 1
-        at = m.start()
         first = spans.get(name)
-        spans[name] = (at, at) if first is None else (first[0], at)
+        spans[name] = (count, count) if first is None else (first[0], count)
+        count += 1
     return spans, count
