@@ -87,7 +87,7 @@ def describe(
     d = _Description(dbg, TypeMap(dbg), plan, keep=keep, predicates=predicates)
     spans = {fn.func.name: register_spans(masked, fn.func.body_start, fn.func.body_end) for fn in funcs}
     if max_registers == "auto":
-        d.budgets = register_budgets({name: count for name, (_, count) in spans.items()})
+        d.budgets = register_budgets({name: (count, jumps) for name, (_, count, jumps) in spans.items()})
     elif isinstance(max_registers, int):
         d.budgets = {name: max_registers for name in spans}
     _module_variables(d, module)

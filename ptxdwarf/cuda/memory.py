@@ -5,7 +5,8 @@
 ptxas ``-g`` keeps a register that a variable describes by a single location live over the
 whole scope of the variable, the function for attach's: with ``N`` such registers in a function
 of ``W`` register operands it needs about :func:`extra_bytes` more than for the code alone, and
-the code alone never needed less than :func:`floor_bytes`. A register described by a location
+the code alone never needed less than :func:`floor_bytes`. Branches and calls add to it: keeping
+the registers live across them costs ptxas up to 2 KB each per register. A register described by a location
 list or in a lexical block that covers only where it lives costs next to nothing.
 """
 
@@ -18,6 +19,8 @@ __all__ = [
     "ALLOWANCE",
     "FLOOR",
     "FLOOR_PER_OPERAND",
+    "MIN_REGISTERS",
+    "PER_REGISTER_JUMP",
     "PER_REGISTER_OPERAND",
     "PER_REGISTER_PAIR",
     "extra_bytes",
@@ -29,8 +32,11 @@ __all__ = [
 PER_REGISTER_OPERAND = 6.1
 #: Bytes per pair of described registers of a function (fitted, ptxas 13.0).
 PER_REGISTER_PAIR = 25.0
+#: Bytes per described register per branch or call of its function (the most measured: numba's
+#: code at opt=False, ptxas 13.5).
+PER_REGISTER_JUMP = 2000.0
 #: The least peak memory ptxas -g was measured to take for any module, in bytes ...
-FLOOR = 20_000_000
+FLOOR = 15_000_000
 #: ... and per register operand of the module.
 FLOOR_PER_OPERAND = 1000
 #: The share of :func:`floor_bytes` attach lets its registers cost by the model: the model fits
@@ -38,12 +44,16 @@ FLOOR_PER_OPERAND = 1000
 #: neighbours) was measured at up to 1.7 times the model, so a third keeps ptxas -g within twice
 #: the code's memory.
 ALLOWANCE = 1 / 3
+#: The registers a function may always have described: the most a register was measured to cost
+#: (100 KB, numba's code at opt=False) times these stays under :data:`FLOOR`.
+MIN_REGISTERS = 128
 
 
-def extra_bytes(described: int, operands: int) -> float:
+def extra_bytes(described: int, operands: int, jumps: int = 0) -> float:
     """The memory ptxas -g needs beyond the code's own for ``described`` registers described over
-    the whole of a function with ``operands`` register operands."""
-    return PER_REGISTER_OPERAND * described * operands + PER_REGISTER_PAIR * described * described
+    the whole of a function with ``operands`` register operands and ``jumps`` branches and calls."""
+    per_register = PER_REGISTER_OPERAND * operands + PER_REGISTER_JUMP * jumps
+    return per_register * described + PER_REGISTER_PAIR * described * described
 
 
 def floor_bytes(operands: int) -> float:
@@ -52,18 +62,20 @@ def floor_bytes(operands: int) -> float:
     return FLOOR + FLOOR_PER_OPERAND * operands
 
 
-def register_budgets(operands: Mapping[str, int]) -> dict[str, int]:
-    """By function (its register operands given), the most registers to describe over the whole
+def register_budgets(code: Mapping[str, tuple[int, int]]) -> dict[str, int]:
+    """By function (its register operands and its branches and calls given), the most registers to describe over the whole
     function so that by :func:`extra_bytes` ptxas -g needs at most :data:`ALLOWANCE` of
     :func:`floor_bytes` more than for the code alone; the module's allowance is shared out in
-    proportion to the functions' operands (the functions of a module add to the peak)."""
-    total = sum(operands.values())
-    allowed = floor_bytes(total) * ALLOWANCE
+    proportion to what a register costs in each function (the functions of a module add to the
+    peak). A function may always have :data:`MIN_REGISTERS` described."""
+    allowed = floor_bytes(sum(w for w, _ in code.values())) * ALLOWANCE
+    per_register = {name: extra_bytes(1, w, jumps) for name, (w, jumps) in code.items()}
+    weight = sum(per_register.values())
     budgets: dict[str, int] = {}
-    for name, w in operands.items():
-        share = allowed * w / total if total else 0.0
-        # PER_REGISTER_PAIR * n**2 + PER_REGISTER_OPERAND * w * n <= share
-        b = PER_REGISTER_OPERAND * w
+    for name, b in per_register.items():
+        share = allowed * b / weight if weight else 0.0
+        # PER_REGISTER_PAIR * n**2 + (b - PER_REGISTER_PAIR) * n <= share
+        b -= PER_REGISTER_PAIR
         n = (-b + math.sqrt(b * b + 4 * PER_REGISTER_PAIR * share)) / (2 * PER_REGISTER_PAIR)
-        budgets[name] = max(0, int(n))
+        budgets[name] = max(MIN_REGISTERS, int(n))
     return budgets

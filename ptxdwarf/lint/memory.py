@@ -52,7 +52,7 @@ class RegisterMemory:
                     self._named.setdefault(id(sp), (sp, set()))[1].add(name)
 
     def finish(self) -> None:
-        """One warning when the registers described cost more than the least memory ptxas -g
+        """One warning when the registers described cost more than twice the least memory ptxas -g
         takes for the module's code, at the subprogram that costs most."""
         if not self._named:
             return
@@ -63,7 +63,7 @@ class RegisterMemory:
             for f in module.functions
             if f.body_start >= 0
         }
-        operands = {key: count for key, (_, count) in spans.items()}
+        operands = {key: count for key, (_, count, _) in spans.items()}
         costs: list[tuple[float, DIE, PtxFunction, int]] = []
         for sp, names in self._named.values():
             f = self.ctx.subprogram_function(sp)
@@ -71,10 +71,10 @@ class RegisterMemory:
                 continue
             used = spans[id(f)][0]  # ptxas keeps no register the code does not use
             count = sum(1 for name in names if name in used)
-            costs.append((extra_bytes(count, operands[id(f)]), sp, f, count))
+            costs.append((extra_bytes(count, operands[id(f)], spans[id(f)][2]), sp, f, count))
         floor = floor_bytes(sum(operands.values()))
         total = sum(c[0] for c in costs)
-        if not costs or total <= floor:
+        if not costs or total <= 2 * floor:
             return
         _cost, sp, f, count = max(costs, key=lambda c: c[0])
         self.ctx.add(

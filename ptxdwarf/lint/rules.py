@@ -197,8 +197,9 @@ RULES: dict[str, tuple[str, str]] = {
     ),
     "ptxas-memory": (
         WARNING,
-        "the debug info describes so many registers over whole functions that ptxas -g will need more than "
-        "twice the memory of the code alone (it keeps each described register live through its function)",
+        "the debug info describes so many registers over whole functions that ptxas -g will need far more "
+        "memory than for the code alone (by the model of quirk described-registers-memory, more than twice the "
+        "least the code takes, beyond it): ptxas keeps each described register live through its function",
     ),
 }
 

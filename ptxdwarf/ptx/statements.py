@@ -150,18 +150,22 @@ def used_names(masked: str, start: int, end: int) -> frozenset[str]:
     return frozenset(_NAME.findall(code))
 
 
-def register_spans(masked: str, start: int, end: int) -> tuple[dict[str, tuple[int, int]], int]:
+def register_spans(masked: str, start: int, end: int) -> tuple[dict[str, tuple[int, int]], int, int]:
     """Of the statements between ``start`` and ``end`` (``.reg`` declarations left out): each
-    ``%`` name's first and last place, counted in ``%`` names from the start, and how many
-    ``%`` names they hold in all (the register operands, special registers included). Linear in
-    the text."""
+    ``%`` name's first and last place, counted in ``%`` names from the start; how many ``%``
+    names they hold in all (the register operands, special registers included); and how many
+    branches and calls (``bra``, ``brx``, ``call``). Linear in the text."""
     code = _REG_DECLARATION.sub(";", masked[start:end])
     spans: dict[str, tuple[int, int]] = {}
-    count = 0
+    count = jumps = 0
     for name in _NAME.findall(code):
         if name[0] != "%":
+            jumps += name in _JUMPS
             continue
         first = spans.get(name)
         spans[name] = (count, count) if first is None else (first[0], count)
         count += 1
-    return spans, count
+    return spans, count, jumps
+
+
+_JUMPS = frozenset({"bra", "brx", "call"})
