@@ -6,7 +6,7 @@ ptxas ``-g`` keeps a register that a variable describes by a single location liv
 whole scope of the variable, the function for attach's: with ``N`` such registers in a function
 of ``W`` register operands it needs about :func:`extra_bytes` more than for the code alone, and
 the code alone never needed less than :func:`floor_bytes`. Branches and calls add to it: keeping
-the registers live across them costs ptxas up to 2 KB each per register. A register described by a location
+the registers live across them costs ptxas 0.2 to 2 KB each per register. A register described by a location
 list or in a lexical block that covers only where it lives costs next to nothing.
 """
 
@@ -32,9 +32,9 @@ __all__ = [
 PER_REGISTER_OPERAND = 6.1
 #: Bytes per pair of described registers of a function (fitted, ptxas 13.0).
 PER_REGISTER_PAIR = 25.0
-#: Bytes per described register per branch or call of its function (the most measured: numba's
-#: code at opt=False, ptxas 13.5).
-PER_REGISTER_JUMP = 2000.0
+#: Bytes per described register per branch or call of its function (numba's code at opt=False
+#: took up to 2 KB, nvcc's and Triton's a tenth of that; ptxas 13.5).
+PER_REGISTER_JUMP = 1000.0
 #: The least peak memory ptxas -g was measured to take for any module, in bytes ...
 FLOOR = 15_000_000
 #: ... and per register operand of the module.
@@ -45,8 +45,9 @@ FLOOR_PER_OPERAND = 1000
 #: the code's memory.
 ALLOWANCE = 1 / 3
 #: The registers a function may always have described: the most a register was measured to cost
-#: (100 KB, numba's code at opt=False) times these stays under :data:`FLOOR`.
-MIN_REGISTERS = 128
+#: (100 KB, numba's code at opt=False, whose code alone took 36 MB or more) times these stays
+#: under half of that.
+MIN_REGISTERS = 192
 
 
 def extra_bytes(described: int, operands: int, jumps: int = 0) -> float:

@@ -728,14 +728,15 @@ QUIRKS: tuple[Quirk, ...] = (
         "With -g, ptxas keeps each register a variable describes by a single location live over the variable's "
         "whole scope, and its memory grows with the number of such registers N of a function times its "
         "register operands W: about 6.1 bytes x N x W + 25 bytes x N^2 beyond the code's own, within 6% on a "
-        "chain of dependent add.f32 and on cuda-samples' cudaTensorCoreGemm (13.0); 1000 described sums of a "
+        "chain of dependent add.f32 and on cuda-samples' cudaTensorCoreGemm (13.0), and up to 2 KB more per "
+        "register per branch or call (numba's opt=False code, 13.5); 1000 described sums of a "
         "chain take over 200 registers and spill where 10 do without. Registers described by a location "
         "list or in a lexical block covering only where they live cost next to nothing.",
         ("described-registers-memory.1000-described", "described-registers-memory.none-described"),
         (),
         "attach describes per function at most the registers cuda.memory.register_budgets allows (ptxas -g "
-        "within twice the memory of the code alone), the longest-lived first, with a warning naming the rest; "
-        "--max-registers N or all describes more",
+        "within twice the memory of the code alone; 128 per function always), the longest-lived first, with a "
+        "warning naming the rest; --max-registers N or all describes more",
         "ptxas-memory",
         feature_workarounds=("_registers",),
     ),
