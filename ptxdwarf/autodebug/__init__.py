@@ -52,7 +52,7 @@ A budget. ptxas ``-g`` keeps every described register live through its function,
 memory growing with their number times the function's register operands (quirk
 ``described-registers-memory``). By default (``max_registers="auto"``) a function gets at most
 the registers :func:`ptxdwarf.cuda.memory.register_budgets` allows, which keeps ptxas ``-g``
-within twice the memory of the code alone (a function of a few hundred registers keeps all):
+within twice the memory of the code alone (a function of up to 192 registers keeps all):
 its parameters, then the registers that live longest (first to last use); one warning names
 the rest (:attr:`AttachResult.left_out`). ``max_registers=N`` or ``"all"`` describes more.
 

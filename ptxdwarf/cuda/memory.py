@@ -44,9 +44,9 @@ FLOOR_PER_OPERAND = 1000
 #: neighbours) was measured at up to 1.7 times the model, so a third keeps ptxas -g within twice
 #: the code's memory.
 ALLOWANCE = 1 / 3
-#: The registers a function may always have described: the most a register was measured to cost
-#: (100 KB, numba's code at opt=False, whose code alone took 36 MB or more) times these stays
-#: under half of that.
+#: The registers a function may have described whatever its branches and calls (when the rest of
+#: the model allows them): the most a register was measured to cost in such code (100 KB, numba's
+#: at opt=False, whose code alone took 36 MB or more) times these stays under half of that.
 MIN_REGISTERS = 192
 
 
@@ -68,15 +68,21 @@ def register_budgets(code: Mapping[str, tuple[int, int]]) -> dict[str, int]:
     function so that by :func:`extra_bytes` ptxas -g needs at most :data:`ALLOWANCE` of
     :func:`floor_bytes` more than for the code alone; the module's allowance is shared out in
     proportion to what a register costs in each function (the functions of a module add to the
-    peak). A function may always have :data:`MIN_REGISTERS` described."""
+    peak). A function may always have up to :data:`MIN_REGISTERS` described that the model without
+    its branches and calls allows (the part of the model that varies most with the code)."""
     allowed = floor_bytes(sum(w for w, _ in code.values())) * ALLOWANCE
     per_register = {name: extra_bytes(1, w, jumps) for name, (w, jumps) in code.items()}
     weight = sum(per_register.values())
     budgets: dict[str, int] = {}
-    for name, b in per_register.items():
-        share = allowed * b / weight if weight else 0.0
-        # PER_REGISTER_PAIR * n**2 + (b - PER_REGISTER_PAIR) * n <= share
-        b -= PER_REGISTER_PAIR
-        n = (-b + math.sqrt(b * b + 4 * PER_REGISTER_PAIR * share)) / (2 * PER_REGISTER_PAIR)
-        budgets[name] = max(MIN_REGISTERS, int(n))
+    for name, (w, jumps) in code.items():
+        share = allowed * per_register[name] / weight if weight else 0.0
+        n = _most(share, w, jumps)
+        budgets[name] = max(n, min(MIN_REGISTERS, _most(share, w, 0)))
     return budgets
+
+
+def _most(share: float, operands: int, jumps: int) -> int:
+    """The most registers whose :func:`extra_bytes` stays within ``share``."""
+    b = PER_REGISTER_OPERAND * operands + PER_REGISTER_JUMP * jumps
+    n = (-b + math.sqrt(b * b + 4 * PER_REGISTER_PAIR * share)) / (2 * PER_REGISTER_PAIR)
+    return max(0, int(n))
