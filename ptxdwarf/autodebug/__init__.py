@@ -52,9 +52,9 @@ A budget. ptxas ``-g`` keeps every described register live through its function,
 memory growing with their number times the function's register operands (quirk
 ``described-registers-memory``). By default (``max_registers="auto"``) a function gets at most
 the registers :func:`ptxdwarf.cuda.memory.register_budgets` allows, which keeps ptxas ``-g``
-within twice the memory of the code alone (a function of up to 192 registers keeps all):
-its parameters, then the registers that live longest (first to last use); one warning names
-the rest (:attr:`AttachResult.left_out`). ``max_registers=N`` or ``"all"`` describes more.
+within twice the memory of the code alone (a function of up to 256 registers keeps them unless
+its code is very long): its parameters, then the registers that live longest (first to last
+use); one warning names the rest (:attr:`AttachResult.left_out`). ``max_registers=N`` or ``"all"`` describes more.
 
 ptxas 13.0 does not parse ``DW_OP_piece`` operands; pieces are sized so that it does
 not trip over them (see :mod:`ptxdwarf.autodebug.params`).

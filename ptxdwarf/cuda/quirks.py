@@ -735,7 +735,7 @@ QUIRKS: tuple[Quirk, ...] = (
         ("described-registers-memory.1000-described", "described-registers-memory.none-described"),
         (),
         "attach describes per function at most the registers cuda.memory.register_budgets allows (ptxas -g "
-        "within twice the memory of the code alone; 128 per function always), the longest-lived first, with a "
+        "within twice the memory of the code alone; up to 256 per function always), the longest-lived first, with a "
         "warning naming the rest; --max-registers N or all describes more",
         "ptxas-memory",
         feature_workarounds=("_registers",),
