@@ -22,13 +22,14 @@ What a debugger can show, from ptxas's register map (``.nv_debug_info_reg_sass``
 
     assert_readable(cubin, "_Z4testPi", "acc", 6, file="test.cu")   # ["R4"]
     readable_variables(cubin, "_Z4testPi", 6)                        # {"acc": ["R4"], ...}
- The pytest plugin (registered as ``ptxdwarf``) provides the fixtures
-``ptxas`` (the :class:`~ptxdwarf.cuda.ptxas.Ptxas` found) and ``compile_ptx``.
+
+The pytest plugin (registered as ``ptxdwarf``, :mod:`ptxdwarf.pytest_plugin`) provides the
+fixtures ``ptxdwarf_compile`` (:func:`compile_ptx`) and ``ptxdwarf_ptxas``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,7 @@ from .visibility import RegisterLocation, register_locations
 
 __all__ = [
     "CompiledCubin",
+    "PtxCompiler",
     "Query",
     "QueryDIE",
     "QueryLocation",
@@ -59,11 +61,17 @@ __all__ = [
 
 @dataclass
 class CompiledCubin:
-    """A cubin ptxas made of some PTX."""
+    """A cubin ptxas made of some PTX: its bytes, the architecture and the PTX text, and the
+    release of the ptxas that compiled it."""
 
     data: bytes
     arch: str
     ptx: str
+    ptxas_version: str = ""
+
+    def __repr__(self) -> str:
+        by = f", ptxas {self.ptxas_version}" if self.ptxas_version else ""
+        return f"<CompiledCubin {self.arch}{by}: {len(self.data)} bytes of {len(self.ptx)} characters of PTX>"
 
     def debug_info(self) -> Query:
         """The cubin's DWARF, queryable."""
@@ -134,15 +142,31 @@ def compile_ptx(
     *,
     arch: str | None = None,
     ptxas: Ptxas | str | None = None,
+    ptxas_version: str | None = None,
     debug: bool = True,
     line_info: bool = False,
 ) -> CompiledCubin:
     """Compile PTX text with ptxas (``-g`` unless ``debug=False``; ``-lineinfo`` with
-    ``line_info``); temporary files are removed."""
+    ``line_info``) for ``arch`` (default: the module's ``.target``, or the oldest newer one
+    ptxas supports); temporary files are removed.
+
+    The ptxas is ``ptxas`` (a :class:`~ptxdwarf.cuda.Ptxas` or a path), else the first found
+    of release ``ptxas_version`` (``"13.5"``), else the first found that takes the module's
+    ``.version``, as the command line chooses (:func:`~ptxdwarf.cuda.find_ptxas`)."""
     result, chosen = compile_text(
-        ptx, ptxas=ptxas, arch=arch, debug=debug, extra=["-lineinfo"] if line_info else []
+        ptx,
+        ptxas=ptxas,
+        release=ptxas_version,
+        arch=arch,
+        debug=debug,
+        extra=["-lineinfo"] if line_info else [],
     )
-    return CompiledCubin(result.cubin, chosen, ptx)
+    return CompiledCubin(result.cubin, chosen, ptx, result.ptxas.version if result.ptxas else "")
+
+
+#: What the plugin's ``ptxdwarf_compile`` fixture is: :func:`compile_ptx`, with the session's
+#: ``--ptxdwarf-ptxas``/``--ptxdwarf-ptxas-version``/``--ptxdwarf-arch`` as its defaults.
+PtxCompiler = Callable[..., CompiledCubin]
 
 
 def assert_function_lines(
