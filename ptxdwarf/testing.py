@@ -325,6 +325,9 @@ class Query:
     def __init__(self, info: DebugInfo) -> None:
         self.info = info
 
+    def __repr__(self) -> str:
+        return f"<Query {self.info!r}>"
+
     def _unit_dies(self) -> Iterator[tuple[DIE, int]]:
         for unit in self.info.units:
             if unit.die is not None:

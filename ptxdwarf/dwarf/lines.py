@@ -21,6 +21,7 @@ from .._native import twin
 from ..errors import DwarfError
 from .forms import read_sleb, read_uleb
 from .image import SectionImage
+from .reprs import counted, short
 
 __all__ = [
     "DW_LNE_NVIDIA_inlined_call",
@@ -61,6 +62,24 @@ class LineRow(NamedTuple):
     function_name: int | None = None
     prologue_end: bool = False
     epilogue_begin: bool = False
+
+    def __repr__(self) -> str:
+        flags = [
+            name
+            for name, on in (
+                ("is_stmt", self.is_stmt),
+                ("end_sequence", self.end_sequence),
+                ("prologue_end", self.prologue_end),
+                ("epilogue_begin", self.epilogue_begin),
+            )
+            if on
+        ]
+        symbol = f" {short(self.symbol)}" if self.symbol is not None else ""
+        context = f", context {self.context}" if self.context else ""
+        return (
+            f"<LineRow 0x{self.address:x}{symbol}: file {self.file} line {self.line} column {self.column}"
+            f"{context}{''.join(', ' + f for f in flags)}>"
+        )
 
 
 @dataclass
@@ -111,6 +130,12 @@ class LineProgram:
         first row of the row's sequence (measured: each call site is the row of the line the
         PTX's ``inlined_at`` names)."""
         return call_sites(self.rows)
+
+    def __repr__(self) -> str:
+        return (
+            f"<LineProgram {self.section} at 0x{self.offset:x} v{self.version}: "
+            f"{counted(len(self.files), 'file')}, {counted(len(self.rows), 'row')}>"
+        )
 
 
 def call_sites(rows: list[LineRow]) -> list[int | None]:
@@ -163,6 +188,15 @@ class SourceLine:
     column: int
     inlined: str | None = None
 
+    def __repr__(self) -> str:
+        function = repr(short(self.function)) if self.function is not None else None
+        file = repr(short(self.file)) if self.file is not None else None
+        inlined = f", inlined={short(self.inlined)!r}" if self.inlined is not None else ""
+        return (
+            f"SourceLine(function={function}, address=0x{self.address:x}, file={file}, "
+            f"line={self.line}, column={self.column}{inlined})"
+        )
+
 
 class LineTable:
     """The rows of a cubin's line programs, with the questions tests ask of them."""
@@ -181,6 +215,10 @@ class LineTable:
                     self._names(row.function_name) if row.context and row.function_name is not None else None
                 )
                 yield SourceLine(row.symbol, row.address, p.path(row.file), row.line, row.column, inlined)
+
+    def __repr__(self) -> str:
+        rows = sum(len(p.rows) for p in self.programs)
+        return f"<LineTable {counted(len(self.programs), 'program')}, {counted(rows, 'row')}>"
 
     def functions(self) -> list[str]:
         """The functions the table has rows for, in table order."""
@@ -208,6 +246,9 @@ class LineFiles:
     directories: list[bytes] = field(default_factory=list)
     files: list[tuple[bytes, int, int, int]] = field(default_factory=list)
     used: set[int] = field(default_factory=set)
+
+    def __repr__(self) -> str:
+        return f"<LineFiles {counted(len(self.files), 'file')}, {len(self.used)} used>"
 
     def path(self, number: int) -> str | None:
         """The path of file ``number`` (1-based), its directory joined; None if there is none."""
