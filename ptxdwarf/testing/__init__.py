@@ -32,7 +32,7 @@ from __future__ import annotations
 from .compiled import CompiledCubin, PtxCompiler, assert_readable, compile_ptx, readable_variables
 from .diff import assert_dies_equal, die_diff
 from .lines import assert_function_lines
-from .queries import Query, QueryDIE, QueryLocation, query
+from .queries import Query, QueryDIE, QueryLocation, QueryLocationEntry, query
 
 __all__ = [
     "CompiledCubin",
@@ -40,6 +40,7 @@ __all__ = [
     "Query",
     "QueryDIE",
     "QueryLocation",
+    "QueryLocationEntry",
     "assert_dies_equal",
     "assert_function_lines",
     "assert_readable",
