@@ -605,7 +605,12 @@ class DebugInfo:
 
         from .lines import LineTable  # not at the top: lines imports forms, which imports this module
 
-        return LineTable([p for p in self.lines or [] if p.section == ".debug_line"], self.string_at)
+        programs = self.lines or []
+        return LineTable(
+            [p for p in programs if p.section == ".debug_line"],
+            self.string_at,
+            [p for p in programs if p.section == ".nv_debug_line_sass"],
+        )
 
     def string_at(self, offset: int | None) -> str | None:
         """The ``.debug_str`` string at ``offset`` (None: no string starts there)."""

@@ -31,21 +31,38 @@ from __future__ import annotations
 
 from .compiled import CompiledCubin, PtxCompiler, assert_readable, compile_ptx, readable_variables
 from .diff import assert_dies_equal, die_diff
-from .lines import assert_function_lines
+from .lines import (
+    assert_function_lines,
+    assert_lines,
+    assert_no_lines,
+    ptx_lines_of,
+    source_lines,
+    source_of_ptx_line,
+)
+from .ptxlocs import PtxInstruction, PtxLoc, PtxLocs, read_locs
 from .queries import Query, QueryDIE, QueryLocation, QueryLocationEntry, query
 
 __all__ = [
     "CompiledCubin",
     "PtxCompiler",
+    "PtxInstruction",
+    "PtxLoc",
+    "PtxLocs",
     "Query",
     "QueryDIE",
     "QueryLocation",
     "QueryLocationEntry",
     "assert_dies_equal",
     "assert_function_lines",
+    "assert_lines",
+    "assert_no_lines",
     "assert_readable",
     "compile_ptx",
     "die_diff",
+    "ptx_lines_of",
     "query",
+    "read_locs",
     "readable_variables",
+    "source_lines",
+    "source_of_ptx_line",
 ]
