@@ -140,18 +140,18 @@ class LocDirective(NamedTuple):
         )
 
 
-def instruction_locs(masked: str, start: int, end: int) -> list[tuple[Stmt, Stmt | None]]:
-    """Each instruction of the function body ``masked[start:end]`` (comment-masked text) with
-    the ``.loc`` directive that governs it: the last one before it in the body (None before
-    the first)."""
-    out: list[tuple[Stmt, Stmt | None]] = []
-    current: Stmt | None = None
+def instruction_locs(masked: str, start: int, end: int) -> tuple[list[Stmt], list[tuple[Stmt, Stmt | None]]]:
+    """The ``.loc`` directives of the function body ``masked[start:end]`` (comment-masked
+    text), and each instruction with the one that governs it: the last before it in the body
+    (None before the first)."""
+    locs: list[Stmt] = []
+    instructions: list[tuple[Stmt, Stmt | None]] = []
     for stmt in scan_body(masked, start, end):
         if stmt.kind == "instr":
-            out.append((stmt, current))
+            instructions.append((stmt, locs[-1] if locs else None))
         elif LOC.match(stmt.text) is not None:
-            current = stmt
-    return out
+            locs.append(stmt)
+    return locs, instructions
 
 
 def line_directives(text: str, *, files: bool = False) -> Iterator[re.Match[str]]:

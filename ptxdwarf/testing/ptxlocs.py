@@ -62,19 +62,15 @@ class PtxLocs:
         for f in module.functions:
             if f.body_start < 0:
                 continue
-            made: dict[int, PtxLoc] = {}
-            instructions = []
-            for stmt, governing in instruction_locs(masked, f.body_start, f.body_end):
-                loc = None
-                if governing is not None:
-                    loc = made.get(governing.start)
-                    if loc is None:
-                        loc = made[governing.start] = self._loc(
-                            governing.text, index.line(governing.start), paths
-                        )
-                instructions.append(PtxInstruction(index.line(stmt.start), " ".join(stmt.text.split()), loc))
-            self._instructions[f.name] = instructions
+            directives, governed = instruction_locs(masked, f.body_start, f.body_end)
+            made = {d.start: self._loc(d.text, index.line(d.start), paths) for d in directives}
             self._locs[f.name] = list(made.values())
+            self._instructions[f.name] = [
+                PtxInstruction(
+                    index.line(stmt.start), " ".join(stmt.text.split()), made[loc.start] if loc else None
+                )
+                for stmt, loc in governed
+            ]
 
     def __repr__(self) -> str:
         return f"<PtxLocs {short(self.module.filename)!r}: {counted(len(self._instructions), 'function')}>"
@@ -104,20 +100,28 @@ class PtxLocs:
             ) from None
 
     def locs(self, function: str) -> list[PtxLoc]:
-        """The ``.loc`` directives of ``function`` that govern an instruction, in text order."""
+        """Every ``.loc`` directive of ``function``'s body, in text order."""
         self.instructions(function)
         return self._locs[function]
 
-    def source_lines(self, function: str | None = None, file: str | None = None) -> set[int]:
-        """The source lines the instructions (of ``function``; of a file whose path ends with
-        ``file``) are given, line 0 left out."""
-        names = [function] if function is not None else self.functions()
-        return {
-            i.loc.line
-            for name in names
-            for i in self.instructions(name)
-            if i.loc is not None and i.loc.line and (file is None or (i.loc.path or "").endswith(file))
-        }
+    def source_lines(
+        self, function: str | None = None, file: str | None = None, *, instructions: bool = False
+    ) -> set[int]:
+        """The source lines the ``.loc`` directives (of ``function``; of a file whose path ends
+        with ``file``) name, with the call sites their ``inlined_at`` name, line 0 left out:
+        those ptxas may make line-table rows of. With ``instructions``, only the lines of the
+        directives that govern an instruction."""
+        found: set[int] = set()
+        for name in [function] if function is not None else self.functions():
+            if instructions:
+                locs = [i.loc for i in self.instructions(name) if i.loc is not None]
+            else:
+                locs = self.locs(name)
+                locs = [*locs, *(loc.inlined_at for loc in locs if loc.inlined_at is not None)]
+            found |= {
+                loc.line for loc in locs if loc.line and (file is None or (loc.path or "").endswith(file))
+            }
+        return found
 
 
 def _debug_strings(module: PtxModule) -> dict[str, str]:
