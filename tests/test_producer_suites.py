@@ -33,17 +33,26 @@ LLVM = CORPUS / "llvm-tests"
 #: make_numba.py: each kernel's ``def`` line and the lines of its body.
 NUMBA_KERNELS = {"axpy": (30, {31, 32, 33})}
 
+NUMBA_ALL = ("axpy", "loops", "shared_local", "tuples", "atomics", "clip_copy")
 CASES = [
+    *(NUMBA / f"{k}.{mode}.ptx" for k in NUMBA_ALL for mode in ("debug", "debugopt", "lineinfo")),
     *(
-        NUMBA / f"{k}.{mode}.ptx"
-        for k in ("axpy", "loops", "tuples", "clip_copy")
-        for mode in ("debug", "lineinfo")
+        TRITON / f"{k}.lines.sm_{cc}.ptx"
+        for k in ("add", "softmax_row", "matmul", "matmul_kloop")
+        for cc in (80, 90)
     ),
-    *(TRITON / f"{k}.lines.sm_80.ptx" for k in ("add", "softmax_row", "matmul_kloop")),
     *(
         LLVM / f"{k}.ptx"
-        for k in ("inlinedAt_1.O0", "inlinedAt_2.O2", "debug-info.O0.fixed", "debug-loc-offset.O2.fixed")
+        for k in (
+            "inlinedAt_1.O0",
+            "inlinedAt_2.O2",
+            "debug-info.O0.fixed",
+            "debug-info.O2.fixed",
+            "debug-loc-offset.O2.fixed",
+            "dbg-declare-alloca.O0.fixed",
+        )
     ),
+    CORPUS / "nvcc-13.5" / "classes.lineinfo.sm_75.ptx",  # inlined code
 ]
 
 
