@@ -144,6 +144,15 @@ def test_numba_lineinfo_without_debug(ptxdwarf_compile: PtxCompiler) -> None:
     def_line, body = NUMBA_KERNELS["axpy"]
     assert_lines(cubin, body, file="make_numba.py")
     assert_no_lines(cubin, [def_line - 1, max(body) + 1], file="make_numba.py")
+    with pytest.raises(
+        AssertionError,
+        match=r"file make_numba.py: lines without code \[34\] \(lines with code: \[30, 31, 32, 33\]\)",
+    ):
+        assert_lines(cubin, {33, 34}, file="make_numba.py")
+    with pytest.raises(AssertionError, match=r"lines without code \[\], lines not expected \[30\]"):
+        assert_lines(cubin, body, file="make_numba.py", exact=True)
+    with pytest.raises(AssertionError, match=r"lines with code \[31\], expected none of them"):
+        assert_no_lines(cubin, {31, 40}, file="make_numba.py")
     locs = read_locs(cubin.ptx)
     (kernel,) = locs.functions()
     assert locs.source_lines(kernel, instructions=True) == {def_line, *body}
