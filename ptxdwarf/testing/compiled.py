@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..api import read_ptx
 from ..cuda.cubin import read_cubin, register_map
@@ -24,6 +24,7 @@ class CompiledCubin:
     arch: str
     ptx: str
     ptxas_version: str = ""
+    _lines: LineTable | None = field(default=None, init=False, repr=False, compare=False)
 
     def __repr__(self) -> str:
         by = f", ptxas {self.ptxas_version}" if self.ptxas_version else ""
@@ -38,8 +39,11 @@ class CompiledCubin:
         return Query(read_ptx(self.ptx))
 
     def line_table(self) -> LineTable:
-        """The cubin's line table (``.debug_line``)."""
-        return read_cubin(self.data).line_table
+        """The cubin's line table (``.debug_line``, with ``.nv_debug_line_sass`` to join it
+        with), read once."""
+        if self._lines is None:
+            self._lines = read_cubin(self.data).line_table
+        return self._lines
 
     def register_locations(self) -> list[RegisterLocation]:
         """Each register location of the cubin's DWARF and where a debugger reads it
