@@ -1,12 +1,13 @@
 """Shared test fixtures: the real toolchain (ptxas, llvm-dwarfdump) and the shipped PTX fixtures.
 
-``ptxas_tool`` and ``cubin_path`` are named apart from the shipped pytest plugin's ``ptxas``
-and ``compile_ptx`` (:mod:`ptxdwarf.pytest_plugin`), which stay what the plugin documents.
-A test that uses either is marked ``ptxas``; tests that run ptxas otherwise say so with
+``ptxas_tool`` and ``cubin_path`` are made of the shipped pytest plugin's ``ptxdwarf_ptxas``
+and ``ptxdwarf_compile`` (:mod:`ptxdwarf.pytest_plugin`). A test that uses any of them is
+marked ``ptxas``; tests that run ptxas otherwise say so with
 ``@pytest.mark.ptxas``, and the slow ones with ``@pytest.mark.slow`` (pyproject.toml).
 
 ptxas and llvm-dwarfdump are required: tests that need them fail (not skip) when
-they are missing, unless PTXDWARF_ALLOW_MISSING_TOOLS=1 is set for a local run.
+they are missing, unless PTXDWARF_ALLOW_MISSING_TOOLS=1 is set for a local run (for ptxas:
+the plugin's ``--ptxdwarf-missing skip``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import Any, Protocol
 
 import pytest
 
-from ptxdwarf.cuda.ptxas import Ptxas, candidate_paths, find_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, candidate_paths
+from ptxdwarf.testing import PtxCompiler
 
 pytest_plugins = ["pytester"]
 
@@ -119,13 +121,15 @@ def nvdisasm() -> str:
 
 
 @pytest.fixture(scope="session")
-def ptxas_tool() -> Ptxas:
-    """The ptxas ptxdwarf finds (PATH, CUDA_HOME, or the nvidia-cuda-nvcc wheel)."""
-    try:
-        return find_ptxas()
-    except Exception:
-        _missing("ptxas")
-        raise
+def ptxas_tool(ptxdwarf_ptxas: Ptxas) -> Ptxas:
+    """The plugin's ``ptxdwarf_ptxas``: the ptxas ptxdwarf finds (PATH, CUDA_HOME, or the
+    nvidia-cuda-nvcc wheel)."""
+    return ptxdwarf_ptxas
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("PTXDWARF_ALLOW_MISSING_TOOLS"):
+        config.option.ptxdwarf_missing = "skip"
 
 
 def _llvm_dwarfdump() -> str | None:
@@ -161,27 +165,24 @@ class CubinPath(Protocol):
 
 
 @pytest.fixture(scope="session")
-def cubin_path(ptxas_tool: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> CubinPath:
-    """cubin_path(text, name) -> path of the cubin ``ptxas -g`` makes of the text."""
+def cubin_path(ptxdwarf_compile: PtxCompiler, tmp_path_factory: pytest.TempPathFactory) -> CubinPath:
+    """cubin_path(text, name) -> path of the cubin ``ptxas -g`` makes of the text (the
+    plugin's ``ptxdwarf_compile``)."""
     out_dir = tmp_path_factory.mktemp("cubins")
     counter = [0]
 
     def run(text: str, name: str = "module", arch: str | None = None) -> Path:
-        from ptxdwarf.ptx import needs_compile_only, parse_ptx
-
-        module = parse_ptx(text)
-        chosen, _note = ptxas_tool.choose_arch(module.target, arch)
-        result = ptxas_tool.compile(text, arch=chosen, relocatable=needs_compile_only(module), filename=name)
+        cubin = ptxdwarf_compile(text, arch=arch)
         counter[0] += 1
         path = out_dir / f"{counter[0]:04d}-{Path(name).stem}.cubin"
-        path.write_bytes(result.cubin)
+        path.write_bytes(cubin.data)
         return path
 
     return run
 
 
 #: Fixtures that run ptxas (these and the plugin's): a test that uses one is marked ``ptxas``.
-PTXAS_FIXTURES = frozenset({"ptxas_tool", "cubin_path", "ptxas", "compile_ptx"})
+PTXAS_FIXTURES = frozenset({"ptxas_tool", "cubin_path", "ptxdwarf_ptxas", "ptxdwarf_compile"})
 
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ptxdwarf"

@@ -25,6 +25,7 @@ from ..dwarf.decode import decode_sections
 from ..dwarf.image import Reloc, SectionImage, Symbol
 from ..dwarf.lines import read_line_programs
 from ..dwarf.model import DebugInfo
+from ..dwarf.reprs import counted, short
 from ..errors import CubinError
 from .regmap import SASS_SECTION, TYPE_SECTION, FunctionRegisters, read_register_map
 
@@ -75,6 +76,9 @@ class CubinSymbol:
     kind: str
     section: str | None
 
+    def __repr__(self) -> str:
+        return f"<CubinSymbol {self.kind} {short(self.name)} 0x{self.value:x}+{self.size} in {short(self.section)}>"
+
 
 @dataclass
 class CubinImages:
@@ -107,6 +111,12 @@ class CubinImages:
         """``.nv_debug_ptx_txt.HASH``: the PTX text, a NUL byte ending each line (of a cubin read
         from a path, read from the file each time it is asked for: an error if the file has changed)."""
         return None if self.ptx_text_reader is None else self.ptx_text_reader()
+
+    def __repr__(self) -> str:
+        return (
+            f"<CubinImages {short(self.filename)!r}: {counted(len(self.images), 'debug section')}, "
+            f"{counted(len(self.symbols), 'symbol')}>"
+        )
 
     def register_map(self) -> list[FunctionRegisters]:
         """ptxas's register map, by function (empty when the cubin has none: no ``-g``)."""
@@ -190,6 +200,10 @@ class ElfRelocation(NamedTuple):
     symbol: str
     addend: int | None
 
+    def __repr__(self) -> str:
+        addend = f"{self.addend:+}" if self.addend is not None else ""
+        return f"<ElfRelocation at 0x{self.offset:x} type {self.type}: {short(self.symbol)}{addend}>"
+
 
 @dataclass
 class ElfContents:
@@ -200,6 +214,13 @@ class ElfContents:
     sections: list[tuple[str, bytes]] = field(default_factory=list)
     relocations: dict[str, list[ElfRelocation]] = field(default_factory=dict)
     symbols: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        relocations = sum(len(r) for r in self.relocations.values())
+        return (
+            f"<ElfContents {counted(len(self.sections), 'section')}, {counted(relocations, 'relocation')}, "
+            f"{counted(len(self.symbols), 'symbol')}>"
+        )
 
     def get(self, name: str) -> bytes | None:
         """The bytes of the first section called ``name``."""

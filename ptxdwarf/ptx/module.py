@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..dwarf.image import SectionImage
+from ..dwarf.reprs import counted, short
 from .lexer import LineIndex, mask_comments
 from .statements import BodyStatements
 from .symbols import SymbolTable, symbol_table
@@ -34,6 +35,9 @@ class FileDirective:
     timestamp: int | None = None
     size: int | None = None
 
+    def __repr__(self) -> str:
+        return f"<FileDirective {self.index} {short(self.full_path)!r} (line {self.line})>"
+
     @property
     def full_path(self) -> str:
         if self.directory and not self.path.startswith("/"):
@@ -58,6 +62,13 @@ class PtxVariable:
     count: int | None = None
     pointer_space: str | None = None
     text: str = ""
+
+    def __repr__(self) -> str:
+        kind = " ".join(x for x in (self.space, self.type) if x)
+        count = f"<{self.count}>" if self.count is not None else ""
+        dims = "".join(f"[{d}]" if d >= 0 else "[]" for d in self.dims)
+        return f"<PtxVariable .{kind} {short(self.name)}{count}{dims} (line {self.line})>"
+
     initialized: bool = False
     """Declared with an initializer (``= 1``, ``= {1, 2}``)."""
 
@@ -141,6 +152,12 @@ class PtxFunction:
     def is_kernel(self) -> bool:
         return self.kind == "entry"
 
+    def __repr__(self) -> str:
+        return (
+            f"<PtxFunction .{self.kind} {short(self.name)} (lines {self.line}-{self.end_line}): "
+            f"{counted(len(self.params), 'parameter')}, {counted(len(self.labels), 'label')}>"
+        )
+
     def declares(self, name: str) -> bool:
         """Whether ``name`` is a parameter, label or declared name of this function."""
         if name in self.labels:
@@ -170,6 +187,12 @@ class SectionText:
     syntax: list[tuple[str, int]] = field(default_factory=list)
     """Values ptxas cannot parse: what is wrong, and the line."""
 
+    def __repr__(self) -> str:
+        return (
+            f"<SectionText {counted(len(self.labels), 'label')}, {counted(len(self.differences), 'difference')}, "
+            f"{counted(len(self.addends), 'addend')}, {len(self.syntax)} not parsed>"
+        )
+
 
 @dataclass(slots=True)
 class SectionBlock:
@@ -190,6 +213,9 @@ class SectionBlock:
     _text: SectionText | None = field(default=None, repr=False)
     dwarf_lines: bool = False
     """Written as ``@@DWARF`` lines (PTX ISA before 2.0), not as a ``.section`` block."""
+
+    def __repr__(self) -> str:
+        return f"<SectionBlock {short(self.name)} (lines {self.line}-{self.end_line})>"
 
     @property
     def image(self) -> SectionImage:
@@ -230,6 +256,14 @@ class PtxModule:
     """The split bodies of the functions (by ``id``) a reader kept for another to read: lint
     keeps those it reports a label of, for the repairs of the same text (kept only for those,
     as a large module's statements take more memory than its text)."""
+
+    def __repr__(self) -> str:
+        version = f" .version {self.version[0]}.{self.version[1]}" if self.version else ""
+        target = f" .target {','.join(self.target)}" if self.target else ""
+        return (
+            f"<PtxModule {short(self.filename)!r}{version}{target}: {counted(len(self.text), 'character')}, "
+            f"{counted(len(self.sections), 'section')}>"
+        )
 
     def _complete(self) -> None:
         # The functions, their declarations and labels are read on first use:
@@ -354,6 +388,9 @@ class LazyImages(Mapping[str, SectionImage]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._loaders)
+
+    def __repr__(self) -> str:
+        return f"<LazyImages {counted(len(self._loaders), 'section')}, {len(self._images)} read>"
 
     def __len__(self) -> int:
         return len(self._loaders)
