@@ -137,11 +137,15 @@ def rewrite(
     style: Style | str = Style.READABLE,
     filename: str = "<ptx>",
     options: EncodeOptions | None = None,
+    notes: list[str] | None = None,
 ) -> str:
-    """Decode every debug section of ``text`` and encode it again in ``style``."""
+    """Decode every debug section of ``text`` and encode it again in ``style``; what the
+    reader says of the input (a PTX fragment, say) is added to ``notes``."""
     module = parse_ptx(text, filename)
     if not any(block.name.startswith(".debug_") for block in module.sections):
         return text  # nothing to rewrite
     info = decode_module(module)
+    if notes is not None:
+        notes.extend(info.notes)
     images = encode_sections(info, options)
     return replace_debug_sections(module, images, style)
