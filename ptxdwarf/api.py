@@ -146,9 +146,11 @@ def rewrite(
     style: Style | str = "readable",
     filename: str = "<ptx>",
     options: EncodeOptions | None = None,
+    notes: list[str] | None = None,
 ) -> str:
     """Decode every debug section of ``text`` and encode it again in ``style`` (a
-    :class:`~ptxdwarf.ptx.writer.Style` or its name)."""
+    :class:`~ptxdwarf.ptx.writer.Style` or its name); what the reader says of the input (a
+    PTX fragment, say) is added to ``notes``."""
     from .dwarf.encode import encode_sections
     from .ptx.debug import decode_module, replace_debug_sections
     from .ptx.reader import parse_ptx
@@ -157,5 +159,7 @@ def rewrite(
     if not any(block.name.startswith(".debug_") for block in module.sections):
         return text  # nothing to rewrite
     info = decode_module(module)
+    if notes is not None:
+        notes.extend(info.notes)
     images = encode_sections(info, options)
     return replace_debug_sections(module, images, style)

@@ -277,7 +277,10 @@ def _cmd_rewrite(args: argparse.Namespace) -> int:
             result, changed = remap_paths(load_ptx(path), remaps, filename=path)
             print(f"{path}: {changed} path(s) remapped", file=sys.stderr)
         else:
-            result = rewrite(load_ptx(path), style=args.style, filename=path)
+            notes: list[str] = []
+            result = rewrite(load_ptx(path), style=args.style, filename=path, notes=notes)
+            for note in notes:
+                print(f"ptxdwarf: note: {path}: {note}", file=sys.stderr)
         _write_output(result, args.output)
         return 0
 
@@ -384,10 +387,13 @@ def main_lint(path: str, json_output: bool, ptxas_version: str | None = None) ->
 def _lint_one(path: str, ptxas_version: str | None = None) -> list[Finding]:
     from .files import load_ptx
     from .lint import lint_module
+    from .ptx.module import FRAGMENT_NOTE
     from .ptx.reader import parse_ptx
 
     module = parse_ptx(load_ptx(path), path)
     _keep_until_exit(module)
+    if module.is_fragment:
+        print(f"ptxdwarf: note: {path}: {FRAGMENT_NOTE}", file=sys.stderr)
     return lint_module(module, ptxas_version=ptxas_version)
 
 

@@ -101,6 +101,8 @@ def attach_ptx(
             f"predicates: {predicates} is not in 0-{MAX_PREDICATES} (ptxas -g crashes on a function "
             f"whose debug info describes more than {MAX_PREDICATES} predicates)"
         )
+    if only_mapped:
+        parse_ptx(text, filename).require_whole("attach --only-mapped")
     args = (text, output_name, filename, rename_registers, replace, style, debug_target, predicates)
     result = _attach(*args, None)
     if not only_mapped:

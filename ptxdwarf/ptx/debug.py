@@ -9,7 +9,7 @@ from ..dwarf.decode import decode_sections
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
 from .edits import TextEdits
-from .module import PtxModule
+from .module import FRAGMENT_NOTE, PtxModule
 from .writer import Style, format_dwarf_lines, format_section
 
 __all__ = ["decode_module", "edit_debug_sections", "replace_debug_sections"]
@@ -25,6 +25,8 @@ def decode_module(module: PtxModule) -> DebugInfo:
         address_size=4 if module.address_size == 32 else 8,
     )
     info.module = module
+    if module.is_fragment:
+        info.notes.append(FRAGMENT_NOTE)
     return info
 
 

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 
 from ..dwarf.image import SectionImage
 from ..dwarf.reprs import counted, short
+from ..errors import PtxDwarfError
 from .lexer import LineIndex, mask_comments
 from .statements import BodyStatements
 from .symbols import SymbolTable, symbol_table
 
 __all__ = [
+    "FRAGMENT_NOTE",
     "TYPE_SIZES",
     "FileDirective",
     "LazyImages",
@@ -22,6 +24,13 @@ __all__ = [
     "SectionBlock",
     "SectionText",
 ]
+
+
+#: What the commands that read a PTX fragment say of it (:attr:`PtxModule.is_fragment`).
+FRAGMENT_NOTE = (
+    "a PTX fragment (debug sections, no .version directive: a piece cut out of a module, for "
+    "injection into another); read as it is, and ptxas cannot compile it alone"
+)
 
 
 @dataclass(slots=True)
@@ -318,6 +327,21 @@ class PtxModule:
     def has_debug_target(self) -> bool:
         """``.target`` lists ``debug``."""
         return "debug" in self.target
+
+    @property
+    def is_fragment(self) -> bool:
+        """Debug sections without a ``.version`` directive: a piece of a module (an injector's
+        fragment), which can be read but not compiled."""
+        return self.version is None and any(b.name.startswith(".debug_") for b in self.sections)
+
+    def require_whole(self, what: str) -> None:
+        """:class:`~ptxdwarf.errors.PtxDwarfError` for a fragment (:attr:`is_fragment`), which
+        ``what`` (``check``: something that runs ptxas) cannot compile."""
+        if self.is_fragment:
+            raise PtxDwarfError(
+                f"{what}: ptxas cannot compile a PTX fragment (no .version directive)",
+                where=self.filename,
+            )
 
     def images(self, *, debug_only: bool = False) -> LazyImages:
         """Section images by name, each read on first use; blocks of the same name are joined in order.
