@@ -230,9 +230,19 @@ def test_llvm_outputs(path: Path) -> None:
     result = fix(text, filename=str(path))
     assert _compile(result.text) is None
     assert check(result.text).status in ("consistent", "line-info-only")
-    assert tree(result.text) == tree(text)
-    # what remains is what a debugger gets wrong and no repair knows (LLVM 14's address class)
-    assert {f.rule for f in result.remaining} <= {"address-class-space"}
+    assert not result.remaining
+    before, after = tree(text), tree(result.text)
+    if "address-class-space" in {r.rule for r in result.repairs}:
+        # LLVM 14's class of a .shared variable, written as the symbol's state space says
+        assert after != before
+        before, after = _without_classes(before), _without_classes(after)
+    assert after == before
+
+
+def _without_classes(
+    dies: list[tuple[int, str, list[tuple[str, Any]]]],
+) -> list[tuple[int, str, list[tuple[str, Any]]]]:
+    return [(depth, tag, [a for a in attrs if a[0] != "DW_AT_address_class"]) for depth, tag, attrs in dies]
 
 
 @pytest.mark.parametrize("name", ["file-two-strings", "dwarf4-form", "abbrev-code-order", "ptxas-syntax"])
