@@ -231,12 +231,33 @@ def test_llvm_outputs(path: Path) -> None:
     assert _compile(result.text) is None
     assert check(result.text).status in ("consistent", "line-info-only")
     assert not result.remaining
+    _assert_same_tree(text, result)
+
+
+def _assert_same_tree(text: str, result: Any) -> None:
+    """The DIE tree of the fixed text is the input's, but for what the repairs that change the
+    description say they changed: a DW_AT_address_class written as the symbol's state space
+    says, a reference renamed to the name the module defines for it."""
     before, after = tree(text), tree(result.text)
-    if "address-class-space" in {r.rule for r in result.repairs}:
-        # LLVM 14's class of a .shared variable, written as the symbol's state space says
+    rules = {r.rule for r in result.repairs}
+    renamed = {
+        new: old
+        for r in result.repairs
+        if r.rule == "undefined-symbol"
+        for old, new in [r.change.split(" (")[0].split(" -> ")]
+    }
+    if "address-class-space" in rules:
         assert after != before
         before, after = _without_classes(before), _without_classes(after)
+    if renamed:
+        after = [(d, t, [(n, _renamed(v, renamed)) for n, v in attrs]) for d, t, attrs in after]
     assert after == before
+
+
+def _renamed(value: Any, names: dict[str, str]) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_renamed(v, names) for v in value)
+    return names.get(value, value) if isinstance(value, str) else value
 
 
 def _without_classes(
@@ -573,7 +594,7 @@ def test_corpus(path: Path) -> None:
     if result.repairs and result.ok:
         assert _compile(result.text) is None
         assert check(result.text).status in ("consistent", "line-info-only")
-        assert tree(result.text) == tree(text)
+        _assert_same_tree(text, result)
 
 
 # --- repairs measured on the harness's modules ----------------------------------------------
