@@ -496,3 +496,18 @@ def test_check_splits_a_body_once(monkeypatch: pytest.MonkeyPatch, ptxas_tool: P
         split.clear()
         check(text, ptxas=ptxas_tool)
         assert split and set(split.values()) == {1} and {n for n, _ in split} == {len(text)}, name
+
+
+def test_the_nul_byte_that_ends_nvrtc_output_is_read() -> None:
+    """NVRTC's PTX (as Warp writes it) ends with the NUL byte of its C string: dump, lint and
+    rewrite read it, and rewrite keeps it; a NUL anywhere else is still not PTX."""
+    from conftest import FIXTURES
+
+    text = (FIXTURES / "spec/example.ptx").read_text()
+    read = ptxdwarf.read(text=text + "\0")
+    assert [u.die.tag for u in read.units if u.die] == [
+        u.die.tag for u in ptxdwarf.read(text=text).units if u.die
+    ]
+    assert ptxdwarf.rewrite(text + "\0", style="nvcc").endswith("}\n\0")
+    with pytest.raises(PtxSyntaxError, match="NUL byte"):
+        ptxdwarf.ptx.parse_ptx(text + "\0" + text)
