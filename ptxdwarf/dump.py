@@ -357,8 +357,18 @@ def _sets_json(info: DebugInfo, dump: _Dump) -> Iterator[tuple[str, Iterator[str
 
 def _other_sections(info: DebugInfo) -> list[tuple[str, int]]:
     """(name, size) of every debug section the dump does not decode: the ``.debug_*`` ones
-    without a schema (a cubin's ``.debug_line`` among them), then a cubin's others."""
-    return [(name, len(img.data)) for name, img in info.raw.items()] + undecoded_sections(info)
+    without a schema (a cubin's ``.debug_line`` among them), ``.debug_macinfo`` (read, not
+    shown), then a cubin's others."""
+    found = [(name, len(img.data)) for name, img in info.raw.items()]
+    for name in _NOT_SHOWN:
+        image = (info.sections or {}).get(name)
+        if image is not None and name not in info.raw:
+            found.append((name, len(image.data)))
+    return found + undecoded_sections(info)
+
+
+#: Sections ptxdwarf reads that the dump does not show.
+_NOT_SHOWN = (".debug_macinfo",)
 
 
 def _text_lines(text: bytes) -> list[str]:

@@ -9,9 +9,14 @@ for tools that read only that section.
 
 from __future__ import annotations
 
+import io
 import re
 import struct
+import subprocess
+from pathlib import Path
 from typing import Any
+
+from elftools.elf.elffile import ELFFile
 
 Row = tuple[int, int, int, Any, bool, bool]
 
@@ -85,3 +90,81 @@ def minimal_elf(sections: dict[str, bytes], machine: int = 190) -> bytes:
         kind = 3 if name == ".shstrtab" else 1
         headers += struct.pack("<IIQQQQIIQQ", name_at[name], kind, 0, 0, offset, size, 0, 0, 1, 0)
     return header + body + headers
+
+
+#: The line-program sections of a cubin, as ``dump --json``'s ``lines`` names them.
+LINE_SECTIONS = (".debug_line", ".nv_debug_line_sass", ".nv.tileir.debug_line")
+
+
+def _run(command: list[str]) -> str:
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"{' '.join(command)}: {proc.stderr}"
+    return proc.stdout
+
+
+def line_differences(
+    cubin: bytes, doc: dict[str, Any], dwarfdumps: list[str], eu_readelf: str, work: Path
+) -> list[str]:
+    """What differs between the line programs of ``doc`` (``dump --json`` of ``cubin``) and
+    what each llvm-dwarfdump and eu-readelf read from the same bytes, section by section
+    (each put into an ELF file of its own as ``.debug_line``): every row, and the file names
+    (llvm-dwarfdump). eu-readelf sorts the rows of a table by address, and a cubin's sequences
+    all start at 0 (a section per function): its rows are compared as a multiset."""
+    problems: list[str] = []
+    elf = ELFFile(io.BytesIO(cubin))
+    for name in LINE_SECTIONS:
+        section = elf.get_section_by_name(name)
+        programs = [p for p in doc.get("lines", []) if p["section"] == name]
+        if section is None:
+            if programs:
+                problems.append(f"{name}: {len(programs)} programs, and no such section")
+            continue
+        if not programs and section.data_size:
+            problems.append(f"{name}: not decoded")
+            continue
+        path = work / f"{name.strip('.')}.o"
+        path.write_bytes(minimal_elf({".debug_line": section.data()}))
+        rows = [r for p in programs for r in p["rows"]]
+        ours = [
+            (r["address"], r["line"], r["column"], r["file"], r["is_stmt"], r["end_sequence"]) for r in rows
+        ]
+        names = [f["name"] for p in programs for f in p["files"]]
+        for tool in dwarfdumps:
+            text = _run([tool, "--debug-line", str(path)])
+            theirs = llvm_rows(text)
+            if ours != theirs:
+                at = next(
+                    (i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b),
+                    min(len(ours), len(theirs)),
+                )
+                problems.append(
+                    f"{name}, {tool}: {len(ours)} rows, {len(theirs)}; row {at}: {ours[at : at + 1]}, {theirs[at : at + 1]}"
+                )
+            their_names = [unescape(n) for n in llvm_file_names(text)]
+            if names != their_names:
+                problems.append(f"{name}, {tool}: files {names}, {their_names}")
+        by_path = [
+            (
+                r["address"],
+                r["line"],
+                r["column"],
+                file_path(p["files"], r["file"]),
+                r["is_stmt"],
+                r["end_sequence"],
+            )
+            for p in programs
+            for r in p["rows"]
+        ]
+        theirs = eu_rows(_run([eu_readelf, "--debug-dump=decodedline", str(path)]))
+        if sorted(by_path) != sorted(theirs):
+            problems.append(f"{name}, eu-readelf: {sorted(set(by_path) ^ set(theirs))[:4]}")
+    return problems
+
+
+def unescape(text: str) -> str:
+    """llvm-dwarfdump's C escapes undone; its octal escapes are bytes, read as UTF-8."""
+    raw = text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    try:
+        return raw.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return raw
