@@ -1,4 +1,4 @@
-"""What the independent readers (llvm-dwarfdump, eu-readelf) say of a line-number program.
+"""What the independent readers (llvm-dwarfdump, eu-readelf) say of line-number programs and DIEs.
 
 A row is (address, line, column, file, is_stmt, end_sequence); llvm-dwarfdump's file is the
 1-based number, eu-readelf's the file's path (it prints the path when the file changes).
@@ -168,3 +168,72 @@ def unescape(text: str) -> str:
         return raw.encode("latin-1").decode("utf-8")
     except (UnicodeEncodeError, UnicodeDecodeError):
         return raw
+
+
+_EU_DIE = re.compile(r"^ \[\s*([0-9a-f]+)\]( +)(\S+)\s+abbrev: \d+$")
+_EU_ATTR = re.compile(r"^ +(\S+) +\((\w+)\) ?(.*)$")
+_EU_STRING = re.compile(r'^"(.*)"$', re.S)
+#: Attributes eu-readelf 0.188 has no name for, by the name it prints (DWARF's registry codes).
+_EU_UNNAMED = {"DW_AT_lo_user+0x1e02": "DW_AT_LLVM_sysroot"}
+
+
+def eu_dies(text: str) -> list[tuple[int, int, str, list[tuple[str, str, str]]]]:
+    """(offset, depth, tag, [(attribute, form, value as printed)]) of every DIE of
+    ``eu-readelf --debug-dump=info``, with the ``DW_TAG_``/``DW_AT_``/``DW_FORM_`` prefixes
+    eu-readelf leaves out."""
+    dies: list[tuple[int, int, str, list[tuple[str, str, str]]]] = []
+    for line in text.splitlines():
+        m = _EU_DIE.match(line)
+        if m is not None:
+            dies.append((int(m.group(1), 16), (len(m.group(2)) - 2) // 2, f"DW_TAG_{m.group(3)}", []))
+            continue
+        m = _EU_ATTR.match(line)
+        if m is not None and dies:
+            name = _EU_UNNAMED.get(f"DW_AT_{m.group(1)}", f"DW_AT_{m.group(1)}")
+            dies[-1][3].append((name, f"DW_FORM_{m.group(2)}", m.group(3)))
+    return dies
+
+
+def eu_die_differences(doc: dict[str, Any], text: str) -> list[str]:
+    """What differs between the DIEs of ``doc`` (``dump --json``) and eu-readelf's ``text`` of
+    the same ``.debug_info``: each DIE's offset, depth and tag, its attributes' names and forms
+    in order, strings, and references by the offset they name (not a relocated one: eu-readelf
+    does not apply CUDA relocations)."""
+    ours = []
+    for unit in doc["units"]:
+        stack = [(unit["die"], 0)] if unit.get("die") else []
+        while stack:
+            die, depth = stack.pop()
+            ours.append((die["offset"], depth, die["tag"], die["attributes"]))
+            stack.extend((child, depth + 1) for child in reversed(die["children"]))
+    theirs = eu_dies(text)
+    problems = [f"{len(ours)} DIEs, eu-readelf {len(theirs)}"] if len(ours) != len(theirs) else []
+    for (offset, depth, tag, attrs), (t_offset, t_depth, t_tag, t_attrs) in zip(ours, theirs, strict=False):
+        if (offset, depth, tag) != (t_offset, t_depth, t_tag):
+            problems.append(
+                f"DIE 0x{offset:x} {tag} depth {depth}, eu-readelf: 0x{t_offset:x} {t_tag} depth {t_depth}"
+            )
+            break
+        mine = [(a["name"], a["form"]) for a in attrs]
+        if mine != [(n, f) for n, f, _ in t_attrs]:
+            problems.append(f"DIE 0x{offset:x}: {mine}, eu-readelf: {[(n, f) for n, f, _ in t_attrs]}")
+            continue
+        for attr, (_n, _f, value) in zip(attrs, t_attrs, strict=True):
+            string = _EU_STRING.match(value)
+            if (
+                isinstance(attr["value"], str)
+                and string is not None
+                and attr["value"] != unescape(string.group(1))
+            ):
+                problems.append(f"DIE 0x{offset:x} {attr['name']}: {attr['value']!r}, eu-readelf: {value}")
+            ref = re.fullmatch(r"\[\s*([0-9a-f]+)\]", value)
+            if (
+                "ref" in attr
+                and "symbol" not in attr
+                and ref is not None
+                and attr["ref"] != int(ref.group(1), 16)
+            ):
+                problems.append(
+                    f"DIE 0x{offset:x} {attr['name']}: ref 0x{attr['ref']:x}, eu-readelf: {value}"
+                )
+    return problems
