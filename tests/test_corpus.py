@@ -1,8 +1,11 @@
 """The outside corpus (``fixtures/corpus``): ptxdwarf against real tools on other producers' PTX.
 
 Every file was written by a producer other than ptxdwarf (nvcc 12.4, 13.0 and 13.5, numba-cuda,
-Triton, clang 14, ...; recipes in ``fixtures/corpus/README.md``). Each check runs the CLI
-and the real ptxas and llvm-dwarfdump:
+Triton, clang 14, llc 14, 19 and 22, Warp, CUTLASS DSL, ...; recipes in
+``fixtures/corpus/README.md``; the cubin producers' output is read by ``test_corpus_cubins.py``).
+Each check runs the CLI and the real ptxas, every llvm-dwarfdump the tests know of
+(:func:`conftest.every_dwarfdump`: 14, 19, and 22 where ``$PTXDWARF_TEST_DWARFDUMP`` names it)
+and eu-readelf:
 
 ``dump``
     ``ptxdwarf dump --json`` of the PTX against ``llvm-dwarfdump --debug-info`` of the cubin
