@@ -66,6 +66,8 @@ LINT_MOVED_LABELS: dict[str, set[str]] = {
 
 #: The outside corpus (fixtures/corpus): other producers' output, tested differentially.
 CORPUS = sorted(FIXTURES.glob("corpus/*/*.ptx"))
+#: The producers' cubins of the corpus (cuTile, cuda.core: producers that write no PTX offline).
+CORPUS_CUBINS = sorted(FIXTURES.glob("corpus/*/*.cubin"))
 
 
 #: More ptxas executables for the tests that compare releases: paths separated by
@@ -149,6 +151,37 @@ def _llvm_dwarfdump() -> str | None:
     for candidate in sorted(Path("/usr/lib").glob("llvm-*/bin/llvm-dwarfdump"), reverse=True):
         return str(candidate)
     return None
+
+
+#: More llvm-dwarfdump executables for the differential tests (another LLVM release): paths
+#: separated by ``os.pathsep``. ``.ci/run`` names LLVM 22's here.
+EXTRA_DWARFDUMP = "PTXDWARF_TEST_DWARFDUMP"
+
+
+def every_dwarfdump() -> list[str]:
+    """Every llvm-dwarfdump the tests know of, each once (by its real path): the one
+    :func:`llvm_dwarfdump` uses, those of ``/usr/lib/llvm-*`` and those of
+    ``$PTXDWARF_TEST_DWARFDUMP`` (a path named there that does not exist is kept, so that the
+    tests using it fail)."""
+    found = _llvm_dwarfdump()
+    paths = [found] if found else []
+    paths += [str(p) for p in sorted(Path("/usr/lib").glob("llvm-*/bin/llvm-dwarfdump"))]
+    paths += [os.path.abspath(p) for p in os.environ.get(EXTRA_DWARFDUMP, "").split(os.pathsep) if p]
+    seen: dict[str, str] = {}
+    for path in paths:
+        seen.setdefault(os.path.realpath(path), path)
+    return list(seen.values())
+
+
+@pytest.fixture(scope="session")
+def eu_readelf() -> str:
+    """elfutils' eu-readelf, the second independent DWARF reader (it knows NVIDIA's line
+    extensions)."""
+    found = shutil.which("eu-readelf")
+    if found is None:
+        _missing("eu-readelf (elfutils)")
+    assert found is not None
+    return found
 
 
 @pytest.fixture(scope="session")

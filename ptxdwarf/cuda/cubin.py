@@ -98,6 +98,14 @@ class CubinImages:
     lines of the PTX text ptxas compiled (kept in ``.nv_debug_ptx_txt.HASH``)."""
     ptx_text_reader: Callable[[], bytes] | None = field(default=None, repr=False)
     """Reads ``.nv_debug_ptx_txt.HASH`` (see :attr:`ptx_text`) when asked."""
+    tileir_line: SectionImage | None = None
+    """``.nv.tileir.debug_line`` (cuTile cubins), relocations applied: a line program from SASS
+    addresses to lines of the Tile IR text that ``tileir_text`` holds."""
+    tileir_text: dict[str, bytes] = field(default_factory=dict)
+    """``.nv.tileir.debug_txt.HASH``: the Tile IR text, by section name."""
+    undecoded: list[tuple[str, int]] = field(default_factory=list)
+    """(name, size) of the debug sections other than ``.debug_*`` that the reader does not
+    decode (``.nv_debug_ptx_txt``, the ``.nv.merc.*`` copies), in file order."""
     reg_sass: bytes | None = None
     """``.nv_debug_info_reg_sass``: where each PTX register lives in SASS (see :mod:`.regmap`)."""
     reg_type: bytes | None = None
@@ -484,18 +492,41 @@ def _add_symbols(result: CubinImages, tables: dict[int, list[_RawSymbol]], names
                 )
 
 
+#: The line-program sections besides ``.debug_line``, and the field of :class:`CubinImages`
+#: that holds each.
+_LINE_FIELDS = {".nv_debug_line_sass": "line_sass", ".nv.tileir.debug_line": "tileir_line"}
+_TILEIR_TEXT = ".nv.tileir.debug_txt"
+
+
+def _is_undecoded(section: _Section) -> bool:
+    """Whether ``section`` is a debug section outside ``.debug_*`` that no field holds."""
+    name = section.name
+    return (
+        "debug" in name
+        and section.type not in (_SHT_REL, _SHT_RELA)
+        and not name.startswith((".debug_", _TILEIR_TEXT))
+        and name not in _LINE_FIELDS
+        and name not in (SASS_SECTION, TYPE_SECTION)
+    )
+
+
 def _add_section(result: CubinImages, section: _Section, name: str) -> None:
     """One section's data into the field of ``result`` that holds its kind, if any."""
+    if _is_undecoded(section):
+        result.undecoded.append((section.name, section.size))
     if section.name.startswith(".nv.info."):
         result.nv_info[section.name[len(".nv.info.") :]] = section.data
     elif section.name.startswith(".debug_"):
         result.images[section.name] = SectionImage(
             section.name, section.data, relocs_applied=True, filename=name
         )
-    elif section.name == ".nv_debug_line_sass":
-        result.line_sass = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
+    elif section.name in _LINE_FIELDS:
+        image = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
+        setattr(result, _LINE_FIELDS[section.name], image)
     elif section.name.startswith(".nv_debug_ptx_txt"):
         result.ptx_text_reader = section.later()
+    elif section.name.startswith(_TILEIR_TEXT + "."):
+        result.tileir_text[section.name] = section.data
     elif section.name == SASS_SECTION:
         result.reg_sass = section.data
     elif section.name == TYPE_SECTION:
@@ -512,15 +543,14 @@ def _relocate(
 ) -> None:
     """The relocations of one relocation ``section`` applied to the image of the section it targets."""
     target = names[section.info]
-    image = result.images.get(target)
-    if image is None and target == ".nv_debug_line_sass":
-        image = result.line_sass
+    line_field = _LINE_FIELDS.get(target)
+    image = result.images.get(target) if line_field is None else getattr(result, line_field)
     if image is None:
         return
     found = _linked_symbols(result, section, names, tables, name)
-    if target == ".nv_debug_line_sass":
+    if line_field is not None:
         data, relocs, _ = _apply(found, section, image, {}, elf, name)
-        result.line_sass = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
+        setattr(result, line_field, SectionImage(target, data, relocs, relocs_applied=True, filename=name))
         return
     data, relocs, unresolved = _apply(found, section, image, result.relocation_types, elf, name)
     result.images[target] = SectionImage(
@@ -723,7 +753,22 @@ def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str |
 
 def _line_images(found: CubinImages) -> list[SectionImage]:
     """The sections of ``found`` that hold line-number programs, in the order ``lines`` has them."""
-    return [image for image in (found.images.get(".debug_line"), found.line_sass) if image is not None]
+    images = (found.images.get(".debug_line"), found.line_sass, found.tileir_line)
+    return [image for image in images if image is not None]
+
+
+def tileir_texts(info: DebugInfo) -> dict[str, bytes]:
+    """The Tile IR texts of a cubin :func:`read_cubin` read into ``info``, by section name
+    (empty: not a cubin, or one without any)."""
+    module = info.module
+    return module.tileir_text if isinstance(module, CubinImages) else {}
+
+
+def undecoded_sections(info: DebugInfo) -> list[tuple[str, int]]:
+    """(name, size) of a cubin's debug sections outside ``.debug_*`` that ptxdwarf does not
+    decode (empty: not a cubin, or none)."""
+    module = info.module
+    return module.undecoded if isinstance(module, CubinImages) else []
 
 
 def unread_line_images(info: DebugInfo) -> list[SectionImage] | None:

@@ -84,6 +84,7 @@ def edit_debug_sections(
             edits.delete(start, pos)
     rest = [img for name, img in images.items() if name not in placed]
     if rest:
-        last = edits.last_char_after(pos)
+        end = len(text.rstrip("\0"))  # before the NUL byte that ends NVRTC's PTX
+        last = edits.last_char_after(pos) if end == len(text) else text[end - 1 : end]
         lead = "\n" if last and last != "\n" else ""
-        edits.insert(len(text), lead + "".join(form(img) for img in rest))
+        edits.insert(end, lead + "".join(form(img) for img in rest))
