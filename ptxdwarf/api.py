@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .dwarf.encode import EncodeOptions, encode_sections
-from .dwarf.model import DebugInfo
 from .errors import PtxDwarfError
 from .files import ELF_MAGIC, is_cuda_elf, require_ptx
-from .ptx.debug import decode_module, replace_debug_sections
-from .ptx.reader import parse_ptx
-from .ptx.writer import Style
+
+if TYPE_CHECKING:
+    from .dwarf.encode import EncodeOptions
+    from .dwarf.model import DebugInfo
+    from .ptx.writer import Style
 
 __all__ = ["read", "read_all", "read_ptx", "rewrite"]
 
@@ -22,8 +23,10 @@ def read_ptx(text: str, *, filename: str = "<ptx>") -> DebugInfo:
     The result's :meth:`~ptxdwarf.dwarf.model.DebugInfo.iter_dies` yields every DIE of every
     unit; its ``module`` is the :class:`~ptxdwarf.ptx.PtxModule` read around them.
     """
-    module = parse_ptx(text, filename)
-    return decode_module(module)
+    from .ptx.debug import decode_module
+    from .ptx.reader import parse_ptx
+
+    return decode_module(parse_ptx(text, filename))
 
 
 def read(
@@ -72,6 +75,12 @@ def read_all(
     if text is not None:
         return [(name, read_ptx(text, filename=name))]
     if path is not None:
+        with open(path, "rb") as f:
+            head = f.read(20)
+        if head[:4] == ELF_MAGIC and is_cuda_elf(head):
+            from .cuda.cubin import read_cubin
+
+            return [(name, read_cubin(path, name=name))]
         data = Path(path).read_bytes()
     assert data is not None
     return _read_bytes(data, name, errors)
@@ -134,14 +143,23 @@ def _read_bytes(raw: bytes, name: str, errors: list[PtxDwarfError] | None) -> li
 def rewrite(
     text: str,
     *,
-    style: Style | str = Style.READABLE,
+    style: Style | str = "readable",
     filename: str = "<ptx>",
     options: EncodeOptions | None = None,
+    notes: list[str] | None = None,
 ) -> str:
-    """Decode every debug section of ``text`` and encode it again in ``style``."""
+    """Decode every debug section of ``text`` and encode it again in ``style`` (a
+    :class:`~ptxdwarf.ptx.writer.Style` or its name); what the reader says of the input (a
+    PTX fragment, say) is added to ``notes``."""
+    from .dwarf.encode import encode_sections
+    from .ptx.debug import decode_module, replace_debug_sections
+    from .ptx.reader import parse_ptx
+
     module = parse_ptx(text, filename)
     if not any(block.name.startswith(".debug_") for block in module.sections):
         return text  # nothing to rewrite
     info = decode_module(module)
+    if notes is not None:
+        notes.extend(info.notes)
     images = encode_sections(info, options)
     return replace_debug_sections(module, images, style)

@@ -277,7 +277,10 @@ def _cmd_rewrite(args: argparse.Namespace) -> int:
             result, changed = remap_paths(load_ptx(path), remaps, filename=path)
             print(f"{path}: {changed} path(s) remapped", file=sys.stderr)
         else:
-            result = rewrite(load_ptx(path), style=args.style, filename=path)
+            notes: list[str] = []
+            result = rewrite(load_ptx(path), style=args.style, filename=path, notes=notes)
+            for note in notes:
+                print(f"ptxdwarf: note: {path}: {note}", file=sys.stderr)
         _write_output(result, args.output)
         return 0
 
@@ -384,10 +387,13 @@ def main_lint(path: str, json_output: bool, ptxas_version: str | None = None) ->
 def _lint_one(path: str, ptxas_version: str | None = None) -> list[Finding]:
     from .files import load_ptx
     from .lint import lint_module
+    from .ptx.module import FRAGMENT_NOTE
     from .ptx.reader import parse_ptx
 
     module = parse_ptx(load_ptx(path), path)
     _keep_until_exit(module)
+    if module.is_fragment:
+        print(f"ptxdwarf: note: {path}: {FRAGMENT_NOTE}", file=sys.stderr)
     return lint_module(module, ptxas_version=ptxas_version)
 
 
@@ -506,7 +512,7 @@ def _parser() -> argparse.ArgumentParser:
 _DUMP_SECTIONS = {
     "debug-info": "the DIEs of .debug_info",
     "debug-loc": "the location lists of .debug_loc",
-    "debug-line": "the line tables (a cubin's .debug_line and .nv_debug_line_sass)",
+    "debug-line": "the line tables (a cubin's .debug_line, .nv_debug_line_sass and cuTile's .nv.tileir.debug_line, with its Tile IR text)",
     "register-map": "ptxas's register map (a cubin's .nv_debug_info_reg_sass)",
 }
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any, TextIO
 
 from ._native import twin
-from .cuda.cubin import register_map, unread_line_images
+from .cuda.cubin import register_map, tileir_texts, undecoded_sections, unread_line_images
 from .cuda.regmap import SASS_SECTION, FunctionRegisters
 from .dwarf.constants import (
     AT,
@@ -340,15 +340,46 @@ def _sets_json(info: DebugInfo, dump: _Dump) -> Iterator[tuple[str, Iterator[str
                     for off, raw in zip(info.strings.offsets, info.strings.strings, strict=False)
                 ),
             )
-        if info.raw:
-            yield (
-                "other_sections",
-                _json_list({"name": name, "size": len(img.data)} for name, img in info.raw.items()),
-            )
+        others = _other_sections(info)
+        if others:
+            yield "other_sections", _json_list({"name": name, "size": size} for name, size in others)
     if show("debug-line") and dump.lines is not None:
         yield "lines", _json_list_of_chunks(_line_program_json(info, p, opcodes) for p, opcodes in dump.lines)
+    texts = tileir_texts(info)
+    if show("debug-line") and texts:
+        yield (
+            "tile_ir",
+            _json_list({"section": name, "lines": _text_lines(text)} for name, text in texts.items()),
+        )
     if show("register-map") and dump.functions is not None:
         yield "register_map", _json_list(f.to_json() for f in dump.release_functions())
+
+
+def _other_sections(info: DebugInfo) -> list[tuple[str, int]]:
+    """(name, size) of every debug section the dump does not decode: the ``.debug_*`` ones
+    without a schema (a cubin's ``.debug_line`` among them), ``.debug_macinfo`` (read, not
+    shown), then a cubin's others."""
+    found = [(name, len(img.data)) for name, img in info.raw.items()]
+    for name in _NOT_SHOWN:
+        image = (info.sections or {}).get(name)
+        if image is not None and name not in info.raw:
+            found.append((name, len(image.data)))
+    return found + undecoded_sections(info)
+
+
+#: Sections ptxdwarf reads that the dump does not show.
+_NOT_SHOWN = (".debug_macinfo",)
+
+
+def _text_lines(text: bytes) -> list[str]:
+    """The lines of a text section (Tile IR), a trailing NUL byte dropped."""
+    return (
+        text.rstrip(b"\0")
+        .decode("utf-8", "surrogateescape")
+        .encode("utf-8", "backslashreplace")
+        .decode()
+        .split("\n")
+    )
 
 
 def _json_list_of_chunks(items: Iterable[Iterator[str]]) -> Iterator[str]:
@@ -585,12 +616,22 @@ def _text_pieces(info: DebugInfo, sections: Collection[str] | None) -> Iterator[
     yield from _info_text(info)
     yield from _other_text(info)
     yield from _line_text(dump.lines or [], info.string_at)
-    for name, img in info.raw.items():
+    yield from _tileir_text(info)
+    for name, size in _other_sections(info):
         if name == ".debug_line" and dump.lines is not None:
             continue
         yield ""
-        yield f"{name}: {len(img.data)} bytes (not decoded)"
+        yield f"{name}: {size} bytes (not decoded)"
     yield from _register_map_text(dump)
+
+
+def _tileir_text(info: DebugInfo) -> Iterator[str | list[str]]:
+    """Each Tile IR text of a cubin, its lines numbered as ``.nv.tileir.debug_line``'s rows
+    name them."""
+    for name, text in tileir_texts(info).items():
+        yield ""
+        yield f"{name} contents:"
+        yield [f"{i:6} {line}".rstrip() for i, line in enumerate(_text_lines(text), 1)]
 
 
 def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str | list[str]]:
@@ -603,6 +644,7 @@ def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str | list[str]]:
             yield "(no line tables: ptxas writes the line table of a cubin; ptxdwarf reads no PTX .debug_line)"
         else:
             yield from _line_text(dump.lines, info.string_at) if dump.lines else iter(["(no .debug_line)"])
+            yield from _tileir_text(info)
     if dump.shows("register-map"):
         yield from _register_map_text(dump) if dump.functions is not None else iter(["(no register map)"])
 

@@ -13,6 +13,7 @@ __all__ = ["ELF_MAGIC", "binary_kind", "is_cuda_elf", "load_ptx", "load_text", "
 
 ELF_MAGIC = b"\x7fELF"
 _VERSION = re.compile(r"^[ \t]*\.version\b", re.M)
+_DEBUG_SECTION = re.compile(r"^[ \t]*\.section[ \t]+\.debug_", re.M)
 
 
 def load_text(path: str | os.PathLike[str]) -> str:
@@ -54,10 +55,11 @@ def binary_kind(raw: bytes) -> str | None:
 
 
 def require_ptx(text: str, name: str) -> None:
-    """Text without a ``.version`` directive is not PTX: say so rather than read it as such."""
+    """Text without a ``.version`` directive is not PTX: say so rather than read it as such.
+    Text with debug sections and no ``.version`` is a PTX fragment, read as such."""
     if not text or text.isspace() or any(c < " " and c not in "\t\n\r\f\v" for c in text[:4096]):
         return  # empty or binary: the reader says where it stops
-    if _VERSION.search(text) is None:
+    if _VERSION.search(text) is None and _DEBUG_SECTION.search(text) is None:
         raise PtxDwarfError("not PTX (no .version directive)", where=name)
 
 

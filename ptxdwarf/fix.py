@@ -87,10 +87,13 @@ def fix(
     than that, they are written without labels instead of raising it.
     The debug sections are encoded again (in ``style``) only when a finding calls for a
     repair of them; text nothing calls to repair is returned as it was.
-    Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read.
+    Raises :class:`~ptxdwarf.errors.PtxSyntaxError` when the text is not PTX ptxdwarf can read,
+    and :class:`~ptxdwarf.errors.PtxDwarfError` for a PTX fragment with ``max_version``.
     """
     repairs: list[Repair] = []
     module = parse_ptx(text, filename)
+    if max_version is not None:
+        module.require_whole("fix for a given ptxas")
     findings = lint_module(module, ptxas_version=ptxas_version)
     sections_done: set[str] = set()
     for _ in range(_MAX_ROUNDS):

@@ -17,6 +17,7 @@ from .dwarf.constants import AT, FORM, OP, TAG
 from .dwarf.expr import ExpressionError, decode_expression
 from .dwarf.image import Symbol
 from .dwarf.model import DIE, Attribute, DebugInfo, die_path
+from .dwarf.reprs import counted, short
 from .dwarf.schemas import Block
 
 __all__ = ["RegisterLocation", "register_locations", "unmapped_registers"]
@@ -105,10 +106,12 @@ class RegisterLocation:
         return hash(self._key())
 
     def __repr__(self) -> str:
+        low = "?" if self.low_pc is None else f"0x{self.low_pc:x}"
+        high = "?" if self.high_pc is None else f"0x{self.high_pc:x}"
+        mapped = "mapped" if self.mapped else "not mapped"
         return (
-            f"RegisterLocation(path={self.path!r}, function={self.function!r}, register={self.register!r}, "
-            f"low_pc={self.low_pc!r}, high_pc={self.high_pc!r}, entries={self.entries!r}, "
-            f"mapped={self.mapped!r}, pieces={self.pieces!r})"
+            f"<RegisterLocation {short(self.path)} {self.register} [{low}, {high}): "
+            f"{counted(len(self.entries), 'entry', 'entries')}, {mapped}>"
         )
 
     def __getstate__(self) -> tuple[object, ...]:

@@ -1,12 +1,13 @@
 """Shared test fixtures: the real toolchain (ptxas, llvm-dwarfdump) and the shipped PTX fixtures.
 
-``ptxas_tool`` and ``cubin_path`` are named apart from the shipped pytest plugin's ``ptxas``
-and ``compile_ptx`` (:mod:`ptxdwarf.pytest_plugin`), which stay what the plugin documents.
-A test that uses either is marked ``ptxas``; tests that run ptxas otherwise say so with
+``ptxas_tool`` and ``cubin_path`` are made of the shipped pytest plugin's ``ptxdwarf_ptxas``
+and ``ptxdwarf_compile`` (:mod:`ptxdwarf.pytest_plugin`). A test that uses any of them is
+marked ``ptxas``; tests that run ptxas otherwise say so with
 ``@pytest.mark.ptxas``, and the slow ones with ``@pytest.mark.slow`` (pyproject.toml).
 
 ptxas and llvm-dwarfdump are required: tests that need them fail (not skip) when
-they are missing, unless PTXDWARF_ALLOW_MISSING_TOOLS=1 is set for a local run.
+they are missing, unless PTXDWARF_ALLOW_MISSING_TOOLS=1 is set for a local run (for ptxas:
+the plugin's ``--ptxdwarf-missing skip``).
 """
 
 from __future__ import annotations
@@ -22,18 +23,21 @@ from typing import Any, Protocol
 
 import pytest
 
-from ptxdwarf.cuda.ptxas import Ptxas, candidate_paths, find_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, candidate_paths
+from ptxdwarf.testing import PtxCompiler
 
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
-#: PTX fixtures ptxas accepts, from real producers (and the spec's fixed example).
+#: PTX fixtures ptxas accepts, from real producers (and the spec's fixed example); not the
+#: fragments of fixtures/fragment, which no ptxas compiles alone.
 GOOD_FIXTURES = sorted(
     p
     for p in FIXTURES.glob("*/*.ptx")
-    if ".orig." not in p.name
+    if p.parent.name != "fragment"
+    and ".orig." not in p.name
     and "ptxas-crash" not in p.name
     and not (p.name.startswith("rich.llc") and ".fixed." not in p.name)
 )
@@ -62,6 +66,8 @@ LINT_MOVED_LABELS: dict[str, set[str]] = {
 
 #: The outside corpus (fixtures/corpus): other producers' output, tested differentially.
 CORPUS = sorted(FIXTURES.glob("corpus/*/*.ptx"))
+#: The producers' cubins of the corpus (cuTile, cuda.core: producers that write no PTX offline).
+CORPUS_CUBINS = sorted(FIXTURES.glob("corpus/*/*.cubin"))
 
 
 #: More ptxas executables for the tests that compare releases: paths separated by
@@ -119,13 +125,15 @@ def nvdisasm() -> str:
 
 
 @pytest.fixture(scope="session")
-def ptxas_tool() -> Ptxas:
-    """The ptxas ptxdwarf finds (PATH, CUDA_HOME, or the nvidia-cuda-nvcc wheel)."""
-    try:
-        return find_ptxas()
-    except Exception:
-        _missing("ptxas")
-        raise
+def ptxas_tool(ptxdwarf_ptxas: Ptxas) -> Ptxas:
+    """The plugin's ``ptxdwarf_ptxas``: the ptxas ptxdwarf finds (PATH, CUDA_HOME, or the
+    nvidia-cuda-nvcc wheel)."""
+    return ptxdwarf_ptxas
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("PTXDWARF_ALLOW_MISSING_TOOLS"):
+        config.option.ptxdwarf_missing = "skip"
 
 
 def _llvm_dwarfdump() -> str | None:
@@ -145,6 +153,37 @@ def _llvm_dwarfdump() -> str | None:
     return None
 
 
+#: More llvm-dwarfdump executables for the differential tests (another LLVM release): paths
+#: separated by ``os.pathsep``. ``.ci/run`` names LLVM 22's here.
+EXTRA_DWARFDUMP = "PTXDWARF_TEST_DWARFDUMP"
+
+
+def every_dwarfdump() -> list[str]:
+    """Every llvm-dwarfdump the tests know of, each once (by its real path): the one
+    :func:`llvm_dwarfdump` uses, those of ``/usr/lib/llvm-*`` and those of
+    ``$PTXDWARF_TEST_DWARFDUMP`` (a path named there that does not exist is kept, so that the
+    tests using it fail)."""
+    found = _llvm_dwarfdump()
+    paths = [found] if found else []
+    paths += [str(p) for p in sorted(Path("/usr/lib").glob("llvm-*/bin/llvm-dwarfdump"))]
+    paths += [os.path.abspath(p) for p in os.environ.get(EXTRA_DWARFDUMP, "").split(os.pathsep) if p]
+    seen: dict[str, str] = {}
+    for path in paths:
+        seen.setdefault(os.path.realpath(path), path)
+    return list(seen.values())
+
+
+@pytest.fixture(scope="session")
+def eu_readelf() -> str:
+    """elfutils' eu-readelf, the second independent DWARF reader (it knows NVIDIA's line
+    extensions)."""
+    found = shutil.which("eu-readelf")
+    if found is None:
+        _missing("eu-readelf (elfutils)")
+    assert found is not None
+    return found
+
+
 @pytest.fixture(scope="session")
 def llvm_dwarfdump() -> str:
     found = _llvm_dwarfdump()
@@ -161,27 +200,24 @@ class CubinPath(Protocol):
 
 
 @pytest.fixture(scope="session")
-def cubin_path(ptxas_tool: Ptxas, tmp_path_factory: pytest.TempPathFactory) -> CubinPath:
-    """cubin_path(text, name) -> path of the cubin ``ptxas -g`` makes of the text."""
+def cubin_path(ptxdwarf_compile: PtxCompiler, tmp_path_factory: pytest.TempPathFactory) -> CubinPath:
+    """cubin_path(text, name) -> path of the cubin ``ptxas -g`` makes of the text (the
+    plugin's ``ptxdwarf_compile``)."""
     out_dir = tmp_path_factory.mktemp("cubins")
     counter = [0]
 
     def run(text: str, name: str = "module", arch: str | None = None) -> Path:
-        from ptxdwarf.ptx import needs_compile_only, parse_ptx
-
-        module = parse_ptx(text)
-        chosen, _note = ptxas_tool.choose_arch(module.target, arch)
-        result = ptxas_tool.compile(text, arch=chosen, relocatable=needs_compile_only(module), filename=name)
+        cubin = ptxdwarf_compile(text, arch=arch)
         counter[0] += 1
         path = out_dir / f"{counter[0]:04d}-{Path(name).stem}.cubin"
-        path.write_bytes(result.cubin)
+        path.write_bytes(cubin.data)
         return path
 
     return run
 
 
 #: Fixtures that run ptxas (these and the plugin's): a test that uses one is marked ``ptxas``.
-PTXAS_FIXTURES = frozenset({"ptxas_tool", "cubin_path", "ptxas", "compile_ptx"})
+PTXAS_FIXTURES = frozenset({"ptxas_tool", "cubin_path", "ptxdwarf_ptxas", "ptxdwarf_compile"})
 
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ptxdwarf"

@@ -617,6 +617,31 @@ def test_existing_debug_info(path: str, what: str, ptxas_tool: Ptxas) -> None:
     assert attach_ptx(result.text, output_name="out.ptx", replace=True).text == result.text
 
 
+def test_empty_debug_sections_are_no_debug_info(ptxas_tool: Ptxas) -> None:
+    """clang 19 -g of a kernel marked nodebug: '.target sm_75, debug' and an empty
+    '.section .debug_loc { }', nothing else. attach describes it as a module without debug
+    info: the empty block goes, the debug target stays (once), ptxas, lint and check accept."""
+    path = "corpus/clang-19/nodebug.O0-g.sm_75.ptx"
+    text = (FIXTURES / path).read_text()
+    assert re.search(r"\.section\s+\.debug_loc\s*\{\s*\}", text)
+    result = attach_ptx(text, output_name="out.ptx", filename=path)
+    module = parse_ptx(result.text)
+    assert sorted(b.name for b in module.sections) == [
+        ".debug_abbrev",
+        ".debug_aranges",
+        ".debug_info",
+        ".debug_pubnames",
+    ]
+    assert all(b.image.data for b in module.sections)
+    assert result.text.count(", debug") == 1 and module.has_debug_target
+    assert _lint()(result.text) == []
+    report = check(result.text, ptxas=ptxas_tool)
+    assert report.consistent and report.line_rows > 0
+    # an empty block beside real debug info does not hide it
+    with pytest.raises(AttachError, match="already has debug info"):
+        attach_ptx((FIXTURES / "corpus/clang-19/tiny.O0-g.sm_75.ptx").read_text(), output_name="out.ptx")
+
+
 def test_bad_input() -> None:
     source = (NODEBUG / "handwritten.ptx").read_text()
     with pytest.raises(AttachError, match="address_size is 32"):

@@ -25,7 +25,7 @@ from ptxdwarf.check import CheckReport, check
 from ptxdwarf.cli import main
 from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT, Ptxas, PtxasFailed, PtxasResult, wheel_ptxas
 from ptxdwarf.dwarf import AddressClass
-from ptxdwarf.testing import CompiledCubin, assert_dies_equal, compile_ptx, query
+from ptxdwarf.testing import assert_dies_equal, compile_ptx, query
 from tools.ptxas_facts import within_reach
 
 EXAMPLE = (FIXTURES / "spec" / "example.ptx").read_text()
@@ -401,32 +401,6 @@ def test_testing_helpers(ptxas_tool: Ptxas) -> None:
         other = ptxdwarf.read(text=text)
         other.units[0].die.children[1].children[0].attr("DW_AT_name").value = "k"  # type: ignore[union-attr]  # a None here fails the test, as it should
         assert_dies_equal(ptxdwarf.read(text=text), other)
-
-
-@pytest.mark.ptxas
-def test_the_project_does_not_shadow_the_plugin_fixtures(request: pytest.FixtureRequest) -> None:
-    """In the project's own tests too, ``ptxas`` and ``compile_ptx`` are the shipped plugin's:
-    a Ptxas, and a compiler that gives a CompiledCubin."""
-    assert isinstance(request.getfixturevalue("ptxas"), Ptxas)
-    assert isinstance(request.getfixturevalue("compile_ptx")(EXAMPLE), CompiledCubin)
-
-
-@pytest.mark.ptxas
-def test_pytest_plugin(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        test_plugin=f"""
-from ptxdwarf import AddressClass
-EXAMPLE = {EXAMPLE!r}
-
-def test_compile(compile_ptx, ptxas):
-    cubin = compile_ptx(EXAMPLE)
-    assert cubin.arch.startswith("sm_")
-    p = cubin.debug_info().function("_Z4testPi").parameter("p")
-    assert p.address_class is AddressClass.PARAM
-"""
-    )
-    result = pytester.runpytest("-q")
-    result.assert_outcomes(passed=1)
 
 
 @pytest.mark.ptxas

@@ -125,6 +125,7 @@ _SECTIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
     ("other_sections", "other section", ()),
     ("lines", "line program", (("files", "line program file"), ("rows", "line row"))),
     ("register_map", "register map function", (("entries", "register map entry"),)),
+    ("tile_ir", "tile IR text", ()),
 )
 
 
@@ -162,7 +163,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
 def test_formats_md_names_the_four_formats() -> None:
     assert _format_names() == ["ptxdwarf-dump/1", "ptxdwarf-check/1", "ptxdwarf-lint/1", "ptxdwarf-fix/1"]
     kinds = _documented()
-    assert len(kinds) == 30
+    assert len(kinds) == 31
     assert all(keys for keys, _ in kinds.values())
 
 
@@ -174,7 +175,8 @@ def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_p
     cubin.write_bytes(
         ptxas.compile((FIXTURES / "spec" / "example.ptx").read_text(), arch="sm_75", debug=True).cubin
     )
-    inputs = [*sorted(FIXTURES.rglob("*.ptx")), FIXTURES / "nvcc" / "call_example.sm_75.fatbin", cubin]
+    tile = FIXTURES / "corpus" / "cutile" / "vadd.debug.sm_90.cubin"
+    inputs = [*sorted(FIXTURES.rglob("*.ptx")), FIXTURES / "nvcc" / "call_example.sm_75.fatbin", cubin, tile]
     seen: set[str] = set()
     problems: list[str] = []
     read = 0
@@ -198,6 +200,7 @@ def test_dump_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_p
         "location list entry",
         "name set",
         "name entry",
+        "tile IR text",
         "address range set",
         "address range",
         "string",
@@ -261,13 +264,13 @@ def test_fix_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_pa
     seen: set[str] = set()
     problems: list[str] = []
     for name, expected in (
-        ("corpus/llvm-tests/debug-addr-space.O0.rejected.ptx", 1),
+        ("lint/faults/regx-undeclared.ptx", 1),
         ("lint/faults/file-two-strings.ptx", 0),
     ):
         code = cli.main(["fix", str(FIXTURES / name), "-o", str(tmp_path / "out.ptx"), "--json"])
         assert code == expected
         report = json.loads(capsys.readouterr().err)
-        assert report["format"] == "ptxdwarf-fix/1" and report["repairs"]
+        assert report["format"] == "ptxdwarf-fix/1" and (report["repairs"] or report["remaining"])
         objects = [("fix report", report)] + [("repair", r) for r in report["repairs"]]
         objects += [("finding", f) for f in report["remaining"]]
         problems += _check_against_doc(iter(objects), seen)

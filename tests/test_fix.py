@@ -230,9 +230,40 @@ def test_llvm_outputs(path: Path) -> None:
     result = fix(text, filename=str(path))
     assert _compile(result.text) is None
     assert check(result.text).status in ("consistent", "line-info-only")
-    assert tree(result.text) == tree(text)
-    # what remains is what a debugger gets wrong and no repair knows (LLVM 14's address class)
-    assert {f.rule for f in result.remaining} <= {"address-class-space"}
+    assert not result.remaining
+    _assert_same_tree(text, result)
+
+
+def _assert_same_tree(text: str, result: Any) -> None:
+    """The DIE tree of the fixed text is the input's, but for what the repairs that change the
+    description say they changed: a DW_AT_address_class written as the symbol's state space
+    says, a reference renamed to the name the module defines for it."""
+    before, after = tree(text), tree(result.text)
+    rules = {r.rule for r in result.repairs}
+    renamed = {
+        new: old
+        for r in result.repairs
+        if r.rule == "undefined-symbol"
+        for old, new in [r.change.split(" (")[0].split(" -> ")]
+    }
+    if "address-class-space" in rules:
+        assert after != before
+        before, after = _without_classes(before), _without_classes(after)
+    if renamed:
+        after = [(d, t, [(n, _renamed(v, renamed)) for n, v in attrs]) for d, t, attrs in after]
+    assert after == before
+
+
+def _renamed(value: Any, names: dict[str, str]) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_renamed(v, names) for v in value)
+    return names.get(value, value) if isinstance(value, str) else value
+
+
+def _without_classes(
+    dies: list[tuple[int, str, list[tuple[str, Any]]]],
+) -> list[tuple[int, str, list[tuple[str, Any]]]]:
+    return [(depth, tag, [a for a in attrs if a[0] != "DW_AT_address_class"]) for depth, tag, attrs in dies]
 
 
 @pytest.mark.parametrize("name", ["file-two-strings", "dwarf4-form", "abbrev-code-order", "ptxas-syntax"])
@@ -382,7 +413,7 @@ def test_cli_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "fixed[file-two-strings]" in err
     assert '"/tmp/ptxdwarf-fixtures/src/call_example.cu"' in out.read_text()
-    assert main(["fix", str(LLVM / "debug-addr-space.O0.rejected.ptx"), "-o", str(out)]) == 1
+    assert main(["fix", str(FAULTS / "regx-undeclared.ptx"), "-o", str(out)]) == 1
     assert "not repaired:" in capsys.readouterr().err
     assert main(["fix", str(tmp_path / "missing.ptx")]) == 2
     assert main(["fix", str(out), "--ptxas-version", "x"]) == 2
@@ -563,7 +594,7 @@ def test_corpus(path: Path) -> None:
     if result.repairs and result.ok:
         assert _compile(result.text) is None
         assert check(result.text).status in ("consistent", "line-info-only")
-        assert tree(result.text) == tree(text)
+        _assert_same_tree(text, result)
 
 
 # --- repairs measured on the harness's modules ----------------------------------------------
@@ -654,7 +685,7 @@ def test_sections_without_labels_where_version_cannot_rise(make: Any) -> None:
     assert "version-too-low" not in {f.rule for f in result.remaining}
     assert _compile(text) is not None and _compile(result.text) is None
     assert check(result.text).consistent
-    assert tree(result.text) == tree(text)
+    assert tree(result.text) == tree(fix(text).text)
 
 
 @pytest.mark.parametrize("addend", ["9223372036854775808", "4294967296"])
@@ -689,3 +720,54 @@ def test_remap_nvrtc_default_program() -> None:
     cu = read_ptx(new).units[0].die
     assert cu is not None and cu.get("name") == "/home/me/control.cu"
     assert check(new).consistent
+
+
+# --- LLVM's mangled names and address classes (issue 34) -------------------------------
+
+CLANG19 = ROOT / "fixtures" / "corpus" / "clang-19"
+
+
+def _relocated_symbols(text: str) -> set[str]:
+    """The symbols ptxas -g relocates the cubin's .debug_info against."""
+    from ptxdwarf.cuda.cubin import cubin_images
+
+    ptxas = _ptxas_for(text)
+    arch, _ = ptxas.choose_arch(parse_ptx(text).target, None)
+    found = cubin_images(ptxas.compile(text, arch=arch, debug=True).cubin)
+    return {r.symbol.name for r in found.images[".debug_info"].relocs}
+
+
+@pytest.mark.parametrize("name", ["hello.O0-g.sm_75.ptx", "hello.O3-noopt-g.sm_75.ptx"])
+@pytest.mark.ptxas
+def test_llvm19_string_reference_renamed(name: str) -> None:
+    """clang 19 defines printf's format string as _$_str and names it .str in .debug_info (ptxas
+    writes 0 for it): fix renames the reference to the name the module defines, lint finds no
+    error left, ptxas relocates the variable's address and check is consistent."""
+    text = load_ptx(CLANG19 / name)
+    assert ".b64 .str" in text and "_$_str[" in text
+    assert [f.rule for f in lint(text) if f.severity == "error"] == ["undefined-symbol"]
+    result = fix(text, filename=name)
+    assert [(r.rule, r.change.split(" (")[0]) for r in result.repairs] == [
+        ("undefined-symbol", ".str -> _$_str")
+    ]
+    assert result.ok and not [f for f in result.remaining if f.rule == "undefined-symbol"]
+    assert ".b64 _$_str" in result.text and ".b64 .str" not in result.text
+    assert "_$_str" in _relocated_symbols(result.text)
+    assert check(result.text).consistent
+
+
+@pytest.mark.ptxas
+def test_shared_variable_gets_the_shared_class() -> None:
+    """llc 14 on LLVM's debug-addr-space test describes the .shared variable g with class 5
+    (global): fix writes 8, the class of .shared; lint and check agree."""
+    path = LLVM / "debug-addr-space.O0.ptx75.fixed.ptx"
+    text = load_ptx(path)
+    assert [f.rule for f in lint(text)] == ["address-class-space"]
+    result = fix(text, filename=path.name)
+    assert [(r.rule, r.change.split(",")[0]) for r in result.repairs] == [
+        ("address-class-space", "DW_AT_address_class 5 (ADDR_global_space) -> 8 (ADDR_shared_space)")
+    ]
+    assert result.ok and lint(result.text) == []
+    (g,) = [d for d in read_ptx(result.text).iter_dies() if d.name == "g"]
+    assert g.get("address_class") == 8
+    assert check(result.text).consistent

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -496,3 +497,25 @@ def test_check_splits_a_body_once(monkeypatch: pytest.MonkeyPatch, ptxas_tool: P
         split.clear()
         check(text, ptxas=ptxas_tool)
         assert split and set(split.values()) == {1} and {n for n, _ in split} == {len(text)}, name
+
+
+def test_the_nul_byte_that_ends_nvrtc_output_is_read(tmp_path: Path) -> None:
+    """NVRTC's PTX (as Warp writes it) ends with the NUL byte of its C string: dump, rewrite and
+    attach read it and keep it last; a NUL anywhere else is still not PTX."""
+    from conftest import FIXTURES
+
+    text = (FIXTURES / "spec/example.ptx").read_text()
+    read = ptxdwarf.read(text=text + "\0")
+    assert [u.die.tag for u in read.units if u.die] == [
+        u.die.tag for u in ptxdwarf.read(text=text).units if u.die
+    ]
+    assert ptxdwarf.rewrite(text + "\0", style="nvcc").endswith("}\n\0")
+    from ptxdwarf.cli import main
+
+    bare = tmp_path / "bare.ptx"
+    bare.write_text((FIXTURES / "corpus/nvcc-13.0/tiny.O3.sm_75.ptx").read_text() + "\0")
+    assert main(["attach", str(bare), "-o", str(tmp_path / "out.ptx")]) == 0
+    attached = (tmp_path / "out.ptx").read_text()
+    assert attached.endswith("}\n\0") and attached.count("\0") == 1
+    with pytest.raises(PtxSyntaxError, match="NUL byte"):
+        ptxdwarf.ptx.parse_ptx(text + "\0" + text)

@@ -17,7 +17,7 @@ import pytest
 import ptxdwarf
 
 ROOT = Path(__file__).resolve().parents[1]
-PUBLIC = ("ptxdwarf", "ptxdwarf.dwarf", "ptxdwarf.cuda")
+PUBLIC = ("ptxdwarf", "ptxdwarf.dwarf", "ptxdwarf.cuda", "ptxdwarf.testing")
 #: The tasks that are modules of the top level, each with its function of the same name.
 TASK_MODULES = ("attach", "check", "fix", "lint", "strip")
 #: The top-level modules that only re-exported a moved module, removed.

@@ -266,6 +266,7 @@ typedef struct {
     Py_ssize_t nsets, capsets;
     PyObject **stack; /* the open parents (NULL: the root's, None) */
     Py_ssize_t depth, capstack;
+    PyObject *blocks; /* bytes -> the one Block of that content without relocations, or NULL */
 } decoder;
 
 static void decoder_free(decoder *d) {
@@ -281,6 +282,7 @@ static void decoder_free(decoder *d) {
     for (Py_ssize_t i = 0; i < d->nsets; i++) planset_free(&d->sets[i]);
     PyMem_Free(d->sets);
     PyMem_Free(d->stack);
+    Py_XDECREF(d->blocks);
 }
 
 /* An int of a list as int64; 0 with no error when it is not one. */
@@ -463,19 +465,37 @@ static PyObject *block_of(const uint8_t *p, Py_ssize_t n) {
 #endif
 }
 
-/* A Block of the n bytes at ``first`` with the relocations inside them (also in *relocs). */
-static PyObject *new_block(decoder *d, Py_ssize_t first, Py_ssize_t n, PyObject **relocs) {
-    PyObject *block = block_of(d->data + first, n);
-    if (!block) return NULL;
-    if (d->nrelocs) {
-        *relocs = relocs_in(d, first, first + n);
-    } else {
-        Py_INCREF(empty_tuple);
-        *relocs = empty_tuple;
+/* The one Block of the n bytes at p without relocations, from d->blocks (made and kept there
+ * on first use). */
+static PyObject *shared_block(decoder *d, const uint8_t *p, Py_ssize_t n) {
+    if (!d->blocks && !(d->blocks = PyDict_New())) return NULL;
+    PyObject *key = PyBytes_FromStringAndSize((const char *)p, n);
+    if (!key) return NULL;
+    PyObject *block = PyDict_GetItemWithError(d->blocks, key);
+    if (block) {
+        Py_INCREF(block);
+    } else if (!PyErr_Occurred() && (block = block_of(p, n))) {
+        if (PyObject_SetAttr(block, s_relocs, empty_tuple) < 0 || PyDict_SetItem(d->blocks, key, block) < 0)
+            Py_CLEAR(block);
     }
-    if (!*relocs || PyObject_SetAttr(block, s_relocs, *relocs) < 0) {
+    Py_DECREF(key);
+    return block;
+}
+
+/* A Block of the n bytes at ``first`` with the relocations inside them (also in *relocs); one
+ * for each content where there are none. */
+static PyObject *new_block(decoder *d, Py_ssize_t first, Py_ssize_t n, PyObject **relocs) {
+    *relocs = d->nrelocs ? relocs_in(d, first, first + n) : (Py_INCREF(empty_tuple), empty_tuple);
+    if (!*relocs) return NULL;
+    if (PyTuple_GET_SIZE(*relocs) == 0) {
+        PyObject *block = shared_block(d, d->data + first, n);
+        if (!block) Py_CLEAR(*relocs);
+        return block;
+    }
+    PyObject *block = block_of(d->data + first, n);
+    if (!block || PyObject_SetAttr(block, s_relocs, *relocs) < 0) {
         Py_CLEAR(*relocs);
-        Py_DECREF(block);
+        Py_XDECREF(block);
         return NULL;
     }
     return block;
@@ -954,11 +974,10 @@ static int read_list(decoder *d, int address_size, Py_ssize_t *at, PyObject *kno
                 }
             }
             if (!expr) {
-                PyObject *relocs;
-                expr = block_of(d->data + first, length);
-                if (expr) {
-                    relocs = inner ? inner : empty_tuple;
-                    if (PyObject_SetAttr(expr, s_relocs, relocs) < 0) Py_CLEAR(expr);
+                if (!inner || PyTuple_GET_SIZE(inner) == 0) {
+                    expr = shared_block(d, d->data + first, length);
+                } else if ((expr = block_of(d->data + first, length))) {
+                    if (PyObject_SetAttr(expr, s_relocs, inner) < 0) Py_CLEAR(expr);
                 }
             }
             Py_XDECREF(inner);

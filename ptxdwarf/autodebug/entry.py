@@ -114,6 +114,8 @@ def attach_ptx(
         )
     if not (max_registers in ("auto", "all") or (isinstance(max_registers, int) and max_registers >= 0)):
         raise AttachError(f"max_registers: {max_registers!r} is not a count, 'auto' or 'all'")
+    if only_mapped:
+        parse_ptx(text, filename).require_whole("attach --only-mapped")
     args = (
         text,
         output_name,

@@ -15,13 +15,15 @@ _LOC = directive_re("loc")
 
 
 def existing_debug(module: PtxModule, masked: str) -> tuple[str, int] | None:
-    """(what, line) of the first piece of debug info in the module, or None."""
+    """(what, line) of the first piece of debug info in the module, or None.
+
+    Empty debug sections (LLVM 19 writes ``.section .debug_loc { }`` into every module with a
+    compile unit, even one that describes nothing) are no debug info, nor is ``.target ...,
+    debug`` with nothing else: attach drops the one and keeps the other."""
     found: list[tuple[int, str]] = []
     for block in module.sections:
-        if block.name.startswith(".debug_"):
+        if block.name.startswith(".debug_") and (block.image.data or block.image.relocs):
             found.append((block.line, f"a {block.name} section"))
-    if module.has_debug_target:
-        found.append((module.target_line, ".target ... debug"))
     for f in module.files:
         found.append((f.line, f".file {f.index}"))
     m = _LOC.search(masked)
@@ -29,6 +31,8 @@ def existing_debug(module: PtxModule, masked: str) -> tuple[str, int] | None:
         found.append((module.lines.line(m.start()), ".loc directives"))
     if not found:
         return None
+    if module.has_debug_target:
+        found.append((module.target_line, ".target ... debug"))
     line, what = min(found)
     return what, line
 

@@ -62,6 +62,7 @@ def check(
     reader's errors for bad PTX.
     """
     module = parse_ptx(text, filename)
+    module.require_whole("check")
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
     chosen, note = tool.choose_arch(module.target, arch, address_size=module.address_size)
     # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)

@@ -25,6 +25,7 @@ from ..dwarf.decode import decode_sections
 from ..dwarf.image import Reloc, SectionImage, Symbol
 from ..dwarf.lines import read_line_programs
 from ..dwarf.model import DebugInfo
+from ..dwarf.reprs import counted, short
 from ..errors import CubinError
 from .regmap import SASS_SECTION, TYPE_SECTION, FunctionRegisters, read_register_map
 
@@ -75,6 +76,9 @@ class CubinSymbol:
     kind: str
     section: str | None
 
+    def __repr__(self) -> str:
+        return f"<CubinSymbol {self.kind} {short(self.name)} 0x{self.value:x}+{self.size} in {short(self.section)}>"
+
 
 @dataclass
 class CubinImages:
@@ -92,8 +96,16 @@ class CubinImages:
     line_sass: SectionImage | None = None
     """``.nv_debug_line_sass``, relocations applied: a line program from SASS addresses to
     lines of the PTX text ptxas compiled (kept in ``.nv_debug_ptx_txt.HASH``)."""
-    ptx_text: bytes | None = None
-    """``.nv_debug_ptx_txt.HASH``: the PTX text, a NUL byte ending each line."""
+    ptx_text_reader: Callable[[], bytes] | None = field(default=None, repr=False)
+    """Reads ``.nv_debug_ptx_txt.HASH`` (see :attr:`ptx_text`) when asked."""
+    tileir_line: SectionImage | None = None
+    """``.nv.tileir.debug_line`` (cuTile cubins), relocations applied: a line program from SASS
+    addresses to lines of the Tile IR text that ``tileir_text`` holds."""
+    tileir_text: dict[str, bytes] = field(default_factory=dict)
+    """``.nv.tileir.debug_txt.HASH``: the Tile IR text, by section name."""
+    undecoded: list[tuple[str, int]] = field(default_factory=list)
+    """(name, size) of the debug sections other than ``.debug_*`` that the reader does not
+    decode (``.nv_debug_ptx_txt``, the ``.nv.merc.*`` copies), in file order."""
     reg_sass: bytes | None = None
     """``.nv_debug_info_reg_sass``: where each PTX register lives in SASS (see :mod:`.regmap`)."""
     reg_type: bytes | None = None
@@ -102,6 +114,18 @@ class CubinImages:
     notes: list[str] = field(default_factory=list)
     """What the reader worked around (a relocation section whose ``sh_link`` names no symbol table)."""
 
+    @property
+    def ptx_text(self) -> bytes | None:
+        """``.nv_debug_ptx_txt.HASH``: the PTX text, a NUL byte ending each line (of a cubin read
+        from a path, read from the file each time it is asked for: an error if the file has changed)."""
+        return None if self.ptx_text_reader is None else self.ptx_text_reader()
+
+    def __repr__(self) -> str:
+        return (
+            f"<CubinImages {short(self.filename)!r}: {counted(len(self.images), 'debug section')}, "
+            f"{counted(len(self.symbols), 'symbol')}>"
+        )
+
     def register_map(self) -> list[FunctionRegisters]:
         """ptxas's register map, by function (empty when the cubin has none: no ``-g``)."""
         if self.reg_sass is None:
@@ -109,13 +133,70 @@ class CubinImages:
         return read_register_map(self.reg_sass, self.reg_type, where=self.filename)
 
 
-def _open(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None) -> tuple[BinaryIO, str]:
+class _Bytes:
+    """A cubin held in memory."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self.size = len(raw)
+
+    def read(self, start: int, stop: int) -> bytes:
+        return self.raw[start:stop]
+
+    def later(self, start: int, stop: int) -> Callable[[], bytes]:
+        data = self.raw[start:stop]
+        return lambda: data
+
+
+class _Disk:
+    """A cubin file read a section at a time, never held whole."""
+
+    def __init__(self, f: BinaryIO, path: str | os.PathLike[str], name: str) -> None:
+        self.fd = f.fileno()
+        self.path = path
+        self.name = name
+        self.stat = os.fstat(self.fd)
+        self.size = self.stat.st_size
+
+    def read(self, start: int, stop: int) -> bytes:
+        data = os.pread(self.fd, stop - start, start)
+        if len(data) != stop - start:
+            raise CubinError(f"the file ended at 0x{start + len(data):x} while being read", where=self.name)
+        return data
+
+    def later(self, start: int, stop: int) -> Callable[[], bytes]:
+        """Bytes ``start:stop``, read when asked for; an error if the file has changed since."""
+        path, name, before = self.path, self.name, self.stat
+
+        def read() -> bytes:
+            with open(path, "rb") as f:
+                now = os.fstat(f.fileno())
+                if (now.st_size, now.st_mtime_ns, now.st_ino) != (
+                    before.st_size,
+                    before.st_mtime_ns,
+                    before.st_ino,
+                ):
+                    raise CubinError("the file has changed since it was read", where=name)
+                return _Disk(f, path, name).read(start, stop)
+
+        return read
+
+
+_File = _Bytes | _Disk
+
+
+def _open(
+    source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None
+) -> tuple[BinaryIO, _File | None, str]:
+    """A stream over ``source`` for pyelftools, and its bytes when it is not a file on disk (None:
+    the stream is the open file, which the caller closes)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return io.BytesIO(bytes(source)), name or "<cubin>"
+        raw = bytes(source)
+        return io.BytesIO(raw), _Bytes(raw), name or "<cubin>"
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as f:
-            return io.BytesIO(f.read()), name or str(source)
-    return source, name or str(getattr(source, "name", "<cubin>"))
+        return open(source, "rb"), None, name or str(source)
+    raw = source.read()
+    return io.BytesIO(raw), _Bytes(raw), name or str(getattr(source, "name", "<cubin>"))
 
 
 class ElfRelocation(NamedTuple):
@@ -127,6 +208,10 @@ class ElfRelocation(NamedTuple):
     symbol: str
     addend: int | None
 
+    def __repr__(self) -> str:
+        addend = f"{self.addend:+}" if self.addend is not None else ""
+        return f"<ElfRelocation at 0x{self.offset:x} type {self.type}: {short(self.symbol)}{addend}>"
+
 
 @dataclass
 class ElfContents:
@@ -137,6 +222,13 @@ class ElfContents:
     sections: list[tuple[str, bytes]] = field(default_factory=list)
     relocations: dict[str, list[ElfRelocation]] = field(default_factory=dict)
     symbols: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        relocations = sum(len(r) for r in self.relocations.values())
+        return (
+            f"<ElfContents {counted(len(self.sections), 'section')}, {counted(relocations, 'relocation')}, "
+            f"{counted(len(self.symbols), 'symbol')}>"
+        )
 
     def get(self, name: str) -> bytes | None:
         """The bytes of the first section called ``name``."""
@@ -157,14 +249,19 @@ _T = TypeVar("_T")
 def _read(
     source: str | os.PathLike[str] | bytes | BinaryIO,
     name: str | None,
-    build: Callable[[ELFFile, bytes, str], _T],
+    build: Callable[[ELFFile, _File, str], _T],
 ) -> _T:
     """What ``build`` makes of the ELF file ``source``; CubinError when it is not one."""
-    stream, name = _open(source, name)
+    try:
+        stream, held, name = _open(source, name)
+    except OSError as exc:
+        raise CubinError(f"cannot read ({exc.strerror or exc})", where=name or str(source)) from None
     try:
         elf = ELFFile(stream)
-        stream.seek(0)
-        return build(elf, stream.read(), name)
+        if held is None:
+            assert isinstance(source, (str, os.PathLike))
+            return build(elf, _Disk(stream, source, name), name)
+        return build(elf, held, name)
     except CubinError:
         raise
     except (ELFError, ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError) as exc:
@@ -173,6 +270,8 @@ def _read(
         if type(exc).__module__.startswith("elftools"):
             raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
         raise
+    finally:
+        stream.close()
 
 
 def cubin_images(
@@ -211,15 +310,19 @@ class _Section:
     size: int
     link: int
     info: int
-    raw: bytes
-    """The whole file; the section's bytes are ``raw[start:stop]``."""
+    file: _File
+    """The whole file; the section's bytes are ``start:stop`` of it."""
     start: int
     stop: int
 
     @property
     def data(self) -> bytes:
         """The section's bytes, copied out of the file (so only for the sections a reader keeps)."""
-        return self.raw[self.start : self.stop]
+        return self.file.read(self.start, self.stop)
+
+    def later(self) -> Callable[[], bytes]:
+        """The section's bytes, read when asked for."""
+        return self.file.later(self.start, self.stop)
 
 
 _SHT_SYMTAB = 2
@@ -246,7 +349,7 @@ def _c_string(table: bytes, offset: int) -> str:
     return table[offset : end if end >= 0 else len(table)].decode("utf-8", "surrogateescape")
 
 
-def _sections(elf: ELFFile, raw: bytes, where: str) -> list[_Section]:
+def _sections(elf: ELFFile, file: _File, where: str) -> list[_Section]:
     """The section headers and contents, read in one pass.
 
     pyelftools makes a section object per header on every lookup; a ``-G`` cubin
@@ -262,29 +365,29 @@ def _sections(elf: ELFFile, raw: bytes, where: str) -> list[_Section]:
     if header["e_shentsize"] != width:
         raise CubinError(f"section headers are {header['e_shentsize']} bytes, not {width}", where=where)
     if count == 0 or strndx == _SHN_XINDEX:  # extended numbering: the real values are in section 0
-        if start + width > len(raw):
+        if start + width > file.size:
             raise CubinError(f"section header 0 at 0x{start:x} lies past the end of the file", where=where)
-        first = struct.unpack_from(fmt, raw, start)
+        first = struct.unpack(fmt, file.read(start, start + width))
         count = count or first[5]
         strndx = first[6] if strndx == _SHN_XINDEX else strndx
     end = start + count * width
-    if end > len(raw):
+    if end > file.size:
         raise CubinError(f"{count} section headers at 0x{start:x} run past the end of the file", where=where)
-    rows = list(struct.iter_unpack(fmt, raw[start:end]))
+    rows = list(struct.iter_unpack(fmt, file.read(start, end)))
     if not 0 <= strndx < count:
         raise CubinError(f"section name table index {strndx} is not a section", where=where)
     _n, _t, _f, _a, str_off, str_size, *_ = rows[strndx]
-    names = raw[str_off : str_off + str_size]
+    names = file.read(min(str_off, file.size), min(str_off + str_size, file.size))
     out = []
     for index, (name, kind, _flags, _addr, offset, size, link, info, _align, _entsize) in enumerate(rows):
         start = stop = 0
         if kind != _SHT_NOBITS and index != 0:
-            if offset + size > len(raw):
+            if offset + size > file.size:
                 raise CubinError(
                     f"section {index} ({_c_string(names, name)}) runs past the end of the file", where=where
                 )
             start, stop = offset, offset + size
-        out.append(_Section(_c_string(names, name), kind, offset, size, link, info, raw, start, stop))
+        out.append(_Section(_c_string(names, name), kind, offset, size, link, info, file, start, stop))
     return out
 
 
@@ -349,14 +452,14 @@ def _entries_of(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[i
     )
 
 
-def _images(elf: ELFFile, raw: bytes, name: str) -> CubinImages:
+def _images(elf: ELFFile, file: _File, name: str) -> CubinImages:
     result = CubinImages(
         {},
         machine=elf["e_machine"] if isinstance(elf["e_machine"], int) else 190,
         elf_class=elf.elfclass,
         filename=name,
     )
-    sections = _sections(elf, raw, name)
+    sections = _sections(elf, file, name)
     names = [s.name for s in sections]
     result.sections = names
     tables: dict[int, list[_RawSymbol]] = {}
@@ -389,18 +492,41 @@ def _add_symbols(result: CubinImages, tables: dict[int, list[_RawSymbol]], names
                 )
 
 
+#: The line-program sections besides ``.debug_line``, and the field of :class:`CubinImages`
+#: that holds each.
+_LINE_FIELDS = {".nv_debug_line_sass": "line_sass", ".nv.tileir.debug_line": "tileir_line"}
+_TILEIR_TEXT = ".nv.tileir.debug_txt"
+
+
+def _is_undecoded(section: _Section) -> bool:
+    """Whether ``section`` is a debug section outside ``.debug_*`` that no field holds."""
+    name = section.name
+    return (
+        "debug" in name
+        and section.type not in (_SHT_REL, _SHT_RELA)
+        and not name.startswith((".debug_", _TILEIR_TEXT))
+        and name not in _LINE_FIELDS
+        and name not in (SASS_SECTION, TYPE_SECTION)
+    )
+
+
 def _add_section(result: CubinImages, section: _Section, name: str) -> None:
     """One section's data into the field of ``result`` that holds its kind, if any."""
+    if _is_undecoded(section):
+        result.undecoded.append((section.name, section.size))
     if section.name.startswith(".nv.info."):
         result.nv_info[section.name[len(".nv.info.") :]] = section.data
     elif section.name.startswith(".debug_"):
         result.images[section.name] = SectionImage(
             section.name, section.data, relocs_applied=True, filename=name
         )
-    elif section.name == ".nv_debug_line_sass":
-        result.line_sass = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
+    elif section.name in _LINE_FIELDS:
+        image = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
+        setattr(result, _LINE_FIELDS[section.name], image)
     elif section.name.startswith(".nv_debug_ptx_txt"):
-        result.ptx_text = section.data
+        result.ptx_text_reader = section.later()
+    elif section.name.startswith(_TILEIR_TEXT + "."):
+        result.tileir_text[section.name] = section.data
     elif section.name == SASS_SECTION:
         result.reg_sass = section.data
     elif section.name == TYPE_SECTION:
@@ -417,15 +543,14 @@ def _relocate(
 ) -> None:
     """The relocations of one relocation ``section`` applied to the image of the section it targets."""
     target = names[section.info]
-    image = result.images.get(target)
-    if image is None and target == ".nv_debug_line_sass":
-        image = result.line_sass
+    line_field = _LINE_FIELDS.get(target)
+    image = result.images.get(target) if line_field is None else getattr(result, line_field)
     if image is None:
         return
     found = _linked_symbols(result, section, names, tables, name)
-    if target == ".nv_debug_line_sass":
+    if line_field is not None:
         data, relocs, _ = _apply(found, section, image, {}, elf, name)
-        result.line_sass = SectionImage(target, data, relocs, relocs_applied=True, filename=name)
+        setattr(result, line_field, SectionImage(target, data, relocs, relocs_applied=True, filename=name))
         return
     data, relocs, unresolved = _apply(found, section, image, result.relocation_types, elf, name)
     result.images[target] = SectionImage(
@@ -461,8 +586,8 @@ def _linked_symbols(
     return tables[symtab]
 
 
-def _contents(elf: ELFFile, raw: bytes, name: str) -> ElfContents:
-    sections = _sections(elf, raw, name)
+def _contents(elf: ELFFile, file: _File, name: str) -> ElfContents:
+    sections = _sections(elf, file, name)
     tables = {i: _symbol_table(elf, sections, s) for i, s in enumerate(sections) if s.type == _SHT_SYMTAB}
     symtab = next((table for i, table in tables.items() if sections[i].name == ".symtab"), [])
     result = ElfContents()
@@ -628,7 +753,22 @@ def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str |
 
 def _line_images(found: CubinImages) -> list[SectionImage]:
     """The sections of ``found`` that hold line-number programs, in the order ``lines`` has them."""
-    return [image for image in (found.images.get(".debug_line"), found.line_sass) if image is not None]
+    images = (found.images.get(".debug_line"), found.line_sass, found.tileir_line)
+    return [image for image in images if image is not None]
+
+
+def tileir_texts(info: DebugInfo) -> dict[str, bytes]:
+    """The Tile IR texts of a cubin :func:`read_cubin` read into ``info``, by section name
+    (empty: not a cubin, or one without any)."""
+    module = info.module
+    return module.tileir_text if isinstance(module, CubinImages) else {}
+
+
+def undecoded_sections(info: DebugInfo) -> list[tuple[str, int]]:
+    """(name, size) of a cubin's debug sections outside ``.debug_*`` that ptxdwarf does not
+    decode (empty: not a cubin, or none)."""
+    module = info.module
+    return module.undecoded if isinstance(module, CubinImages) else []
 
 
 def unread_line_images(info: DebugInfo) -> list[SectionImage] | None:

@@ -49,6 +49,11 @@ class FatbinEntry:
     def label(self) -> str:
         return f"{self.kind} {self.arch} at 0x{self.offset:x}"
 
+    def __repr__(self) -> str:
+        how = ", compressed" if self.compressed else ""
+        error = ", unreadable" if self.error is not None else ""
+        return f"<FatbinEntry {self.label}: {len(self.payload)} bytes{how}{error}>"
+
     def ptx_text(self) -> str:
         return self.payload.rstrip(b"\0").decode("utf-8", "surrogateescape")
 

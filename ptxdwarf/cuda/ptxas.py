@@ -74,13 +74,18 @@ def candidate_paths(explicit: str | None = None) -> list[tuple[str, str]]:
     return out
 
 
-def find_ptxas(explicit: str | None = None, *, version: tuple[int, int] | None = None) -> Ptxas:
+def find_ptxas(
+    explicit: str | None = None, *, version: tuple[int, int] | None = None, release: str | None = None
+) -> Ptxas:
     """The first ptxas found (see the module docstring); :class:`ToolError` if none.
 
     With ``version`` (a module's ``.version``), the first one found that takes it, when the
     first one found does not and ptxas was not named (``explicit``, ``$PTXAS``): nvcc 13.5
-    writes ``.version 9.5``, which ptxas 13.0 refuses.
+    writes ``.version 9.5``, which ptxas 13.0 refuses. With ``release`` (``13.5``), the first
+    one found of that release; :class:`ToolError` naming the releases found if none is.
     """
+    if release is not None:
+        return _of_release(explicit, release)
     first: Ptxas | None = None
     for where, path in candidate_paths(explicit):
         if os.path.isfile(path) and os.access(path, os.X_OK):
@@ -94,6 +99,19 @@ def find_ptxas(explicit: str | None = None, *, version: tuple[int, int] | None =
     if first is not None:
         return first
     raise ToolError(f"ptxas not found; {INSTALL_HINT}")
+
+
+def _of_release(explicit: str | None, release: str) -> Ptxas:
+    """The first ptxas found whose release is ``release``."""
+    found: list[str] = []
+    for _where, path in candidate_paths(explicit):
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            tool = _known(os.path.abspath(path))
+            if tool.version == release:
+                return tool
+            found.append(f"{tool.version} ({path})")
+    seen = ", ".join(dict.fromkeys(found)) or "none"
+    raise ToolError(f"no ptxas {release} found (found: {seen}); {INSTALL_HINT}")
 
 
 _KNOWN: dict[tuple[str, int, int], Ptxas] = {}
@@ -127,10 +145,12 @@ class PtxasMessage:
 class PtxasResult:
     """A successful compilation: the cubin and ptxas's warnings."""
 
-    cubin: bytes
+    cubin: bytes = field(repr=False)
     arch: str
     messages: list[PtxasMessage] = field(default_factory=list)
     note: str | None = None
+    ptxas: Ptxas | None = field(default=None, compare=False)
+    """The ptxas that compiled it."""
 
 
 _MESSAGE = re.compile(r"^ptxas\s+(?P<file>.*?)(?:, line (?P<line>\d+))?;\s*(?P<sev>\w+)\s*:\s*(?P<text>.*)$")
@@ -312,7 +332,7 @@ class Ptxas:
                 messages = parse_messages(stderr.replace(str(src), filename))
                 if returncode != 0 or not out.exists():
                     raise PtxasFailed(filename, messages, self, returncode)
-                return PtxasResult(out.read_bytes(), arch, messages)
+                return PtxasResult(out.read_bytes(), arch, messages, ptxas=self)
         finally:
             if started is not None:
                 started.set()  # also when ptxas could not be started
@@ -422,15 +442,17 @@ def compile_text(
     debug: bool = True,
     extra: Sequence[str] = (),
     filename: str | None = None,
+    release: str | None = None,
 ) -> tuple[PtxasResult, str]:
     """Compile PTX ``text`` with the ptxas that takes its ``.version`` (unless ``ptxas``
-    names one), for its ``.target`` (unless ``arch``), with ``-c`` when the module needs it;
-    the result and the architecture compiled for. ``filename`` names the text in errors."""
+    names one, or ``release`` a release: :func:`find_ptxas`), for its ``.target`` (unless
+    ``arch``), with ``-c`` when the module needs it; the result and the architecture compiled
+    for. ``filename`` names the text in errors."""
     from ..ptx.reader import parse_ptx
     from ..ptx.symbols import needs_compile_only
 
     module = parse_ptx(text, filename or "<ptx>")
-    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
+    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version, release=release)
     chosen, _note = tool.choose_arch(module.target, arch, address_size=module.address_size)
     result = tool.compile(
         text,

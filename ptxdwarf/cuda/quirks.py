@@ -26,13 +26,18 @@ from ..dwarf import encode, forms
 from ..ptx import debug, placement, sections, statements, writer
 
 __all__ = [
+    "ERROR",
     "MEASURED_ON",
     "MISREAD_PIECE_SIZES",
     "QUIRKS",
+    "RULE_EVIDENCE",
+    "WARNING",
     "Quirk",
     "markdown_table",
     "quirk",
     "quirks_for_rule",
+    "rule_evidence",
+    "rule_severity",
     "workaround",
 ]
 
@@ -219,6 +224,7 @@ QUIRKS: tuple[Quirk, ...] = (
         (),
         "attach refuses debug info naming a symbol the module does not declare",
         "undefined-symbol",
+        repairs=("rename_mangled_references",),
         feature_workarounds=("check_symbols",),
     ),
     _q(
@@ -309,6 +315,20 @@ QUIRKS: tuple[Quirk, ...] = (
         "address-size-default",
         holds_on=("12.0", "12.4", "12.9"),
         feature_workarounds=("attach_ptx", "attach"),
+    ),
+    _q(
+        "address-class-as-written",
+        "ptxas writes DW_AT_address_class as given, whatever the state space of the variable DW_OP_addr "
+        "names: class 5 (global) at a .shared variable stays 5 and the operand becomes the variable's offset "
+        "in the shared window (no relocation), which a debugger reads as an address of global memory; class "
+        "12 (generic) at a .global variable stays 12 and the operand is relocated to the variable's address "
+        "(R_CUDA_64), which is also its generic address (whether a debugger reads that right is not measured: "
+        "no GPU here).",
+        ("address-class-as-written.shared-as-global", "address-class-as-written.global-as-generic"),
+        (),
+        "the builder gives a variable at a module variable's address the class of its state space",
+        "address-class-space",
+        repairs=("class_of_state_space",),
     ),
     _q(
         "func-param-address",
@@ -790,3 +810,112 @@ def markdown_table() -> str:
         repairs = ", ".join(f"`{r}`" for r in q.repairs) or "none"
         lines.append(f"| `{q.id}` | {lint} | {refs}: {q.workaround_note} | {repairs} | {cases} | {holds} |")
     return "\n".join(lines) + "\n"
+
+
+ERROR = "error"
+WARNING = "warning"
+
+_INVALID = (
+    "the DWARF is invalid: ptxas keeps .debug_info and its neighbours byte for byte but for relocation "
+    "sites (the corpus's rewrite comparisons, ptxas 12.0-13.5), so every reader of the cubin gets it so"
+)
+
+#: Each lint rule's severity, and what its consequence was measured on where no quirk of the rule
+#: (with its cases and releases) says it (None: the rule's quirks say). A rule is an error only
+#: where the consequence was measured (a ptxas failure or what lands in the cubin) or the DWARF is
+#: invalid; what a debugger would do, unmeasured here (no GPU), is a warning. Some rules report a
+#: milder case as a warning (the text says which).
+RULE_EVIDENCE: Mapping[str, tuple[str, str | None]] = MappingProxyType(
+    {
+        "missing-address-class": (
+            WARNING,
+            "not measured: what cuda-gdb makes of a location without a class (LLVM 22 writes none on "
+            "register parameters) needs a GPU",
+        ),
+        "address-class-range": (
+            WARNING,
+            "not measured: ptxas keeps any code (quirk address-class-as-written); what a debugger does with "
+            "a code outside the guide's 1-12 needs a GPU",
+        ),
+        "address-class-space": (ERROR, None),
+        "regx-undeclared": (
+            ERROR,
+            "quirk register-unused (12.0-13.5): a register no instruction names is not in "
+            ".nv_debug_info_reg_sass, so the variable is unavailable",
+        ),
+        "regx-too-long": (
+            ERROR,
+            "a name of 9 or more characters does not fit the 64-bit number DW_OP_regx's ULEB128 operand "
+            "is read into (llvm-dwarfdump, ptxdwarf): the DWARF cannot say it",
+        ),
+        "undefined-symbol": (ERROR, None),
+        "label-wrong-function": (
+            ERROR,
+            "quirk symbol-addend (12.0-13.5): ptxas relocates a code label against the function that defines "
+            "it, so the range lies in another function's code",
+        ),
+        "target-not-debug": (WARNING, None),
+        "file-two-strings": (ERROR, None),
+        "loc-file-undeclared": (ERROR, None),
+        "inline-loc": (ERROR, None),
+        "version-too-low": (ERROR, None),
+        "bad-reference": (ERROR, _INVALID),
+        "names-unit-offset": (ERROR, _INVALID),
+        "names-unit-length": (ERROR, _INVALID),
+        "names-entry": (ERROR, _INVALID),
+        "aranges-unit-offset": (ERROR, _INVALID),
+        "unit-length": (WARNING, "not measured: readers differ on bytes after a unit's DIE tree"),
+        "structure": (ERROR, _INVALID),
+        "abbrev-code-order": (ERROR, None),
+        "dwarf4-form": (ERROR, None),
+        "ref-addr-size": (ERROR, None),
+        "reloc-width": (
+            ERROR,
+            "case reloc-width.depot-b32 (12.0-13.5): a .b32 __local_depot operand leaves 4 zero bytes in the "
+            "expression, which no reader decodes; the other shapes are in the quirk",
+        ),
+        "bad-loclist-offset": (ERROR, _INVALID),
+        "wide-value": (WARNING, None),
+        "strp-label-reused": (ERROR, None),
+        "symbol-outside-info": (WARNING, None),
+        "symbol-addend": (WARNING, None),
+        "func-param-address": (WARNING, None),
+        "duplicate-section": (WARNING, None),
+        "producer-debug-line": (WARNING, None),
+        "producer-debug-frame": (ERROR, None),
+        "file-index": (WARNING, None),
+        "ptxas-syntax": (ERROR, None),
+        "info-label-difference": (ERROR, None),
+        "address-size": (ERROR, None),
+        "address-size-default": (ERROR, None),
+        "dwarf-lines-isa": (ERROR, None),
+        "not-debuggable": (ERROR, None),
+        "non-ascii": (ERROR, None),
+        "debug-target-without-info": (ERROR, None),
+        "bitfield-member-order": (ERROR, None),
+        "depot-in-pieces": (ERROR, None),
+        "name-before-linkage-name": (ERROR, None),
+        "label-at-line-zero": (WARNING, None),
+        "first-label-at-zero": (WARNING, None),
+        "predicate-count": (WARNING, None),
+        "ptxas-memory": (WARNING, None),
+    }
+)
+
+
+def rule_severity(rule: str) -> str:
+    """The severity of lint rule ``rule`` (:data:`RULE_EVIDENCE`); KeyError for an unknown rule."""
+    return RULE_EVIDENCE[rule][0]
+
+
+def rule_evidence(rule: str) -> str:
+    """What the consequence of lint rule ``rule`` was measured on, in one line: its own entry of
+    :data:`RULE_EVIDENCE`, else its quirks' cases and the releases they hold on."""
+    text = RULE_EVIDENCE[rule][1]
+    if text is not None:
+        return text
+    parts = []
+    for q in quirks_for_rule(rule):
+        holds = ", ".join(q.holds_on) or "not reproduced"
+        parts.append(f"quirk {q.id} (ptxas {holds}; cases {', '.join(q.cases)})")
+    return "; ".join(parts) or "nothing"

@@ -258,6 +258,8 @@ class _InfoDecoder:
         self.strings = strings
         self.resolve = resolve
         self.plans: dict[tuple[int, int, int], dict[int, _Plan]] = {}
+        self.blocks: dict[bytes, Block] = {}
+        """One block for each content without relocations (they are values: equal blocks are one)."""
 
     def plans_for(self, table: AbbrevTable, version: int, address_size: int, at: int) -> dict[int, _Plan]:
         key = (table.offset, version, address_size)
@@ -336,6 +338,7 @@ class _InfoDecoder:
         root: DIE | None = None
         die_start = pos
         new_die = DIE.__new__
+        blocks = self.blocks
         new_attr = Attribute.__new__
         new_block = bytes.__new__
         relocs = image.relocs
@@ -443,8 +446,14 @@ class _InfoDecoder:
                             if lo < nrelocs and reloc_offsets[lo] < newpos:
                                 hi = bisect_left(reloc_offsets, newpos, lo)
                                 inner = tuple([r.moved(-first) for r in relocs[lo:hi]])
-                        block = new_block(Block, raw)
-                        block.relocs = inner
+                        if inner:
+                            block = new_block(Block, raw)
+                            block.relocs = inner
+                        elif raw in blocks:
+                            block = blocks[raw]
+                        else:
+                            block = blocks[raw] = new_block(Block, raw)
+                            block.relocs = ()
                         a = new_attr(Attribute)
                         a.name = one
                         a.form = two
@@ -624,10 +633,11 @@ def read_location_lists(
     lists: list[LocationList] = []
     known = model or []
     size = len(image.data)
+    shared: dict[bytes, Block] = {}
     while pos < size:
         like = known[len(lists)] if len(lists) < len(known) else None
         try:
-            pos = _read_location_list(image, address_size, pos, lists, like)
+            pos = _read_location_list(image, address_size, pos, lists, like, shared)
         except _Truncated:
             break
     return lists, pos
@@ -639,10 +649,12 @@ def _read_location_list(
     pos: int,
     lists: list[LocationList],
     like: LocationList | None = None,
+    shared: dict[bytes, Block] | None = None,
 ) -> int:
     """Decode the list at ``pos`` onto ``lists`` and give the offset after it; raise
     :class:`_Truncated` if the section ends inside it. An expression with the bytes of the
-    same entry of ``like`` and no relocation is ``like``'s own block."""
+    same entry of ``like`` and no relocation is ``like``'s own block; else one of ``shared``
+    (bytes to block) where it has no relocation."""
     data = image.data
     size = len(data)
     pair = struct.Struct("<QQ" if address_size == 8 else "<II")
@@ -692,10 +704,20 @@ def _read_location_list(
             inner = tuple(r.moved(-first) for r in image.relocs_in(first, pos))
         expr = known[len(entries)][2] if len(entries) < len(known) else None
         if inner or expr is None or expr.relocs or len(expr) != length or not data.startswith(expr, first):
-            expr = Block(data[first:pos], inner)
+            expr = _block(data[first:pos], inner, shared)
         entries.append((begin, end, expr))
     lists.append(LocationList(start, entries))
     return pos
+
+
+def _block(raw: bytes, relocs: tuple[Reloc, ...], shared: dict[bytes, Block] | None) -> Block:
+    """A block of ``raw``: the one of ``shared`` where it has no ``relocs``."""
+    if relocs or shared is None:
+        return Block(raw, relocs)
+    found = shared.get(raw)
+    if found is None:
+        found = shared[raw] = Block(raw)
+    return found
 
 
 def _truncation(image: SectionImage, address_size: int, pos: int) -> str:

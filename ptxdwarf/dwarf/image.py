@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .reprs import counted, short
+
 __all__ = ["DEBUG_SECTION_NAMES", "Reloc", "SectionImage", "Symbol"]
 
 #: The debug sections a PTX producer may write, in the order producers write them.
@@ -59,7 +61,7 @@ class Symbol:
 
     def __repr__(self) -> str:
         value = f", value={self.value}" if self.value is not None else ""
-        return f"Symbol({self.name!r}, {self.addend}{value})"
+        return f"Symbol({short(self.name)!r}, {self.addend}{value})"
 
     @property
     def is_section(self) -> bool:
@@ -84,6 +86,9 @@ class Reloc(NamedTuple):
     def moved(self, delta: int) -> Reloc:
         """The same relocation ``delta`` bytes further on."""
         return Reloc(self.offset + delta, self.size, self.symbol)
+
+    def __repr__(self) -> str:
+        return f"<Reloc at 0x{self.offset:x}, {self.size} bytes: {short(self.symbol)}>"
 
 
 @dataclass(slots=True)
@@ -123,6 +128,12 @@ class SectionImage:
 
     def __len__(self) -> int:
         return len(self.data)
+
+    def __repr__(self) -> str:
+        return (
+            f"<SectionImage {short(self.name)}: {counted(len(self.data), 'byte')}, "
+            f"{counted(len(self.relocs), 'reloc')}, {counted(len(self.labels), 'label')}>"
+        )
 
     @property
     def reloc_map(self) -> dict[int, Reloc]:

@@ -12,6 +12,7 @@ ptxdwarf writes no ``.debug_line``; check compares the file table with ``.file``
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from .._native import twin
 from ..errors import DwarfError
 from .forms import read_sleb, read_uleb
 from .image import SectionImage
+from .reprs import counted, short
 
 __all__ = [
     "DW_LNE_NVIDIA_inlined_call",
@@ -29,6 +31,7 @@ __all__ = [
     "LineProgram",
     "LineRow",
     "LineTable",
+    "PtxSourceRow",
     "SourceLine",
     "line_files",
     "line_starts",
@@ -61,6 +64,24 @@ class LineRow(NamedTuple):
     function_name: int | None = None
     prologue_end: bool = False
     epilogue_begin: bool = False
+
+    def __repr__(self) -> str:
+        flags = [
+            name
+            for name, on in (
+                ("is_stmt", self.is_stmt),
+                ("end_sequence", self.end_sequence),
+                ("prologue_end", self.prologue_end),
+                ("epilogue_begin", self.epilogue_begin),
+            )
+            if on
+        ]
+        symbol = f" {short(self.symbol)}" if self.symbol is not None else ""
+        context = f", context {self.context}" if self.context else ""
+        return (
+            f"<LineRow 0x{self.address:x}{symbol}: file {self.file} line {self.line} column {self.column}"
+            f"{context}{''.join(', ' + f for f in flags)}>"
+        )
 
 
 @dataclass
@@ -112,6 +133,12 @@ class LineProgram:
         PTX's ``inlined_at`` names)."""
         return call_sites(self.rows)
 
+    def __repr__(self) -> str:
+        return (
+            f"<LineProgram {self.section} at 0x{self.offset:x} v{self.version}: "
+            f"{counted(len(self.files), 'file')}, {counted(len(self.rows), 'row')}>"
+        )
+
 
 def call_sites(rows: list[LineRow]) -> list[int | None]:
     """:meth:`LineProgram.call_sites` of a program whose rows are ``rows``."""
@@ -153,8 +180,11 @@ class LineOpcodes(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class SourceLine:
-    """Where one row puts its code: the function (the symbol of its sequence), the address,
-    the file's path and the line and column; ``inlined`` names the inlined function."""
+    """Where one row of ``.debug_line`` puts its code: the function (the symbol of its
+    sequence), the address, the file's path and the line and column; ``end``: where the row's
+    code ends (the next row's address in its sequence: ``end == address`` for a row with no
+    instruction of its own). For inlined code, ``inlined`` names the inlined function and
+    ``inlined_at`` is the call site (file, line, column) the row's context names."""
 
     function: str | None
     address: int
@@ -162,25 +192,91 @@ class SourceLine:
     line: int
     column: int
     inlined: str | None = None
+    end: int = -1
+    inlined_at: tuple[str | None, int, int] | None = None
+
+    @property
+    def has_code(self) -> bool:
+        """Whether the row covers an instruction (its code ends after it starts)."""
+        return self.end > self.address
+
+    def __repr__(self) -> str:
+        function = repr(short(self.function)) if self.function is not None else None
+        file = repr(short(self.file)) if self.file is not None else None
+        inlined = f", inlined={short(self.inlined)!r}" if self.inlined is not None else ""
+        return (
+            f"SourceLine(function={function}, address=0x{self.address:x}, file={file}, "
+            f"line={self.line}, column={self.column}{inlined})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PtxSourceRow:
+    """One piece of the join of ``.nv_debug_line_sass`` with ``.debug_line``: the SASS code
+    of ``function`` from ``address`` to ``end`` came from PTX line ``ptx_line`` and belongs to
+    source row ``source``."""
+
+    function: str | None
+    address: int
+    end: int
+    ptx_line: int
+    source: SourceLine
+
+    def __repr__(self) -> str:
+        return (
+            f"<PtxSourceRow PTX line {self.ptx_line} -> {short(self.source.file)}:{self.source.line} "
+            f"[0x{self.address:x}, 0x{self.end:x})>"
+        )
 
 
 class LineTable:
-    """The rows of a cubin's line programs, with the questions tests ask of them."""
+    """The rows of a cubin's line programs, with the questions tests ask of them.
 
-    def __init__(self, programs: list[LineProgram], names: Callable[[int], str | None] | None = None) -> None:
+    ``programs`` are those of ``.debug_line`` (source lines), ``ptx_programs`` those of
+    ``.nv_debug_line_sass`` (lines of the PTX text ptxas compiled, for the same SASS
+    addresses): :meth:`ptx_rows` joins the two by address."""
+
+    def __init__(
+        self,
+        programs: list[LineProgram],
+        names: Callable[[int], str | None] | None = None,
+        ptx_programs: list[LineProgram] | None = None,
+    ) -> None:
         self.programs = programs
+        self.ptx_programs = ptx_programs or []
         self._names = names or (lambda _offset: None)
+        self._rows: list[SourceLine] | None = None
+
+    def __repr__(self) -> str:
+        rows = sum(len(p.rows) for p in self.programs)
+        return f"<LineTable {counted(len(self.programs), 'program')}, {counted(rows, 'row')}>"
 
     def __iter__(self) -> Iterator[SourceLine]:
         """Every row that starts code (not the end of a sequence), in table order."""
+        if self._rows is None:
+            self._rows = list(self._read())
+        return iter(self._rows)
+
+    def _read(self) -> Iterator[SourceLine]:
         for p in self.programs:
-            for row in p.rows:
-                if row.end_sequence:
-                    continue
+            rows = p.rows
+            sites = call_sites(rows)
+            for i, row, end in _spans_indexed(rows):
                 inlined = (
                     self._names(row.function_name) if row.context and row.function_name is not None else None
                 )
-                yield SourceLine(row.symbol, row.address, p.path(row.file), row.line, row.column, inlined)
+                at = sites[i]
+                site = rows[at] if at is not None else None
+                yield SourceLine(
+                    row.symbol,
+                    row.address,
+                    p.path(row.file),
+                    row.line,
+                    row.column,
+                    inlined,
+                    end,
+                    (p.path(site.file), site.line, site.column) if site is not None else None,
+                )
 
     def functions(self) -> list[str]:
         """The functions the table has rows for, in table order."""
@@ -199,6 +295,71 @@ class LineTable:
             if r.line == line and (file is None or (r.file or "").endswith(file))
         ]
 
+    def line_at(self, function: str, address: int) -> SourceLine | None:
+        """The row whose code holds ``address`` of ``function`` (what a debugger shows there)."""
+        for r in self:
+            if r.function == function and r.address <= address < r.end:
+                return r
+        return None
+
+    def ptx_rows(self) -> list[PtxSourceRow]:
+        """The join of ``.nv_debug_line_sass`` with ``.debug_line``: each SASS address range
+        that one PTX line and one source row share, by function and address."""
+        source: dict[str | None, list[SourceLine]] = {}
+        for r in self:
+            if r.has_code:
+                source.setdefault(r.function, []).append(r)
+        starts: dict[str | None, list[int]] = {}
+        for function, rows in source.items():
+            rows.sort(key=lambda r: r.address)
+            starts[function] = [r.address for r in rows]
+        out: list[PtxSourceRow] = []
+        for p in self.ptx_programs:
+            for _, row, end in _spans_indexed(p.rows):
+                if end <= row.address or not row.line:
+                    continue
+                rows = source.get(row.symbol, [])
+                i = bisect.bisect_right(starts.get(row.symbol, []), row.address) - 1
+                for r in rows[max(i, 0) :]:
+                    if r.address >= end:
+                        break
+                    low, high = max(r.address, row.address), min(r.end, end)
+                    if low < high:
+                        out.append(PtxSourceRow(row.symbol, low, high, row.line, r))
+        out.sort(key=lambda j: (j.function or "", j.address))
+        return out
+
+    def source_of(self, ptx_line: int, function: str | None = None) -> list[SourceLine]:
+        """The source rows the SASS code of PTX line ``ptx_line`` belongs to (of ``function``,
+        when given), each once, by address."""
+        seen: dict[int, SourceLine] = {}
+        for j in self.ptx_rows():
+            if j.ptx_line == ptx_line and (function is None or j.function == function):
+                seen.setdefault(id(j.source), j.source)
+        return sorted(seen.values(), key=lambda r: (r.function or "", r.address))
+
+    def ptx_lines_of(self, line: int, file: str | None = None, function: str | None = None) -> list[int]:
+        """The PTX lines whose SASS code belongs to source ``line`` (of a file whose path ends
+        with ``file``; of ``function``), in order."""
+        return sorted(
+            {
+                j.ptx_line
+                for j in self.ptx_rows()
+                if j.source.line == line
+                and (file is None or (j.source.file or "").endswith(file))
+                and (function is None or j.function == function)
+            }
+        )
+
+
+def _spans_indexed(rows: list[LineRow]) -> Iterator[tuple[int, LineRow, int]]:
+    """Each row of a program that does not end a sequence, with its index and where its code
+    ends: the next row's address (its own for a last row that ends no sequence)."""
+    for i, row in enumerate(rows):
+        if row.end_sequence:
+            continue
+        yield i, row, rows[i + 1].address if i + 1 < len(rows) else row.address
+
 
 @dataclass
 class LineFiles:
@@ -208,6 +369,9 @@ class LineFiles:
     directories: list[bytes] = field(default_factory=list)
     files: list[tuple[bytes, int, int, int]] = field(default_factory=list)
     used: set[int] = field(default_factory=set)
+
+    def __repr__(self) -> str:
+        return f"<LineFiles {counted(len(self.files), 'file')}, {len(self.used)} used>"
 
     def path(self, number: int) -> str | None:
         """The path of file ``number`` (1-based), its directory joined; None if there is none."""

@@ -25,6 +25,7 @@ from .constants import (
     tag_name,
 )
 from .image import Reloc, SectionImage, Symbol
+from .reprs import at, counted, short
 from .schemas import Block
 
 if TYPE_CHECKING:
@@ -174,8 +175,15 @@ class Attribute:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        extra = f", relocs={self.relocs!r}" if self.relocs else ""
-        return f"Attribute({self.name_str}, {self.form_str}, {self.value!r}{extra})"
+        value = self.value
+        if isinstance(value, DIE):
+            shown = f"-> {value!r}"
+        elif isinstance(value, bytes):
+            shown = f"<{counted(len(value), 'byte')}>"
+        else:
+            shown = short(repr(value))
+        extra = f", {counted(len(self.relocs), 'reloc')}" if self.relocs else ""
+        return f"Attribute({self.name_str}, {self.form_str}, {shown}{extra})"
 
 
 class DIE:
@@ -290,13 +298,16 @@ class DIE:
             stack.extend(reversed(die.children))
 
     def __repr__(self) -> str:
-        name = self.name
-        at = f" at 0x{self.offset:x}" if self.offset >= 0 else ""
-        return f"<DIE {self.tag_str}{' ' + repr(name) if name else ''}{at}>"
+        return f"<DIE {self._shown(short)}>"
 
     def describe(self) -> str:
         """``DW_TAG_formal_parameter 'p' at 0xac`` for messages."""
-        return repr(self)[5:-1]
+        return self._shown(str)
+
+    def _shown(self, name_text: Callable[[str], str]) -> str:
+        name = self.name
+        at = f" at 0x{self.offset:x}" if self.offset >= 0 else ""
+        return f"{self.tag_str}{' ' + repr(name_text(name)) if name else ''}{at}"
 
 
 def die_path(die: DIE, parent_path: str | None = None) -> str:
@@ -332,6 +343,13 @@ class AbbrevDecl:
     offset: int = field(default=-1, compare=False)
     """Where the declaration starts in ``.debug_abbrev`` when it was decoded, else -1."""
 
+    def __repr__(self) -> str:
+        children = ", children" if self.has_children else ""
+        return (
+            f"<AbbrevDecl {self.code} {tag_name(self.tag)}{children}: "
+            f"{counted(len(self.specs), 'attribute')}{at(self.offset)}>"
+        )
+
 
 @dataclass(slots=True)
 class AbbrevTable:
@@ -342,6 +360,9 @@ class AbbrevTable:
 
     def by_code(self) -> dict[int, AbbrevDecl]:
         return {d.code: d for d in self.decls}
+
+    def __repr__(self) -> str:
+        return f"<AbbrevTable at 0x{self.offset:x}: {counted(len(self.decls), 'declaration')}>"
 
 
 @dataclass(slots=True)
@@ -374,6 +395,10 @@ class Unit:
         """Offset just past the unit."""
         return self.offset + 4 + self.length
 
+    def __repr__(self) -> str:
+        root = f": {self.die!r}" if self.die is not None else ""
+        return f"<Unit v{self.version}{at(self.offset)}, {counted(self.length, 'byte')}{root}>"
+
 
 @dataclass(slots=True)
 class StringTable:
@@ -398,6 +423,9 @@ class StringTable:
             return None
         return self.strings[i][offset - self.offsets[i] :]
 
+    def __repr__(self) -> str:
+        return f"<StringTable {counted(len(self.strings), 'string')}, {counted(self.size, 'byte')}>"
+
 
 @dataclass(slots=True)
 class LocationList:
@@ -407,6 +435,9 @@ class LocationList:
     offset: int = -1
     entries: list[tuple[int | Symbol, int | Symbol, Block | None]] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        return f"<LocationList{at(self.offset)}: {counted(len(self.entries), 'entry', 'entries')}>"
+
 
 @dataclass(slots=True)
 class RangeList:
@@ -414,6 +445,9 @@ class RangeList:
 
     offset: int = -1
     entries: list[tuple[int | Symbol, int | Symbol]] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"<RangeList{at(self.offset)}: {counted(len(self.entries), 'range')}>"
 
 
 @dataclass(slots=True)
@@ -426,6 +460,9 @@ class NameSet:
     version: int = 2
     offset: int = -1
     rest: bytes = b""
+
+    def __repr__(self) -> str:
+        return f"<NameSet{at(self.offset)}: {counted(len(self.entries), 'name')}>"
 
 
 @dataclass(slots=True)
@@ -441,6 +478,9 @@ class ArangeSet:
     offset: int = -1
     rest: bytes = b""
 
+    def __repr__(self) -> str:
+        return f"<ArangeSet{at(self.offset)}: {counted(len(self.tuples), 'range')}>"
+
 
 @dataclass(slots=True)
 class MacinfoUnit:
@@ -448,6 +488,9 @@ class MacinfoUnit:
 
     offset: int = -1
     entries: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"<MacinfoUnit{at(self.offset)}: {counted(len(self.entries), 'entry', 'entries')}>"
 
 
 _T = TypeVar("_T")
@@ -534,6 +577,11 @@ class DebugInfo:
         for unit in self.units:
             yield from unit.iter_dies()
 
+    def __repr__(self) -> str:
+        name = f" {short(self.filename)!r}" if self.filename else ""
+        sections = f", {counted(len(self.sections), 'section')}" if self.sections is not None else ""
+        return f"<DebugInfo {self.source}{name}: {counted(len(self.units), 'unit')}{sections}>"
+
     locations = _Lazy[list[LocationList] | None]("``.debug_loc``: the location lists, in section order.")
     ranges = _Lazy[list[RangeList] | None]("``.debug_ranges``: the range lists.")
     pubnames = _Lazy[list[NameSet] | None]("``.debug_pubnames`` sets.")
@@ -557,7 +605,12 @@ class DebugInfo:
 
         from .lines import LineTable  # not at the top: lines imports forms, which imports this module
 
-        return LineTable([p for p in self.lines or [] if p.section == ".debug_line"], self.string_at)
+        programs = self.lines or []
+        return LineTable(
+            [p for p in programs if p.section == ".debug_line"],
+            self.string_at,
+            [p for p in programs if p.section == ".nv_debug_line_sass"],
+        )
 
     def string_at(self, offset: int | None) -> str | None:
         """The ``.debug_str`` string at ``offset`` (None: no string starts there)."""

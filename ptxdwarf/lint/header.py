@@ -101,9 +101,10 @@ _DATA_TAGS = frozenset({TAG.variable, TAG.formal_parameter})
 def check_debug_target(ctx: LintContext, info: DebugInfo | None) -> None:
     """target-not-debug: DWARF that describes variables, in a module whose .target does not list
     debug: ptxas keeps .debug_info only under -g. Line-tables-only DWARF (no variables: Triton,
-    -lineinfo producers) leaves debug out on purpose and gets no finding."""
+    -lineinfo producers) leaves debug out on purpose and gets no finding, nor does a fragment,
+    whose .target is the module's it goes into."""
     module = ctx.module
-    if module.has_debug_target or info is None:
+    if module.has_debug_target or info is None or module.is_fragment:
         return
     described = next(
         (

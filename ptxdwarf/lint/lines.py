@@ -6,12 +6,10 @@ from __future__ import annotations
 import re
 
 from ..ptx.lexer import LineIndex
-from ..ptx.statements import INLINED_AT, LOC
+from ..ptx.statements import FUNCTION_NAME, INLINED_AT, LOC
 from .context import LintContext
 
 __all__ = ["check_locs"]
-
-_FUNCTION_NAME = re.compile(r"\bfunction_name\s+([^\s,]+)")
 
 
 class _LineOf:
@@ -68,7 +66,7 @@ def _check_inlined(
     str_labels: dict[str, int],
     line: _LineOf,
 ) -> None:
-    name = _FUNCTION_NAME.search(loc)
+    name = FUNCTION_NAME.search(loc)
     if name is None:
         ctx.add(
             "inline-loc",

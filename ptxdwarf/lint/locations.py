@@ -14,6 +14,7 @@ from ..dwarf.constants import (
     OP,
     SPACE_CLASS,
     TAG,
+    AddressClass,
     address_class_name,
     at_name,
 )
@@ -32,12 +33,19 @@ __all__ = [
     "bitfield_member_order",
     "check_bitfield_member",
     "check_name_order",
+    "space_class",
 ]
 
 _VARIABLE_TAGS = frozenset({TAG.variable, TAG.formal_parameter})
 _LIST_FORMS = frozenset({FORM.data4, FORM.data8, FORM.sec_offset})
 _REGISTER_OPS = frozenset({OP.regx, OP.bregx})
 _ADDR = int(OP.addr)
+
+
+def space_class(variable: PtxVariable) -> AddressClass | None:
+    """The address class of a PTX variable: its handle type's (texture, sampler, surface), else
+    its state space's; None for a space no class names."""
+    return HANDLE_CLASS.get(variable.type or "") or SPACE_CLASS.get(variable.space)
 
 
 class LocationChecks:
@@ -199,14 +207,27 @@ class LocationChecks:
         variable = self.ctx.symbols.lookup(symbol.name).variable
         if variable is None or not isinstance(value, int) or not 1 <= value <= 12:
             return  # (a code outside the guide's is address-class-range)
-        expected = HANDLE_CLASS.get(variable.type or "") or SPACE_CLASS.get(variable.space)
+        expected = space_class(variable)
         if expected is None or value == expected:
+            return
+        if value == AddressClass.GENERIC and expected == AddressClass.GLOBAL:
+            self.ctx.add_attr(
+                "address-class-space",
+                f"{die.describe()} is at DW_OP_addr {symbol.name}, a .global variable (line {variable.line}), "
+                f"with DW_AT_address_class 12 (ADDR_generic_space): ptxas relocates it to the variable's "
+                f"address, which is also its generic address (whether a debugger reads it right is not "
+                f"measured); the class of .global is {int(expected)} ({expected.spec_name})",
+                die,
+                attr,
+                severity=WARNING,
+            )
             return
         self.ctx.add_attr(
             "address-class-space",
             f"{die.describe()} is at DW_OP_addr {symbol.name}, a .{variable.space} variable (line "
-            f"{variable.line}), but DW_AT_address_class is {value} ({address_class_name(value)}): a debugger "
-            f"reads {address_class_name(value)} memory there; the class of .{variable.space} is "
+            f"{variable.line}), but DW_AT_address_class is {value} ({address_class_name(value)}): ptxas writes "
+            f"the class as given and the variable's .{variable.space} address, which a debugger reads as "
+            f"{address_class_name(value)} memory; the class of .{variable.space} is "
             f"{int(expected)} ({expected.spec_name})",
             die,
             attr,

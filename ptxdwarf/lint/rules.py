@@ -1,206 +1,160 @@
-"""The lint rules: each rule's id, default severity and what it checks."""
+"""The lint rules: each rule's id, default severity and what it checks.
+
+The severities come from the quirk registry (:data:`ptxdwarf.cuda.quirks.RULE_EVIDENCE`),
+which says for each rule what its consequence was measured on."""
 
 from __future__ import annotations
 
+from ..cuda.quirks import ERROR, WARNING, rule_severity
+
 __all__ = ["ERROR", "RULES", "SEVERITY_RANK", "WARNING"]
 
-ERROR = "error"
-WARNING = "warning"
-
-#: Every rule: id -> (default severity, what it checks). Some rules report a milder
-#: or harsher case with another severity (the message says which case it is).
-RULES: dict[str, tuple[str, str]] = {
+#: Every rule: id -> what it checks (its severity is the registry's).
+_CHECKS: dict[str, str] = {
     # --- the issue's list ---------------------------------------------------------
     "missing-address-class": (
-        ERROR,
         "a variable or parameter DIE whose DW_AT_location is one expression has no DW_AT_address_class "
-        "(location lists need none)",
+        "(location lists need none)"
     ),
     "address-class-range": (
-        ERROR,
-        "DW_AT_address_class is not one of the guide's codes 1-12 (13-16, cuda-gdb's own codes: warning)",
+        "DW_AT_address_class is not one of the guide's codes 1-12 (13-16 are cuda-gdb's own codes)"
     ),
     "address-class-space": (
-        ERROR,
         "DW_AT_address_class contradicts the state space of the variable its DW_OP_addr names (a .shared "
-        "variable described as global: a debugger reads another memory)",
+        "variable described as global: a debugger reads another memory; generic for a .global variable, "
+        "which ptxas relocates to an address that is also generic: warning)"
     ),
     "regx-undeclared": (
-        ERROR,
-        "DW_OP_regx/bregx names no register declared (.reg) in the PTX function of the enclosing subprogram",
+        "DW_OP_regx/bregx names no register declared (.reg) in the PTX function of the enclosing subprogram"
     ),
-    "regx-too-long": (
-        ERROR,
-        "DW_OP_regx names a register of more than 8 characters, which cuda-gdb cannot look up",
-    ),
+    "regx-too-long": ("DW_OP_regx names a register of more than 8 characters, which cuda-gdb cannot look up"),
     "undefined-symbol": (
-        ERROR,
         "a symbolic value names no section, debug-section label, function, variable, parameter or label "
-        "(ptxas silently writes 0)",
+        "(ptxas silently writes 0)"
     ),
     "label-wrong-function": (
-        ERROR,
         "a code label used by a subprogram, lexical block, inlined subroutine or location/range list is "
-        "defined in another PTX function",
+        "defined in another PTX function"
     ),
     "target-not-debug": (
-        WARNING,
         ".debug_info describes variables but .target does not list debug: kept only when ptxas runs with -g "
-        "(line-tables-only DWARF is not reported)",
+        "(line-tables-only DWARF is not reported)"
     ),
-    "file-two-strings": (ERROR, '.file INDEX "dir" "name" (LLVM 14); ptxas accepts only .file INDEX "path"'),
+    "file-two-strings": ('.file INDEX "dir" "name" (LLVM 14); ptxas accepts only .file INDEX "path"'),
     "loc-file-undeclared": (
-        ERROR,
-        "a .loc names a file number no .file declares (ptxas takes it; the line table then names a file it lacks)",
+        "a .loc names a file number no .file declares (ptxas takes it; the line table then names a file it lacks)"
     ),
     "inline-loc": (
-        ERROR,
         "a .loc with inlined_at that ptxas refuses: no function_name, a call site no preceding .loc used, or a "
-        "function_name that is not a .debug_str label",
+        "function_name that is not a .debug_str label"
     ),
     "version-too-low": (
-        ERROR,
         ".version is too low for what the sections use (debug target 3.0, label+N 3.2, "
-        "labels in sections 7.0, inline .loc 7.0, label differences 7.5)",
+        "labels in sections 7.0, inline .loc 7.0, label differences 7.5)"
     ),
-    "bad-reference": (ERROR, "a DIE reference does not point at the start of a DIE of its unit"),
-    "names-unit-offset": (
-        ERROR,
-        "a .debug_pubnames/.debug_pubtypes set's unit offset is not the start of a unit",
-    ),
-    "names-unit-length": (
-        ERROR,
-        "a .debug_pubnames/.debug_pubtypes set's unit length is not its unit's length",
-    ),
+    "bad-reference": ("a DIE reference does not point at the start of a DIE of its unit"),
+    "names-unit-offset": ("a .debug_pubnames/.debug_pubtypes set's unit offset is not the start of a unit"),
+    "names-unit-length": ("a .debug_pubnames/.debug_pubtypes set's unit length is not its unit's length"),
     "names-entry": (
-        ERROR,
-        "a .debug_pubnames/.debug_pubtypes entry is not a DIE of its unit (warning: names a DIE of another name)",
+        "a .debug_pubnames/.debug_pubtypes entry is not a DIE of its unit (warning: names a DIE of another name)"
     ),
-    "aranges-unit-offset": (ERROR, "a .debug_aranges set's unit offset is not the start of a unit"),
+    "aranges-unit-offset": ("a .debug_aranges set's unit offset is not the start of a unit"),
     "unit-length": (
-        WARNING,
         "a unit's length does not end where its DIE tree ends (child lists left open, or bytes after the tree "
-        "that are not zero padding)",
+        "that are not zero padding)"
     ),
     "structure": (
-        ERROR,
-        "DWARF that cannot be decoded (bad unit length, unknown abbreviation code, bad expression ...)",
+        "DWARF that cannot be decoded (bad unit length, unknown abbreviation code, bad expression ...)"
     ),
     # --- ptxas 13.0 traps (docs/ptxas-facts.md) -------------------------------------
     "abbrev-code-order": (
-        ERROR,
-        "abbreviation codes are not 1..N in table order (ptxas: 'Attempted to Dereference Out of Bounds')",
+        "abbreviation codes are not 1..N in table order (ptxas: 'Attempted to Dereference Out of Bounds')"
     ),
     "dwarf4-form": (
-        ERROR,
-        "a form >= 0x17 (sec_offset, exprloc, flag_present ...) used in a DWARF 2-4 unit; ptxas rejects it",
+        "a form >= 0x17 (sec_offset, exprloc, flag_present ...) used in a DWARF 2-4 unit; ptxas rejects it"
     ),
-    "ref-addr-size": (ERROR, "DW_FORM_ref_addr that is not 8 bytes; ptxas always reads 8"),
+    "ref-addr-size": ("DW_FORM_ref_addr that is not 8 bytes; ptxas always reads 8"),
     "reloc-width": (
-        ERROR,
         "a symbolic .b32/.b64 value in .debug_info does not fill exactly one relocatable attribute value or "
-        "DW_OP_addr operand",
+        "DW_OP_addr operand"
     ),
-    "bad-loclist-offset": (ERROR, "a location-list pointer is not the start of a .debug_loc list"),
-    "wide-value": (WARNING, "a .b64 number of 2**32 or more; ptxas keeps only its low 32 bits"),
+    "bad-loclist-offset": ("a location-list pointer is not the start of a .debug_loc list"),
+    "wide-value": ("a .b64 number of 2**32 or more; ptxas keeps only its low 32 bits"),
     "strp-label-reused": (
-        ERROR,
         "the same .debug_str label is referenced twice from .debug_info; ptxas resolves the second to 0, "
-        "or now and then fails ('label ... invalid')",
+        "or now and then fails ('label ... invalid')"
     ),
     "symbol-outside-info": (
-        WARNING,
-        "a data label, section name or symbol+N used outside .debug_info; ptxas writes 0 there",
+        "a data label, section name or symbol+N used outside .debug_info; ptxas writes 0 there"
     ),
-    "symbol-addend": (
-        WARNING,
-        "+N on a code label or __local_depot in .debug_info; ptxas mangles or drops it",
-    ),
-    "func-param-address": (WARNING, "the address of a .func parameter; ptxas writes 0"),
+    "symbol-addend": ("+N on a code label or __local_depot in .debug_info; ptxas mangles or drops it"),
+    "func-param-address": ("the address of a .func parameter; ptxas writes 0"),
     "duplicate-section": (
-        WARNING,
-        "a section given twice; ptxas drops the second block (error for .debug_info: a second ELF section)",
+        "a section given twice; ptxas drops the second block (error for .debug_info: a second ELF section)"
     ),
-    "producer-debug-line": (
-        WARNING,
-        "a non-empty .debug_line from the producer; ptxas discards it and makes its own",
-    ),
+    "producer-debug-line": ("a non-empty .debug_line from the producer; ptxas discards it and makes its own"),
     "producer-debug-frame": (
-        ERROR,
-        "a non-empty .debug_frame from the producer; ptxas fails ('overlapping non-identical data')",
+        "a non-empty .debug_frame from the producer; ptxas fails ('overlapping non-identical data')"
     ),
     "file-index": (
-        WARNING,
-        ".file indices are not 1..N (the line table then names the wrong files; a duplicate index is an error)",
+        ".file indices are not 1..N (the line table then names the wrong files; a duplicate index is an error)"
     ),
     "ptxas-syntax": (
-        ERROR,
-        "a symbolic value ptxas cannot parse: in a comma list, label-N, or a label difference with +N",
+        "a symbolic value ptxas cannot parse: in a comma list, label-N, or a label difference with +N"
     ),
     "info-label-difference": (
-        ERROR,
-        "a difference of two .debug_info labels inside .debug_info (ptxas: 'Attempted to truncate larger than current size')",
+        "a difference of two .debug_info labels inside .debug_info (ptxas: 'Attempted to truncate larger than current size')"
     ),
-    "address-size": (
-        ERROR,
-        "debug info in a module of .address_size 32 (ptxas cannot compile it with -g)",
-    ),
+    "address-size": ("debug info in a module of .address_size 32 (ptxas cannot compile it with -g)"),
     "address-size-default": (
-        ERROR,
         "debug info in a module for sm_50, sm_52 or sm_53 without .address_size (ptxas of CUDA 12 takes it "
-        "as 32-bit and cannot compile it with -g)",
+        "as 32-bit and cannot compile it with -g)"
     ),
     "dwarf-lines-isa": (
-        ERROR,
         "debug sections in the form the .version does not take: @@DWARF lines need .version below 2.0, "
-        ".section blocks 2.0 or later",
+        ".section blocks 2.0 or later"
     ),
     "not-debuggable": (
-        ERROR,
         "code ptxas cannot compile with -g: a .global/.const with an initializer inside a function body "
-        "(SIGSEGV), a .func returning several values ('not allowed with ABI')",
+        "(SIGSEGV), a .func returning several values ('not allowed with ABI')"
     ),
     "non-ascii": (
-        ERROR,
         "a non-ASCII byte outside comments (ptxas rejects it; 12.0 takes it in a .file name), or in a comment "
-        "(ptxas 12.9 and 13.0 reject it; 12.0, 12.4, 13.4 and 13.5 do not)",
+        "(ptxas 12.9 and 13.0 reject it; 12.0, 12.4, 13.4 and 13.5 do not)"
     ),
-    "debug-target-without-info": (ERROR, ".target lists debug but the module has no debug section"),
+    "debug-target-without-info": (".target lists debug but the module has no debug section"),
     "bitfield-member-order": (
-        ERROR,
         "a bit-field DW_TAG_member whose DW_FORM_strp name precedes DW_AT_bit_size, which precedes "
-        "DW_AT_data_member_location (nvcc's order); ptxas fails ('Checked Data was Invalid')",
+        "DW_AT_data_member_location (nvcc's order); ptxas fails ('Checked Data was Invalid')"
     ),
     "depot-in-pieces": (
-        ERROR,
         "a DW_AT_location with DW_OP_piece 3, 12, 16 or 35 right after DW_OP_addr __local_depot (and its "
-        "DW_OP_plus_uconst) and too few bytes after it; ptxas 12.9 and 13.0 fail ('Dereference Out of Bounds')",
+        "DW_OP_plus_uconst) and too few bytes after it; ptxas 12.9 and 13.0 fail ('Dereference Out of Bounds')"
     ),
     "name-before-linkage-name": (
-        ERROR,
-        "a subprogram with __local_depot locations has DW_AT_name before DW_AT_MIPS_linkage_name (ptxas crashes)",
+        "a subprogram with __local_depot locations has DW_AT_name before DW_AT_MIPS_linkage_name (ptxas crashes)"
     ),
     "label-at-line-zero": (
-        WARNING,
         "a code label the debug sections use whose first instruction is at line 0 (.loc F 0 C); ptxas "
-        "usually drops the label and references to it read 0",
+        "usually drops the label and references to it read 0"
     ),
     "first-label-at-zero": (
-        WARNING,
         "a code label the debug sections use that is its function's first label, after code and before any "
-        "branch; ptxas places it at the function's start",
+        "branch; ptxas places it at the function's start"
     ),
     "predicate-count": (
-        WARNING,
         "a subprogram describes 52 or more predicate (.pred) registers by DW_OP_regx; ptxas 13 -g crashes "
-        "(SIGSEGV) on such a function when they guard branches",
+        "(SIGSEGV) on such a function when they guard branches"
     ),
     "ptxas-memory": (
-        WARNING,
         "the debug info describes so many registers over whole functions that ptxas -g will need far more "
         "memory than for the code alone (by the model of quirk described-registers-memory, more than twice the "
-        "least the code takes, beyond it): ptxas keeps each described register live through its function",
+        "least the code takes, beyond it): ptxas keeps each described register live through its function"
     ),
 }
+
+#: Every rule: id -> (default severity, what it checks). Some rules report a milder
+#: or harsher case with another severity (the message says which case it is).
+RULES: dict[str, tuple[str, str]] = {rule: (rule_severity(rule), text) for rule, text in _CHECKS.items()}
 
 SEVERITY_RANK = {ERROR: 0, WARNING: 1}

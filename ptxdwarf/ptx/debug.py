@@ -9,7 +9,7 @@ from ..dwarf.decode import decode_sections
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DebugInfo
 from .edits import TextEdits
-from .module import PtxModule
+from .module import FRAGMENT_NOTE, PtxModule
 from .writer import Style, format_dwarf_lines, format_section
 
 __all__ = ["decode_module", "edit_debug_sections", "replace_debug_sections"]
@@ -25,6 +25,8 @@ def decode_module(module: PtxModule) -> DebugInfo:
         address_size=4 if module.address_size == 32 else 8,
     )
     info.module = module
+    if module.is_fragment:
+        info.notes.append(FRAGMENT_NOTE)
     return info
 
 
@@ -82,6 +84,7 @@ def edit_debug_sections(
             edits.delete(start, pos)
     rest = [img for name, img in images.items() if name not in placed]
     if rest:
-        last = edits.last_char_after(pos)
+        end = len(text.rstrip("\0"))  # before the NUL byte that ends NVRTC's PTX
+        last = edits.last_char_after(pos) if end == len(text) else text[end - 1 : end]
         lead = "\n" if last and last != "\n" else ""
-        edits.insert(len(text), lead + "".join(form(img) for img in rest))
+        edits.insert(end, lead + "".join(form(img) for img in rest))

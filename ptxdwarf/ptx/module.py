@@ -7,11 +7,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..dwarf.image import SectionImage
+from ..dwarf.reprs import counted, short
+from ..errors import PtxDwarfError
 from .lexer import LineIndex, mask_comments
 from .statements import BodyStatements
 from .symbols import SymbolTable, symbol_table
 
 __all__ = [
+    "FRAGMENT_NOTE",
     "TYPE_SIZES",
     "FileDirective",
     "LazyImages",
@@ -21,6 +24,13 @@ __all__ = [
     "SectionBlock",
     "SectionText",
 ]
+
+
+#: What the commands that read a PTX fragment say of it (:attr:`PtxModule.is_fragment`).
+FRAGMENT_NOTE = (
+    "a PTX fragment (debug sections, no .version directive: a piece cut out of a module, for "
+    "injection into another); read as it is, and ptxas cannot compile it alone"
+)
 
 
 @dataclass(slots=True)
@@ -33,6 +43,9 @@ class FileDirective:
     directory: str | None = None
     timestamp: int | None = None
     size: int | None = None
+
+    def __repr__(self) -> str:
+        return f"<FileDirective {self.index} {short(self.full_path)!r} (line {self.line})>"
 
     @property
     def full_path(self) -> str:
@@ -58,6 +71,13 @@ class PtxVariable:
     count: int | None = None
     pointer_space: str | None = None
     text: str = ""
+
+    def __repr__(self) -> str:
+        kind = " ".join(x for x in (self.space, self.type) if x)
+        count = f"<{self.count}>" if self.count is not None else ""
+        dims = "".join(f"[{d}]" if d >= 0 else "[]" for d in self.dims)
+        return f"<PtxVariable .{kind} {short(self.name)}{count}{dims} (line {self.line})>"
+
     initialized: bool = False
     """Declared with an initializer (``= 1``, ``= {1, 2}``)."""
 
@@ -141,6 +161,12 @@ class PtxFunction:
     def is_kernel(self) -> bool:
         return self.kind == "entry"
 
+    def __repr__(self) -> str:
+        return (
+            f"<PtxFunction .{self.kind} {short(self.name)} (lines {self.line}-{self.end_line}): "
+            f"{counted(len(self.params), 'parameter')}, {counted(len(self.labels), 'label')}>"
+        )
+
     def declares(self, name: str) -> bool:
         """Whether ``name`` is a parameter, label or declared name of this function."""
         if name in self.labels:
@@ -170,6 +196,12 @@ class SectionText:
     syntax: list[tuple[str, int]] = field(default_factory=list)
     """Values ptxas cannot parse: what is wrong, and the line."""
 
+    def __repr__(self) -> str:
+        return (
+            f"<SectionText {counted(len(self.labels), 'label')}, {counted(len(self.differences), 'difference')}, "
+            f"{counted(len(self.addends), 'addend')}, {len(self.syntax)} not parsed>"
+        )
+
 
 @dataclass(slots=True)
 class SectionBlock:
@@ -190,6 +222,9 @@ class SectionBlock:
     _text: SectionText | None = field(default=None, repr=False)
     dwarf_lines: bool = False
     """Written as ``@@DWARF`` lines (PTX ISA before 2.0), not as a ``.section`` block."""
+
+    def __repr__(self) -> str:
+        return f"<SectionBlock {short(self.name)} (lines {self.line}-{self.end_line})>"
 
     @property
     def image(self) -> SectionImage:
@@ -230,6 +265,14 @@ class PtxModule:
     """The split bodies of the functions (by ``id``) a reader kept for another to read: lint
     keeps those it reports a label of, for the repairs of the same text (kept only for those,
     as a large module's statements take more memory than its text)."""
+
+    def __repr__(self) -> str:
+        version = f" .version {self.version[0]}.{self.version[1]}" if self.version else ""
+        target = f" .target {','.join(self.target)}" if self.target else ""
+        return (
+            f"<PtxModule {short(self.filename)!r}{version}{target}: {counted(len(self.text), 'character')}, "
+            f"{counted(len(self.sections), 'section')}>"
+        )
 
     def _complete(self) -> None:
         # The functions, their declarations and labels are read on first use:
@@ -284,6 +327,21 @@ class PtxModule:
     def has_debug_target(self) -> bool:
         """``.target`` lists ``debug``."""
         return "debug" in self.target
+
+    @property
+    def is_fragment(self) -> bool:
+        """Debug sections without a ``.version`` directive: a piece of a module (an injector's
+        fragment), which can be read but not compiled."""
+        return self.version is None and any(b.name.startswith(".debug_") for b in self.sections)
+
+    def require_whole(self, what: str) -> None:
+        """:class:`~ptxdwarf.errors.PtxDwarfError` for a fragment (:attr:`is_fragment`), which
+        ``what`` (``check``: something that runs ptxas) cannot compile."""
+        if self.is_fragment:
+            raise PtxDwarfError(
+                f"{what}: ptxas cannot compile a PTX fragment (no .version directive)",
+                where=self.filename,
+            )
 
     def images(self, *, debug_only: bool = False) -> LazyImages:
         """Section images by name, each read on first use; blocks of the same name are joined in order.
@@ -354,6 +412,9 @@ class LazyImages(Mapping[str, SectionImage]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._loaders)
+
+    def __repr__(self) -> str:
+        return f"<LazyImages {counted(len(self._loaders), 'section')}, {len(self._images)} read>"
 
     def __len__(self) -> int:
         return len(self._loaders)

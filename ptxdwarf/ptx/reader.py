@@ -260,8 +260,9 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
     """
     if not text or text.isspace():
         raise PtxSyntaxError("empty file: no PTX", filename=filename)
-    marks = _marks(text)
-    bad = _CONTROL.search(text) if marks is None or marks.translate(None, b"{}/*") else None
+    body = text.rstrip("\0")  # NVRTC's PTX keeps the NUL byte that ends its C string
+    marks = _marks(body)
+    bad = _CONTROL.search(body) if marks is None or marks.translate(None, b"{}/*") else None
     if bad is not None:
         raise PtxSyntaxError(
             ("NUL byte" if bad.group(0) == "\0" else f"control character 0x{ord(bad.group(0)):02x}")

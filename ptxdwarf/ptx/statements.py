@@ -5,14 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .lexer import LABEL_AT, NAME
 
 __all__ = [
+    "FUNCTION_NAME",
     "INLINED_AT",
     "LOC",
     "BodyStatements",
+    "LocDirective",
     "Stmt",
+    "instruction_locs",
     "line_directive_spans",
     "line_directives",
     "register_spans",
@@ -23,6 +27,8 @@ __all__ = [
 LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 #: The call site of an inlined ``.loc``: ``inlined_at FILE LINE [COLUMN]``.
 INLINED_AT = re.compile(r"\binlined_at\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
+#: The inlined function's name of a ``.loc``: ``function_name LABEL`` (a label of ``.debug_str``).
+FUNCTION_NAME = re.compile(r"\bfunction_name\s+([^\s,]+)")
 #: One statement after the blanks, braces and ``;`` before it: a label definition, a
 #: directive that ends with its line (``.loc``, ``.file``, ``@@``), or a statement up to
 #: its ``;`` (strings skipped; up to the end when no ``;`` or closing quote follows).
@@ -105,6 +111,48 @@ class BodyStatements:
     def all(self) -> list[Stmt]:
         """Every statement of the body."""
         return self.head(self._end)
+
+
+class LocDirective(NamedTuple):
+    """What one ``.loc`` says: file number, line, column (0 when not given), the label of
+    ``.debug_str`` that names the inlined function (``function_name``) and the call site
+    (``inlined_at FILE LINE COLUMN``)."""
+
+    file: int
+    line: int
+    column: int
+    function_name: str | None = None
+    inlined_at: tuple[int, int, int] | None = None
+
+    @classmethod
+    def read(cls, text: str) -> LocDirective | None:
+        """The ``.loc`` directive ``text`` starts with; None if it is not one."""
+        m = LOC.match(text)
+        if m is None:
+            return None
+        name = FUNCTION_NAME.search(text)
+        at = INLINED_AT.search(text)
+        return cls(
+            int(m.group(1)),
+            int(m.group(2)),
+            int(m.group(3) or 0),
+            name.group(1) if name else None,
+            (int(at.group(1)), int(at.group(2)), int(at.group(3) or 0)) if at else None,
+        )
+
+
+def instruction_locs(masked: str, start: int, end: int) -> tuple[list[Stmt], list[tuple[Stmt, Stmt | None]]]:
+    """The ``.loc`` directives of the function body ``masked[start:end]`` (comment-masked
+    text), and each instruction with the one that governs it: the last before it in the body
+    (None before the first)."""
+    locs: list[Stmt] = []
+    instructions: list[tuple[Stmt, Stmt | None]] = []
+    for stmt in scan_body(masked, start, end):
+        if stmt.kind == "instr":
+            instructions.append((stmt, locs[-1] if locs else None))
+        elif LOC.match(stmt.text) is not None:
+            locs.append(stmt)
+    return locs, instructions
 
 
 def line_directives(text: str, *, files: bool = False) -> Iterator[re.Match[str]]:

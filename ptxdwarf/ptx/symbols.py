@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from ..dwarf.reprs import short
 from .lexer import NAME_CHAR
 
 if TYPE_CHECKING:
@@ -86,6 +87,11 @@ class PtxSymbol:
     variable: PtxVariable | None = None
     section: str | None = None
     offset: int | None = None
+
+    def __repr__(self) -> str:
+        where = f" of {short(self.function.name)}" if self.function is not None else ""
+        section = f" in {self.section}+{self.offset}" if self.section is not None else ""
+        return f"<PtxSymbol {self.kind} {short(self.name)}{where}{section}>"
 
     @property
     def addressable(self) -> bool:

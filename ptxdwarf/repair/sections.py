@@ -12,16 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from ..dwarf.constants import AT, FORM, TAG
+from ..dwarf.constants import AT, FORM, OP, TAG, address_class_name
+from ..dwarf.expr import decode_expression
 from ..dwarf.image import Reloc, SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo
 from ..lint.finding import Finding
-from ..lint.locations import bitfield_member_order
+from ..lint.locations import bitfield_member_order, space_class
 from ..ptx.symbols import DATA_LABEL, SECTION, symbol_table
 from .registry import Repair, SectionJob, repair
 
 __all__ = [
     "bitfield_location_first",
+    "class_of_state_space",
     "dwarf2_forms",
     "encode_again",
     "labels_to_numbers",
@@ -316,6 +318,45 @@ def bitfield_location_first(job: SectionJob, findings: list[Finding]) -> list[Re
         bitfield_member_order,
         "DW_AT_data_member_location moved before the bit attributes",
     )
+
+
+@repair("address-class-as-written", phase="model")
+def class_of_state_space(job: SectionJob, findings: list[Finding]) -> list[Repair]:
+    """The DW_AT_address_class of each finding's DIE, located at a PTX variable's address
+    (DW_OP_addr), -> the class of that variable's state space (LLVM 14's class 5 for a
+    ``.shared`` variable -> 8)."""
+    assert job.info is not None
+    table = symbol_table(job.module)
+    repairs = []
+    for f in findings:
+        found = job.attribute_of(f)
+        if found is None:
+            continue
+        die, attr = found
+        location = die.attr(AT.location)
+        unit = next((u for u in job.info.units if u.offset <= die.offset < u.end), None)
+        if location is None or unit is None or attr.name != AT.address_class:
+            continue
+        ops = decode_expression(location.innermost.value, unit.address_size)
+        if not ops or ops[0].code != OP.addr or ops[0].symbol is None:
+            continue
+        variable = table.lookup(ops[0].symbol.name).variable
+        expected = space_class(variable) if variable is not None else None
+        inner = attr.innermost
+        if expected is None or inner.value == expected:
+            continue
+        old = inner.value
+        inner.value = int(expected)
+        space = variable.space if variable is not None else ""
+        repairs.append(
+            Repair(
+                "address-class-space",
+                f.where,
+                f"DW_AT_address_class {old} ({address_class_name(old)}) -> {int(expected)} "
+                f"({expected.spec_name}), the class of .{space} {ops[0].symbol.name}",
+            )
+        )
+    return repairs
 
 
 @repair("version-too-low", phase="model")

@@ -21,6 +21,7 @@ __all__ = [
     "join_file_strings",
     "raise_version",
     "rename_dotted_symbols",
+    "rename_mangled_references",
 ]
 
 _TWO_STRINGS = re.compile(rf"[ \t]*\.file[ \t]+(\d+)[ \t]+({STRING})[ \t]*({STRING})")
@@ -148,6 +149,37 @@ def rename_dotted_symbols(job: TextJob, findings: list[Finding]) -> list[Repair]
             repairs.append(
                 Repair("ptxas-syntax", job.where(line), f"{name} -> {valid} (the name the module defines)")
             )
+    return repairs
+
+
+@repair("undefined-symbol", phase="text")
+def rename_mangled_references(job: TextJob, findings: list[Finding]) -> list[Repair]:
+    """A reference to a name with a '.' the module does not define (LLVM 19's ``.b64 .str``)
+    -> the name the module defines for it under LLVM's mangling (``_$_str``, its '.' as
+    ``_$_``), on the lines of ``findings``."""
+    module = job.module
+    table = symbol_table(module)
+    masked = module.masked
+    repairs = []
+    for f in findings:
+        line = f.line
+        if line is None:
+            continue
+        start, end = job.line_span(line)
+        for name in sorted(job.labels_of([f])):
+            valid = ptx_valid_name(name)
+            if valid == name or not table.lookup(valid).addressable:
+                continue
+            pattern = rf"(?<![\w$.%]){re.escape(name)}(?![\w$.])"
+            for m in re.finditer(pattern, masked[start:end]):
+                job.edits.replace(start + m.start(), start + m.end(), valid)
+                repairs.append(
+                    Repair(
+                        "undefined-symbol",
+                        job.where(line),
+                        f"{name} -> {valid} (the name the module defines for it, LLVM's '.' as '_$_')",
+                    )
+                )
     return repairs
 
 

@@ -1104,3 +1104,55 @@ _moved_target_case(
     "$L__pad",
     "$L__far",
 )
+
+
+#: A variable with DW_AT_address_class (data1) before DW_AT_location (block1).
+_CLASS_ROWS = [(1, 0x11, 1, [(0x03, 0x08)]), (2, 0x34, 0, [(0x33, 0x0B), (0x02, 0x0A)])]
+#: Where that variable's class and DW_OP_addr operand land (header 11, CU DIE 3, code 1).
+_CLASS_AT, _OPERAND_AT = 15, 18
+
+
+def _class_module(address_class: int, symbol: str) -> str:
+    var = die(2, b8(address_class), b8(9, 0x03), f".b64 {symbol}")
+    text, _ = info(var)
+    return module(h.abbrev_table(_CLASS_ROWS), text, code=_TWO_SHARED)
+
+
+def _class_kept(address_class: int, reloc: tuple[int, str] | None) -> Callable[[Run], tuple[bool, str]]:
+    """The class byte reads ``address_class`` in the cubin; the operand is relocated as ``reloc``
+    (type, symbol), or not at all and not 0 (an offset in the shared window)."""
+
+    def check(run: Run) -> tuple[bool, str]:
+        if run.cubin is None:
+            return False, run.summary()
+        data = run.cubin.get(".debug_info") or b""
+        got = data[_CLASS_AT] if len(data) > _CLASS_AT else None
+        operand = int.from_bytes(data[_OPERAND_AT : _OPERAND_AT + 8], "little")
+        r = run.cubin.relocation_at(".debug_info", _OPERAND_AT)
+        seen = f"class {got}, operand 0x{operand:x}, " + (
+            f"reloc type {r.type} {r.symbol}" if r else "no relocation"
+        )
+        placed = (r is not None and (r.type, r.symbol) == reloc) if reloc else (r is None and operand != 0)
+        return got == address_class and placed, seen
+
+    return check
+
+
+case(
+    "address-class-as-written.shared-as-global",
+    "address-class-as-written",
+    "a variable of class 5 (global) at DW_OP_addr sh0, a .shared variable (LLVM 14's description) -> "
+    "compiled; the class stays 5 and the operand is sh0's offset in the shared window (4), no relocation: "
+    "an offset a debugger would read as an address of global memory",
+    lambda: _class_module(5, "sh0"),
+    _class_kept(5, None),
+)
+case(
+    "address-class-as-written.global-as-generic",
+    "address-class-as-written",
+    "a variable of class 12 (generic) at DW_OP_addr g1, a .global variable (LLVM 22's description) -> "
+    "compiled; the class stays 12 and the operand is relocated R_CUDA_64 against g1: g1's address, which "
+    "is also its generic address",
+    lambda: _class_module(12, "g1"),
+    _class_kept(12, (2, "g1")),
+)
