@@ -109,25 +109,6 @@ WITHOUT_DEBUG = [p for p in FILES if not _has_debug(p)]
 
 #: (file relative to fixtures/corpus, check) -> why it fails today. Strict xfail.
 KNOWN: dict[tuple[str, str], str] = {
-    # issue 34 point 4: lint severities from evidence (a class not measured to mislead a debugger)
-    **{
-        (rel, "lint"): "lint calls LLVM 22's ADDR_generic_space (12) for a .global variable an error; "
-        "what a debugger reads there is not measured"
-        for rel in ("llc-22/packed_bitfields.O0.ptx", "llc-22/packed_bitfields.O2.ptx")
-    },
-    ("llc-22/debug-loc-offset.O0.ptx", "lint"): "lint calls a register parameter without "
-    "DW_AT_address_class (LLVM 22) an error; its consequence is not measured",
-    # issue 34 point 3: attach and LLVM 19/22's `.target ... debug` without DIEs
-    **{
-        (rel, "attach-lines"): "attach refuses LLVM 19/22 line-table output as having debug info "
-        "(`.target ... debug` and empty debug sections)"
-        for rel in (
-            "llc-19/debug-bool-const-location.O2.ptx",
-            "llc-22/debug-bool-const-location.O2.ptx",
-            "llc-22/debug-name-table.O0.ptx",
-            "llc-22/debug-name-table.O2.ptx",
-        )
-    },
     # Warp's PTX as written ends with NVRTC's NUL byte: ptxas 13.4/13.5 refuse it ("Unexpected
     # EOF"), and lint has no rule that says so
     **{

@@ -190,14 +190,22 @@ def _attach(
 
 
 _LINE_TABLE_SECTIONS = frozenset(
-    {".debug_str", ".debug_abbrev", ".debug_info", ".debug_macinfo", ".debug_line"}
+    {
+        ".debug_str",
+        ".debug_abbrev",
+        ".debug_info",
+        ".debug_macinfo",
+        ".debug_line",
+        ".debug_pubnames",
+        ".debug_pubtypes",
+    }
 )
 
 
 def _line_tables_only(module: PtxModule) -> bool:
     """Whether the module's debug information is line information only: ``.file``/``.loc``,
-    and at most a compile unit that describes no variable (Triton's), whose sections attach
-    replaces."""
+    and at most a compile unit that describes no variable (Triton's; LLVM's with its name
+    tables), whose sections attach replaces."""
     names = {
         b.name for b in module.sections if b.name.startswith(".debug_") and (b.image.data or b.image.relocs)
     }
