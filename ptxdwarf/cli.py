@@ -410,7 +410,7 @@ def _stats_compare(old: Any, new: Any, args: argparse.Namespace) -> int:
     dropped = [c for c in changes if c.dropped(threshold)]
     if args.json:
         doc = {
-            "format": "ptxdwarf-stats-compare/1",
+            "format": "ptxdwarf-compare/1",
             "old": old.filename,
             "new": new.filename,
             "threshold": args.threshold,

@@ -75,12 +75,14 @@ def _readable_spans(
 
 def _held(loc: RegisterLocation) -> list[Span]:
     """Where the map holds every piece of ``loc``'s register inside its range."""
-    pieces = loc.pieces or {e.piece for e in loc.entries}
+    entries = loc.entries
+    pieces = loc.pieces or {e.piece for e in entries}
     if not pieces:
         return []
+    function = loc.function
     spans: list[Span] | None = None
     for piece in pieces:
-        of_piece = _union([(loc.function, e.low_pc, e.high_pc) for e in loc.entries if e.piece == piece])
+        of_piece = _union([(function, e.low_pc, e.high_pc) for e in entries if e.piece == piece])
         spans = of_piece if spans is None else _intersect(spans, of_piece)
     assert spans is not None
     if loc.low_pc is not None or loc.high_pc is not None:
@@ -381,6 +383,10 @@ def _recursive(info: DebugInfo, die: DIE, name: int) -> object:
 
 def _union(spans: Iterable[Span]) -> list[Span]:
     """``spans`` merged, sorted."""
+    if not isinstance(spans, list):
+        spans = list(spans)
+    if len(spans) < 2:
+        return [s for s in spans if s[2] > s[1]]
     out: list[Span] = []
     for f, lo, hi in sorted(s for s in spans if s[2] > s[1]):
         if out and out[-1][0] == f and lo <= out[-1][2]:
@@ -393,6 +399,10 @@ def _union(spans: Iterable[Span]) -> list[Span]:
 
 def _intersect(a: list[Span], b: list[Span]) -> list[Span]:
     """The intersection of two lists of spans."""
+    if len(a) == 1 and len(b) == 1:
+        (fa, la, ha), (fb, lb, hb) = a[0], b[0]
+        lo, hi = max(la, lb), min(ha, hb)
+        return [(fa, lo, hi)] if fa == fb and lo < hi else []
     out = []
     for fa, la, ha in _union(a):
         for fb, lb, hb in b:
