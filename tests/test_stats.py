@@ -4,7 +4,10 @@ readable shares against the register map walked here, ``--compare`` and ``--html
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import struct
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -398,3 +401,71 @@ def test_compare_matches_functions_by_name(cubin_path: CubinPath) -> None:
     changes = compare(report, report)
     assert [c.name for c in changes] == [f.name for f in report.modules[0].functions]
     assert not any(c.dropped() for c in changes)
+
+
+#: Run in the page by the browser test: opens every function, writes each variable's rendered
+#: readable and located widths (CSS pixels) into its group, and the page's requests into <body>.
+_MEASURE = """<script>
+document.querySelectorAll('details').forEach(function (d) { d.open = true; });
+document.querySelectorAll('g.variable').forEach(function (g) {
+  ['readable', 'located'].forEach(function (kind) {
+    var width = 0;
+    g.querySelectorAll('rect.' + kind).forEach(function (r) { width += r.getBoundingClientRect().width; });
+    g.setAttribute('data-rendered-' + kind, width.toFixed(2));
+  });
+});
+document.body.setAttribute('data-requests', performance.getEntriesByType('resource').length);
+</script>"""
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+    return found
+
+
+@pytest.mark.slow
+def test_chromium_renders_the_bars_the_json_gives(tmp_path: Path, cubin_path: CubinPath) -> None:
+    browser = _chromium()
+    cubin = cubin_path(_nvcc_g(), "render")
+    report = stats(cubin)
+    page_path = tmp_path / "page.html"
+    assert main(["stats", "--brief", "--html", str(page_path), str(cubin)]) == 0
+    measured = tmp_path / "measured.html"
+    measured.write_text(page_path.read_text().replace("</body>", _MEASURE + "</body>"))
+    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"]
+    dom = subprocess.run(
+        [*flags, "--virtual-time-budget=5000", "--dump-dom", measured.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    shot = tmp_path / "page.png"
+    subprocess.run(
+        [*flags, "--window-size=1280,2400", f"--screenshot={shot}", measured.as_uri()],
+        capture_output=True,
+        timeout=120,
+    )
+    assert shot.stat().st_size > 0  # the screenshot is kept beside the page, in tmp_path
+    assert re.search(r"<body[^>]* data-requests=\"0\"", dom)
+    rendered = {
+        m.group(1): (float(m.group(2)), float(m.group(3)))
+        for m in re.finditer(
+            r"<g class=\"variable\" data-path=\"([^\"]*)\"[^>]*data-rendered-readable=\"([\d.]+)\""
+            r" data-rendered-located=\"([\d.]+)\"",
+            dom,
+        )
+    }
+    module = report.modules[0]
+    drawn = 0
+    for f in module.functions:
+        for v in f.variables:
+            if not v.scope_bytes:
+                continue
+            path = v.path.replace("<", "&lt;").replace(">", "&gt;")
+            readable, located = rendered[path]
+            assert readable == pytest.approx(BAR_WIDTH * v.readable_bytes / f.size, abs=1.0), v.path
+            assert located == pytest.approx(BAR_WIDTH * v.covered_bytes / f.size, abs=1.0), v.path
+            drawn += 1
+    assert drawn == len(rendered) > 0

@@ -1,5 +1,5 @@
-"""``stats --html``: one self-contained page (inline CSS and SVG, no script, font or request
-to the network) with a bar per variable over its function's code."""
+"""``stats --html``: one self-contained page (inline CSS, SVG and one inline script; no font,
+style sheet, image or request from elsewhere) with a bar per variable over its function's code."""
 
 from __future__ import annotations
 
@@ -19,7 +19,18 @@ body { font: 14px sans-serif; margin: 1em 2em; color: #222; }
 table { border-collapse: collapse; } td, th { padding: 2px 8px; text-align: left; }
 details { margin: 4px 0; } summary { cursor: pointer; }
 .none { fill: #d33; } .located { fill: #f0b400; } .readable { fill: #2a2; }
-svg text { font: 11px sans-serif; }
+svg text { font: 11px sans-serif; } .tick { stroke: #888; }
+#filter { margin: 4px 0 8px; width: 30em; }
+"""
+
+#: Shows only the functions whose name holds the filter's text.
+_FILTER = """
+document.getElementById('filter').addEventListener('input', function (e) {
+  var text = e.target.value.toLowerCase();
+  document.querySelectorAll('details.function').forEach(function (d) {
+    d.style.display = d.dataset.name.toLowerCase().indexOf(text) >= 0 ? '' : 'none';
+  });
+});
 """
 
 
@@ -40,7 +51,7 @@ def page(report: StatsReport) -> str:
     ]
     for module in report.modules:
         parts.extend(_module(module))
-    parts.append("</body></html>\n")
+    parts.append(f"<script>{_FILTER}</script></body></html>\n")
     return "".join(parts)
 
 
@@ -69,6 +80,7 @@ def _module(module: ModuleStats) -> list[str]:
             f"<tr><td>{html.escape(v.path)}</td><td>{_pct(v.covered_share)}</td><td>{_pct(v.readable_share)}</td></tr>"
         )
     out.append("</table><h3>Functions</h3>")
+    out.append("<input id='filter' type='search' placeholder='filter functions by name'>")
     for f in module.functions:
         out.extend(_function(f))
     return out
@@ -107,8 +119,12 @@ def _function(f: FunctionStats) -> list[str]:
     svg = [f"<svg width='{BAR_WIDTH + 220}' height='{height}' xmlns='http://www.w3.org/2000/svg'>"]
     for i, v in enumerate(rows):
         svg.append(_bar(v, f.size, 18 * i))
-    svg.append(f"<text x='220' y='{height - 4}'>0x0</text>")
-    svg.append(f"<text x='{BAR_WIDTH + 180}' y='{height - 4}'>0x{f.size:x}</text></svg>")
+    for i in range(5):
+        x = 220 + BAR_WIDTH * i / 4
+        svg.append(f"<line class='tick' x1='{x:.2f}' x2='{x:.2f}' y1='{height - 18}' y2='{height - 14}'/>")
+        anchor = "start" if i == 0 else "end" if i == 4 else "middle"
+        svg.append(f"<text x='{x:.2f}' y='{height - 4}' text-anchor='{anchor}'>0x{f.size * i // 4:x}</text>")
+    svg.append("</svg>")
     out.extend(svg)
     out.append("</details>")
     return out
