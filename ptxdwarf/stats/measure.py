@@ -284,7 +284,8 @@ class _Walk:
             self.totals.add_scope(is_param, scope_bytes, in_scope)
             if not deferred:
                 self.totals.add_bucket(bucket_of(in_scope, scope_bytes), tag)
-        artificial = AT.artificial in die
+        # LLVM asks the abstract origin, when there is one, whether the variable is artificial.
+        artificial = AT.artificial in (self._origin(die) or die)
         self.totals.add_variable(is_param, has_location, artificial)
         if function is None:
             return
