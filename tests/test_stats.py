@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS, FIXTURES, GOOD_FIXTURES, CubinPath, fixture_id, run_dwarfdump
 from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
 
 from ptxdwarf.autodebug import attach_ptx
 from ptxdwarf.cli import main
@@ -469,3 +470,24 @@ def test_chromium_renders_the_bars_the_json_gives(tmp_path: Path, cubin_path: Cu
             assert located == pytest.approx(BAR_WIDTH * v.covered_bytes / f.size, abs=1.0), v.path
             drawn += 1
     assert drawn == len(rendered) > 0
+
+
+def _instructions(cubin: Path) -> int:
+    """The cubin's SASS instructions: its function symbols' sizes / 16 (read with pyelftools)."""
+    with cubin.open("rb") as f:
+        symtab = ELFFile(f).get_section_by_name(".symtab")
+        assert isinstance(symtab, SymbolTableSection)
+        return (
+            int(sum(s["st_size"] for s in symtab.iter_symbols() if s["st_info"]["type"] == "STT_FUNC")) // 16
+        )
+
+
+@pytest.mark.ptxas
+def test_the_share_of_instructions_with_a_line(tmp_path: Path) -> None:
+    """Triton's kernel with line info (every instruction has a line: nvdisasm agrees,
+    tests/test_producer_suites.py) and without (no .debug_line)."""
+    for name, lined in (("add.lines.sm_80.ptx", True), ("add.nolines.sm_80.ptx", False)):
+        cubin = _cubin(tmp_path, FIXTURES / "corpus" / "triton" / name)
+        module = stats(cubin).modules[0]
+        assert module.instructions == _instructions(cubin) > 0
+        assert module.instructions_with_line == (module.instructions if lined else 0)

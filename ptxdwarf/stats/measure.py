@@ -425,19 +425,28 @@ def _count_lines(info: DebugInfo, module: ModuleStats) -> None:
     if not isinstance(images, CubinImages):
         return
     sizes = {name: s.size for name, s in images.symbols.items() if s.kind == "STT_FUNC"}
-    lined: dict[str, set[int]] = {}
+    lined: dict[str, list[Span]] = {}
     image = images.images.get(".debug_line")
     if image is not None:
         for program in read_line_programs(image):
-            rows = program.rows
-            for row, after in itertools.pairwise(rows):
-                if row.end_sequence or row.line == 0 or row.symbol is None:
-                    continue
-                first = -(-row.address // INSTRUCTION_BYTES) * INSTRUCTION_BYTES
-                lined.setdefault(row.symbol, set()).update(range(first, after.address, INSTRUCTION_BYTES))
+            for row, after in itertools.pairwise(program.rows):
+                if (
+                    not row.end_sequence
+                    and row.line
+                    and row.symbol is not None
+                    and after.address > row.address
+                ):
+                    lined.setdefault(row.symbol, []).append((row.symbol, row.address, after.address))
+    step = INSTRUCTION_BYTES
+    counts = {}
+    for name, size in sizes.items():
+        with_line = sum(
+            # the instruction starts (multiples of 16) in [lo, min(hi, size))
+            max(0, -(-min(hi, size) // step) - -(-lo // step))
+            for _, lo, hi in _union(lined.get(name, []))
+        )
+        counts[name] = (size // step, with_line)
+    module.instructions = sum(n for n, _ in counts.values())
+    module.instructions_with_line = sum(n for _, n in counts.values())
     for function in module.functions:
-        size = sizes.get(function.name)
-        if size is None:
-            continue
-        function.instructions = size // INSTRUCTION_BYTES
-        function.instructions_with_line = sum(1 for a in lined.get(function.name, ()) if a < size)
+        function.instructions, function.instructions_with_line = counts.get(function.name, (0, 0))

@@ -265,6 +265,11 @@ class ModuleStats(_Totals):
     functions: list[FunctionStats]
     dwarf: DwarfTotals
     has_register_map: bool = True
+    instructions: int = 0
+    """The SASS instructions of every function of the cubin (its ``STT_FUNC`` symbols), those
+    without DWARF included."""
+    instructions_with_line: int = 0
+    """Those a ``.debug_line`` row with a nonzero line covers."""
 
     @property
     def variables(self) -> list[VariableStats]:
@@ -272,14 +277,6 @@ class ModuleStats(_Totals):
 
     def _variables(self) -> list[VariableStats]:
         return self.variables
-
-    @property
-    def instructions(self) -> int:
-        return sum(f.instructions for f in self.functions)
-
-    @property
-    def instructions_with_line(self) -> int:
-        return sum(f.instructions_with_line for f in self.functions)
 
     @property
     def inlined_call_sites(self) -> int:
