@@ -115,12 +115,32 @@ def _bounds_alike(data: bytes, relocated: set[int]) -> bool:
     return True
 
 
+#: The counts that depend neither on an address nor on llvm-dwarfdump reading a location.
+COUNTS = ("#functions", "#inlined functions", "#call site entries", "#params", "#local vars")
+
+
+def _verified(tool: str, cubin: Path) -> bool:
+    """Whether ``llvm-dwarfdump --verify`` finds the cubin's DWARF valid, but for the
+    overlapping ranges of functions it sees all at address 0 (it applies no R_CUDA
+    relocation)."""
+    out = subprocess.run([tool, "--verify", str(cubin)], capture_output=True, text=True, timeout=300)
+    errors = [
+        line
+        for line in (out.stdout + out.stderr).splitlines()
+        if line.startswith("error:") and "overlapping address ranges" not in line
+    ]
+    return not errors
+
+
 def _differential(cubin: Path, tools: list[str]) -> None:
     mine = stats(cubin).modules[0].dwarf.llvm_keys()
     exact = addresses_llvm_reads(cubin)
     for tool in tools:
         theirs = json.loads(run_dwarfdump(tool, cubin, "--statistics"))
-        keys = list(mine) if exact else list(ADDRESS_FREE)
+        if not _verified(tool, cubin):
+            keys = list(COUNTS)
+        else:
+            keys = list(mine) if exact else list(ADDRESS_FREE)
         assert {k: mine[k] for k in keys} == {k: theirs[k] for k in keys}, tool
 
 
