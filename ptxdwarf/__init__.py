@@ -12,8 +12,8 @@ Checking::
     result = ptxdwarf.check.check("kernel.ptx") # the ptxas round trip
 
 The tasks are here: :func:`read` and :func:`rewrite`, and the modules :mod:`.attach`,
-:mod:`.check`, :mod:`.lint`, :mod:`.fix` and :mod:`.strip`, each with its function of the
-same name; with them the builder and its types, the model and the errors. The DWARF codec is
+:mod:`.check`, :mod:`.lint`, :mod:`.fix`, :mod:`.stats` and :mod:`.strip`, each with its
+function of the same name; with them the builder and its types, the model and the errors. The DWARF codec is
 :mod:`ptxdwarf.dwarf`, the CUDA tools (cubins, fatbins, ptxas, the register map) are
 :mod:`ptxdwarf.cuda`.
 """
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from . import check as check
     from . import fix as fix
     from . import lint as lint
+    from . import stats as stats
     from . import strip as strip
     from .abi import ParamDecl as ParamDecl
     from .api import read as read
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
     from .loc import Location as Location
     from .loc import LocationListSpec as LocationListSpec
     from .ptx.writer import Style as Style
+    from .stats import StatsReport as StatsReport
     from .visibility import RegisterLocation as RegisterLocation
 
 

@@ -370,6 +370,78 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return _each(args.files, one)
 
 
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from .errors import UsageError
+    from .stats import StatsReport, stats
+
+    def report_of(path: str) -> StatsReport:
+        return stats(path, arch=args.arch, ptxas=args.ptxas)
+
+    if args.compare:
+        if args.files:
+            raise UsageError("stats --compare OLD NEW takes no other files")
+        return _stats_compare(report_of(args.compare[0]), report_of(args.compare[1]), args)
+    if not args.files:
+        raise UsageError("stats: give FILE... or --compare OLD NEW")
+    if args.html and len(args.files) != 1:
+        raise UsageError("stats --html writes the page of one file")
+    if args.json:
+        return _json_items(args.files, lambda path: json.dumps(report_of(path).to_json(), indent=1))
+
+    def one(path: str) -> int:
+        report = report_of(path)
+        if args.html:
+            from .stats.html import write_html
+
+            write_html(report, args.html)
+        for line in report.text(variables=not args.brief):
+            print(line)
+        return 0
+
+    return _each(args.files, one)
+
+
+def _stats_compare(old: Any, new: Any, args: argparse.Namespace) -> int:
+    """``stats --compare``: exit 1 when a function's readable share fell by more than the threshold."""
+    from .stats import compare
+
+    changes = compare(old, new)
+    threshold = args.threshold / 100
+    dropped = [c for c in changes if c.dropped(threshold)]
+    if args.json:
+        doc = {
+            "format": "ptxdwarf-compare/1",
+            "old": old.filename,
+            "new": new.filename,
+            "threshold": args.threshold,
+            "dropped": [c.name for c in dropped],
+            "functions": [c.to_json() for c in changes],
+        }
+        print(json.dumps(doc, indent=1))
+        return 1 if dropped else 0
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    def pp(value: float | None) -> str:
+        return "" if value is None else f"{100 * value:+.1f}"
+
+    print(f"old: {old.filename}\nnew: {new.filename}")
+    print(
+        f"{'function':40} {'located old':>11} {'new':>7} {'change':>7} {'readable old':>12} {'new':>7} {'change':>7}"
+    )
+    for c in changes:
+        o, n = c.old, c.new
+        mark = "  DROPPED" if c in dropped else ""
+        print(
+            f"{c.name:40} {pct(o.covered_share if o else None):>11} {pct(n.covered_share if n else None):>7} {pp(c.covered_change):>7} "
+            f"{pct(o.readable_share if o else None):>12} {pct(n.readable_share if n else None):>7} {pp(c.readable_change):>7}{mark}"
+        )
+    limit = f"more than {args.threshold:g} points" if args.threshold else "at all"
+    print(f"{len(dropped)} function(s) whose readable share dropped {limit}")
+    return 1 if dropped else 0
+
+
 def main_lint(path: str, json_output: bool, ptxas_version: str | None = None) -> int:
     """``ptxdwarf lint FILE [--json]``: print the findings; 0 when there are none, 1 otherwise.
 
@@ -518,7 +590,7 @@ _DUMP_SECTIONS = {
 
 
 def _reading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The commands that read and check: dump, check, lint."""
+    """The commands that read and check: dump, check, lint, stats."""
     p = sub.add_parser(
         "dump",
         help="show the debug info of PTX text, a cubin, a fatbin or a host object",
@@ -554,6 +626,33 @@ def _reading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--json", action="store_true", help="findings as JSON (one array for all files)")
     _ptxas_options(p, "report the traps of")
     p.set_defaults(func=_cmd_lint)
+
+    p = sub.add_parser(
+        "stats",
+        help="how much of each variable's scope its location covers and a debugger can read",
+        description="Per module, function and variable: the scope's code bytes, the share the DWARF location "
+        "covers (as llvm-dwarfdump --statistics) and the share a debugger can read (the location joined with "
+        "ptxas's register map). PTX is compiled with ptxas -g; cubins, fatbins and host objects are read as they are.",
+        epilog="exit codes: 0 ok (with --compare: no readable share dropped), 1 with --compare: a readable share "
+        "dropped by more than --threshold, 2 bad input or tool error",
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="PTX text, a cubin, a fatbin or a host object")
+    p.add_argument("--json", action="store_true", help="JSON (format ptxdwarf-stats/1)")
+    p.add_argument("--brief", action="store_true", help="per function only, no line per variable")
+    p.add_argument(
+        "--compare", nargs=2, metavar=("OLD", "NEW"), help="the figures of two inputs side by side"
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.0,
+        metavar="POINTS",
+        help="with --compare: the drop of a readable share, in percentage points, that fails (default 0)",
+    )
+    p.add_argument("--html", metavar="OUT.html", help="also write a self-contained page of the figures")
+    p.add_argument("--arch", help="GPU architecture for ptxas, such as sm_75 (default: from .target)")
+    p.add_argument("--ptxas", help="the ptxas to run on PTX (default: found by release)")
+    p.set_defaults(func=_cmd_stats)
 
 
 def _writing_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

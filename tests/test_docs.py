@@ -160,10 +160,17 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any]:
     return code, json.loads(out) if code in (0, 1) else None
 
 
-def test_formats_md_names_the_four_formats() -> None:
-    assert _format_names() == ["ptxdwarf-dump/1", "ptxdwarf-check/1", "ptxdwarf-lint/1", "ptxdwarf-fix/1"]
+def test_formats_md_names_the_six_formats() -> None:
+    assert _format_names() == [
+        "ptxdwarf-dump/1",
+        "ptxdwarf-check/1",
+        "ptxdwarf-lint/1",
+        "ptxdwarf-fix/1",
+        "ptxdwarf-stats/1",
+        "ptxdwarf-compare/1",
+    ]
     kinds = _documented()
-    assert len(kinds) == 31
+    assert len(kinds) == 40
     assert all(keys for keys, _ in kinds.values())
 
 
@@ -275,4 +282,42 @@ def test_fix_json_keys_are_documented(capsys: pytest.CaptureFixture[str], tmp_pa
         objects += [("finding", f) for f in report["remaining"]]
         problems += _check_against_doc(iter(objects), seen)
     assert seen == {"fix report", "repair", "finding"}
+    assert problems == []
+
+
+@pytest.mark.ptxas
+def test_stats_json_keys_are_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    """``stats --json`` and ``stats --compare --json`` on a fixture with inlined code."""
+    seen: set[str] = set()
+    path = str(FIXTURES / "nvcc" / "coop_reduce.G.sm_75.ptx")
+    code, doc = _run(capsys, "stats", path, "--json")
+    assert code == 0 and doc["format"] == "ptxdwarf-stats/1"
+    objects: list[tuple[str, dict[str, Any]]] = [("stats document", doc)]
+    for module in doc["modules"]:
+        objects += [("stats module", module), ("stats totals", module["totals"])]
+        objects.append(("stats buckets", module["buckets"]))
+        for function in module["functions"]:
+            objects.append(("stats function", function))
+            objects += [("stats variable", v) for v in function["variables"]]
+    code, compared = _run(capsys, "stats", "--compare", path, path, "--json")
+    assert code == 0 and compared["format"] == "ptxdwarf-compare/1"
+    objects.append(("compare document", compared))
+    for change in compared["functions"]:
+        objects += [
+            ("compare function", change),
+            ("compare side", change["old"]),
+            ("compare side", change["new"]),
+        ]
+    problems = _check_against_doc(iter(objects), seen)
+    assert seen == {
+        "stats document",
+        "stats module",
+        "stats totals",
+        "stats buckets",
+        "stats function",
+        "stats variable",
+        "compare document",
+        "compare function",
+        "compare side",
+    }
     assert problems == []

@@ -34,6 +34,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "strip": ("cuda",),
     "visibility": ("cuda",),
     "check": ("visibility", "parallel"),
+    "stats": ("visibility", "files"),
     "dump": ("cuda",),
 }
 

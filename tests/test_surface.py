@@ -19,7 +19,7 @@ import ptxdwarf
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ("ptxdwarf", "ptxdwarf.dwarf", "ptxdwarf.cuda", "ptxdwarf.testing")
 #: The tasks that are modules of the top level, each with its function of the same name.
-TASK_MODULES = ("attach", "check", "fix", "lint", "strip")
+TASK_MODULES = ("attach", "check", "fix", "lint", "stats", "strip")
 #: The top-level modules that only re-exported a moved module, removed.
 OLD_PATHS = [
     "constants",
@@ -93,10 +93,10 @@ def test_a_dotted_import_gives_the_module_with_its_task(first: str) -> None:
         "import types, ptxdwarf\n"
         + ("import " + tasks + "\n" if first == "dotted" else "print(" + tasks + ")\n")
         + "import ptxdwarf.lint as L, ptxdwarf.check as C, ptxdwarf.attach as A, ptxdwarf.fix as F\n"
-        + "import ptxdwarf.strip as S, ptxdwarf.repair as R\n"
-        + "print(all(isinstance(m, types.ModuleType) for m in (L, C, A, F, S, R)), bool(L.RULES))\n"
+        + "import ptxdwarf.strip as S, ptxdwarf.repair as R, ptxdwarf.stats as T\n"
+        + "print(all(isinstance(m, types.ModuleType) for m in (L, C, A, F, S, R, T)), bool(L.RULES))\n"
         + "print(all(isinstance(getattr(m, m.__name__.rsplit('.')[-1]), types.FunctionType) "
-        + "for m in (L, C, A, F, S)), all(getattr(ptxdwarf, m.__name__[9:]) is m for m in (L, C, A, F, S)))\n"
+        + "for m in (L, C, A, F, S, T)), all(getattr(ptxdwarf, m.__name__[9:]) is m for m in (L, C, A, F, S, T)))\n"
         + "print(isinstance(ptxdwarf.read, types.FunctionType), isinstance(ptxdwarf.rewrite, types.FunctionType))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
