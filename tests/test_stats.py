@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, FIXTURES, GOOD_FIXTURES, CubinPath, fixture_id, run_dwarfdump
+from conftest import CORPUS, FIXTURES, GOOD_FIXTURES, CubinPath, _missing, fixture_id, run_dwarfdump
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
@@ -442,7 +442,8 @@ document.body.setAttribute('data-requests', performance.getEntriesByType('resour
 def _chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+        _missing("chromium (Debian: apt-get install chromium)")
+        raise AssertionError("unreachable")
     return found
 
 
