@@ -1334,6 +1334,20 @@ def test_non_ascii() -> None:
     assert at(f, 1) and "2 non-ASCII" in f.message
 
 
+def test_trailing_nul() -> None:
+    """NUL bytes ending the text (NVRTC's C string end): one finding at the line they are on,
+    for a ptxas that refuses them (13.0 and later), none for 12.x or without them."""
+    m = assemble(base_tree())
+    last = m.text.rstrip("\n").count("\n") + 1
+    text = m.text.rstrip("\n") + "\0\0"
+    (f,) = only(lint(text, filename="t.ptx"), "trailing-nul")
+    assert f.where == f"t.ptx:{last}" and "2 NUL byte(s)" in f.message and f.severity == "error"
+    (f,) = only(lint(text, filename="t.ptx", ptxas_version="13.5"), "trailing-nul")
+    assert "ptxas 13.5 refuses" in f.message
+    assert not [f for f in lint(text, filename="t.ptx", ptxas_version="12.9") if f.rule == "trailing-nul"]
+    assert not [f for f in lint(m.text, filename="t.ptx") if f.rule == "trailing-nul"]
+
+
 def test_debug_target_without_info() -> None:
     (f,) = only(lint(HEADER, filename="t.ptx"), "debug-target-without-info")
     assert f.where == "t.ptx:2"

@@ -460,6 +460,17 @@ QUIRKS: tuple[Quirk, ...] = (
         repairs=("escape_comments",),
     ),
     _q(
+        "trailing-nul",
+        "A NUL byte after the last line (NVRTC's PTX, as NVIDIA Warp writes it to disk) is fatal on 13.0, "
+        "13.4 and 13.5: 'Unexpected EOF encountered'; 12.0, 12.4 and 12.9 accept it.",
+        ("trailing-nul.end", "trailing-nul.end-no-newline"),
+        (),
+        "ptxdwarf writes no NUL byte; attach keeps a producer's trailing NUL last, where it found it",
+        "trailing-nul",
+        holds_on=("13.0", "13.4", "13.5"),
+        repairs=("drop_trailing_nul",),
+    ),
+    _q(
         "version-too-low",
         "Labels in sections need PTX ISA 7.0 and label differences 7.5 ('Feature ... requires PTX ISA "
         ".version 7.0/7.5 or later'); a debug target needs 3.0.",
@@ -891,6 +902,7 @@ RULE_EVIDENCE: Mapping[str, tuple[str, str | None]] = MappingProxyType(
         "dwarf-lines-isa": (ERROR, None),
         "not-debuggable": (ERROR, None),
         "non-ascii": (ERROR, None),
+        "trailing-nul": (ERROR, None),
         "debug-target-without-info": (ERROR, None),
         "bitfield-member-order": (ERROR, None),
         "depot-in-pieces": (ERROR, None),

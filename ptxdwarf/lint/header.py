@@ -19,6 +19,7 @@ from .rules import ERROR, WARNING
 
 __all__ = [
     "check_debug_target",
+    "check_end",
     "check_files",
     "check_header",
     "check_not_debuggable",
@@ -52,6 +53,23 @@ def check_text(ctx: LintContext) -> None:
         f"line {line}; ptxas{' ' + ctx.ptxas_version if ctx.ptxas_version else ''} rejects them {where} "
         "(write names as numbers, keep comments ASCII)",
         line=line,
+    )
+
+
+def check_end(ctx: LintContext) -> None:
+    """trailing-nul: the text ends with NUL bytes, which ptxas 13.0 and later refuse (quirk
+    trailing-nul)."""
+    text = ctx.module.text
+    end = len(text.rstrip("\0"))
+    if end == len(text):
+        return
+    releases = ", ".join(quirk("trailing-nul").holds_on)
+    who = f"ptxas {ctx.ptxas_version} refuses" if ctx.ptxas_version else f"ptxas {releases} refuse"
+    ctx.add(
+        "trailing-nul",
+        f"the text ends with {len(text) - end} NUL byte(s) (NVRTC's C string end); {who} it "
+        "('Unexpected EOF'): drop it",
+        line=ctx.module.lines.line(end),
     )
 
 

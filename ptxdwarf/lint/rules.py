@@ -122,6 +122,10 @@ _CHECKS: dict[str, str] = {
         "a non-ASCII byte outside comments (ptxas rejects it; 12.0 takes it in a .file name), or in a comment "
         "(ptxas 12.9 and 13.0 reject it; 12.0, 12.4, 13.4 and 13.5 do not)"
     ),
+    "trailing-nul": (
+        "the text ends with a NUL byte (NVRTC's output as written to disk); ptxas 13.0 and later refuse it "
+        "('Unexpected EOF'), 12.0, 12.4 and 12.9 do not"
+    ),
     "debug-target-without-info": (".target lists debug but the module has no debug section"),
     "bitfield-member-order": (
         "a bit-field DW_TAG_member whose DW_FORM_strp name precedes DW_AT_bit_size, which precedes "

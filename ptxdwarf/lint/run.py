@@ -38,6 +38,7 @@ def _run(module: PtxModule, ptxas_version: str | None) -> list[Finding]:
     ctx = LintContext(module, ptxas_version=ptxas_version)
     ctx.decode_quietly = lambda: _decode(ctx, quiet=True)
     header.check_text(ctx)
+    header.check_end(ctx)
     header.check_header(ctx)
     header.check_section_form(ctx)
     header.check_not_debuggable(ctx)

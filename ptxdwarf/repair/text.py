@@ -17,6 +17,7 @@ from .registry import Repair, TextJob, repair
 __all__ = [
     "anchor_first_labels",
     "double_dropped_labels",
+    "drop_trailing_nul",
     "escape_comments",
     "join_file_strings",
     "raise_version",
@@ -80,6 +81,22 @@ def escape_comments(job: TextJob, findings: list[Finding]) -> list[Repair]:
             Repair("non-ascii", job.where(line), f"{count} non-ASCII character(s) in a comment escaped")
         )
     return repairs
+
+
+@repair("trailing-nul", phase="text")
+def drop_trailing_nul(job: TextJob, findings: list[Finding]) -> list[Repair]:
+    """The NUL bytes that end the text dropped, for a ptxas that refuses them (13.0 and
+    later, and any when the version is not known)."""
+    if not findings or not quirk("trailing-nul").holds_for(job.ptxas_version):
+        return []
+    text = job.module.text
+    end = len(text.rstrip("\0"))
+    if end == len(text):
+        return []
+    job.edits.delete(end, len(text))
+    return [
+        Repair("trailing-nul", job.where(job.line_of(end)), f"{len(text) - end} trailing NUL byte(s) dropped")
+    ]
 
 
 def _scan_start(job: TextJob, line: int) -> int:

@@ -210,6 +210,22 @@ case(
     rejects("(?i)unexpected EOF"),
 )
 case(
+    "trailing-nul.end",
+    "trailing-nul",
+    "a NUL byte after the last line (NVRTC's output as written to disk) -> fatal 'Unexpected EOF'",
+    lambda: with_info().encode("ascii") + b"\x00",
+    rejects("(?i)unexpected EOF"),
+    holds_on=("13.0", "13.4", "13.5"),
+)
+case(
+    "trailing-nul.end-no-newline",
+    "trailing-nul",
+    "a NUL byte right after the last '}' (no line end) -> fatal 'Unexpected EOF'",
+    lambda: with_info().rstrip().encode("ascii") + b"\x00",
+    rejects("(?i)unexpected EOF"),
+    holds_on=("13.0", "13.4", "13.5"),
+)
+case(
     "syntax.crlf",
     "syntax.crlf",
     "CRLF line ends -> accepted",
