@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Command-line benchmark: whole ``ptxdwarf`` processes against the tools they stand beside.
 
-Three ratios of docs/performance.md, each of whole processes (start-up, imports and exit
+Four ratios of docs/performance.md, each of whole processes (start-up, imports and exit
 included, as a user or a build runs them):
 
 - ``lint``: ``ptxdwarf lint M.ptx`` against ``ptxas -g M.ptx`` (target <= 0.10);
 - ``check``: ``ptxdwarf check M.ptx`` (ptxas included) against ``ptxas -g M.ptx`` (<= 1.05), with
   ``-c`` where check uses it (a module that declares a function it does not define);
-- ``dump``: ``ptxdwarf dump M.cubin`` against ``llvm-dwarfdump --debug-info M.cubin`` (<= 3).
+- ``dump``: ``ptxdwarf dump M.cubin`` against ``llvm-dwarfdump --debug-info M.cubin`` (<= 3);
+- ``stats``: ``ptxdwarf stats M.cubin`` (of the cubin ``ptxas -g`` makes: of the PTX, stats
+  runs ptxas itself) against ``ptxas -g M.ptx`` (<= 0.2).
 
 The two commands of a ratio run in turn, after one warm-up run of each, the order of each
 pair the other way round from the pair before (A B, B A, A B, ...), and the ratio is taken
@@ -19,7 +21,7 @@ order). The median of the pairs is the figure, the range shows the noise. Output
 The module is the one of ``bench_parse.py`` (``gen_large_module.py`` compiled with
 ``nvcc -G -ptx``, cached in ``benchmarks/.cache/``) and its ``ptxas -g`` cubin.
 
-    python3 benchmarks/bench_cli.py                        # all three, 5 pairs each
+    python3 benchmarks/bench_cli.py                        # all four, 5 pairs each
     python3 benchmarks/bench_cli.py lint --pairs 9
     python3 benchmarks/bench_cli.py --ptx some.ptx check
 """
@@ -43,7 +45,7 @@ from bench_parse import benchmark_module, cached_cubin, module_arguments
 
 from ptxdwarf.ptx import needs_compile_only
 
-TARGETS = {"lint": "<= 0.10", "check": "<= 1.05", "dump": "<= 3"}
+TARGETS = {"lint": "<= 0.10", "check": "<= 1.05", "dump": "<= 3", "stats": "<= 0.2"}
 
 
 def timed(command: list[str]) -> float:
@@ -87,7 +89,9 @@ def dwarfdump() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("commands", nargs="*", metavar="COMMAND", help="lint, check, dump (default: all)")
+    parser.add_argument(
+        "commands", nargs="*", metavar="COMMAND", help="lint, check, dump, stats (default: all)"
+    )
     module_arguments(parser)
     parser.add_argument("--pairs", type=int, default=5, help="timed runs of each command (default 5)")
     parser.add_argument("--llvm-dwarfdump", metavar="PATH", help="the reader dump is timed against")
@@ -95,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = args.commands or list(TARGETS)
     unknown = [c for c in commands if c not in TARGETS]
     if unknown:
-        parser.error(f"unknown command {unknown[0]} (choose from lint, check, dump)")
+        parser.error(f"unknown command {unknown[0]} (choose from {', '.join(TARGETS)})")
 
     path, text, module, tool, arch = benchmark_module(args)
     me = [sys.executable, "-m", "ptxdwarf"]
@@ -124,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
                 cubin = Path(tmp) / "module.cubin"
                 cubin.write_bytes(cached_cubin(args.cache, path, text, arch, tool.path))
                 a, b = [*me, "dump", str(cubin)], [reader, "--debug-info", str(cubin)]
+            elif name == "stats":
+                cubin = Path(tmp) / "module.cubin"
+                cubin.write_bytes(cached_cubin(args.cache, path, text, arch, tool.path))
+                a, b = [*me, "stats", str(cubin)], ptxas
             else:
                 a, b = [*me, name, str(path)], ptxas
             times_a, times_b = pairs(a, b, args.pairs)

@@ -89,7 +89,7 @@ def test_bench_cli_on_a_fixture(tmp_path: Path, capsys: pytest.CaptureFixture[st
     args = ["--ptx", str(SMALL_NVCC), "--pairs", "1", "--cache", str(tmp_path), "--llvm-dwarfdump", reader]
     assert bench_cli.main(args) == 0
     out = capsys.readouterr().out
-    assert "lint ratio:" in out and "check ratio:" in out and "dump ratio:" in out
+    assert "lint ratio:" in out and "check ratio:" in out and "dump ratio:" in out and "stats ratio:" in out
 
 
 @pytest.mark.ptxas
