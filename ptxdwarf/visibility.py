@@ -87,6 +87,18 @@ class RegisterLocation:
             self._ranges = None
         return self._entries
 
+    def spans(self) -> list[tuple[int, int, int]]:
+        """(piece, low PC, high PC) of each of :attr:`entries`, without making the entries."""
+        if self._entries is not None:
+            return [(e.piece, e.low_pc, e.high_pc) for e in self._entries]
+        assert self._ranges is not None
+        lo, hi = self.low_pc, self.high_pc
+        return [
+            (piece, elo, ehi)
+            for _i, elo, ehi, piece in self._ranges[1]
+            if elo < ehi and (hi is None or elo < hi) and (lo is None or lo < ehi)
+        ]
+
     def _key(self) -> tuple[object, ...]:
         return (
             self.path,

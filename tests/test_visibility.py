@@ -342,3 +342,17 @@ def test_the_scopes_of_register_locations_are_those_defined(info: DebugInfo) -> 
             register = decode_expression(die.get(AT.location), 8)[0].register
             expected.append((die_path(die), scope[0], register, scope[1], scope[2]))
     assert got == expected
+
+
+def test_the_spans_of_a_register_location_are_its_entries() -> None:
+    import ptxdwarf
+    from ptxdwarf.cuda.cubin import register_map
+    from ptxdwarf.visibility import register_locations
+
+    info = ptxdwarf.read(FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin")
+    locations = register_locations(info, register_map(info) or [])
+    assert any(loc.spans() for loc in locations)
+    for loc in locations:
+        before = loc.spans()  # from the packed ranges
+        entries = loc.entries
+        assert before == [(e.piece, e.low_pc, e.high_pc) for e in entries] == loc.spans()

@@ -75,14 +75,14 @@ def _readable_spans(
 
 def _held(loc: RegisterLocation) -> list[Span]:
     """Where the map holds every piece of ``loc``'s register inside its range."""
-    entries = loc.entries
-    pieces = loc.pieces or {e.piece for e in entries}
+    entries = loc.spans()
+    pieces = loc.pieces or {piece for piece, _lo, _hi in entries}
     if not pieces:
         return []
     function = loc.function
     spans: list[Span] | None = None
     for piece in pieces:
-        of_piece = _union([(function, e.low_pc, e.high_pc) for e in entries if e.piece == piece])
+        of_piece = _union([(function, lo, hi) for p, lo, hi in entries if p == piece])
         spans = of_piece if spans is None else _intersect(spans, of_piece)
     assert spans is not None
     if loc.low_pc is not None or loc.high_pc is not None:
