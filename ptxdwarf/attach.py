@@ -44,6 +44,12 @@ def check_debuggable(module: PtxModule, filename: str) -> None:
         raise AttachError(what, where=f"{filename}:{line}")
 
 
+@workaround("trailing-nul")
+def without_trailing_nul(text: str) -> str:
+    """``text`` without the NUL bytes that end it (NVRTC's, which ptxas 13 refuses)."""
+    return text.rstrip("\0")
+
+
 @workaround("undefined-symbol")
 def check_symbols(
     module: PtxModule, dbg: DebugInfoBuilder, planned: Mapping[str, PtxFunction] | None = None
@@ -168,7 +174,7 @@ def _attach(
     ordered = {name: images[name] for name in DEBUG_SECTION_NAMES if name in images}
     ordered.update({k: v for k, v in images.items() if k not in ordered})
     edit_debug_sections(edits, module, ordered, style)
-    return edits.apply()
+    return without_trailing_nul(edits.apply())
 
 
 @dataclass(frozen=True)

@@ -108,15 +108,7 @@ WITHOUT_DEBUG = [p for p in FILES if not _has_debug(p)]
 
 
 #: (file relative to fixtures/corpus, check) -> why it fails today. Strict xfail.
-KNOWN: dict[tuple[str, str], str] = {
-    # attach keeps the NUL byte that ends Warp's PTX (NVRTC's), so ptxas 13.x refuses its output
-    # as it does the input (quirk trailing-nul; fix drops the byte)
-    **{
-        ("warp/kernels.release.rejected.ptx", check): "attach keeps the trailing NUL byte, which ptxas "
-        "13.x refuses (Unexpected EOF)"
-        for check in ("attach", "attach-rename", "attach-nodebugtarget")
-    },
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 #: Files with a fault a debugger gets wrong and ptxas does not refuse: lint must report an
 #: error finding whose message names the DIE (here: the variable).

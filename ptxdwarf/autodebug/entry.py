@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..attach import check_debuggable, check_symbols
+from ..attach import check_debuggable, check_symbols, without_trailing_nul
 from ..cuda.cubin import cubin_images
 from ..cuda.ptxas import Ptxas, compile_text
 from ..cuda.quirks import workaround
@@ -186,7 +186,7 @@ def _attach(
     # The line table's inlined functions are named by labels of the input's .debug_str.
     keep = (".debug_str",) if keep_lines and ".debug_str" not in ordered else ()
     edit_debug_sections(edits, module, ordered, style, keep=keep)
-    return AttachResult(edits.apply(), warnings, renames.renamed, dies, left_out)
+    return AttachResult(without_trailing_nul(edits.apply()), warnings, renames.renamed, dies, left_out)
 
 
 _LINE_TABLE_SECTIONS = frozenset(

@@ -465,10 +465,11 @@ QUIRKS: tuple[Quirk, ...] = (
         "13.4 and 13.5: 'Unexpected EOF encountered'; 12.0, 12.4 and 12.9 accept it.",
         ("trailing-nul.end", "trailing-nul.end-no-newline"),
         (),
-        "ptxdwarf writes no NUL byte; attach keeps a producer's trailing NUL last, where it found it",
+        "ptxdwarf writes no NUL byte; attach drops a producer's trailing NUL (rewrite keeps it: it is lossless)",
         "trailing-nul",
         holds_on=("13.0", "13.4", "13.5"),
         repairs=("drop_trailing_nul",),
+        feature_workarounds=("without_trailing_nul",),
     ),
     _q(
         "version-too-low",
