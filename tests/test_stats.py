@@ -416,6 +416,38 @@ def test_the_page_draws_each_variable_as_the_figures_say(tmp_path: Path, cubin_p
     assert BAR_WIDTH * sum(widths) / size <= BAR_WIDTH
 
 
+def test_the_page_marks_where_each_source_lines_code_starts(
+    tmp_path: Path, cubin_path: CubinPath, llvm_dwarfdump: str
+) -> None:
+    """The marks along each function's axis are the rows of .debug_line where a run of one
+    nonzero line starts, as llvm-dwarfdump reads them (offsets in the function's code)."""
+    cubin = cubin_path(_nvcc_g(), "lines")
+    out = tmp_path / "page.html"
+    assert main(["stats", "--brief", "--html", str(out), str(cubin)]) == 0
+    drawn = sorted(
+        (int(offset), int(line))
+        for line, offset in re.findall(
+            r"class='tick source-line' data-line='(\d+)' data-offset='(\d+)'", out.read_text()
+        )
+    )
+    rows = re.findall(
+        r"^0x([0-9a-f]{16})\s+(\d+)\s+\d+\s+\d+\s+\d+\s+\d+\s*(.*)$",
+        run_dwarfdump(llvm_dwarfdump, cubin, "--debug-line"),
+        flags=re.M,
+    )
+    expected = []
+    previous: int | None = None
+    for (address, line, flags), after in zip(rows, [*rows[1:], None], strict=True):
+        if "end_sequence" in flags:
+            previous = None
+            continue
+        if int(line) and after is not None and int(after[0], 16) > int(address, 16) and int(line) != previous:
+            expected.append((int(address, 16), int(line)))
+            previous = int(line)
+    assert len(expected) > 10
+    assert drawn == sorted(expected)
+
+
 def test_compare_matches_functions_by_name(cubin_path: CubinPath) -> None:
     cubin = cubin_path(_nvcc_g(), "same")
     report = stats(cubin)

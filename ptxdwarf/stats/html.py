@@ -115,18 +115,44 @@ def _function(f: FunctionStats) -> list[str]:
         "</summary>"
     ]
     rows = [v for v in f.variables if v.scope_bytes]
-    height = 18 * len(rows) + 20
+    lines_at = 18 * len(rows) + 20
+    height = lines_at + (30 if f.source_lines else 0)
     svg = [f"<svg width='{BAR_WIDTH + 220}' height='{height}' xmlns='http://www.w3.org/2000/svg'>"]
     for i, v in enumerate(rows):
         svg.append(_bar(v, f.size, 18 * i))
     for i in range(5):
         x = 220 + BAR_WIDTH * i / 4
-        svg.append(f"<line class='tick' x1='{x:.2f}' x2='{x:.2f}' y1='{height - 18}' y2='{height - 14}'/>")
+        svg.append(
+            f"<line class='tick' x1='{x:.2f}' x2='{x:.2f}' y1='{lines_at - 18}' y2='{lines_at - 14}'/>"
+        )
         anchor = "start" if i == 0 else "end" if i == 4 else "middle"
-        svg.append(f"<text x='{x:.2f}' y='{height - 4}' text-anchor='{anchor}'>0x{f.size * i // 4:x}</text>")
+        svg.append(
+            f"<text x='{x:.2f}' y='{lines_at - 4}' text-anchor='{anchor}'>0x{f.size * i // 4:x}</text>"
+        )
+    svg.extend(_source_lines(f, lines_at))
     svg.append("</svg>")
     out.extend(svg)
     out.append("</details>")
+    return out
+
+
+def _source_lines(f: FunctionStats, y: int) -> list[str]:
+    """A mark where each source line's code starts along the axis (its line and offset on
+    hover); a label under the marks no closer than 40 pixels to the one before."""
+    if not f.source_lines or not f.size:
+        return []
+    scale = BAR_WIDTH / f.size
+    out = [f"<text x='0' y='{y + 12}'>source line</text>"]
+    last = -1e9
+    for address, line in f.source_lines:
+        x = 220 + min(address, f.size) * scale
+        out.append(
+            f"<line class='tick source-line' data-line='{line}' data-offset='{address}' x1='{x:.2f}' "
+            f"x2='{x:.2f}' y1='{y + 2}' y2='{y + 10}'><title>line {line} at 0x{address:x}</title></line>"
+        )
+        if x - last >= 40:
+            out.append(f"<text x='{x:.2f}' y='{y + 24}' text-anchor='middle'>{line}</text>")
+            last = x
     return out
 
 

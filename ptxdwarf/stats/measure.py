@@ -426,6 +426,7 @@ def _count_lines(info: DebugInfo, module: ModuleStats) -> None:
         return
     sizes = {name: s.size for name, s in images.symbols.items() if s.kind == "STT_FUNC"}
     lined: dict[str, list[Span]] = {}
+    starts: dict[str, list[tuple[int, int]]] = {}
     image = images.images.get(".debug_line")
     if image is not None:
         for program in read_line_programs(image):
@@ -437,6 +438,7 @@ def _count_lines(info: DebugInfo, module: ModuleStats) -> None:
                     and after.address > row.address
                 ):
                     lined.setdefault(row.symbol, []).append((row.symbol, row.address, after.address))
+                    starts.setdefault(row.symbol, []).append((row.address, row.line))
     step = INSTRUCTION_BYTES
     counts = {}
     for name, size in sizes.items():
@@ -450,3 +452,13 @@ def _count_lines(info: DebugInfo, module: ModuleStats) -> None:
     module.instructions_with_line = sum(n for _, n in counts.values())
     for function in module.functions:
         function.instructions, function.instructions_with_line = counts.get(function.name, (0, 0))
+        function.source_lines = _line_starts(starts.get(function.name, []))
+
+
+def _line_starts(rows: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(address, line) of the rows that start a run of one line, in address order."""
+    out: list[tuple[int, int]] = []
+    for address, line in sorted(rows):
+        if not out or out[-1][1] != line:
+            out.append((address, line))
+    return out

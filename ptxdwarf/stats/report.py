@@ -154,6 +154,9 @@ class FunctionStats(_Totals):
     """Its SASS instructions (the size of its ELF symbol)."""
     instructions_with_line: int = 0
     """Its SASS instructions a ``.debug_line`` row with a nonzero line covers."""
+    source_lines: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    """(offset in its code, source line) where each run of ``.debug_line`` rows of one nonzero
+    line starts, in address order (drawn along the page's axis)."""
 
     def _variables(self) -> list[VariableStats]:
         return self.variables
