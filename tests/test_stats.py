@@ -3,6 +3,7 @@ readable shares against the register map walked here, ``--compare`` and ``--html
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -446,6 +447,27 @@ def test_the_page_marks_where_each_source_lines_code_starts(
             previous = int(line)
     assert len(expected) > 10
     assert drawn == sorted(expected)
+
+
+def test_the_page_names_each_register_variables_sass_registers(tmp_path: Path, cubin_path: CubinPath) -> None:
+    """On hover, a variable in registers shows the SASS registers ptxas's map (read as
+    tests/test_register_map.py holds it to nvdisasm) puts its PTX registers in."""
+    cubin = cubin_path(_nvcc_g(), "sass")
+    out = tmp_path / "page.html"
+    assert main(["stats", "--brief", "--html", str(out), str(cubin)]) == 0
+    text = out.read_text()
+    maps = {f.function: f for f in cubin_images(cubin).register_map()}
+    shown = 0
+    for f in stats(cubin).modules[0].functions:
+        for v in f.variables:
+            if not v.registers or not v.scope_bytes:
+                continue
+            sass = sorted({e.sass for e in maps[f.name].entries for ptx in v.registers if e.ptx == ptx})
+            title = re.search(rf"data-path='{re.escape(html.escape(v.path))}'[^>]*><title>[^<]*\((.*?)\)</title>", text)
+            assert title is not None, v.path
+            assert title.group(1) == f"{', '.join(v.registers)}; SASS {', '.join(sass) or 'none'}"
+            shown += bool(sass)
+    assert shown > 3
 
 
 def test_compare_matches_functions_by_name(cubin_path: CubinPath) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import os
 
+from ..cuda.regmap import FunctionRegisters
 from ..files import save_text
 from .report import BUCKETS, FunctionStats, ModuleStats, StatsReport, VariableStats, share
 
@@ -82,7 +83,7 @@ def _module(module: ModuleStats) -> list[str]:
     out.append("</table><h3>Functions</h3>")
     out.append("<input id='filter' type='search' placeholder='filter functions by name'>")
     for f in module.functions:
-        out.extend(_function(f))
+        out.extend(_function(f, module.register_maps.get(f.name)))
     return out
 
 
@@ -107,7 +108,7 @@ def _histogram(covered: list[int], readable: list[int]) -> str:
     )
 
 
-def _function(f: FunctionStats) -> list[str]:
+def _function(f: FunctionStats, registers: FunctionRegisters | None) -> list[str]:
     name = html.escape(f.name)
     out = [
         f"<details class='function' data-name='{name}'><summary>{name}: {f.size} bytes, "
@@ -119,7 +120,8 @@ def _function(f: FunctionStats) -> list[str]:
     height = lines_at + (30 if f.source_lines else 0)
     svg = [f"<svg width='{BAR_WIDTH + 220}' height='{height}' xmlns='http://www.w3.org/2000/svg'>"]
     for i, v in enumerate(rows):
-        svg.append(_bar(v, f.size, 18 * i))
+        sass = sorted({e.sass for ptx in v.registers for e in registers.of(ptx)}) if registers else []
+        svg.append(_bar(v, f.size, 18 * i, sass))
     for i in range(5):
         x = 220 + BAR_WIDTH * i / 4
         svg.append(
@@ -156,11 +158,14 @@ def _source_lines(f: FunctionStats, y: int) -> list[str]:
     return out
 
 
-def _bar(v: VariableStats, size: int, y: int) -> str:
+def _bar(v: VariableStats, size: int, y: int, sass: list[str]) -> str:
     """One variable's row: red over all of the function, amber where located, green where
-    readable; each rect's ``data-bytes`` is the bytes it stands for."""
+    readable; each rect's ``data-bytes`` is the bytes it stands for; its PTX registers and
+    the SASS registers ptxas's map puts them in (``sass``) on hover."""
     scale = BAR_WIDTH / size if size else 0.0
     regs = ", ".join(v.registers) or "memory or constant"
+    if v.registers:
+        regs += "; SASS " + (", ".join(sass) if sass else "none")
     label = html.escape(v.name)
     parts = [
         f"<g class='variable' data-path='{html.escape(v.path)}' data-scope='{v.scope_bytes}' "

@@ -50,7 +50,7 @@ def measure(info: DebugInfo, label: str) -> ModuleStats:
     for unit in info.units:
         if unit.die is not None:
             walk.unit(unit.die)
-    module = ModuleStats(label, walk.functions, walk.totals, has_register_map=bool(maps))
+    module = ModuleStats(label, walk.functions, walk.totals, has_register_map=bool(maps), register_maps=maps)
     _count_lines(info, module)
     return module
 

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..dwarf.constants import TAG
+
+if TYPE_CHECKING:
+    from ..cuda.regmap import FunctionRegisters
 
 __all__ = [
     "BUCKETS",
@@ -273,6 +277,8 @@ class ModuleStats(_Totals):
     without DWARF included."""
     instructions_with_line: int = 0
     """Those a ``.debug_line`` row with a nonzero line covers."""
+    register_maps: dict[str, FunctionRegisters] = field(default_factory=dict, repr=False)
+    """ptxas's register map, by function (what the page shows of each variable's SASS registers)."""
 
     @property
     def variables(self) -> list[VariableStats]:
