@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, FIXTURES, GOOD_FIXTURES, CubinPath, _missing, fixture_id, run_dwarfdump
+from conftest import CORPUS, FIXTURES, GOOD_FIXTURES, ROOT, CubinPath, _missing, fixture_id, run_dwarfdump
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
@@ -463,7 +463,9 @@ def test_the_page_names_each_register_variables_sass_registers(tmp_path: Path, c
             if not v.registers or not v.scope_bytes:
                 continue
             sass = sorted({e.sass for e in maps[f.name].entries for ptx in v.registers if e.ptx == ptx})
-            title = re.search(rf"data-path='{re.escape(html.escape(v.path))}'[^>]*><title>[^<]*\((.*?)\)</title>", text)
+            title = re.search(
+                rf"data-path='{re.escape(html.escape(v.path))}'[^>]*><title>[^<]*\((.*?)\)</title>", text
+            )
             assert title is not None, v.path
             assert title.group(1) == f"{', '.join(v.registers)}; SASS {', '.join(sass) or 'none'}"
             shown += bool(sass)
@@ -566,3 +568,11 @@ def test_the_share_of_instructions_with_a_line(tmp_path: Path) -> None:
         module = stats(cubin).modules[0]
         assert module.instructions == _instructions(cubin) > 0
         assert module.instructions_with_line == (module.instructions if lined else 0)
+
+
+@pytest.mark.ptxas
+def test_the_docs_example_page_is_what_stats_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "stats-example.html"
+    assert main(["stats", "--brief", "--html", str(out), "fixtures/spec/example.ptx"]) == 0
+    assert out.read_text() == (ROOT / "docs" / "stats-example.html").read_text()
