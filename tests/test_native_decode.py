@@ -4,6 +4,7 @@ DIE for DIE and attribute for attribute, or the reference's error where the kern
 from __future__ import annotations
 
 import dataclasses
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,12 @@ from test_roundtrip_property import trees
 from twins import native_of, same
 
 import ptxdwarf
+import ptxdwarf._native
 import ptxdwarf.dwarf
 from ptxdwarf._native import Twin
 from ptxdwarf.dwarf import FORM, decode
 from ptxdwarf.dwarf.image import Reloc, SectionImage, Symbol
-from ptxdwarf.dwarf.model import DebugInfo, LocationList, Unit
+from ptxdwarf.dwarf.model import DIE, DebugInfo, LocationList, Unit
 from ptxdwarf.dwarf.plain import lists_shape, units_shape
 from ptxdwarf.errors import PtxDwarfError
 
@@ -242,3 +244,44 @@ def test_the_kernel_declines_an_unknown_form() -> None:
     assert native_of(decode.decode_units)(*args) is None
     with pytest.raises(PtxDwarfError, match="unknown form 0x7f"):
         decode.decode_units(*args)
+
+
+# --- the collector --------------------------------------------------------------------
+
+
+def _live(kind: type) -> int:
+    """Instances of ``kind`` the cyclic collector tracks."""
+    return sum(type(o) is kind for o in gc.get_objects())
+
+
+def test_a_decoded_tree_given_a_cycle_through_an_attribute_is_collected() -> None:
+    """A DIE made the value of one of its own decoded attributes (a cycle through the
+    attribute) is freed with its tree when dropped, whichever core decoded it."""
+    gc.collect()
+    before = _live(DIE)
+    info = ptxdwarf.read(FIXTURES / "nvcc" / "readable.G.sm_75.ptx")
+    dies = list(info.iter_dies())
+    assert len(dies) > 10
+    for die in dies:
+        for attr in die.attributes:
+            attr.value = die
+    assert _live(DIE) >= before + len(dies)
+    del info, dies, die, attr
+    gc.collect()
+    assert _live(DIE) == before
+
+
+def test_native_decoded_attributes_are_not_walked_by_the_collector() -> None:
+    """The native decoder's attributes and their relocations are left out of the cyclic
+    collector's walks (they cannot be in a cycle); an assignment brings one back in."""
+    native_of(DECODE_UNITS)
+    if ptxdwarf._native.CHECK:
+        pytest.skip("PTXDWARF_NATIVE_CHECK=1 keeps the reference's objects")
+    info = ptxdwarf.read(FIXTURES / "nvcc" / "readable.G.sm_75.ptx")
+    attrs = [a for die in info.iter_dies() for a in die.attributes]
+    relocs = [r for a in attrs for r in a.relocs]
+    assert attrs and relocs
+    assert not any(gc.is_tracked(a) for a in attrs)
+    assert not any(gc.is_tracked(r) for r in relocs)
+    attrs[0].form = attrs[0].form
+    assert gc.is_tracked(attrs[0]) and not gc.is_tracked(attrs[1])

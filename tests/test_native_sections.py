@@ -13,7 +13,8 @@ from twins import native_of, same
 import ptxdwarf.files
 import ptxdwarf.ptx
 from ptxdwarf import PtxSyntaxError
-from ptxdwarf.ptx.sections import SectionParser, bulk_pieces
+from ptxdwarf.dwarf.image import Reloc, Symbol
+from ptxdwarf.ptx.sections import Pieces, SectionParser, bulk_pieces, bulk_relocs
 
 _WIDTHS = {".b8": 1, ".b16": 2, ".b32": 4, ".b64": 8}
 _SYMBOLS = st.sampled_from(
@@ -32,8 +33,10 @@ _SYMBOLS = st.sampled_from(
 def check(body: str) -> None:
     """The kernel gives the reference's pieces, declines where the reference does, and the
     section's image (or error) is the line reader's."""
-    if bulk_pieces.reference(body) is not None:
+    pieces = bulk_pieces.reference(body)
+    if pieces is not None:
         same(bulk_pieces, body)
+        check_relocs(pieces)
     else:
         assert native_of(bulk_pieces)(body) is None, "the kernel takes a body the reference leaves"
     try:
@@ -47,6 +50,44 @@ def check(body: str) -> None:
     image = parser.parse(body, 7)
     image.ensure_lines()
     assert image == expected
+
+
+def _relocs_shape(relocs: list[Reloc]) -> list[tuple[type, int, int, type, str, int, int | None, int]]:
+    """Each relocation by value, with which of the list's symbols it shares (by identity)."""
+    first: dict[int, int] = {}
+    return [
+        (
+            type(r),
+            r.offset,
+            r.size,
+            type(r.symbol),
+            r.symbol.name,
+            r.symbol.addend,
+            r.symbol.value,
+            first.setdefault(id(r.symbol), i),
+        )
+        for i, r in enumerate(relocs)
+    ]
+
+
+def check_relocs(pieces: Pieces) -> None:
+    """bulk_relocs' kernel gives the reference's relocations of ``pieces``, sharing a symbol
+    where the reference does."""
+    _, offsets, sizes, texts, distinct, _ = pieces
+    args = (Symbol, Reloc, offsets, sizes, texts, distinct)
+    got = native_of(bulk_relocs)(*args)
+    assert got is not None
+    assert _relocs_shape(got) == _relocs_shape(bulk_relocs.reference(*args))
+
+
+def test_bulk_relocs_declines_what_it_cannot_make() -> None:
+    """Arguments the kernel does not take give None (the reference then runs)."""
+    kernel = native_of(bulk_relocs)
+    assert kernel(Symbol, Reloc, [0], b"\x04", ["a+x"], {"a+x": None}) is None
+    assert kernel(Symbol, Reloc, [0], b"\x04", ["a"], {"b": None}) is None
+    assert kernel(Symbol, Reloc, [0, 4], b"\x04", ["a"], {"a": None}) is None
+    assert kernel(slice, Reloc, [0], b"\x04", ["a"], {"a": None}) is None
+    assert kernel(Symbol, tuple, [0], b"\x04", ["a"], {"a": None}) is None
 
 
 @st.composite

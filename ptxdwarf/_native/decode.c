@@ -37,6 +37,28 @@ static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
     return ok ? 0 : -1;
 }
 
+/* A decoded Attribute holds numbers, strings, blocks and relocations, none of which refers
+ * back to it, so it is made untracked by the cyclic collector (as are its Relocs and their
+ * tuple): the collector's walks of a decoded tree then see a fraction of its objects. Any
+ * assignment to an attribute's slots tracks it again, so that a value given later (a DIE, in
+ * a cycle) is seen as it would be in an attribute the reference made. */
+static setattrofunc attribute_generic_setattro;
+static int untrack_model;
+
+static int attribute_setattro(PyObject *self, PyObject *name, PyObject *value) {
+    int r = attribute_generic_setattro(self, name, value);
+    if (r == 0 && !PyObject_GC_IsTracked(self)) PyObject_GC_Track(self);
+    return r;
+}
+
+/* Untracks a Reloc made here (ints and a Symbol, which holds a string and ints). */
+static void untrack_reloc(PyObject *r) {
+    PyObject *symbol = PyTuple_GET_ITEM(r, 2);
+    if (untrack_model && (Py_IS_TYPE(symbol, M.symbol) || !PyObject_GC_IsTracked(symbol)) &&
+        PyObject_GC_IsTracked(r))
+        PyObject_GC_UnTrack(r);
+}
+
 static PyObject *model(PyObject *self, PyObject *args) {
     PyTypeObject *t[7];
     if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!", &PyType_Type, &t[0], &PyType_Type, &t[1], &PyType_Type, &t[2],
@@ -55,6 +77,14 @@ static PyObject *model(PyObject *self, PyObject *args) {
         slot_offset(t[1], "relocs", &M.a_relocs) || slot_offset(t[1], "target", &M.a_target) ||
         slot_offset(t[1], "offset", &M.a_offset))
         return NULL;
+    /* Only a class defined in Python without a __dict__ is untracked (its deallocator
+     * untracks with the checking call; nothing but its slots refers on). */
+    untrack_model = PyType_HasFeature(t[1], Py_TPFLAGS_HEAPTYPE) && t[1]->tp_dictoffset == 0 &&
+                    PyType_HasFeature(t[4], Py_TPFLAGS_HEAPTYPE) && t[4]->tp_dictoffset == 0;
+    if (untrack_model && t[1]->tp_setattro != attribute_setattro) {
+        attribute_generic_setattro = t[1]->tp_setattro;
+        t[1]->tp_setattro = attribute_setattro;
+    }
     PyTypeObject **keep[7] = {&M.die, &M.attribute, &M.unit, &M.block, &M.reloc, &M.symbol, &M.location_list};
     for (int i = 0; i < 7; i++) {
         Py_INCREF(t[i]);
@@ -371,6 +401,7 @@ static PyObject *new_reloc(int64_t offset, PyObject *size, PyObject *symbol) {
     PyTuple_SET_ITEM(r, 1, size);
     Py_INCREF(symbol);
     PyTuple_SET_ITEM(r, 2, symbol);
+    untrack_reloc(r);
     return r;
 }
 
@@ -383,11 +414,14 @@ static PyObject *relocs_in(decoder *d, int64_t first, int64_t end) {
     while (hi < d->nrelocs && d->roff[hi] < end) hi++;
     PyObject *t = PyTuple_New(hi - d->rpos);
     if (!t) return NULL;
+    int untracked = 1;
     for (Py_ssize_t i = d->rpos; i < hi; i++) {
         PyObject *r = new_reloc(d->roff[i] - first, RELOC_ITEM(d, i, 1), RELOC_ITEM(d, i, 2));
         if (!r) { Py_DECREF(t); return NULL; }
         PyTuple_SET_ITEM(t, i - d->rpos, r);
+        if (PyObject_GC_IsTracked(r)) untracked = 0;
     }
+    if (untracked && untrack_model && PyObject_GC_IsTracked(t)) PyObject_GC_UnTrack(t);
     return t;
 }
 
@@ -516,6 +550,7 @@ static int read_attribute(decoder *d, const spec *s, cursor *c, Py_ssize_t unit_
                 PyObject *r = new_reloc(0, RELOC_ITEM(d, i, 1), RELOC_ITEM(d, i, 2));
                 if (!r) return -1;
                 relocs = PyTuple_Pack(1, r);
+                if (relocs && untrack_model && !PyObject_GC_IsTracked(r)) PyObject_GC_UnTrack(relocs);
                 Py_DECREF(r);
                 if (!relocs) return -1;
                 if (!d->applied) {
@@ -604,6 +639,7 @@ static int read_attribute(decoder *d, const spec *s, cursor *c, Py_ssize_t unit_
     }
     SLOT(a, M.a_target) = target;
     SLOT(a, M.a_offset) = offset;
+    if (untrack_model) PyObject_GC_UnTrack(a);
     *out = a;
     return 1;
 error:

@@ -170,8 +170,87 @@ static PyObject *bulk_pieces(PyObject *self, PyObject *body) {
     return result;
 }
 
+/* The Symbol of one text of the bulk reader, "name" or "name+N" (N: up to ten digits);
+ * NULL with no error set for any other text. */
+static PyObject *symbol_of(PyObject *symbol_type, PyObject *text) {
+    if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text)) return NULL;
+    const uint8_t *p = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), plus = 0;
+    while (plus < n && p[plus] != '+') plus++;
+    PyObject *name, *addend;
+    if (plus == n) {
+        name = Py_NewRef(text);
+        addend = PyLong_FromLong(0);
+    } else {
+        uint64_t v;
+        if (plus == 0 || n - plus - 1 > 10 || !read_decimal(p + plus + 1, p + n, 9999999999ULL, &v)) return NULL;
+        name = PyUnicode_Substring(text, 0, plus);
+        addend = PyLong_FromUnsignedLongLong(v);
+    }
+    PyObject *call[2] = {name, addend};
+    PyObject *made = name && addend ? PyObject_Vectorcall(symbol_type, call, 2, NULL) : NULL;
+    Py_XDECREF(name);
+    Py_XDECREF(addend);
+    if (!made && !PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "no symbol made");
+    return made;
+}
+
+/* bulk_relocs(symbol, reloc, offsets, sizes, texts, distinct): the twin of
+ * ptxdwarf.ptx.sections.bulk_relocs. A Symbol holds a string and ints and a Reloc two ints
+ * and a Symbol: neither can be in a cycle, and both are left untracked by the collector. */
+static PyObject *bulk_relocs(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* Both types must be classes defined in Python (whose deallocators untrack with the
+     * checking call) without a __dict__; reloc a tuple of three. */
+    if (nargs != 6 || !PyType_Check(args[0]) || !PyType_Check(args[1])) Py_RETURN_NONE;
+    PyTypeObject *symbol_type = (PyTypeObject *)args[0], *reloc_type = (PyTypeObject *)args[1];
+    if (!PyType_HasFeature(symbol_type, Py_TPFLAGS_HEAPTYPE) || symbol_type->tp_dictoffset != 0 ||
+        !PyType_HasFeature(reloc_type, Py_TPFLAGS_HEAPTYPE) || reloc_type->tp_dictoffset != 0 ||
+        !PyType_IsSubtype(reloc_type, &PyTuple_Type) || !PyList_CheckExact(args[2]) || !PyBytes_CheckExact(args[3]) ||
+        !PyList_CheckExact(args[4]) || !PyDict_CheckExact(args[5]))
+        Py_RETURN_NONE;
+    PyObject *offsets = args[2], *texts = args[4], *distinct = args[5];
+    Py_ssize_t n = PyList_GET_SIZE(offsets);
+    if (PyBytes_GET_SIZE(args[3]) != n || PyList_GET_SIZE(texts) != n) Py_RETURN_NONE;
+    const uint8_t *sizes = (const uint8_t *)PyBytes_AS_STRING(args[3]);
+    PyObject *symbols = PyDict_New(), *out = NULL, *small[9] = {NULL};
+    if (!symbols) return NULL;
+    Py_ssize_t pos = 0;
+    PyObject *text, *ignored;
+    while (PyDict_Next(distinct, &pos, &text, &ignored)) {
+        PyObject *made = symbol_of((PyObject *)symbol_type, text);
+        if (!made) goto done;
+        if (!Py_IS_TYPE(made, symbol_type)) { Py_DECREF(made); goto done; }
+        if (PyObject_GC_IsTracked(made)) PyObject_GC_UnTrack(made);
+        int r = PyDict_SetItem(symbols, text, made);
+        Py_DECREF(made);
+        if (r < 0) goto done;
+    }
+    out = PyList_New(n);
+    if (!out) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t size = sizes[i];
+        PyObject *symbol = PyDict_GetItemWithError(symbols, PyList_GET_ITEM(texts, i));
+        if (!symbol || size > 8) { Py_CLEAR(out); goto done; }
+        if (!small[size] && !(small[size] = PyLong_FromLong(size))) { Py_CLEAR(out); goto done; }
+        PyObject *r = reloc_type->tp_alloc(reloc_type, 3);
+        if (!r) { Py_CLEAR(out); goto done; }
+        PyTuple_SET_ITEM(r, 0, Py_NewRef(PyList_GET_ITEM(offsets, i)));
+        PyTuple_SET_ITEM(r, 1, Py_NewRef(small[size]));
+        PyTuple_SET_ITEM(r, 2, Py_NewRef(symbol));
+        if (PyObject_GC_IsTracked(r)) PyObject_GC_UnTrack(r);
+        PyList_SET_ITEM(out, i, r);
+    }
+done:
+    for (int k = 0; k < 9; k++) Py_XDECREF(small[k]);
+    Py_DECREF(symbols);
+    if (!out && !PyErr_Occurred()) Py_RETURN_NONE;
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"bulk_pieces", bulk_pieces, METH_O, "The twin of ptxdwarf.ptx.sections.bulk_pieces."},
+    {"bulk_relocs", (PyCFunction)(void (*)(void))bulk_relocs, METH_FASTCALL,
+     "The twin of ptxdwarf.ptx.sections.bulk_relocs."},
     {NULL, NULL, 0, NULL},
 };
 

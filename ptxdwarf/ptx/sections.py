@@ -481,11 +481,11 @@ _BULK_SYMBOLS = re.compile(rf"(?:(?!\.b(?:8|16|32|64)(?![\w$.])){SYMBOL}(?:\+(?:
 _WIDE_B64 = re.compile(r"\.b64[ \t]+[0-9]{10}")
 
 
-def _symbol_of(text: str) -> Symbol:
+def _symbol_of(symbol: type[Symbol], text: str) -> Symbol:
     if "+" in text:
         name, _, addend = text.partition("+")
-        return Symbol(name, int(addend))
-    return Symbol(text)
+        return symbol(name, int(addend))
+    return symbol(text)
 
 
 # The bulk reader reads a body written one directive a line: each directive becomes the
@@ -561,17 +561,32 @@ def bulk_section(
     data, offsets, sizes, texts, distinct, wide = pieces
     relocs: list[Reloc] = []
     if texts:
-        symbols = dict(zip(distinct, map(_symbol_of if "+" in body else Symbol, distinct), strict=False))
-        relocs = list(
-            map(
-                tuple.__new__,
-                repeat(Reloc),
-                zip(offsets, sizes, map(symbols.__getitem__, texts), strict=False),
-            )
-        )
+        relocs = bulk_relocs(Symbol, Reloc, offsets, sizes, texts, distinct)
         if addends is not None and "+" in body:
             addends.extend((t, offset) for t, offset in zip(texts, offsets, strict=False) if "+" in t)
     return _as_ptxas_keeps(name, data, wide, relocs=relocs, labels={}, filename=filename)
+
+
+@twin("sections")
+def bulk_relocs(
+    symbol: type[Symbol],
+    reloc: type[Reloc],
+    offsets: list[int],
+    sizes: bytes,
+    texts: list[str],
+    distinct: dict[str, None],
+) -> list[Reloc]:
+    """The relocations of the symbolic values :func:`bulk_pieces` read (their ``offsets``,
+    ``sizes`` and ``texts``, ``name`` or ``name+N``), as ``reloc`` s of one ``symbol`` for each
+    text of ``distinct``. Its native twin is in ``ptxdwarf/_native/sections.c``."""
+    if any("+" in text for text in distinct):
+        made = [_symbol_of(symbol, text) for text in distinct]
+    else:
+        made = list(map(symbol, distinct))
+    symbols = dict(zip(distinct, made, strict=False))
+    return list(
+        map(tuple.__new__, repeat(reloc), zip(offsets, sizes, map(symbols.__getitem__, texts), strict=False))
+    )
 
 
 def _bulk_pieces(text: str) -> Pieces | None:
