@@ -1738,3 +1738,22 @@ def test_severities_come_from_the_registry_and_errors_from_measurements() -> Non
             assert (own is not None and not own.startswith("not measured")) or measured, rule
     for rule in ("missing-address-class", "address-class-range"):
         assert RULES[rule][0] == "warning" and rule_evidence(rule).startswith("not measured")
+
+
+@pytest.mark.parametrize(
+    "name", ["readable.G.sm_75.ptx", "coop_reduce.G.sm_75.ptx", "bf16_convert.G.sm_75.ptx"]
+)
+def test_the_dwarf_checks_need_no_text_in_a_forked_child(name: str) -> None:
+    """The DWARF checks, as the forked child runs them (the module's text let go first), give
+    the findings they give with the text: none reads it (a child that fails is run again in
+    the parent, which then does the work twice)."""
+    from ptxdwarf.lint.context import LintContext
+    from ptxdwarf.lint.run import _check_debug_info
+
+    text = (FIXTURES / "nvcc" / name).read_text()
+    found = []
+    for forked in (False, True):
+        ctx = LintContext(ptxdwarf.ptx.parse_ptx(text, name))
+        _check_debug_info(ctx, forked=forked)
+        found.append([(f.rule, f.line, f.message) for f in ctx.findings])
+    assert found[0] == found[1]

@@ -19,6 +19,7 @@ from ptxdwarf import PtxSyntaxError
 from ptxdwarf.ptx.codescan import scan_code
 from ptxdwarf.ptx.lexer import DECL_WORDS, LineIndex, mask_comments
 from ptxdwarf.ptx.module import TYPE_SIZES
+from ptxdwarf.ptx.statements import register_spans
 
 _PIECES = [
     ".version 7.5",
@@ -264,3 +265,84 @@ _FILES = sorted(FIXTURES.rglob("*.ptx"))
 @pytest.mark.parametrize("path", _FILES, ids=[str(p.relative_to(FIXTURES)) for p in _FILES])
 def test_fixtures_and_corpus(path: Path) -> None:
     check(path.read_text(encoding="utf-8", errors="surrogateescape"))
+
+
+# --- register_spans ---------------------------------------------------------------------
+
+_SPAN_PIECES = st.sampled_from(
+    [
+        ".reg",
+        ".reg ",
+        ".regs",
+        ".reg$x",
+        ".reg.b32",
+        ".reg .pred %p<3>;",
+        "%r1",
+        "%r",
+        "%",
+        "%%",
+        "%tid.x",
+        "%rd12",
+        "$L__BB0_1",
+        "bra",
+        "brx",
+        "call",
+        "bra.uni",
+        "calls",
+        "x",
+        "_",
+        "9",
+        "12ab",
+        ";",
+        ",",
+        " ",
+        "\n",
+        "{",
+        "}",
+        ".",
+        "mov.u32",
+        "é",
+        "\t",
+    ]
+)
+
+
+def check_spans(text: str, start: int, end: int) -> None:
+    """register_spans' kernel gives the reference's spans of ASCII text, and declines other."""
+    if text.isascii():
+        same(register_spans, text, start, end)
+    else:
+        assert native_of(register_spans)(text, start, end) is None
+
+
+@given(st.lists(_SPAN_PIECES, max_size=40).map("".join), st.integers(-50, 400), st.integers(-50, 400))
+@settings(max_examples=400, deadline=None)
+def test_register_spans_of_generated_code(text: str, start: int, end: int) -> None:
+    check_spans(text, 0, len(text))
+    check_spans(text, start, end)
+
+
+@given(st.text(alphabet=st.sampled_from(list(".reg%$;_bracl1 \n")), max_size=80))
+@settings(max_examples=300, deadline=None)
+def test_register_spans_of_random_text(text: str) -> None:
+    check_spans(text, 0, len(text))
+
+
+def test_register_spans_of_every_fixture_function() -> None:
+    """Every function body of every PTX file under fixtures/ (the corpus included)."""
+    import ptxdwarf.ptx
+
+    bodies = 0
+    for path in _FILES:
+        try:
+            module = ptxdwarf.ptx.parse_ptx(
+                path.read_text(encoding="utf-8", errors="surrogateescape"), str(path)
+            )
+            functions = module.functions
+        except PtxSyntaxError:
+            continue
+        for f in functions:
+            if f.body_start >= 0:
+                check_spans(module.masked, f.body_start, f.body_end)
+                bodies += 1
+    assert bodies > 500

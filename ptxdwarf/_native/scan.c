@@ -609,7 +609,153 @@ static PyObject *mask_comments(PyObject *self, PyObject *const *args, Py_ssize_t
     return masked != NULL ? masked : Py_NewRef(source);
 }
 
+/* ------------------------------------------------------------------ register_spans */
+
+static int is_name_start(uint8_t c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '$' || c == '%';
+}
+
+static int is_name_char(uint8_t c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/* A register name's first and last place, in first-use order; an open-addressing table of
+ * indices into the entries. */
+typedef struct {
+    const uint8_t *name;
+    Py_ssize_t len, first, last;
+} reg_entry;
+
+typedef struct {
+    reg_entry *entries;
+    Py_ssize_t *slots; /* -1: free */
+    size_t n, cap_entries, cap_slots;
+} reg_table;
+
+static size_t reg_hash(const uint8_t *p, Py_ssize_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 31));
+}
+
+static int reg_grow(reg_table *t) {
+    if (t->n + 1 > t->cap_entries) {
+        size_t cap = t->cap_entries ? 2 * t->cap_entries : 64;
+        reg_entry *e = PyMem_Realloc(t->entries, cap * sizeof(reg_entry));
+        if (!e) return -1;
+        t->entries = e;
+        t->cap_entries = cap;
+    }
+    if ((t->n + 1) * 2 > t->cap_slots) {
+        size_t cap = t->cap_slots ? 2 * t->cap_slots : 128;
+        Py_ssize_t *slots = PyMem_Malloc(cap * sizeof(Py_ssize_t));
+        if (!slots) return -1;
+        for (size_t i = 0; i < cap; i++) slots[i] = -1;
+        for (size_t k = 0; k < t->n; k++) {
+            size_t i = reg_hash(t->entries[k].name, t->entries[k].len) & (cap - 1);
+            while (slots[i] >= 0) i = (i + 1) & (cap - 1);
+            slots[i] = (Py_ssize_t)k;
+        }
+        PyMem_Free(t->slots);
+        t->slots = slots;
+        t->cap_slots = cap;
+    }
+    return 0;
+}
+
+/* Notes a use of the name p[0:n] at place count. */
+static int reg_use(reg_table *t, const uint8_t *p, Py_ssize_t n, Py_ssize_t count) {
+    if (reg_grow(t) < 0) return -1;
+    size_t i = reg_hash(p, n) & (t->cap_slots - 1);
+    while (t->slots[i] >= 0) {
+        reg_entry *e = &t->entries[t->slots[i]];
+        if (e->len == n && memcmp(e->name, p, (size_t)n) == 0) {
+            e->last = count;
+            return 0;
+        }
+        i = (i + 1) & (t->cap_slots - 1);
+    }
+    t->slots[i] = (Py_ssize_t)t->n;
+    t->entries[t->n++] = (reg_entry){p, n, count, count};
+    return 0;
+}
+
+/* register_spans(masked, start, end): the twin of ptxdwarf.ptx.statements.register_spans, for
+ * ASCII text (None for other). */
+static PyObject *register_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyUnicode_IS_ASCII(args[0]) || !PyLong_CheckExact(args[1]) ||
+        !PyLong_CheckExact(args[2]))
+        Py_RETURN_NONE;
+    Py_ssize_t size = PyUnicode_GET_LENGTH(args[0]);
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
+    if ((start == -1 || end == -1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    /* the slice masked[start:end] */
+    if (start < 0) start = start + size < 0 ? 0 : start + size;
+    if (end < 0) end = end + size < 0 ? 0 : end + size;
+    if (start > size) start = size;
+    if (end > size) end = size;
+    if (end < start) end = start;
+    const uint8_t *text = PyUnicode_1BYTE_DATA(args[0]);
+    const uint8_t *p = text + start, *stop = text + end;
+    const uint8_t *next_semicolon = p; /* the first ';' at or after it (stop: none), when looked for */
+    int semicolon_known = 0;
+    reg_table t = {NULL, NULL, 0, 0, 0};
+    Py_ssize_t count = 0, jumps = 0;
+    PyObject *spans = NULL, *result = NULL;
+    while (p < stop) {
+        uint8_t c = *p;
+        if (c == '.' && stop - p >= 4 && memcmp(p, ".reg", 4) == 0 && (stop - p == 4 || !is_name_char(p[4]) || p[4] == '$')) {
+            /* \.reg\b[^;]*; becomes ";" */
+            if (!semicolon_known || next_semicolon < p) {
+                next_semicolon = memchr(p, ';', (size_t)(stop - p));
+                if (!next_semicolon) next_semicolon = stop;
+                semicolon_known = 1;
+            }
+            if (next_semicolon < stop) {
+                p = next_semicolon + 1;
+                continue;
+            }
+        }
+        if (!is_name_start(c)) {
+            p++;
+            continue;
+        }
+        const uint8_t *q = p + 1;
+        while (q < stop && is_name_char(*q)) q++;
+        Py_ssize_t n = q - p;
+        if (c == '%') {
+            if (reg_use(&t, p, n, count) < 0) { PyErr_NoMemory(); goto done; }
+            count++;
+        } else if ((n == 3 && (memcmp(p, "bra", 3) == 0 || memcmp(p, "brx", 3) == 0)) ||
+                   (n == 4 && memcmp(p, "call", 4) == 0)) {
+            jumps++;
+        }
+        p = q;
+    }
+    spans = PyDict_New();
+    if (!spans) goto done;
+    for (size_t k = 0; k < t.n; k++) {
+        PyObject *name = PyUnicode_FromStringAndSize((const char *)t.entries[k].name, t.entries[k].len);
+        PyObject *span = name ? Py_BuildValue("(nn)", t.entries[k].first, t.entries[k].last) : NULL;
+        int r = span ? PyDict_SetItem(spans, name, span) : -1;
+        Py_XDECREF(name);
+        Py_XDECREF(span);
+        if (r < 0) goto done;
+    }
+    result = Py_BuildValue("(Onn)", spans, count, jumps);
+done:
+    Py_XDECREF(spans);
+    PyMem_Free(t.entries);
+    PyMem_Free(t.slots);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"register_spans", (PyCFunction)(void (*)(void))register_spans, METH_FASTCALL,
+     "The twin of ptxdwarf.ptx.statements.register_spans."},
     {"scan_code", (PyCFunction)(void (*)(void))scan_code, METH_FASTCALL, "The twin of ptxdwarf.ptx.codescan.scan_code."},
     {"mask_comments", (PyCFunction)(void (*)(void))mask_comments, METH_FASTCALL | METH_KEYWORDS,
      "The twin of ptxdwarf.ptx.lexer.mask_comments."},

@@ -11,7 +11,6 @@ from ..dwarf.expr import Op, decode_expression, register_name
 from ..dwarf.model import DIE, Attribute, Unit
 from ..errors import PtxDwarfError
 from ..ptx.module import PtxFunction
-from ..ptx.statements import register_spans
 from .context import LintContext
 from .units import BLOCK_FORMS
 
@@ -56,13 +55,7 @@ class RegisterMemory:
         takes for the module's code, at the subprogram that costs most."""
         if not self._named:
             return
-        module = self.ctx.module
-        masked = module.masked
-        spans = {
-            id(f): register_spans(masked, f.body_start, f.body_end)
-            for f in module.functions
-            if f.body_start >= 0
-        }
+        spans = self.ctx.register_spans()
         operands = {key: count for key, (_, count, _) in spans.items()}
         costs: list[tuple[float, DIE, PtxFunction, int]] = []
         for sp, names in self._named.values():

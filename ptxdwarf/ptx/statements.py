@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .._native import twin
 from .lexer import LABEL_AT, NAME
 
 __all__ = [
@@ -198,11 +199,13 @@ def used_names(masked: str, start: int, end: int) -> frozenset[str]:
     return frozenset(_NAME.findall(code))
 
 
+@twin("scan")
 def register_spans(masked: str, start: int, end: int) -> tuple[dict[str, tuple[int, int]], int, int]:
     """Of the statements between ``start`` and ``end`` (``.reg`` declarations left out): each
     ``%`` name's first and last place, counted in ``%`` names from the start; how many ``%``
     names they hold in all (the register operands, special registers included); and how many
-    branches and calls (``bra``, ``brx``, ``call``). Linear in the text."""
+    branches and calls (``bra``, ``brx``, ``call``). Linear in the text. Its native twin is in
+    ``ptxdwarf/_native/scan.c``."""
     code = _REG_DECLARATION.sub(";", masked[start:end])
     spans: dict[str, tuple[int, int]] = {}
     count = jumps = 0
