@@ -33,7 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_cli import dwarfdump, load, pairs
+from bench_cli import compile_bytecode, dwarfdump, load, pairs
 from bench_parse import benchmark_module, cached_cubin, module_arguments
 
 from ptxdwarf._native import describe
@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     reader = args.llvm_dwarfdump or dwarfdump()
 
     path, text, _module, tool, arch = benchmark_module(args)
+    compile_bytecode()
     me = [sys.executable, "-m", "ptxdwarf", "dump"]
     ratios: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:

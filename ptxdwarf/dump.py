@@ -21,6 +21,7 @@ from .cuda.cubin import register_map, tileir_texts, undecoded_sections, unread_l
 from .cuda.regmap import SASS_SECTION, FunctionRegisters
 from .dwarf.constants import (
     AT,
+    ENUMERATED_ATTRIBUTES,
     FORM,
     address_class_name,
     at_name,
@@ -492,6 +493,10 @@ def _target_label(info: DebugInfo, unit: Unit, name: int, target: DIE, types: di
     return f" {_quote(target.name)}" if target.name else ""
 
 
+#: The attributes whose integer values the text dump shows by name (``DW_ATE_signed``).
+_NAMED_VALUES = frozenset({AT.address_class, AT.encoding, AT.language, *ENUMERATED_ATTRIBUTES})
+
+
 def _value_text(info: DebugInfo, unit: Unit, attr: Attribute, types: dict[int, str]) -> str:  # noqa: C901 - run per attribute of the text dump: one function, no call per case
     value = attr.value
     name = attr.name
@@ -516,15 +521,16 @@ def _value_text(info: DebugInfo, unit: Unit, attr: Attribute, types: dict[int, s
         return "true"
     sym = attr.symbol
     if isinstance(value, int):
-        if name == AT.address_class:
-            return f"0x{value:02x} {address_class_name(value)}"
-        if name == AT.encoding:
-            return ate_name(value)
-        if name == AT.language:
-            return lang_name(value)
-        named = enumerated_value_name(name, value)
-        if named is not None:
-            return named
+        if name in _NAMED_VALUES:
+            if name == AT.address_class:
+                return f"0x{value:02x} {address_class_name(value)}"
+            if name == AT.encoding:
+                return ate_name(value)
+            if name == AT.language:
+                return lang_name(value)
+            named = enumerated_value_name(name, value)
+            if named is not None:
+                return named
         text = f"0x{value:x}" if attr.form != FORM.sdata else str(value)
         if sym is not None:
             text += f" <{sym}>"
@@ -662,23 +668,78 @@ def _info_text(info: DebugInfo) -> Iterator[str | list[str]]:
 def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[list[str]]:
     """A unit's lines, about :data:`_CHUNK_LINES` at a time."""
     abbrev = _num(info, unit.abbrev_offset)
-    out = [
+    yield [
         f"0x{unit.offset:08x}: Compile Unit: length = 0x{unit.length:08x}, version = 0x{unit.version:04x}, "
         f"abbr_offset = 0x{abbrev:04x}, addr_size = 0x{unit.address_size:02x} (next unit at 0x{unit.end:08x})",
         "",
     ]
     if unit.die is None:
-        yield out
         return
-    append = out.append
-    types: dict[int, str] = {}
-    # (DIE, depth); a None DIE stands for the null entry closing a child list.
+    printer = _UnitPrinter(info, unit)
     stack: list[tuple[DIE | None, int]] = [(unit.die, 0)]
     while stack:
-        if len(out) >= _CHUNK_LINES:
-            yield out
-            out = []
-            append = out.append
+        yield _die_lines(printer, stack, _CHUNK_LINES)
+
+
+class _UnitPrinter:
+    """What the text dump of one unit's DIEs keeps from one DIE to the next: the spellings of
+    the types met (by the DIE's id), the names of codes, and the memos of the native
+    :func:`_die_lines` (the reference makes each value's text anew)."""
+
+    __slots__ = ("ats", "expressions", "forms", "info", "references", "tags", "types", "unit", "values")
+
+    def __init__(self, info: DebugInfo, unit: Unit) -> None:
+        self.info = info
+        self.unit = unit
+        self.types: dict[int, str] = {}
+        self.tags: dict[int, str] = {}
+        self.ats: dict[int, str] = {}
+        self.forms: dict[int, str] = {}
+        #: The text of a reference's value by (whether it names a type, the target's offset).
+        self.references: dict[tuple[bool, int], str] = {}
+        #: The text of a named value (an attribute without relocations) by (name, form, value).
+        self.values: dict[tuple[int, int | None, int], str] = {}
+        #: :meth:`expression_text` of each Block without relocations by its id, beside it.
+        self.expressions: dict[int, tuple[Block, tuple[str, str | None]]] = {}
+
+    def value_text(self, attr: Attribute) -> str:
+        """What the dump shows between the parentheses after an attribute's form."""
+        return _value_text(self.info, self.unit, attr, self.types)
+
+    def expression_text(self, expr: bytes) -> tuple[str, str | None]:
+        """:func:`_expression_text` in the unit's address size."""
+        return _expression_text(expr, self.unit.address_size)
+
+    def tag_text(self, code: int) -> str:
+        """``DW_TAG_subprogram``."""
+        text = self.tags.get(code)
+        if text is None:
+            text = self.tags[code] = tag_name(code)
+        return text
+
+    def at_text(self, code: int) -> str:
+        """``DW_AT_name``."""
+        text = self.ats.get(code)
+        if text is None:
+            text = self.ats[code] = at_name(code)
+        return text
+
+    def form_text(self, code: int) -> str:
+        """``DW_FORM_data4``."""
+        text = self.forms.get(code)
+        if text is None:
+            text = self.forms[code] = form_name(code)
+        return text
+
+
+@twin("dumptext", checkable=False)
+def _die_lines(printer: _UnitPrinter, stack: list[tuple[DIE | None, int]], limit: int) -> list[str]:
+    """The lines of the DIEs taken from the end of ``stack`` (each with its depth; None: the
+    null entry that closes a list of children) until ``limit`` lines or more are made, each
+    DIE's children pushed in its place."""
+    out: list[str] = []
+    append = out.append
+    while stack and len(out) < limit:
         item, depth = stack.pop()
         indent = " " * (2 * min(depth, _MAX_INDENT))
         deep = f"[depth {depth}] " if depth > _MAX_INDENT else ""
@@ -687,11 +748,11 @@ def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[list[str]]:
             append("")
             continue
         die = item
-        append(f"0x{die.offset:08x}: {indent}{deep}{tag_name(die.tag)}")
+        append(f"0x{die.offset:08x}: {indent}{deep}{printer.tag_text(die.tag)}")
         for attr in die.attributes:
-            form = form_name(attr.form) if attr.form is not None else "?"
+            form = printer.form_text(attr.form) if attr.form is not None else "?"
             append(
-                f"              {indent}{at_name(attr.name)} [{form}]\t({_value_text(info, unit, attr, types)})"
+                f"              {indent}{printer.at_text(attr.name)} [{form}]\t({printer.value_text(attr)})"
             )
         append("")
         if die.children:
@@ -699,7 +760,7 @@ def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[list[str]]:
             stack.extend(zip(reversed(die.children), itertools.repeat(depth + 1)))
         elif die.has_children:
             stack.append((None, depth + 1))
-    yield out
+    return out
 
 
 def _other_text(info: DebugInfo) -> Iterator[str]:

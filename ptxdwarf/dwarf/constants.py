@@ -17,6 +17,7 @@ __all__ = [
     "AT",
     "ATE",
     "CC",
+    "ENUMERATED_ATTRIBUTES",
     "FORM",
     "HANDLE_CLASS",
     "INL",
@@ -72,6 +73,8 @@ _VALUE_NAMES: dict[int, dict[int, str]] = {
     AT.virtuality: _reverse(_table(VIRTUALITY), "DW_VIRTUALITY_"),
     AT.visibility: _reverse(_table(VIS), "DW_VIS_"),
 }
+#: The attributes whose values :func:`enumerated_value_name` names.
+ENUMERATED_ATTRIBUTES = frozenset(_VALUE_NAMES)
 
 
 def tag_name(code: int) -> str:

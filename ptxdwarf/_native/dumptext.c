@@ -1,0 +1,651 @@
+/* The text dump's DIE printer: the twin of ptxdwarf.dump._die_lines. It writes the common values
+ * itself (numbers, strings of printable ASCII, references, blocks, expressions, location lists)
+ * and asks the printer's value_text for every other (an indirect form, a named value, a value of
+ * another type), so that where it asks, what it shows is the reference's by construction. An item
+ * of the stack it does not take (not a DIE of the model's own class, a depth that is not an int)
+ * ends the chunk before it is taken, and the reference prints it in the next call. */
+#include "common.h"
+#include <structmember.h>
+
+enum { F_DATA4 = 0x06, F_STRING = 0x08, F_SDATA = 0x0d, F_STRP = 0x0e, F_REF_ADDR = 0x10,
+       F_REF_UDATA = 0x15, F_SEC_OFFSET = 0x17, F_EXPRLOC = 0x18, F_FLAG_PRESENT = 0x19 };
+enum { AT_LOCATION = 0x02, AT_CONTAINING_TYPE = 0x1d, AT_FRAME_BASE = 0x40, AT_TYPE = 0x49 };
+enum { MAX_INDENT = 40 };
+
+/* The model's classes, where their slots live, the attribute sets of the reference. */
+static struct {
+    PyTypeObject *die, *attribute, *block, *symbol, *reloc;
+    Py_ssize_t die_tag, die_offset, die_attributes, die_children, die_has_children;
+    Py_ssize_t a_name, a_form, a_value, a_relocs, a_target;
+    Py_ssize_t s_name, s_addend, s_value;
+    PyObject *expression_attributes, *named_values;
+    int ready;
+} M;
+
+static PyObject *s_info, *s_tags, *s_ats, *s_forms, *s_references, *s_values, *s_expressions, *s_value_text,
+    *s_expression_text, *s_tag_text, *s_at_text, *s_form_text, *s_location_list_at, *s_entries, *s_relocs,
+    *s_empty, *s_x, *s_08x;
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset) {
+    PyObject *d = PyObject_GetAttrString((PyObject *)type, name);
+    if (!d) return -1;
+    int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
+             ((PyMemberDescrObject *)d)->d_common.d_type == type;
+    if (ok) *offset = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    if (!ok) PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
+    return ok ? 0 : -1;
+}
+
+static PyObject *imported(const char *module, const char *name) {
+    PyObject *m = PyImport_ImportModule(module);
+    if (!m) return NULL;
+    PyObject *v = PyObject_GetAttrString(m, name);
+    Py_DECREF(m);
+    return v;
+}
+
+static PyTypeObject *imported_type(const char *module, const char *name) {
+    PyObject *v = imported(module, name);
+    if (v && !PyType_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s.%s is not a class", module, name);
+        Py_CLEAR(v);
+    }
+    return (PyTypeObject *)v;
+}
+
+/* The classes and sets, once (the modules are loaded by the time a dump runs). */
+static int load(void) {
+    if (M.ready) return 0;
+    M.die = imported_type("ptxdwarf.dwarf.model", "DIE");
+    M.attribute = imported_type("ptxdwarf.dwarf.model", "Attribute");
+    M.block = imported_type("ptxdwarf.dwarf.schemas", "Block");
+    M.symbol = imported_type("ptxdwarf.dwarf.image", "Symbol");
+    M.reloc = imported_type("ptxdwarf.dwarf.image", "Reloc");
+    M.expression_attributes = imported("ptxdwarf.dwarf.constants", "EXPRESSION_ATTRIBUTES");
+    M.named_values = imported("ptxdwarf.dump", "_NAMED_VALUES");
+    if (!M.die || !M.attribute || !M.block || !M.symbol || !M.reloc || !M.expression_attributes ||
+        !M.named_values)
+        return -1;
+    if (!PyAnySet_Check(M.expression_attributes) || !PyAnySet_Check(M.named_values) ||
+        !PyType_IsSubtype(M.block, &PyBytes_Type) || !PyType_IsSubtype(M.reloc, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "the model is not what the dump kernel was built for");
+        return -1;
+    }
+    if (slot_offset(M.die, "tag", &M.die_tag) || slot_offset(M.die, "offset", &M.die_offset) ||
+        slot_offset(M.die, "attributes", &M.die_attributes) || slot_offset(M.die, "children", &M.die_children) ||
+        slot_offset(M.die, "has_children", &M.die_has_children) ||
+        slot_offset(M.attribute, "name", &M.a_name) || slot_offset(M.attribute, "form", &M.a_form) ||
+        slot_offset(M.attribute, "value", &M.a_value) || slot_offset(M.attribute, "relocs", &M.a_relocs) ||
+        slot_offset(M.attribute, "target", &M.a_target) || slot_offset(M.symbol, "name", &M.s_name) ||
+        slot_offset(M.symbol, "addend", &M.s_addend) || slot_offset(M.symbol, "value", &M.s_value))
+        return -1;
+    M.ready = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ lines */
+
+/* A line being made: UTF-8 bytes (a piece that is not ASCII is written with surrogatepass, so
+ * that the line comes back as the same code points). */
+typedef struct {
+    buffer b;
+    int ascii;
+} line;
+
+static int put(line *l, const char *s, size_t n) { return buffer_put(&l->b, s, n); }
+
+static int puts_(line *l, const char *s) { return put(l, s, strlen(s)); }
+
+static int put_str(line *l, PyObject *s) {
+    if (PyUnicode_IS_ASCII(s)) return put(l, (const char *)PyUnicode_1BYTE_DATA(s), (size_t)PyUnicode_GET_LENGTH(s));
+    PyObject *bytes = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
+    if (!bytes) return -1;
+    l->ascii = 0;
+    int r = put(l, PyBytes_AS_STRING(bytes), (size_t)PyBytes_GET_SIZE(bytes));
+    Py_DECREF(bytes);
+    return r;
+}
+
+/* ``{obj}`` of an f-string. */
+static int put_obj(line *l, PyObject *obj) {
+    if (PyUnicode_CheckExact(obj)) return put_str(l, obj);
+    PyObject *s = PyObject_Format(obj, s_empty);
+    if (!s) return -1;
+    int r = put_str(l, s);
+    Py_DECREF(s);
+    return r;
+}
+
+/* ``f"{obj:spec}"``. */
+static int put_format(line *l, PyObject *obj, PyObject *spec) {
+    PyObject *s = PyObject_Format(obj, spec);
+    if (!s) return -1;
+    int r = put_str(l, s);
+    Py_DECREF(s);
+    return r;
+}
+
+/* ``f"{v:x}"`` of an int (``width`` 8: ``08x``). */
+static int put_hex(line *l, PyObject *v, int width) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(v);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return put_format(l, v, width == 8 ? s_08x : s_x);
+    }
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, width == 8 ? "%08llx" : "%llx", u);
+    return put(l, tmp, (size_t)n);
+}
+
+static PyObject *line_text(line *l) {
+    if (!l->ascii) return PyUnicode_DecodeUTF8((const char *)l->b.data, (Py_ssize_t)l->b.len, "surrogatepass");
+    PyObject *s = PyUnicode_New((Py_ssize_t)l->b.len, 127);
+    if (s && l->b.len) memcpy(PyUnicode_1BYTE_DATA(s), l->b.data, l->b.len);
+    return s;
+}
+
+static int emit(PyObject *out, line *l) {
+    PyObject *s = line_text(l);
+    if (!s) return -1;
+    int r = PyList_Append(out, s);
+    Py_DECREF(s);
+    l->b.len = 0;
+    l->ascii = 1;
+    return r;
+}
+
+/* ------------------------------------------------------------------ values */
+
+typedef struct {
+    PyObject *printer, *info, *tags, *ats, *forms, *references, *values, *expressions;
+} ctx;
+
+enum { DONE = 0, FAILED = -1, ASK = 1 }; /* ASK: the printer's value_text says it */
+
+/* A code of an int slot, an int or an IntEnum's member (-1: None; -2: something else). */
+static long code_of(PyObject *v) {
+    if (v == Py_None) return -1;
+    if (!PyLong_Check(v)) return -2;
+    long c = PyLong_AsLong(v);
+    if (c == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -2;
+    }
+    return c < 0 ? -2 : c;
+}
+
+/* The name of a code through the printer's dict, asking ``method`` where it has none. */
+static PyObject *name_of(ctx *c, PyObject *cache, PyObject *method, PyObject *code) {
+    PyObject *v = PyDict_GetItemWithError(cache, code);
+    if (v) return Py_NewRef(v);
+    if (PyErr_Occurred()) return NULL;
+    return PyObject_CallMethodOneArg(c->printer, method, code);
+}
+
+/* ``str(symbol)`` (Symbol.__str__). */
+static int put_symbol(line *l, PyObject *sym) {
+    if (Py_IS_TYPE(sym, M.symbol)) {
+        PyObject *name = SLOT(sym, M.s_name), *addend = SLOT(sym, M.s_addend);
+        if (name && addend && PyUnicode_CheckExact(name) && PyLong_CheckExact(addend)) {
+            int overflow;
+            long long a = PyLong_AsLongLongAndOverflow(addend, &overflow);
+            if (!overflow && a != LLONG_MIN && !(a == -1 && PyErr_Occurred())) {
+                if (put_str(l, name) < 0) return -1;
+                if (a == 0) return 0;
+                char tmp[32];
+                int n = snprintf(tmp, sizeof tmp, a > 0 ? "+%lld" : "-%lld", a > 0 ? a : -a);
+                return put(l, tmp, (size_t)n);
+            }
+            PyErr_Clear();
+        }
+    }
+    PyObject *s = PyObject_Str(sym);
+    if (!s) return -1;
+    int r = put_str(l, s);
+    Py_DECREF(s);
+    return r;
+}
+
+/* _addr_text. */
+static int put_address(line *l, PyObject *v) {
+    if (PyLong_CheckExact(v)) {
+        if (puts_(l, "0x") < 0) return FAILED;
+        return put_hex(l, v, 0) < 0 ? FAILED : DONE;
+    }
+    if (!Py_IS_TYPE(v, M.symbol)) return ASK;
+    PyObject *value = SLOT(v, M.s_value);
+    if (!value) return ASK;
+    if (value == Py_None) return put_symbol(l, v) < 0 ? FAILED : DONE;
+    if (!PyLong_CheckExact(value)) return ASK;
+    if (puts_(l, "0x") < 0 || put_hex(l, value, 0) < 0 || puts_(l, " <") < 0 || put_symbol(l, v) < 0 ||
+        puts_(l, ">") < 0)
+        return FAILED;
+    return DONE;
+}
+
+/* The printer's expression_text of ``expr`` (text, error), kept for a Block without relocations
+ * by its id, beside the Block itself (so that the id stays its own while kept). */
+static PyObject *expression_of(ctx *c, PyObject *expr) {
+    int plain = 0;
+    if (Py_IS_TYPE(expr, M.block)) {
+        PyObject *relocs = PyObject_GetAttr(expr, s_relocs);
+        if (!relocs) return NULL;
+        plain = PyTuple_CheckExact(relocs) && PyTuple_GET_SIZE(relocs) == 0;
+        Py_DECREF(relocs);
+    }
+    PyObject *key = NULL;
+    if (plain) {
+        if (!(key = PyLong_FromVoidPtr(expr))) return NULL;
+        PyObject *kept = PyDict_GetItemWithError(c->expressions, key);
+        if (kept && PyTuple_CheckExact(kept) && PyTuple_GET_SIZE(kept) == 2 && PyTuple_GET_ITEM(kept, 0) == expr) {
+            Py_DECREF(key);
+            return Py_NewRef(PyTuple_GET_ITEM(kept, 1));
+        }
+        if (PyErr_Occurred()) {
+            Py_DECREF(key);
+            return NULL;
+        }
+    }
+    PyObject *v = PyObject_CallMethodOneArg(c->printer, s_expression_text, expr);
+    if (v && key) {
+        PyObject *kept = PyTuple_Pack(2, expr, v);
+        if (!kept || PyDict_SetItem(c->expressions, key, kept) < 0) Py_CLEAR(v);
+        Py_XDECREF(kept);
+    }
+    Py_XDECREF(key);
+    return v;
+}
+
+/* (text, error) as two strs, error NULL for None; 1 where the pair is not of that shape. */
+static int pair_of(PyObject *pair, PyObject **text, PyObject **error) {
+    if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) return 1;
+    *text = PyTuple_GET_ITEM(pair, 0);
+    *error = PyTuple_GET_ITEM(pair, 1);
+    if (*error == Py_None) *error = NULL;
+    return !PyUnicode_CheckExact(*text) || (*error && !PyUnicode_CheckExact(*error));
+}
+
+/* _loclist_text. */
+static int put_loclist(ctx *c, line *l, PyObject *loc) {
+    PyObject *entries = PyObject_GetAttr(loc, s_entries);
+    if (!entries) return FAILED;
+    int r = DONE;
+    if (!PyList_CheckExact(entries)) {
+        r = ASK;
+        goto done;
+    }
+    if (PyList_GET_SIZE(entries) == 0) {
+        r = puts_(l, "<empty list>") < 0 ? FAILED : DONE;
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries) && r == DONE; i++) {
+        PyObject *e = PyList_GET_ITEM(entries, i);
+        if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 3) {
+            r = ASK;
+            break;
+        }
+        Py_INCREF(e);
+        PyObject *begin = PyTuple_GET_ITEM(e, 0), *end = PyTuple_GET_ITEM(e, 1), *expr = PyTuple_GET_ITEM(e, 2);
+        if (i && puts_(l, " ") < 0) r = FAILED;
+        else if (expr == Py_None) {
+            if (puts_(l, "[base address ") < 0) r = FAILED;
+            else if ((r = put_address(l, end)) == DONE && puts_(l, "]") < 0) r = FAILED;
+        } else {
+            PyObject *pair = expression_of(c, expr), *text, *error;
+            if (!pair) r = FAILED;
+            else if (pair_of(pair, &text, &error)) r = ASK;
+            else if (puts_(l, "[") < 0) r = FAILED;
+            else if ((r = put_address(l, begin)) != DONE) {
+            } else if (puts_(l, ", ") < 0) r = FAILED;
+            else if ((r = put_address(l, end)) != DONE) {
+            } else if (puts_(l, "): ") < 0) r = FAILED;
+            else if (error) {
+                if (puts_(l, "<bad expression: ") < 0 || put_str(l, error) < 0 || puts_(l, ">") < 0) r = FAILED;
+            } else if (put_str(l, text) < 0) r = FAILED;
+            Py_XDECREF(pair);
+        }
+        Py_DECREF(e);
+    }
+done:
+    Py_DECREF(entries);
+    return r;
+}
+
+static int printable(PyObject *s) {
+    if (!PyUnicode_IS_ASCII(s)) return 0;
+    const unsigned char *p = PyUnicode_1BYTE_DATA(s);
+    for (Py_ssize_t i = 0, n = PyUnicode_GET_LENGTH(s); i < n; i++)
+        if (p[i] < 0x20 || p[i] > 0x7e || p[i] == '\\') return 0;
+    return 1;
+}
+
+static int put_bytes(line *l, PyObject *b, const char *each, const char *sep) {
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(b);
+    char tmp[8];
+    for (Py_ssize_t i = 0, n = PyBytes_GET_SIZE(b); i < n; i++) {
+        if (i && puts_(l, sep) < 0) return -1;
+        int k = snprintf(tmp, sizeof tmp, each, p[i]);
+        if (put(l, tmp, (size_t)k) < 0) return -1;
+    }
+    return 0;
+}
+
+/* A reference's text: (names a type, target) -> text, from the printer where it is new. */
+static int put_reference(ctx *c, line *l, PyObject *attr, long name, PyObject *target) {
+    PyObject *key = PyTuple_Pack(2, (name == AT_TYPE || name == AT_CONTAINING_TYPE) ? Py_True : Py_False, target);
+    if (!key) return FAILED;
+    PyObject *text = PyDict_GetItemWithError(c->references, key);
+    if (text) Py_INCREF(text);
+    else if (!PyErr_Occurred()) {
+        text = PyObject_CallMethodOneArg(c->printer, s_value_text, attr);
+        if (text && PyDict_SetItem(c->references, key, text) < 0) Py_CLEAR(text);
+    }
+    Py_DECREF(key);
+    if (!text) return FAILED;
+    int r = put_obj(l, text);
+    Py_DECREF(text);
+    return r < 0 ? FAILED : DONE;
+}
+
+/* A named value's text (an attribute without relocations): (name, form, value) -> text, from
+ * the printer where it is new. */
+static int put_named(ctx *c, line *l, PyObject *attr, PyObject *name, PyObject *form, PyObject *value) {
+    PyObject *key = PyTuple_Pack(3, name, form, value);
+    if (!key) return FAILED;
+    PyObject *text = PyDict_GetItemWithError(c->values, key);
+    if (text) Py_INCREF(text);
+    else if (!PyErr_Occurred()) {
+        text = PyObject_CallMethodOneArg(c->printer, s_value_text, attr);
+        if (text && PyDict_SetItem(c->values, key, text) < 0) Py_CLEAR(text);
+    }
+    Py_DECREF(key);
+    if (!text) return FAILED;
+    int r = put_obj(l, text);
+    Py_DECREF(text);
+    return r < 0 ? FAILED : DONE;
+}
+
+/* _value_text of an Attribute of the model's own class, or ASK. */
+static int put_value(ctx *c, line *l, PyObject *attr) {
+    PyObject *value = SLOT(attr, M.a_value), *name = SLOT(attr, M.a_name), *form = SLOT(attr, M.a_form),
+             *relocs = SLOT(attr, M.a_relocs);
+    if (!value || !name || !form || !relocs) return ASK;
+    if (PyObject_TypeCheck(value, M.attribute)) return ASK;
+    if (PyUnicode_Check(value)) {
+        if (!PyUnicode_CheckExact(value) || !printable(value)) return ASK;
+        if (puts_(l, "\"") < 0) return FAILED;
+        const char *p = (const char *)PyUnicode_1BYTE_DATA(value);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(value), start = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (p[i] == '"') {
+                if (put(l, p + start, (size_t)(i - start)) < 0 || puts_(l, "\\\"") < 0) return FAILED;
+                start = i + 1;
+            }
+        return put(l, p + start, (size_t)(n - start)) < 0 || puts_(l, "\"") < 0 ? FAILED : DONE;
+    }
+    if (PyObject_TypeCheck(value, M.die)) return ASK;
+    long fc = code_of(form), nc = code_of(name);
+    if (fc == -2 || nc < 0) return ASK;
+    if (fc >= F_REF_ADDR && fc <= F_REF_UDATA) {
+        PyObject *target = SLOT(attr, M.a_target);
+        if (!target || !PyLong_Check(target)) return ASK;
+        return put_reference(c, l, attr, nc, target);
+    }
+    if (PyObject_TypeCheck(value, M.block)) {
+        int in = PySet_Contains(M.expression_attributes, name);
+        if (in < 0) return FAILED;
+        if ((fc == F_EXPRLOC || in) && fc != F_STRING && fc != F_STRP) {
+            PyObject *pair = expression_of(c, value), *text, *error;
+            if (!pair) return FAILED;
+            int r = DONE;
+            if (pair_of(pair, &text, &error)) r = ASK;
+            else if (error) {
+                if (puts_(l, "<bad expression: ") < 0 || put_str(l, error) < 0 || puts_(l, "> ") < 0 ||
+                    put_bytes(l, value, "%02x", " ") < 0)
+                    r = FAILED;
+            } else if (PyUnicode_GET_LENGTH(text) == 0) r = puts_(l, "<empty>") < 0 ? FAILED : DONE;
+            else r = put_str(l, text) < 0 ? FAILED : DONE;
+            Py_DECREF(pair);
+            return r;
+        }
+        if (puts_(l, "<") < 0 || put_bytes(l, value, "0x%02x", " ") < 0 || puts_(l, ">") < 0) return FAILED;
+        return DONE;
+    }
+    if (value == Py_True && fc == F_FLAG_PRESENT) return puts_(l, "true") < 0 ? FAILED : DONE;
+    if (!PyLong_CheckExact(value)) return ASK;
+    if (!PyTuple_CheckExact(relocs)) return ASK;
+    int named = PySet_Contains(M.named_values, name);
+    if (named < 0) return FAILED;
+    if (named) return PyTuple_GET_SIZE(relocs) ? ASK : put_named(c, l, attr, name, form, value);
+    PyObject *sym = NULL;
+    if (PyTuple_GET_SIZE(relocs)) {
+        PyObject *first = PyTuple_GET_ITEM(relocs, 0);
+        if (!Py_IS_TYPE(first, M.reloc) || PyTuple_GET_SIZE(first) != 3 ||
+            !PyLong_CheckExact(PyTuple_GET_ITEM(first, 0)))
+            return ASK;
+        int zero = PyObject_Not(PyTuple_GET_ITEM(first, 0));
+        if (zero < 0) return FAILED;
+        if (zero && PyTuple_GET_ITEM(first, 2) != Py_None) sym = PyTuple_GET_ITEM(first, 2);
+    }
+    if (fc == F_SDATA) {
+        PyObject *s = PyObject_Str(value);
+        if (!s) return FAILED;
+        int r = put_str(l, s);
+        Py_DECREF(s);
+        if (r < 0) return FAILED;
+    } else if (puts_(l, "0x") < 0 || put_hex(l, value, 0) < 0)
+        return FAILED;
+    if (sym && (puts_(l, " <") < 0 || put_symbol(l, sym) < 0 || puts_(l, ">") < 0)) return FAILED;
+    if ((nc == AT_LOCATION || nc == AT_FRAME_BASE) && (fc == F_DATA4 || fc == F_SEC_OFFSET)) {
+        PyObject *loc = PyObject_CallMethodOneArg(c->info, s_location_list_at, value);
+        if (!loc) return FAILED;
+        int r = DONE;
+        if (loc != Py_None) r = puts_(l, ": ") < 0 ? FAILED : put_loclist(c, l, loc);
+        Py_DECREF(loc);
+        return r;
+    }
+    return DONE;
+}
+
+/* One attribute's line. */
+static int attribute_line(ctx *c, line *l, const char *indent, PyObject *attr, PyObject *out) {
+    PyObject *name, *form;
+    int own = Py_IS_TYPE(attr, M.attribute);
+    if (own) {
+        name = SLOT(attr, M.a_name);
+        form = SLOT(attr, M.a_form);
+        if (!name || !form) own = 0;
+        else {
+            Py_INCREF(name);
+            Py_INCREF(form);
+        }
+    }
+    if (!own) {
+        name = PyObject_GetAttrString(attr, "name");
+        form = name ? PyObject_GetAttrString(attr, "form") : NULL;
+        if (!form) {
+            Py_XDECREF(name);
+            return -1;
+        }
+    }
+    int r = -1;
+    PyObject *at = NULL, *fm = NULL;
+    if (form != Py_None && !(fm = name_of(c, c->forms, s_form_text, form))) goto done;
+    if (!(at = name_of(c, c->ats, s_at_text, name))) goto done;
+    if (puts_(l, "              ") < 0 || puts_(l, indent) < 0 || put_obj(l, at) < 0 || puts_(l, " [") < 0 ||
+        (fm ? put_obj(l, fm) : puts_(l, "?")) < 0 || puts_(l, "]\t(") < 0)
+        goto done;
+    size_t mark = l->b.len;
+    int ascii = l->ascii, v = own ? put_value(c, l, attr) : ASK;
+    if (v == FAILED) goto done;
+    if (v == ASK) {
+        l->b.len = mark;
+        l->ascii = ascii;
+        PyObject *text = PyObject_CallMethodOneArg(c->printer, s_value_text, attr);
+        if (!text) goto done;
+        v = put_obj(l, text);
+        Py_DECREF(text);
+        if (v < 0) goto done;
+    }
+    if (puts_(l, ")") < 0) goto done;
+    r = emit(out, l);
+done:
+    Py_XDECREF(at);
+    Py_XDECREF(fm);
+    Py_DECREF(name);
+    Py_DECREF(form);
+    return r;
+}
+
+/* The depth of a stack item that is a (DIE or None, int) pair this kernel takes, else -1. */
+static Py_ssize_t depth_of(PyObject *item) {
+    if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) return -1;
+    PyObject *die = PyTuple_GET_ITEM(item, 0), *depth = PyTuple_GET_ITEM(item, 1);
+    if (!PyLong_CheckExact(depth)) return -1;
+    Py_ssize_t d = PyLong_AsSsize_t(depth);
+    if (d < 0 || d > (PY_SSIZE_T_MAX >> 2)) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (die == Py_None) return d;
+    if (!Py_IS_TYPE(die, M.die)) return -1;
+    if (!SLOT(die, M.die_tag) || !SLOT(die, M.die_offset) || !SLOT(die, M.die_has_children) ||
+        !PyList_CheckExact(SLOT(die, M.die_attributes) ? SLOT(die, M.die_attributes) : Py_None) ||
+        !PyLong_CheckExact(SLOT(die, M.die_offset)))
+        return -1;
+    return d;
+}
+
+static int push(PyObject *stack, PyObject *die, Py_ssize_t depth) {
+    PyObject *d = PyLong_FromSsize_t(depth);
+    if (!d) return -1;
+    PyObject *t = PyTuple_Pack(2, die, d);
+    Py_DECREF(d);
+    if (!t) return -1;
+    int r = PyList_Append(stack, t);
+    Py_DECREF(t);
+    return r;
+}
+
+/* One DIE (or the null entry, ``die`` None): its lines, its children pushed. */
+static int die_entry(ctx *c, line *l, PyObject *die, Py_ssize_t depth, PyObject *stack, PyObject *out) {
+    char indent[2 * MAX_INDENT + 1], deep[48] = "";
+    Py_ssize_t width = 2 * (depth < MAX_INDENT ? depth : MAX_INDENT);
+    memset(indent, ' ', (size_t)width);
+    indent[width] = 0;
+    if (depth > MAX_INDENT) snprintf(deep, sizeof deep, "[depth %zd] ", depth);
+    if (die == Py_None) {
+        if (puts_(l, "            ") < 0 || puts_(l, indent) < 0 || puts_(l, deep) < 0 || puts_(l, "NULL") < 0 ||
+            emit(out, l) < 0 || emit(out, l) < 0)
+            return -1;
+        return 0;
+    }
+    PyObject *tag = name_of(c, c->tags, s_tag_text, SLOT(die, M.die_tag));
+    if (!tag) return -1;
+    int r = puts_(l, "0x") < 0 || put_hex(l, SLOT(die, M.die_offset), 8) < 0 || puts_(l, ": ") < 0 ||
+            puts_(l, indent) < 0 || puts_(l, deep) < 0 || put_obj(l, tag) < 0 || emit(out, l) < 0;
+    Py_DECREF(tag);
+    if (r) return -1;
+    PyObject *attrs = SLOT(die, M.die_attributes);
+    Py_INCREF(attrs);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(attrs); i++) {
+        PyObject *a = Py_NewRef(PyList_GET_ITEM(attrs, i));
+        r = attribute_line(c, l, indent, a, out);
+        Py_DECREF(a);
+        if (r < 0) break;
+    }
+    Py_DECREF(attrs);
+    if (r < 0 || emit(out, l) < 0) return -1;
+    PyObject *children = SLOT(die, M.die_children);
+    if (!children) {
+        PyErr_SetString(PyExc_AttributeError, "children");
+        return -1;
+    }
+    Py_INCREF(children);
+    int some = PyObject_IsTrue(children);
+    if (some > 0) {
+        PyObject *all = PySequence_List(children);
+        r = all ? push(stack, Py_None, depth + 1) : -1;
+        for (Py_ssize_t i = all ? PyList_GET_SIZE(all) - 1 : -1; i >= 0 && r == 0; i--)
+            r = push(stack, PyList_GET_ITEM(all, i), depth + 1);
+        Py_XDECREF(all);
+    } else if (some == 0) {
+        PyObject *has = SLOT(die, M.die_has_children);
+        int t = has ? PyObject_IsTrue(has) : -1;
+        if (!has) PyErr_SetString(PyExc_AttributeError, "has_children");
+        r = t < 0 ? -1 : t ? push(stack, Py_None, depth + 1) : 0;
+    } else
+        r = -1;
+    Py_DECREF(children);
+    return r;
+}
+
+static PyObject *die_lines(PyObject *self, PyObject *args) {
+    PyObject *printer, *stack;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OO!n", &printer, &PyList_Type, &stack, &limit)) return NULL;
+    if (load() < 0) return NULL;
+    ctx c = {printer, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    PyObject **slots[7] = {&c.tags, &c.ats, &c.forms, &c.references, &c.values, &c.expressions, &c.info};
+    PyObject *names[7] = {s_tags, s_ats, s_forms, s_references, s_values, s_expressions, s_info};
+    PyObject *out = NULL;
+    for (int i = 0; i < 7; i++) {
+        *slots[i] = PyObject_GetAttr(printer, names[i]);
+        if (!*slots[i]) goto done;
+        if (i < 6 && !PyDict_CheckExact(*slots[i])) {
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    out = PyList_New(0);
+    if (!out) goto done;
+    line l = {{NULL, 0, 0}, 1};
+    while (PyList_GET_SIZE(stack) > 0 && PyList_GET_SIZE(out) < limit) {
+        Py_ssize_t n = PyList_GET_SIZE(stack);
+        PyObject *item = PyList_GET_ITEM(stack, n - 1);
+        Py_ssize_t depth = depth_of(item);
+        if (depth < 0) {
+            if (PyList_GET_SIZE(out) == 0) Py_SETREF(out, Py_NewRef(Py_None));
+            break;
+        }
+        Py_INCREF(item);
+        int r = PyList_SetSlice(stack, n - 1, n, NULL);
+        if (r == 0) r = die_entry(&c, &l, PyTuple_GET_ITEM(item, 0), depth, stack, out);
+        Py_DECREF(item);
+        if (r < 0) {
+            Py_CLEAR(out);
+            break;
+        }
+    }
+    buffer_free(&l.b);
+done:
+    for (int i = 0; i < 7; i++) Py_XDECREF(*slots[i]);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"_die_lines", die_lines, METH_VARARGS,
+     "_die_lines(printer, stack, limit): the lines of the DIEs taken from stack (ptxdwarf.dump._die_lines)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "dumptext", NULL, 0, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit_dumptext(void) {
+    struct {
+        PyObject **s;
+        const char *text;
+    } strings[] = {
+        {&s_info, "info"}, {&s_tags, "tags"}, {&s_ats, "ats"}, {&s_forms, "forms"}, {&s_references, "references"}, {&s_values, "values"},
+        {&s_expressions, "expressions"}, {&s_value_text, "value_text"}, {&s_expression_text, "expression_text"},
+        {&s_tag_text, "tag_text"}, {&s_at_text, "at_text"}, {&s_form_text, "form_text"},
+        {&s_location_list_at, "location_list_at"}, {&s_entries, "entries"}, {&s_relocs, "relocs"},
+        {&s_empty, ""}, {&s_x, "x"}, {&s_08x, "08x"},
+    };
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        if (!(*strings[i].s = PyUnicode_InternFromString(strings[i].text))) return NULL;
+    return PyModule_Create(&module);
+}

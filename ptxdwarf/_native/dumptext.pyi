@@ -1,0 +1,3 @@
+from typing import Any
+
+def _die_lines(printer: Any, stack: list[tuple[Any, int]], limit: int, /) -> list[str] | None: ...
