@@ -8,6 +8,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <structmember.h>
 
 typedef struct {
     const uint8_t *start, *p, *end;
@@ -107,6 +108,18 @@ static inline void buffer_free(buffer *b) {
 /* The buffer's bytes as a new bytes object (the buffer keeps its memory). */
 static inline PyObject *buffer_bytes(const buffer *b) {
     return PyBytes_FromStringAndSize((const char *)b->data, (Py_ssize_t)b->len);
+}
+
+/* Where the slot ``name`` of a class defined in Python lives in its instances. */
+static inline int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset) {
+    PyObject *d = PyObject_GetAttrString((PyObject *)type, name);
+    if (!d) return -1;
+    int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
+             ((PyMemberDescrObject *)d)->d_common.d_type == type;
+    if (ok) *offset = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    if (!ok) PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
+    return ok ? 0 : -1;
 }
 
 #endif

@@ -26,17 +26,6 @@ static PyObject *s_data, *s_relocs, *s_relocs_applied, *s_offset, *s_decls, *s_c
     *s_has_children, *s_specs, *s_name, *s_addend, *s_tail, *s_open_scopes, *s_die, *s_offsets,
     *s_strings, *s_size, *s_surrogateescape, *s_value, *s_unresolved, *s_entries;
 
-static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset) {
-    PyObject *d = PyObject_GetAttrString((PyObject *)type, name);
-    if (!d) return -1;
-    int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
-             ((PyMemberDescrObject *)d)->d_common.d_type == type;
-    if (ok) *offset = ((PyMemberDescrObject *)d)->d_member->offset;
-    Py_DECREF(d);
-    if (!ok) PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
-    return ok ? 0 : -1;
-}
-
 /* A decoded Attribute holds numbers, strings, blocks and relocations, none of which refers
  * back to it, so it is made untracked by the cyclic collector (as are its Relocs and their
  * tuple): the collector's walks of a decoded tree then see a fraction of its objects. Any

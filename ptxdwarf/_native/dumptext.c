@@ -28,17 +28,6 @@ static PyObject *s_info, *s_tags, *s_ats, *s_forms, *s_references, *s_values, *s
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
-static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset) {
-    PyObject *d = PyObject_GetAttrString((PyObject *)type, name);
-    if (!d) return -1;
-    int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX &&
-             ((PyMemberDescrObject *)d)->d_common.d_type == type;
-    if (ok) *offset = ((PyMemberDescrObject *)d)->d_member->offset;
-    Py_DECREF(d);
-    if (!ok) PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
-    return ok ? 0 : -1;
-}
-
 static PyObject *imported(const char *module, const char *name) {
     PyObject *m = PyImport_ImportModule(module);
     if (!m) return NULL;
@@ -333,33 +322,15 @@ static int put_bytes(line *l, PyObject *b, const char *each, const char *sep) {
     return 0;
 }
 
-/* A reference's text: (names a type, target) -> text, from the printer where it is new. */
-static int put_reference(ctx *c, line *l, PyObject *attr, long name, PyObject *target) {
-    PyObject *key = PyTuple_Pack(2, (name == AT_TYPE || name == AT_CONTAINING_TYPE) ? Py_True : Py_False, target);
+/* The text of a value that depends on ``key`` alone (the key is taken): from ``memo``, or from
+ * the printer's value_text where it is new. */
+static int put_memo(ctx *c, line *l, PyObject *attr, PyObject *memo, PyObject *key) {
     if (!key) return FAILED;
-    PyObject *text = PyDict_GetItemWithError(c->references, key);
+    PyObject *text = PyDict_GetItemWithError(memo, key);
     if (text) Py_INCREF(text);
     else if (!PyErr_Occurred()) {
         text = PyObject_CallMethodOneArg(c->printer, s_value_text, attr);
-        if (text && PyDict_SetItem(c->references, key, text) < 0) Py_CLEAR(text);
-    }
-    Py_DECREF(key);
-    if (!text) return FAILED;
-    int r = put_obj(l, text);
-    Py_DECREF(text);
-    return r < 0 ? FAILED : DONE;
-}
-
-/* A named value's text (an attribute without relocations): (name, form, value) -> text, from
- * the printer where it is new. */
-static int put_named(ctx *c, line *l, PyObject *attr, PyObject *name, PyObject *form, PyObject *value) {
-    PyObject *key = PyTuple_Pack(3, name, form, value);
-    if (!key) return FAILED;
-    PyObject *text = PyDict_GetItemWithError(c->values, key);
-    if (text) Py_INCREF(text);
-    else if (!PyErr_Occurred()) {
-        text = PyObject_CallMethodOneArg(c->printer, s_value_text, attr);
-        if (text && PyDict_SetItem(c->values, key, text) < 0) Py_CLEAR(text);
+        if (text && PyDict_SetItem(memo, key, text) < 0) Py_CLEAR(text);
     }
     Py_DECREF(key);
     if (!text) return FAILED;
@@ -392,7 +363,9 @@ static int put_value(ctx *c, line *l, PyObject *attr) {
     if (fc >= F_REF_ADDR && fc <= F_REF_UDATA) {
         PyObject *target = SLOT(attr, M.a_target);
         if (!target || !PyLong_Check(target)) return ASK;
-        return put_reference(c, l, attr, nc, target);
+        /* a reference's text: by whether it names a type, and the target */
+        int typed = nc == AT_TYPE || nc == AT_CONTAINING_TYPE;
+        return put_memo(c, l, attr, c->references, PyTuple_Pack(2, typed ? Py_True : Py_False, target));
     }
     if (PyObject_TypeCheck(value, M.block)) {
         int in = PySet_Contains(M.expression_attributes, name);
@@ -419,7 +392,8 @@ static int put_value(ctx *c, line *l, PyObject *attr) {
     if (!PyTuple_CheckExact(relocs)) return ASK;
     int named = PySet_Contains(M.named_values, name);
     if (named < 0) return FAILED;
-    if (named) return PyTuple_GET_SIZE(relocs) ? ASK : put_named(c, l, attr, name, form, value);
+    if (named) /* a named value's text, of an attribute without relocations: by (name, form, value) */
+        return PyTuple_GET_SIZE(relocs) ? ASK : put_memo(c, l, attr, c->values, PyTuple_Pack(3, name, form, value));
     PyObject *sym = NULL;
     if (PyTuple_GET_SIZE(relocs)) {
         PyObject *first = PyTuple_GET_ITEM(relocs, 0);

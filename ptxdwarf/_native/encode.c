@@ -25,16 +25,6 @@ static PyObject *s_out, *s_offsets, *s_breaks, *s_fields, *s_fixups, *s_relocs, 
     *s_symbol, *s_expressions, *s_by_id, *s_get, *s_loc_offsets, *s_options, *s_strings, *s_native_shape,
     *s_shape_code, *s_offset, *s_value, *s_relocs_attr, *s_debug_loc;
 
-static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset) {
-    PyObject *d = PyObject_GetAttrString((PyObject *)type, name);
-    if (!d) return -1;
-    int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX;
-    if (ok) *offset = ((PyMemberDescrObject *)d)->d_member->offset;
-    Py_DECREF(d);
-    if (!ok) PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, name);
-    return ok ? 0 : -1;
-}
-
 static inline PyObject *slot(PyObject *obj, Py_ssize_t offset) { return *(PyObject **)((char *)obj + offset); }
 
 static PyObject *bind(PyObject *self, PyObject *args) {
