@@ -712,24 +712,23 @@ class _UnitPrinter:
 
     def tag_text(self, code: int) -> str:
         """``DW_TAG_subprogram``."""
-        text = self.tags.get(code)
-        if text is None:
-            text = self.tags[code] = tag_name(code)
-        return text
+        return _named(self.tags, tag_name, code)
 
     def at_text(self, code: int) -> str:
         """``DW_AT_name``."""
-        text = self.ats.get(code)
-        if text is None:
-            text = self.ats[code] = at_name(code)
-        return text
+        return _named(self.ats, at_name, code)
 
     def form_text(self, code: int) -> str:
         """``DW_FORM_data4``."""
-        text = self.forms.get(code)
-        if text is None:
-            text = self.forms[code] = form_name(code)
-        return text
+        return _named(self.forms, form_name, code)
+
+
+def _named(cache: dict[int, str], name_of: Callable[[int], str], code: int) -> str:
+    """``name_of(code)``, kept in ``cache``."""
+    text = cache.get(code)
+    if text is None:
+        text = cache[code] = name_of(code)
+    return text
 
 
 @twin("dumptext", checkable=False)
