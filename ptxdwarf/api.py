@@ -68,6 +68,20 @@ def read_all(
 
     An entry of a fatbin that cannot be read raises, or, given ``errors``, is added there
     and left out (the others are read; an error still when none can be)."""
+    return _read_all(path, text, data, filename, errors, dies=True)
+
+
+def _read_all(
+    path: str | os.PathLike[str] | None,
+    text: str | None,
+    data: bytes | None,
+    filename: str | None,
+    errors: list[PtxDwarfError] | None,
+    *,
+    dies: bool,
+) -> list[tuple[str, DebugInfo]]:
+    """:func:`read_all`; with ``dies=False``, of a cubin only what its line tables and register
+    map need (see :func:`~ptxdwarf.cuda.read_cubin`)."""
     given = sum(x is not None for x in (path, text, data))
     if given != 1:
         raise TypeError("read() takes exactly one of a path, text= or data=")
@@ -80,10 +94,10 @@ def read_all(
         if head[:4] == ELF_MAGIC and is_cuda_elf(head):
             from .cuda.cubin import read_cubin
 
-            return [(name, read_cubin(path, name=name))]
+            return [(name, read_cubin(path, name=name, dies=dies))]
         data = Path(path).read_bytes()
     assert data is not None
-    return _read_bytes(data, name, errors)
+    return _read_bytes(data, name, errors, dies)
 
 
 def _input_name(path: str | os.PathLike[str] | None, filename: str | None, is_text: bool) -> str:
@@ -95,14 +109,16 @@ def _input_name(path: str | os.PathLike[str] | None, filename: str | None, is_te
     return "<ptx>" if is_text else "<input>"
 
 
-def _read_bytes(raw: bytes, name: str, errors: list[PtxDwarfError] | None) -> list[tuple[str, DebugInfo]]:
+def _read_bytes(
+    raw: bytes, name: str, errors: list[PtxDwarfError] | None, dies: bool
+) -> list[tuple[str, DebugInfo]]:
     from .cuda.cubin import read_cubin
     from .cuda.fatbin import fatbin_of_host_elf, is_fatbin, iter_fatbin
 
     fatbin: bytes | None = None
     if raw[:4] == ELF_MAGIC:
         if is_cuda_elf(raw):
-            return [(name, read_cubin(raw, name=name))]
+            return [(name, read_cubin(raw, name=name, dies=dies))]
         fatbin = fatbin_of_host_elf(raw, name=name)
         if fatbin is None:
             raise PtxDwarfError("an ELF file with neither CUDA code nor a .nv_fatbin section", where=name)
@@ -117,7 +133,7 @@ def _read_bytes(raw: bytes, name: str, errors: list[PtxDwarfError] | None) -> li
                 if entry.error is not None:
                     raise entry.error
                 if entry.kind == "elf":
-                    info = read_cubin(entry.payload, name=label)
+                    info = read_cubin(entry.payload, name=label, dies=dies)
                 elif entry.kind == "ptx":
                     info = read_ptx(entry.ptx_text(), filename=label)
                 else:

@@ -159,11 +159,12 @@ def _dump_one(
     """The dump of one file as chunks of text, made as they are written; everything that can
     fail to decode is read before it returns. Each entry of a fatbin that cannot be read is an
     error line here (and goes to ``failed``), the others are dumped."""
-    from .api import read_all
+    from .api import _read_all
     from .dump import DUMP_FORMAT, iter_json
 
     errors: list[PtxDwarfError] = []
-    found = read_all(path, errors=errors)
+    dies = sections is None or "debug-info" in sections or "debug-loc" in sections
+    found = _read_all(path, None, None, None, errors, dies=dies)
     for exc in errors:
         _error(exc)
     failed.extend(errors)

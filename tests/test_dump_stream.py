@@ -9,10 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, CubinPath
+from conftest import CORPUS_CUBINS, FIXTURES, CubinPath
+from elftools.elf.elffile import ELFFile
 
 import ptxdwarf
 from ptxdwarf.cli import _DUMP_SECTIONS, main
+from ptxdwarf.cuda import read_cubin
 from ptxdwarf.cuda.regmap import FunctionRegisters
 from ptxdwarf.dump import SECTIONS, dump_json, dump_text, iter_json, iter_text
 
@@ -137,3 +139,46 @@ def test_the_json_document_is_made_in_small_chunks(rich_cubin: Path) -> None:
     document = "".join(chunks)
     assert json.loads(document)["lines"] and document == dump_json(info)
     assert max(map(len, chunks)) < len(document) / 10  # a function of the register map at most
+
+
+_LINE_ONLY = ("debug-line", "register-map")
+
+
+@pytest.mark.parametrize(
+    "cubin",
+    [*CORPUS_CUBINS, *sorted((FIXTURES / "cubins").glob("*.cubin"))],
+    ids=lambda path: f"{path.parent.name}/{path.name}",
+)
+def test_the_line_tables_read_alone_are_those_read_with_the_dies(cubin: Path) -> None:
+    """``dump --debug-line`` and ``--register-map`` read a cubin without its DIEs: what they
+    show is what the whole reading shows."""
+    alone = read_cubin(cubin, dies=False)
+    assert alone.units == []
+    assert set(alone.section_names()) <= {".debug_line", ".debug_str", ".debug_line_str"}
+    whole = read_cubin(cubin)
+    for chosen in (("debug-line",), ("register-map",), _LINE_ONLY):
+        assert dump_text(alone, chosen) == dump_text(whole, chosen), chosen
+        assert dump_json(alone, chosen) == dump_json(whole, chosen), chosen
+
+
+@pytest.mark.ptxas
+def test_the_line_tables_of_a_cubin_with_a_broken_debug_info_are_shown(
+    rich_cubin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Like ``llvm-dwarfdump --debug-line``, ``dump --debug-line`` does not read ``.debug_info``:
+    a unit that runs past its section is an error only for a dump that shows the DIEs."""
+    raw = bytearray(rich_cubin.read_bytes())
+    with rich_cubin.open("rb") as f:
+        offset = ELFFile(f).get_section_by_name(".debug_info")["sh_offset"]
+    raw[offset : offset + 4] = (0x7FFFFFF0).to_bytes(4, "little")
+    broken = tmp_path / "broken.cubin"
+    broken.write_bytes(raw)
+    expected = dump(capsys, "--debug-line", "--register-map", str(rich_cubin))
+    assert dump(capsys, "--debug-line", "--register-map", str(broken)) == expected.replace(
+        str(rich_cubin), str(broken)
+    )
+    for option in ("--debug-info", "--debug-loc"):
+        assert main(["dump", option, str(broken)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"ptxdwarf: error: {broken} (.debug_info+0x0): "), err
+        assert err.count("\n") == 1, err

@@ -13,7 +13,7 @@ import io
 import operator
 import os
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple, TypeVar
 
@@ -275,10 +275,16 @@ def _read(
 
 
 def cubin_images(
-    source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None
+    source: str | os.PathLike[str] | bytes | BinaryIO,
+    *,
+    name: str | None = None,
+    only: Collection[str] | None = None,
 ) -> CubinImages:
-    """The debug sections of a cubin, relocations applied and recorded; ``name`` names it in errors."""
-    return _read(source, name, _images)
+    """The debug sections of a cubin, relocations applied and recorded; ``name`` names it in
+    errors. ``only`` names the ``.debug_*`` sections to read (None: all of them); the others
+    are neither read nor relocated."""
+    keep = None if only is None else frozenset(only)
+    return _read(source, name, lambda elf, file, where: _images(elf, file, where, keep))
 
 
 def elf_contents(
@@ -452,7 +458,7 @@ def _entries_of(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[i
     )
 
 
-def _images(elf: ELFFile, file: _File, name: str) -> CubinImages:
+def _images(elf: ELFFile, file: _File, name: str, keep: frozenset[str] | None) -> CubinImages:
     result = CubinImages(
         {},
         machine=elf["e_machine"] if isinstance(elf["e_machine"], int) else 190,
@@ -468,7 +474,7 @@ def _images(elf: ELFFile, file: _File, name: str) -> CubinImages:
             tables[index] = _symbol_table(elf, sections, section)
     _add_symbols(result, tables, names)
     for section in sections:
-        _add_section(result, section, name)
+        _add_section(result, section, name, keep)
     for section in sections:
         if section.type in (_SHT_REL, _SHT_RELA) and 0 < section.info < len(sections):
             _relocate(result, section, names, tables, elf, name)
@@ -510,13 +516,16 @@ def _is_undecoded(section: _Section) -> bool:
     )
 
 
-def _add_section(result: CubinImages, section: _Section, name: str) -> None:
-    """One section's data into the field of ``result`` that holds its kind, if any."""
+def _add_section(result: CubinImages, section: _Section, name: str, keep: frozenset[str] | None) -> None:
+    """One section's data into the field of ``result`` that holds its kind, if any (of the
+    ``.debug_*`` sections, those of ``keep``; None: all)."""
     if _is_undecoded(section):
         result.undecoded.append((section.name, section.size))
     if section.name.startswith(".nv.info."):
         result.nv_info[section.name[len(".nv.info.") :]] = section.data
     elif section.name.startswith(".debug_"):
+        if keep is not None and section.name not in keep:
+            return
         result.images[section.name] = SectionImage(
             section.name, section.data, relocs_applied=True, filename=name
         )
@@ -735,9 +744,18 @@ def register_map(info: DebugInfo) -> list[FunctionRegisters] | None:
     return module.register_map()
 
 
-def read_cubin(source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None) -> DebugInfo:
-    """The decoded debug info of a cubin (path, bytes or binary stream); ``name`` names it in messages."""
-    found = cubin_images(source, name=name)
+#: The ``.debug_*`` sections that the line tables use.
+_LINE_SECTIONS = frozenset({".debug_line", ".debug_str", ".debug_line_str"})
+
+
+def read_cubin(
+    source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None, dies: bool = True
+) -> DebugInfo:
+    """The decoded debug info of a cubin (path, bytes or binary stream); ``name`` names it in
+    messages. ``dies=False`` reads only what the line tables and the register map need: the
+    result has no units, and no ``.debug_*`` sections besides ``.debug_line`` and the string
+    sections."""
+    found = cubin_images(source, name=name, only=None if dies else _LINE_SECTIONS)
     if name is None:
         name = str(source) if isinstance(source, (str, os.PathLike)) else "<cubin>"
     info = decode_sections(
