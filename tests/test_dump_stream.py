@@ -169,7 +169,9 @@ def test_the_line_tables_of_a_cubin_with_a_broken_debug_info_are_shown(
     a unit that runs past its section is an error only for a dump that shows the DIEs."""
     raw = bytearray(rich_cubin.read_bytes())
     with rich_cubin.open("rb") as f:
-        offset = ELFFile(f).get_section_by_name(".debug_info")["sh_offset"]
+        section = ELFFile(f).get_section_by_name(".debug_info")
+        assert section is not None
+        offset = section["sh_offset"]
     raw[offset : offset + 4] = (0x7FFFFFF0).to_bytes(4, "little")
     broken = tmp_path / "broken.cubin"
     broken.write_bytes(raw)
