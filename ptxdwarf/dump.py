@@ -64,8 +64,11 @@ _MAX_INDENT = 40
 #: from each time they are shown (None: the program's own rows).
 _LineTable = tuple[LineProgram, LineOpcodes | None]
 
-#: How many lines (of the text) or rows (of the JSON) of a line table a dump makes at a time.
+#: How many lines of a unit or of a line table the text dump makes at a time.
 _CHUNK_LINES = 4096
+
+#: How many rows of a line table one text of ``dump --json`` holds (about 10 KB).
+_JSON_ROWS = 64
 
 
 class _Dump:
@@ -408,17 +411,46 @@ def _line_program_json(info: DebugInfo, p: LineProgram, opcodes: LineOpcodes | N
             for i, f in enumerate(p.files, 1)
         ],
     }
-    yield _dumps(head)[:-1] + ', "rows": '
-    rows = (
-        iter(p.rows)
-        if opcodes is None
-        else itertools.chain.from_iterable(opcodes.row_chunks(p, _CHUNK_LINES))
-    )
-    yield from _json_list(_line_rows_json(info, rows))
-    yield "}"
+    yield _dumps(head)[:-1] + ', "rows": ['
+    if opcodes is None:
+        yield from _rows_json(p.rows, info.string_at, _dumps, _JSON_ROWS)
+    else:
+        yield from _program_rows_json(opcodes, p, info.string_at, _dumps, _JSON_ROWS)
+    yield "]}"
 
 
-def _line_rows_json(info: DebugInfo, rows: Iterable[LineRow]) -> Iterator[dict[str, Any]]:
+@twin("cubin", checkable=False)
+def _program_rows_json(
+    opcodes: LineOpcodes,
+    p: LineProgram,
+    string_at: Callable[[int | None], str | None],
+    encode: Callable[[Any], str],
+    chunk: int,
+) -> Iterator[str]:
+    """:func:`_rows_json` of the rows ``opcodes`` of program ``p`` make, read now (DwarfError
+    where they cannot be)."""
+    return _rows_json(opcodes.rows(p), string_at, encode, chunk)
+
+
+def _rows_json(
+    rows: list[LineRow],
+    string_at: Callable[[int | None], str | None],
+    encode: Callable[[Any], str],
+    chunk: int,
+) -> Iterator[str]:
+    """The items of the JSON array of a program's ``rows`` (without its brackets), each written
+    by ``encode`` (``json.dumps``), ``chunk`` rows at a time, each text after the first from
+    its separator."""
+    items = map(encode, _line_rows_json(string_at, rows))
+    separator = ""
+    while batch := list(itertools.islice(items, chunk)):
+        yield separator + ", ".join(batch)
+        separator = ", "
+
+
+def _line_rows_json(
+    string_at: Callable[[int | None], str | None], rows: Iterable[LineRow]
+) -> Iterator[dict[str, Any]]:
     for row, at in with_call_sites(rows):
         item: dict[str, Any] = {
             "address": row.address,
@@ -436,7 +468,7 @@ def _line_rows_json(info: DebugInfo, rows: Iterable[LineRow]) -> Iterator[dict[s
             item["context"] = row.context
             if at is not None:
                 item["inlined_at"] = at
-            name = info.string_at(row.function_name)
+            name = string_at(row.function_name)
             if name is not None:
                 item["function"] = name
         yield item

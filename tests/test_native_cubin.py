@@ -1,7 +1,7 @@
 """The kernel module ``cubin`` against its Python references: relocations applied
 (:func:`ptxdwarf.cuda.cubin._applied`), the rows of line-number programs
-(:func:`ptxdwarf.dwarf.lines._rows`, :func:`~ptxdwarf.dwarf.lines._row_chunks`) and their text in a dump
-(:func:`ptxdwarf.dump._program_lines`), the lowest address of their lines
+(:func:`ptxdwarf.dwarf.lines._rows`) and their text in a dump and in ``dump --json``
+(:func:`ptxdwarf.dump._program_lines`, :func:`~ptxdwarf.dump._program_rows_json`), the lowest address of their lines
 (:func:`ptxdwarf.dwarf.lines._scan_starts`) and the entries of register maps
 (:func:`ptxdwarf.cuda.regmap._entries`, :func:`~ptxdwarf.cuda.regmap._sass_functions`), on generated sections (valid, truncated, mutated,
 random) and on every cubin, fatbin and host object of the fixtures."""
@@ -9,6 +9,7 @@ random) and on every cubin, fatbin and host object of the fixtures."""
 from __future__ import annotations
 
 import copy
+import json
 import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -223,28 +224,62 @@ def test_text_of_generated_programs(
 
 
 @SETTINGS
-@given(_program(), st.sampled_from([1, 2, 5, 4096]))
-def test_row_chunks_of_generated_programs(
-    case: tuple[bytes, lines.LineProgram, list[int], dict[int, str]], chunk: int
+@given(
+    _program(),
+    st.lists(_NAMES, min_size=1, max_size=4),
+    st.sampled_from([1, 2, 3, 7, 4096]),
+    st.booleans(),
+)
+def test_json_of_generated_programs(
+    case: tuple[bytes, lines.LineProgram, list[int], dict[int, str]],
+    names: list[str | None],
+    chunk: int,
+    unnamed: bool,
 ) -> None:
     data, program, lengths, symbols = case
+    symbols = {offset: names[i % len(names)] or "" for i, offset in enumerate(symbols)}
     opcodes = lines.LineOpcodes(data, 0, len(data), lengths, symbols)
-    native = native_of(lines._row_chunks)
+    calls: list[int | None] = []
+
+    def string_at(offset: int | None) -> str | None:
+        calls.append(offset)
+        return None if unnamed and offset is None else names[(offset or 0) % len(names)]
+
+    native = native_of(dump._program_rows_json)
     try:
-        expected = _lines_of(lines._row_chunks.reference(lines.LineRow, opcodes, program, chunk))
+        expected = list(dump._program_rows_json.reference(opcodes, program, string_at, dump._dumps, chunk))
     except _CUT_SHORT:
-        assert native(lines.LineRow, opcodes, program, chunk) is None, (
+        assert native(opcodes, program, string_at, dump._dumps, chunk) is None, (
             "the kernel takes input the reference rejects"
         )
         return
-    got = native(lines.LineRow, opcodes, program, chunk)
+    asked, calls[:] = set(calls), []
+    got = native(opcodes, program, string_at, dump._dumps, chunk)
     if got is None:  # numbers past 64 bits: the reference's
         return
-    assert _lines_of(got) == expected
-    assert all(len(c) == chunk for c in expected[:-1]) and all(expected)
-    assert [type(row) for c in _lines_of(native(lines.LineRow, opcodes, program, chunk)) for row in c] == [
-        lines.LineRow
-    ] * sum(map(len, expected))
+    assert list(got) == expected
+    assert set(calls) == asked  # the kernel asks once for each name
+    rows = json.loads("[" + "".join(expected) + "]")
+    assert len(rows) == len(opcodes.rows(program))
+    assert all(text.count("{") == chunk for text in expected[:-1])
+
+
+def test_json_names_the_call_site_in_each_sequence() -> None:
+    """Two sequences, each with code inlined at its own first row: ``inlined_at`` counts rows
+    from the program's start, and each sequence's contexts from its own first row."""
+    inlined = b"\x00\x03\x90\x01\x05"  # DW_LNE_NVIDIA_inlined_call: context 1, name 5
+    end = b"\x00\x01\x01"  # DW_LNE_end_sequence
+    data = (b"\x01" + inlined + b"\x01" + end) * 2
+    program = lines.LineProgram(0, 2, line_range=14, opcode_base=13, line_base=-5)
+    opcodes = lines.LineOpcodes(data, 0, len(data), [0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1], {})
+    names = {5: "inlined_fn"}
+    for made in (native_of(dump._program_rows_json), dump._program_rows_json.reference):
+        chunks = made(opcodes, program, lambda offset: names.get(offset or 0), dump._dumps, 4)
+        assert chunks is not None
+        rows = json.loads("[" + "".join(chunks) + "]")
+        assert [row.get("inlined_at") for row in rows] == [None, 0, 0, None, 3, 3]
+        assert [row.get("function") for row in rows] == [None, *["inlined_fn"] * 2] * 2
+        assert [row["end_sequence"] for row in rows] == [False, False, True] * 2
 
 
 def test_text_declines_what_it_does_not_take() -> None:
@@ -258,10 +293,13 @@ def test_text_declines_what_it_does_not_take() -> None:
     assert native(ops._replace(end=99), program, lambda _: None, 10) is None
     assert native(ops._replace(lengths=(0,) * 12), program, lambda _: None, 10) is None  # type: ignore[arg-type]
     assert native((1, 2), program, lambda _: None, 10) is None
-    chunks = native_of(lines._row_chunks)
-    assert _lines_of(chunks(lines.LineRow, ops, program, 1)) == [[row] for row in ops.rows(program)]
-    assert chunks(int, ops, program, 1) is None
-    assert chunks(lines.LineRow, ops, program, 0) is None
+    rows_json = native_of(dump._program_rows_json)
+    assert list(rows_json(ops, program, lambda _: None, dump._dumps, 1)) == list(
+        dump._program_rows_json.reference(ops, program, lambda _: None, dump._dumps, 1)
+    )
+    assert rows_json(ops, program, lambda _: None, dump._dumps, 0) is None
+    assert rows_json(ops, program, lambda _: None, None, 1) is None
+    assert rows_json(ops._replace(end=99), program, lambda _: None, dump._dumps, 1) is None
 
 
 def test_line_tables_of_every_device_file_of_the_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -278,7 +316,7 @@ def test_line_tables_of_every_device_file_of_the_fixtures(monkeypatch: pytest.Mo
 
         return call
 
-    twins: list[Any] = [dump._program_lines, lines._row_chunks]
+    twins: list[Any] = [dump._program_lines, dump._program_rows_json]
     kernels = [counted(native_of(function), function.__name__) for function in twins]
     for path in DEVICE_FILES:
         shown = []
@@ -296,7 +334,7 @@ def test_line_tables_of_every_device_file_of_the_fixtures(monkeypatch: pytest.Mo
             except PtxDwarfError as exc:
                 shown.append([str(exc)])
         assert shown[0] == shown[1], path
-    assert {"_program_lines", "_row_chunks"} <= set(made)
+    assert {"_program_lines", "_program_rows_json"} <= set(made)
 
 
 # --- register maps ------------------------------------------------------------------------

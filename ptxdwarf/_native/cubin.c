@@ -1,6 +1,6 @@
 /* The cubin's bulk records: its relocations applied (ptxdwarf.cuda.cubin._applied), the rows
- * of a line-number program (ptxdwarf.dwarf.lines._rows, _row_chunks) and their text in a dump
- * (ptxdwarf.dump._program_lines), the lowest address of each of its lines
+ * of a line-number program (ptxdwarf.dwarf.lines._rows) and their text in a dump and in
+ * dump --json (ptxdwarf.dump._program_lines, _program_rows_json), the lowest address of each of its lines
  * (ptxdwarf.dwarf.lines._scan_starts) and the entries of one function's
  * register map and where they are (ptxdwarf.cuda.regmap._entries, _sass_functions). Each function returns None on anything it
  * does not take, and its Python twin decides. */
@@ -423,9 +423,10 @@ static PyObject *row_text(char *head, Py_ssize_t n, PyObject *where) {
     return stripped;
 }
 
-/* A program's rows, made a list of at most chunk at a time: as kind (LineRow) instances, or,
- * kind NULL, as the lines the text dump shows them in (ptxdwarf.dump._rows_lines): the
- * heading, one line per row, an empty line. */
+/* A program's rows, made chunk at a time: as a list of the lines the text dump shows them in
+ * (ptxdwarf.dump._rows_lines: the heading, one line per row, an empty line); or, quote
+ * (json.dumps) given, as one text of the items of dump --json's array of them
+ * (ptxdwarf.dump._rows_json). */
 typedef struct {
     PyObject_HEAD
     PyObject *data, *symbols; /* the opcodes' bytes and their relocated offsets */
@@ -434,8 +435,12 @@ typedef struct {
     row_list rows;       /* whole sequences of rows, the first row number first */
     size_t first;
     size_t count;        /* the program's rows */
-    PyTypeObject *kind;
     PyObject *string_at;
+    PyObject *quote;                     /* json.dumps, for the strings of the JSON rows */
+    PyObject *symbol_seen, *symbol_text; /* the last symbol quoted, and its text */
+    PyObject *name_text;                 /* the last function's name quoted (None: no name) */
+    uint64_t name_seen;
+    int name_known, name_given;
     Py_ssize_t chunk;
     size_t next;  /* the next item to make: lines 0 and 1 the heading, 2 + i row i, then the empty line */
     size_t start; /* the first row of the sequence of the next row */
@@ -446,8 +451,11 @@ static void row_lines_dealloc(row_lines *self) {
     row_list_free(&self->rows);
     Py_XDECREF(self->data);
     Py_XDECREF(self->symbols);
-    Py_XDECREF(self->kind);
     Py_XDECREF(self->string_at);
+    Py_XDECREF(self->quote);
+    Py_XDECREF(self->symbol_seen);
+    Py_XDECREF(self->symbol_text);
+    Py_XDECREF(self->name_text);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -537,19 +545,110 @@ static PyObject *row_line(row_lines *self, size_t i) {
     return line;
 }
 
+/* quote(value) into b, as UTF-8; -1 with an exception set. */
+static int put_quoted(buffer *b, PyObject *quoted) {
+    if (!PyUnicode_Check(quoted)) {
+        PyErr_SetString(PyExc_TypeError, "quote must return a str");
+        return -1;
+    }
+    Py_ssize_t n;
+    const char *text = PyUnicode_AsUTF8AndSize(quoted, &n);
+    return text ? buffer_put(b, text, (size_t)n) : -1;
+}
+
+/* The JSON object of row i into b (see ptxdwarf.dump._line_rows_json), and where its
+ * sequence starts, self->start, moved past it. */
+static int put_json_row(row_lines *self, size_t i, buffer *b) {
+    const line_row_c *row = row_at(self, i);
+    if (!row) return -1;
+    static const char *const truth[2] = {"false", "true"};
+    char head[256], *at = head;
+#define PUT(text) (memcpy(at, text, sizeof(text) - 1), at += sizeof(text) - 1)
+    PUT("{\"address\": ");
+    at = put_decimal(at, row->address, 0, 0);
+    PUT(", \"file\": ");
+    at = put_decimal(at, row->file, 0, 0);
+    PUT(", \"line\": ");
+    int64_t number = row->line;
+    at = put_decimal(at, number < 0 ? (uint64_t)0 - (uint64_t)number : (uint64_t)number, number < 0, 0);
+    PUT(", \"column\": ");
+    at = put_decimal(at, row->column, 0, 0);
+    at += sprintf(at, ", \"is_stmt\": %s, \"prologue_end\": %s, \"epilogue_begin\": %s, \"end_sequence\": %s",
+                  truth[!!(row->bits & ROW_STMT)], truth[!!(row->bits & ROW_PROLOGUE_END)],
+                  truth[!!(row->bits & ROW_EPILOGUE_BEGIN)], truth[!!(row->bits & ROW_ENDS)]);
+    if (buffer_put(b, head, (size_t)(at - head)) < 0) return -1;
+    if (row->symbol != Py_None) {
+        if (row->symbol != self->symbol_seen) {
+            PyObject *text = PyObject_CallOneArg(self->quote, row->symbol);
+            if (!text) return -1;
+            Py_XSETREF(self->symbol_text, text);
+            Py_XSETREF(self->symbol_seen, Py_NewRef(row->symbol));
+        }
+        if (buffer_put(b, ", \"symbol\": ", 12) < 0 || put_quoted(b, self->symbol_text) < 0) return -1;
+    }
+    if (row->context) {
+        at = head;
+        PUT(", \"context\": ");
+        at = put_decimal(at, row->context, 0, 0);
+        if (row->context - 1 < i - self->start) {
+            PUT(", \"inlined_at\": ");
+            at = put_decimal(at, self->start + row->context - 1, 0, 0);
+        }
+        if (buffer_put(b, head, (size_t)(at - head)) < 0) return -1;
+        int named = (row->bits & ROW_NAMED) != 0;
+        if (!self->name_known || named != self->name_given || (named && row->name != self->name_seen)) {
+            PyObject *offset = named ? PyLong_FromUnsignedLongLong(row->name) : Py_NewRef(Py_None);
+            if (!offset) return -1;
+            PyObject *found = PyObject_CallOneArg(self->string_at, offset);
+            Py_DECREF(offset);
+            if (!found) return -1;
+            PyObject *text = found == Py_None ? Py_NewRef(Py_None) : PyObject_CallOneArg(self->quote, found);
+            Py_DECREF(found);
+            if (!text) return -1;
+            Py_XSETREF(self->name_text, text);
+            self->name_known = 1;
+            self->name_given = named;
+            self->name_seen = row->name;
+        }
+        if (self->name_text != Py_None &&
+            (buffer_put(b, ", \"function\": ", 14) < 0 || put_quoted(b, self->name_text) < 0))
+            return -1;
+    }
+#undef PUT
+    if (buffer_byte(b, '}') < 0) return -1;
+    if (row->bits & ROW_ENDS) self->start = i + 1;
+    return 0;
+}
+
+/* Rows next to stop as the text of one chunk of the JSON array (after the first, from ", "). */
+static PyObject *json_rows(row_lines *self, size_t stop) {
+    buffer b = {NULL, 0, 0};
+    for (size_t i = self->next; i < stop; i++) {
+        if ((i && buffer_put(&b, ", ", 2) < 0) || put_json_row(self, i, &b) < 0) {
+            buffer_free(&b);
+            return NULL;
+        }
+    }
+    PyObject *out = PyUnicode_DecodeUTF8((const char *)b.data, (Py_ssize_t)b.len, "surrogatepass");
+    buffer_free(&b);
+    return out;
+}
+
 static PyObject *row_lines_next(row_lines *self) {
-    size_t n = self->count, total = self->kind ? n : n + 3;
+    size_t n = self->count, total = self->quote ? n : n + 3;
     if (self->next >= total) return NULL;
     size_t stop = total - self->next < (size_t)self->chunk ? total : self->next + (size_t)self->chunk;
+    if (self->quote) {
+        PyObject *text = json_rows(self, stop);
+        self->next = text ? stop : total; /* an iterator that failed is done */
+        return text;
+    }
     PyObject *out = PyList_New((Py_ssize_t)(stop - self->next));
     if (!out) return NULL;
     char head[160];
     for (size_t j = self->next; j < stop; j++) {
         PyObject *line;
-        if (self->kind) {
-            const line_row_c *row = row_at(self, j);
-            line = row ? line_row(self->kind, row) : NULL;
-        } else if (j == 0) {
+        if (j == 0) {
             int k = snprintf(head, sizeof head, "Address            Line   Column File   %-*s Function", self->width,
                              "Flags");
             line = ascii_str(head, k);
@@ -580,15 +679,15 @@ static PyTypeObject row_lines_type = {
     .tp_basicsize = sizeof(row_lines),
     .tp_dealloc = (destructor)row_lines_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A line-number program's rows or their lines, a list of them at a time.",
+    .tp_doc = "A line-number program's rows as the text dump or dump --json writes them, a chunk at a time.",
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)row_lines_next,
 };
 
 /* The rows of line program p's opcodes (a LineOpcodes: data, start, end, lengths, symbols),
- * read now, to be made chunk at a time as kind instances or (kind NULL) as the lines the text
- * dump shows them in, each chunk read again when made; Py_None: declined. */
-static PyObject *row_chunks(PyObject *opcodes, PyObject *program, PyTypeObject *kind, PyObject *string_at,
+ * read now, to be made chunk at a time as the lines the text dump shows them in or (quote
+ * given) as dump --json writes them, each chunk read again when made; Py_None: declined. */
+static PyObject *row_chunks(PyObject *opcodes, PyObject *program, PyObject *string_at, PyObject *quote,
                             PyObject *chunk_obj) {
     if (!PyTuple_Check(opcodes) || PyTuple_GET_SIZE(opcodes) != 5 || !PyLong_CheckExact(chunk_obj))
         Py_RETURN_NONE;
@@ -620,8 +719,11 @@ static PyObject *row_chunks(PyObject *opcodes, PyObject *program, PyTypeObject *
     out->rows = (row_list){NULL, 0, 0};
     out->first = 0;
     out->count = tally.count;
-    out->kind = kind ? (PyTypeObject *)Py_NewRef((PyObject *)kind) : NULL;
     out->string_at = Py_XNewRef(string_at);
+    out->quote = Py_XNewRef(quote);
+    out->symbol_seen = out->symbol_text = out->name_text = NULL;
+    out->name_seen = 0;
+    out->name_known = out->name_given = 0;
     out->chunk = chunk;
     out->next = out->start = 0;
     out->width = flags_length(tally.widest) > 19 ? flags_length(tally.widest) : 19;
@@ -633,15 +735,15 @@ static PyObject *row_chunks(PyObject *opcodes, PyObject *program, PyTypeObject *
  * (ptxdwarf.dump._program_lines). */
 static PyObject *program_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 4) Py_RETURN_NONE;
-    return row_chunks(args[0], args[1], NULL, args[2], args[3]);
+    return row_chunks(args[0], args[1], args[2], NULL, args[3]);
 }
 
-/* _row_chunks(kind, opcodes, p, chunk): the rows of line program p's opcodes as kind (LineRow)
- * instances, read now, an iterator of lists of at most chunk rows
- * (ptxdwarf.dwarf.lines._row_chunks). */
-static PyObject *program_row_chunks(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4 || !record_kind(args[0])) Py_RETURN_NONE;
-    return row_chunks(args[1], args[2], (PyTypeObject *)args[0], NULL, args[3]);
+/* _program_rows_json(opcodes, p, string_at, encode, chunk): the rows of line program p's
+ * opcodes as the items of dump --json's array, read now, an iterator of texts of at most
+ * chunk rows (ptxdwarf.dump._program_rows_json). */
+static PyObject *program_rows_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5 || !PyCallable_Check(args[3])) Py_RETURN_NONE;
+    return row_chunks(args[0], args[1], args[2], args[3], args[4]);
 }
 
 /* _entries(kind, data, spans, types, where): every entry of one function's register map as kind
@@ -752,6 +854,40 @@ static void untrack_symbol(PyObject *symbol) {
     if (Py_TYPE(symbol)->tp_dictoffset == 0 && PyObject_GC_IsTracked(symbol)) PyObject_GC_UnTrack(symbol);
 }
 
+/* Where a Symbol's three slots live. */
+typedef struct {
+    Py_ssize_t name, addend, value;
+} symbol_fields;
+
+static int symbol_fields_of(PyTypeObject *type, symbol_fields *fields) {
+    if (type->tp_dictoffset != 0) return -1;
+    return slot_offset(type, "name", &fields->name) || slot_offset(type, "addend", &fields->addend) ||
+                   slot_offset(type, "value", &fields->value)
+               ? -1
+               : 0;
+}
+
+/* A new, untracked Symbol(name, addend, value), made as its __init__ makes one (it only
+ * stores the three): the hundreds of thousands of a large cubin skip the Python call. One
+ * int holds both numbers where they are equal (a symbol at 0). */
+static PyObject *make_symbol(PyTypeObject *type, const symbol_fields *fields, PyObject *name, int64_t addend,
+                             uint64_t value) {
+    PyObject *number = PyLong_FromLongLong(addend);
+    if (!number) return NULL;
+    PyObject *stored = addend >= 0 && (uint64_t)addend == value ? Py_NewRef(number) : PyLong_FromUnsignedLongLong(value);
+    PyObject *symbol = stored ? type->tp_alloc(type, 0) : NULL;
+    if (!symbol) {
+        Py_DECREF(number);
+        Py_XDECREF(stored);
+        return NULL;
+    }
+    *(PyObject **)((char *)symbol + fields->name) = Py_NewRef(name);
+    *(PyObject **)((char *)symbol + fields->addend) = number;
+    *(PyObject **)((char *)symbol + fields->value) = stored;
+    untrack_symbol(symbol);
+    return symbol;
+}
+
 typedef struct {
     uint64_t offset;
     PyObject *reloc;
@@ -785,8 +921,13 @@ static PyObject *applied(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         args[6] != Py_True || !PyList_CheckExact(args[7]) || !PyList_CheckExact(args[8]) ||
         !PyBool_Check(args[9]))
         Py_RETURN_NONE;
-    PyTypeObject *kind = (PyTypeObject *)args[0];
-    PyObject *symbol_type = args[1], *raw = args[2], *names = args[8];
+    PyTypeObject *kind = (PyTypeObject *)args[0], *symbol_type = (PyTypeObject *)args[1];
+    PyObject *raw = args[2], *names = args[8];
+    symbol_fields fields;
+    if (symbol_fields_of(symbol_type, &fields) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
     const uint8_t *source = (const uint8_t *)PyBytes_AS_STRING(raw);
     uint64_t limit = (uint64_t)PyBytes_GET_SIZE(raw);
     const uint8_t *entries = (const uint8_t *)PyBytes_AS_STRING(args[3]);
@@ -856,14 +997,9 @@ static PyObject *applied(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         symbol_slot *slot = &table.slots[slot_of(&table, index, addend)];
         if (!slot->symbol || slot->value != value) {
             if ((uint64_t)PyList_GET_SIZE(names) <= index) DECLINE(fail); /* changed by a Symbol made */
-            PyObject *call[3] = {PyList_GET_ITEM(names, (Py_ssize_t)index), PyLong_FromLongLong(addend), NULL};
-            /* one int for both where they are equal (a symbol at 0): there are hundreds of thousands */
-            call[2] = addend >= 0 && (uint64_t)addend == value ? Py_XNewRef(call[1]) : PyLong_FromUnsignedLongLong(value);
-            PyObject *made_symbol = call[1] && call[2] ? PyObject_Vectorcall(symbol_type, call, 3, NULL) : NULL;
-            Py_XDECREF(call[1]);
-            Py_XDECREF(call[2]);
+            PyObject *made_symbol = make_symbol(symbol_type, &fields, PyList_GET_ITEM(names, (Py_ssize_t)index),
+                                                addend, value);
             if (!made_symbol) goto fail;
-            untrack_symbol(made_symbol);
             if (!slot->symbol) table.used++;
             Py_XSETREF(slot->symbol, made_symbol);
             slot->index = index;
@@ -1184,8 +1320,8 @@ static PyMethodDef methods[] = {
     {"_rows", (PyCFunction)(void (*)(void))rows, METH_FASTCALL, "The rows of a line-number program's opcodes."},
     {"_program_lines", (PyCFunction)(void (*)(void))program_lines, METH_FASTCALL,
      "The rows of a line-number program's opcodes as the text dump shows them."},
-    {"_row_chunks", (PyCFunction)(void (*)(void))program_row_chunks, METH_FASTCALL,
-     "The rows of a line-number program's opcodes, a list of them at a time."},
+    {"_program_rows_json", (PyCFunction)(void (*)(void))program_rows_json, METH_FASTCALL,
+     "The rows of a line-number program's opcodes as dump --json writes them."},
     {"_entries", (PyCFunction)(void (*)(void))entries, METH_FASTCALL,
      "Every entry of one function's register map."},
     {NULL, NULL, 0, NULL},

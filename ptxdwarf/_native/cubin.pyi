@@ -39,6 +39,6 @@ def _sass_functions(data: bytes, where: str) -> list[tuple[str, bytes]] | None: 
 def _program_lines(
     opcodes: tuple[Any, ...], p: Any, string_at: Any, chunk: int
 ) -> Iterator[list[str]] | None: ...
-def _row_chunks(
-    kind: type[Any], opcodes: tuple[Any, ...], p: Any, chunk: int
-) -> Iterator[list[Any]] | None: ...
+def _program_rows_json(
+    opcodes: tuple[Any, ...], p: Any, string_at: Any, encode: Any, chunk: int
+) -> Iterator[str] | None: ...

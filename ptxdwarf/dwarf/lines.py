@@ -171,12 +171,6 @@ class LineOpcodes(NamedTuple):
         with cut_short(program.offset):
             return _rows(LineRow, self.data, self.start, self.end, program, self.lengths, self.symbols)
 
-    def row_chunks(self, program: LineProgram, chunk: int) -> Iterator[list[LineRow]]:
-        """:meth:`rows`, read now, in lists of ``chunk`` rows (the last: what is left) made as
-        they are asked for."""
-        with cut_short(program.offset):
-            return _row_chunks(LineRow, self, program, chunk)
-
 
 @dataclass(frozen=True, slots=True)
 class SourceLine:
@@ -478,16 +472,6 @@ def _header(data: bytes, offset: int) -> tuple[LineProgram, int, int, list[int]]
     if pos == program_start - 4:
         p.str_offset = int.from_bytes(data[pos:program_start], "little")
     return p, program_start, unit_end, lengths
-
-
-@twin("cubin", checkable=False)
-def _row_chunks(
-    kind: type[LineRow], opcodes: LineOpcodes, p: LineProgram, chunk: int
-) -> Iterator[list[LineRow]]:
-    """The rows (as ``kind``) the opcodes ``opcodes`` of program ``p`` make (see :func:`_rows`),
-    read now, in lists of ``chunk`` (the last: what is left)."""
-    rows = _rows(kind, opcodes.data, opcodes.start, opcodes.end, p, opcodes.lengths, opcodes.symbols)
-    return (rows[i : i + chunk] for i in range(0, len(rows), chunk))
 
 
 @twin("cubin")
