@@ -479,6 +479,13 @@ def test_applied_declines_what_it_does_not_take() -> None:
     # A built-in symbol type (whose instances the kernel must not untrack: slice's
     # deallocator once crashed the process on them).
     assert native(Reloc, slice, *args[2:], where) is None
+
+    class Loose(Symbol):  # instances with a __dict__, which the kernel does not make
+        pass
+
+    assert native(Reloc, Loose, *args[2:], where) is None
+    made = native(*args, where)[1][0].symbol
+    assert type(made) is Symbol and (made.name, made.addend, made.value) == ("f", 0, 4)
     assert native(*args[:7], [-1], *args[8:], where) is None
     assert native(*args[:7], [4, 5], *args[8:], where) is None  # names and values differ in number
 
