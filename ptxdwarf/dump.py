@@ -356,7 +356,18 @@ def _sets_json(info: DebugInfo, dump: _Dump) -> Iterator[tuple[str, Iterator[str
             _json_list({"section": name, "lines": _text_lines(text)} for name, text in texts.items()),
         )
     if show("register-map") and dump.functions is not None:
-        yield "register_map", _json_list(f.to_json() for f in dump.release_functions())
+        yield "register_map", _register_map_json(dump.release_functions())
+
+
+def _register_map_json(functions: Iterable[FunctionRegisters]) -> Iterator[str]:
+    """The JSON array of the register map's ``functions`` (their ``to_json``), a function at
+    a time."""
+    yield "["
+    for i, f in enumerate(functions):
+        yield '%s{"function": %s, "entries": [' % (", " if i else "", _dumps(f.function))
+        yield f.entries_json(_dumps)
+        yield "]}"
+    yield "]"
 
 
 def _other_sections(info: DebugInfo) -> list[tuple[str, int]]:

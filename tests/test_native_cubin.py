@@ -3,7 +3,8 @@
 (:func:`ptxdwarf.dwarf.lines._rows`) and their text in a dump and in ``dump --json``
 (:func:`ptxdwarf.dump._program_lines`, :func:`~ptxdwarf.dump._program_rows_json`), the lowest address of their lines
 (:func:`ptxdwarf.dwarf.lines._scan_starts`) and the entries of register maps
-(:func:`ptxdwarf.cuda.regmap._entries`, :func:`~ptxdwarf.cuda.regmap._sass_functions`), on generated sections (valid, truncated, mutated,
+(:func:`ptxdwarf.cuda.regmap._entries`, :func:`~ptxdwarf.cuda.regmap._entries_json`,
+:func:`~ptxdwarf.cuda.regmap._sass_functions`), on generated sections (valid, truncated, mutated,
 random) and on every cubin, fatbin and host object of the fixtures."""
 
 from __future__ import annotations
@@ -370,6 +371,35 @@ def test_entries_of_generated_maps(sections: tuple[bytes, bytes], typed: bool) -
 
 
 @SETTINGS
+@given(_register_map(), st.booleans())
+def test_entries_json_of_generated_maps(sections: tuple[bytes, bytes], typed: bool) -> None:
+    sass, types = sections
+    for f in regmap.read_register_map(sass, types if typed else None, where="gen.cubin"):
+        args = (regmap.RegisterMapEntry, f._data, f._spans, f._types, f._where, dump._dumps)
+        got = same(regmap._entries_json, *args)
+        if got is not None:
+            assert json.loads(f"[{got}]") == [entry.to_json() for entry in f.entries]
+
+
+def test_entries_json_declines_what_it_does_not_take() -> None:
+    native = native_of(regmap._entries_json)
+    data = struct.pack("<I", 0) + b"%r1\0" + struct.pack("<III", (1 << 24) | 3, 16, 32)
+    spans = struct.pack("<QQ", 4, 7)
+    args: list[Any] = [regmap.RegisterMapEntry, data, spans, b"\x05", "x", dump._dumps]
+    assert native(*args) == regmap._entries_json.reference(*args)
+    assert native(*args[:5], None) is None
+    assert native(int, *args[1:]) is None
+    assert native(*args[:3], b"", *args[4:]) is None  # fewer types than entries
+    assert native(*args[:2], spans[:-1], *args[3:]) is None
+
+    def failing(value: object) -> str:
+        raise ValueError(f"no {value!r}")
+
+    with pytest.raises(ValueError, match="no '%r1'"):
+        native(*args[:5], failing)
+
+
+@SETTINGS
 @given(_register_map(), st.integers(0, 2**16), st.binary(max_size=3), st.binary(max_size=60))
 def test_functions_of_maps(sections: tuple[bytes, bytes], at: int, put: bytes, noise: bytes) -> None:
     sass, _types = sections
@@ -390,12 +420,18 @@ def test_entries_of_any_spans(data: bytes, pairs: list[tuple[int, int]], types: 
     native = native_of(regmap._entries)
     spans = b"".join(struct.pack("<QQ", start, end) for start, end in pairs)
     got = native(regmap.RegisterMapEntry, data, spans, types, "x")
+    text = native_of(regmap._entries_json)(regmap.RegisterMapEntry, data, spans, types, "x", dump._dumps)
     try:
         expected = regmap._entries.reference(regmap.RegisterMapEntry, data, spans, types, "x")
     except _CUT_SHORT:
-        assert got is None
+        assert got is None and text is None
         return
     assert got is None or got == expected  # unusual spans (before the data's start) it may decline
+    assert (text is None) == (got is None)
+    if text is not None:
+        assert text == regmap._entries_json.reference(
+            regmap.RegisterMapEntry, data, spans, types, "x", dump._dumps
+        )
 
 
 # --- relocations -------------------------------------------------------------------------
@@ -511,6 +547,7 @@ def both_sides(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         lines._rows,
         lines._scan_starts,
         regmap._entries,
+        regmap._entries_json,
         regmap._sass_functions,
         cubin._applied,
     ):
@@ -536,6 +573,7 @@ def _read_everything(data: bytes, name: str) -> None:
                 lines.line_starts(info.module.line_sass)
             for f in register_map(info) or []:
                 f.entries  # noqa: B018 - decodes the entries
+                f.entries_json(dump._dumps)
         except PtxDwarfError:
             pass
 
@@ -549,7 +587,9 @@ def test_every_device_file_of_the_fixtures(path: Path) -> None:
 def test_the_fixtures_reach_both_kernels(both_sides: list[str]) -> None:
     for path in DEVICE_FILES:
         _read_everything(path.read_bytes(), path.name)
-    assert {"_rows", "_scan_starts", "_entries", "_sass_functions", "_applied"} <= set(both_sides)
+    assert {"_rows", "_scan_starts", "_entries", "_entries_json", "_sass_functions", "_applied"} <= set(
+        both_sides
+    )
 
 
 @pytest.mark.slow

@@ -2,7 +2,8 @@
  * of a line-number program (ptxdwarf.dwarf.lines._rows) and their text in a dump and in
  * dump --json (ptxdwarf.dump._program_lines, _program_rows_json), the lowest address of each of its lines
  * (ptxdwarf.dwarf.lines._scan_starts) and the entries of one function's
- * register map and where they are (ptxdwarf.cuda.regmap._entries, _sass_functions). Each function returns None on anything it
+ * register map, in dump --json, and where they are (ptxdwarf.cuda.regmap._entries, _entries_json,
+ * _sass_functions). Each function returns None on anything it
  * does not take, and its Python twin decides. */
 #include "common.h"
 
@@ -746,6 +747,31 @@ static PyObject *program_rows_json(PyObject *self, PyObject *const *args, Py_ssi
     return row_chunks(args[0], args[1], args[2], args[3], args[4]);
 }
 
+/* The fields of entry i of a register map whose entries' names are at spans of data (see
+ * ptxdwarf.cuda.regmap._entries) into *e; 0 where the kernels decline. */
+typedef struct {
+    Py_ssize_t start, stop;
+    uint32_t reg, low, high, piece;
+} map_entry;
+
+static int map_entry_at(const uint8_t *data, Py_ssize_t size, const uint8_t *spans, Py_ssize_t n, Py_ssize_t i,
+                        map_entry *e) {
+    cursor at = cursor_of(spans, n * 16, i * 16);
+    uint64_t first = cursor_fixed(&at, 8), last = cursor_fixed(&at, 8);
+    if (first < 4 || last < first || size < 13 || last > (uint64_t)(size - 13)) return 0;
+    e->start = (Py_ssize_t)first;
+    e->stop = (Py_ssize_t)last;
+    for (Py_ssize_t k = e->start; k < e->stop; k++)
+        if (data[k] >= 0x80) return 0;
+    cursor c = cursor_of(data, size, e->stop + 1);
+    e->reg = (uint32_t)cursor_fixed(&c, 4);
+    e->low = (uint32_t)cursor_fixed(&c, 4);
+    e->high = (uint32_t)cursor_fixed(&c, 4);
+    cursor p = cursor_of(data, size, e->start - 4);
+    e->piece = (uint32_t)cursor_fixed(&p, 4);
+    return 1;
+}
+
 /* _entries(kind, data, spans, types, where): every entry of one function's register map as kind
  * (RegisterMapEntry) instances, a tuple. */
 static PyObject *entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -764,31 +790,21 @@ static PyObject *entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     PyObject *names = PyDict_New();
     if (!out || !names) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
-        cursor at = cursor_of(spans, n * 16, i * 16);
-        uint64_t first = cursor_fixed(&at, 8), last = cursor_fixed(&at, 8);
-        if (first < 4 || last < first || size < 13 || last > (uint64_t)(size - 13)) goto decline;
-        Py_ssize_t start = (Py_ssize_t)first, stop = (Py_ssize_t)last;
-        for (Py_ssize_t k = start; k < stop; k++)
-            if (data[k] >= 0x80) goto decline;
-        PyObject *name = PyUnicode_DecodeASCII((const char *)data + start, stop - start, NULL);
+        map_entry e;
+        if (!map_entry_at(data, size, spans, n, i, &e)) goto decline;
+        PyObject *name = PyUnicode_DecodeASCII((const char *)data + e.start, e.stop - e.start, NULL);
         if (!name) goto fail;
         PyObject *shared = PyDict_SetDefault(names, name, name);
         Py_XINCREF(shared);
         Py_DECREF(name);
         if (!shared) goto fail;
-        cursor c = cursor_of(data, size, stop + 1);
-        uint32_t reg = (uint32_t)cursor_fixed(&c, 4);
-        uint32_t low = (uint32_t)cursor_fixed(&c, 4);
-        uint32_t high = (uint32_t)cursor_fixed(&c, 4);
-        cursor p = cursor_of(data, size, start - 4);
-        uint32_t piece = (uint32_t)cursor_fixed(&p, 4);
         PyObject *items[7] = {
             shared,
-            PyLong_FromUnsignedLong(reg >> 24),
-            PyLong_FromUnsignedLong(reg & 0xFFFFFF),
-            PyLong_FromUnsignedLong(low),
-            PyLong_FromUnsignedLong(high),
-            PyLong_FromUnsignedLong(piece),
+            PyLong_FromUnsignedLong(e.reg >> 24),
+            PyLong_FromUnsignedLong(e.reg & 0xFFFFFF),
+            PyLong_FromUnsignedLong(e.low),
+            PyLong_FromUnsignedLong(e.high),
+            PyLong_FromUnsignedLong(e.piece),
             codes ? PyLong_FromLong(codes[i]) : Py_NewRef(Py_None),
         };
         PyObject *entry = record(kind, items, 7);
@@ -805,6 +821,96 @@ fail:
     Py_XDECREF(out);
     Py_XDECREF(names);
     return NULL;
+}
+
+/* encode(getattr(entry, name)) of the entry kind(ptx, e's fields, code). */
+static PyObject *entry_text(PyTypeObject *kind, PyObject *ptx, const map_entry *e, PyObject *code, const char *name,
+                            PyObject *encode) {
+    PyObject *items[7] = {Py_NewRef(ptx), PyLong_FromUnsignedLong(e->reg >> 24),
+                          PyLong_FromUnsignedLong(e->reg & 0xFFFFFF), PyLong_FromUnsignedLong(e->low),
+                          PyLong_FromUnsignedLong(e->high), PyLong_FromUnsignedLong(e->piece), Py_NewRef(code)};
+    PyObject *entry = record(kind, items, 7);
+    if (!entry) return NULL;
+    PyObject *value = PyObject_GetAttrString(entry, name);
+    Py_DECREF(entry);
+    if (!value) return NULL;
+    PyObject *text = PyObject_CallOneArg(encode, value);
+    Py_DECREF(value);
+    return text;
+}
+
+/* _entries_json(kind, data, spans, types, where, encode): the entries of _entries as the items
+ * of dump --json's array of them (ptxdwarf.cuda.regmap._entries_json). Each PTX name, SASS
+ * register and type is written by encode once (the SASS name and type as kind's properties
+ * give them). */
+static PyObject *entries_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || !record_kind(args[0]) || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[2]) ||
+        PyBytes_GET_SIZE(args[2]) % 16 || (args[3] != Py_None && !PyBytes_CheckExact(args[3])) ||
+        !PyCallable_Check(args[5]))
+        Py_RETURN_NONE;
+    PyTypeObject *kind = (PyTypeObject *)args[0];
+    PyObject *encode = args[5], *types = args[3];
+    const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(args[1]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[1]);
+    const uint8_t *spans = (const uint8_t *)PyBytes_AS_STRING(args[2]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[2]) / 16;
+    if (types != Py_None && PyBytes_GET_SIZE(types) < n) Py_RETURN_NONE;
+    const uint8_t *codes = types != Py_None ? (const uint8_t *)PyBytes_AS_STRING(types) : NULL;
+    map_entry *found = PyMem_Malloc((n ? (size_t)n : 1) * sizeof(map_entry));
+    if (!found) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!map_entry_at(data, size, spans, n, i, &found[i])) {
+            PyMem_Free(found);
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *out = NULL, *names = PyDict_New(), *sass = PyDict_New(), *typed[257] = {NULL};
+    buffer b = {NULL, 0, 0};
+    if (!names || !sass) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const map_entry *e = &found[i];
+        PyObject *ptx = PyUnicode_DecodeASCII((const char *)data + e->start, e->stop - e->start, NULL);
+        if (!ptx) goto done;
+        PyObject *ptx_text = PyDict_GetItemWithError(names, ptx); /* borrowed */
+        if (!ptx_text && !PyErr_Occurred()) {
+            PyObject *text = PyObject_CallOneArg(encode, ptx);
+            int put = text ? PyDict_SetItem(names, ptx, text) : -1;
+            Py_XDECREF(text);
+            ptx_text = put < 0 ? NULL : PyDict_GetItemWithError(names, ptx);
+        }
+        PyObject *code = codes ? PyLong_FromLong(codes[i]) : Py_NewRef(Py_None);
+        PyObject *reg = code ? PyLong_FromUnsignedLong(e->reg) : NULL;
+        PyObject *sass_text = ptx_text && reg ? PyDict_GetItemWithError(sass, reg) : NULL;
+        if (ptx_text && reg && !sass_text && !PyErr_Occurred()) {
+            PyObject *text = entry_text(kind, ptx, e, code, "sass", encode);
+            int put = text ? PyDict_SetItem(sass, reg, text) : -1;
+            Py_XDECREF(text);
+            sass_text = put < 0 ? NULL : PyDict_GetItemWithError(sass, reg);
+        }
+        int slot = codes ? codes[i] : 256;
+        if (sass_text && !typed[slot]) typed[slot] = entry_text(kind, ptx, e, code, "ptx_type", encode);
+        Py_DECREF(ptx);
+        Py_XDECREF(code);
+        Py_XDECREF(reg);
+        if (!sass_text || !typed[slot]) goto done;
+        /* f'{{"ptx": {ptx}, "sass": {sass}, "low_pc": {low}, "high_pc": {high}, "piece": {piece}, "type": {type}}}' */
+        char head[96];
+        if ((i && buffer_put(&b, ", ", 2) < 0) || buffer_put(&b, "{\"ptx\": ", 8) < 0 || put_quoted(&b, ptx_text) < 0 ||
+            buffer_put(&b, ", \"sass\": ", 10) < 0 || put_quoted(&b, sass_text) < 0)
+            goto done;
+        int k = snprintf(head, sizeof head, ", \"low_pc\": %lu, \"high_pc\": %lu, \"piece\": %lu, \"type\": ",
+                         (unsigned long)e->low, (unsigned long)e->high, (unsigned long)e->piece);
+        if (buffer_put(&b, head, (size_t)k) < 0 || put_quoted(&b, typed[slot]) < 0 || buffer_byte(&b, '}') < 0)
+            goto done;
+    }
+    out = PyUnicode_DecodeUTF8((const char *)b.data, (Py_ssize_t)b.len, "surrogatepass");
+done:
+    buffer_free(&b);
+    PyMem_Free(found);
+    Py_XDECREF(names);
+    Py_XDECREF(sass);
+    for (int i = 0; i < 257; i++) Py_XDECREF(typed[i]);
+    return out;
 }
 
 /* The Symbol of each (symbol index, addend) a section's relocations name: an open-addressing
@@ -1322,6 +1428,8 @@ static PyMethodDef methods[] = {
      "The rows of a line-number program's opcodes as the text dump shows them."},
     {"_program_rows_json", (PyCFunction)(void (*)(void))program_rows_json, METH_FASTCALL,
      "The rows of a line-number program's opcodes as dump --json writes them."},
+    {"_entries_json", (PyCFunction)(void (*)(void))entries_json, METH_FASTCALL,
+     "Every entry of one function's register map as dump --json writes them."},
     {"_entries", (PyCFunction)(void (*)(void))entries, METH_FASTCALL,
      "Every entry of one function's register map."},
     {NULL, NULL, 0, NULL},

@@ -42,3 +42,6 @@ def _program_lines(
 def _program_rows_json(
     opcodes: tuple[Any, ...], p: Any, string_at: Any, encode: Any, chunk: int
 ) -> Iterator[str] | None: ...
+def _entries_json(
+    kind: type[Any], data: bytes, spans: bytes, types: bytes | None, where: str, encode: Any
+) -> str | None: ...

@@ -21,7 +21,7 @@ names is shown as unavailable.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from .._native import twin
@@ -210,6 +210,11 @@ class FunctionRegisters:
     def to_json(self) -> dict[str, object]:
         return {"function": self.function, "entries": [e.to_json() for e in self.entries]}
 
+    def entries_json(self, encode: Callable[[object], str]) -> str:
+        """The items of the JSON array of :meth:`to_json`'s ``entries``, each written by
+        ``encode`` (``json.dumps``), made without keeping the entries."""
+        return _entries_json(RegisterMapEntry, self._data, self._spans, self._types, self._where, encode)
+
 
 @twin("regmap")
 def _register_ranges(
@@ -262,6 +267,20 @@ def _entries(
         code = None if types is None else types[index]
         append(_new_entry(kind, (name, reg >> 24, reg & 0xFFFFFF, low, high, piece, code)))
     return tuple(entries)
+
+
+@twin("cubin")
+def _entries_json(
+    kind: type[RegisterMapEntry],
+    data: bytes,
+    spans: bytes,
+    types: bytes | None,
+    where: str,
+    encode: Callable[[object], str],
+) -> str:
+    """The entries of :func:`_entries` as the items of a JSON array: the ``to_json`` of each
+    written by ``encode``, joined by ``", "``."""
+    return ", ".join([encode(entry.to_json()) for entry in _entries(kind, data, spans, types, where)])
 
 
 class _Reader:
