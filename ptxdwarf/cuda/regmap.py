@@ -278,9 +278,9 @@ def _entries_json(
     where: str,
     encode: Callable[[object], str],
 ) -> str:
-    """The entries of :func:`_entries` as the items of a JSON array: the ``to_json`` of each
-    written by ``encode``, joined by ``", "``."""
-    return ", ".join([encode(entry.to_json()) for entry in _entries(kind, data, spans, types, where)])
+    """The entries of :func:`_entries` as the items of a JSON array: the list of the ``to_json``
+    of each written by ``encode``, without its brackets."""
+    return encode([entry.to_json() for entry in _entries(kind, data, spans, types, where)])[1:-1]
 
 
 class _Reader:
