@@ -805,7 +805,7 @@ def _die_lines(printer: _UnitPrinter, stack: list[tuple[DIE | None, int]], limit
     return out
 
 
-def _other_text(info: DebugInfo) -> Iterator[str]:
+def _other_text(info: DebugInfo) -> Iterator[str | list[str]]:
     """The blocks between ``.debug_info`` and the line tables: name sets, address ranges,
     location lists, range lists, strings."""
     for key, sets in (("pubnames", info.pubnames), ("pubtypes", info.pubtypes)):
@@ -843,15 +843,42 @@ def _other_text(info: DebugInfo) -> Iterator[str]:
             yield f"0x{off:08x}: {_quote(raw.decode('utf-8', 'surrogateescape'))}"
 
 
-def _loc_text(info: DebugInfo) -> Iterator[str]:
-    """The ``.debug_loc contents:`` block."""
-    if not info.locations:
+def _loc_text(info: DebugInfo) -> Iterator[str | list[str]]:
+    """The ``.debug_loc contents:`` block, about :data:`_CHUNK_LINES` lists at a time."""
+    locations = info.locations
+    if not locations:
         return
     yield ""
     yield ".debug_loc contents:"
-    asize = _list_address_size(info)
-    for loc in info.locations:
-        yield f"0x{loc.offset:08x}: {_loclist_text(loc, asize)}"
+    printer = _LocationPrinter(_list_address_size(info))
+    start = 0
+    while start < len(locations):
+        lines = _loc_lines(printer, locations, start, _CHUNK_LINES)
+        yield lines
+        start += len(lines)
+
+
+class _LocationPrinter:
+    """What the text dump of ``.debug_loc`` keeps from one list to the next: the address size
+    and the memo of the native :func:`_loc_lines` (an expression's text by its Block's id)."""
+
+    __slots__ = ("address_size", "expressions")
+
+    def __init__(self, address_size: int) -> None:
+        self.address_size = address_size
+        self.expressions: dict[int, tuple[Block, tuple[str, str | None]]] = {}
+
+    def expression_text(self, expr: bytes) -> tuple[str, str | None]:
+        """:func:`_expression_text` in the lists' address size."""
+        return _expression_text(expr, self.address_size)
+
+
+@twin("dumptext", checkable=False)
+def _loc_lines(printer: _LocationPrinter, locations: list[LocationList], start: int, limit: int) -> list[str]:
+    """The lines of ``locations[start : start + limit]`` in the ``.debug_loc`` block (the
+    kernel may make fewer, none)."""
+    asize = printer.address_size
+    return [f"0x{loc.offset:08x}: {_loclist_text(loc, asize)}" for loc in locations[start : start + limit]]
 
 
 def _list_address_size(info: DebugInfo) -> int:

@@ -1,6 +1,7 @@
-"""The text dump's DIE printer against its reference, ``ptxdwarf.dump._die_lines``: generated
-trees of every kind of value it writes itself or asks the reference for, in chunks of every
-size, and every fixture's units."""
+"""The text dump's DIE printer and its ``.debug_loc`` block against their references,
+``ptxdwarf.dump._die_lines`` and ``_loc_lines``: generated trees and location lists of every
+kind of value they write themselves or ask the reference for, in chunks of every size, and
+every fixture's units and location lists."""
 
 from __future__ import annotations
 
@@ -216,11 +217,68 @@ def debug_infos(draw: st.DrawFn) -> DebugInfo:
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
+LOC_LINES = dump._loc_lines
+
+
+def loc_lines_of(
+    chunk: Callable[..., list[str]], locations: list[LocationList], limit: int
+) -> tuple[list[str], str | None]:
+    """Every line of the ``.debug_loc`` block of ``locations`` made ``limit`` lists at a time
+    by ``chunk`` (as ``dump._loc_text`` asks), or none and the type of the error that stopped it."""
+    printer = dump._LocationPrinter(8)
+    out: list[str] = []
+    try:
+        while len(out) < len(locations):
+            made = chunk(printer, locations, len(out), limit)
+            assert 0 < len(made) <= limit
+            out += made
+    except (
+        Exception
+    ) as exc:  # the two sides must fail alike (the kernel may have made more lines of the chunk)
+        return [], type(exc).__name__
+    return out, None
+
+
+def check_locations(locations: list[LocationList], limit: int = dump._CHUNK_LINES) -> list[str]:
+    """The ``.debug_loc`` lines by the kernel (the reference taking what it declines) and by the
+    reference alone: the same lines, the same error."""
+    expected = loc_lines_of(LOC_LINES.reference, locations, limit)
+    assert loc_lines_of(Twin(LOC_LINES.reference, native_of(LOC_LINES)), locations, limit) == expected
+    return expected[0]
+
 
 @SETTINGS
 @given(debug_infos(), st.sampled_from([1, 2, 3, 7, 50, 4096]))
 def test_generated_trees_are_printed_alike(info: DebugInfo, limit: int) -> None:
     check(info, limit)
+
+
+@SETTINGS
+@given(
+    st.lists(st.integers(0, 2**64 - 1), max_size=8).flatmap(
+        lambda offsets: st.tuples(*(location_list(offset) for offset in offsets))
+    ),
+    st.sampled_from([1, 2, 3, 4096]),
+)
+def test_generated_location_lists_are_printed_alike(locations: tuple[LocationList, ...], limit: int) -> None:
+    check_locations(list(locations), limit)
+
+
+def test_a_location_list_the_kernel_does_not_take_is_left_to_the_reference() -> None:
+    """A list whose entries are not a list, or whose offset is not an int: the kernel stops
+    before it (or declines it at once) and the reference prints it."""
+    native = native_of(LOC_LINES)
+    printer = dump._LocationPrinter(8)
+    good = LocationList(16, [(0, 8, Block(b"\x90\xb1\xe4\x02")), (8, 8, None)])
+    odd = LocationList(32, (((0, 4, b"\x91\x10"),)))  # type: ignore[arg-type]
+    expected = LOC_LINES.reference(printer, [good, odd, good], 0, 10)
+    assert expected[0] == "0x00000010: [0x0, 0x8): DW_OP_regx 0xb231 [base address 0x8]"
+    assert native(printer, [good, odd, good], 0, 10) == expected[:1]
+    assert native(printer, [good, odd, good], 1, 10) is None
+    assert native(printer, [good, odd, good], 2, 10) == expected[2:]
+    assert native(printer, [LocationList(True, [])], 0, 10) is None  # an offset not exactly an int
+    assert native(printer, [good], 0, 0) is None
+    assert native(printer, [good], 5, 10) == []
 
 
 def test_an_item_the_kernel_does_not_take_is_left_to_the_reference() -> None:
@@ -273,7 +331,7 @@ def _fixtures() -> list[Path]:
 def test_every_fixture() -> None:
     """Every PTX, cubin, fatbin and host object under fixtures/ (each module's units)."""
     native_of(DIE_LINES)
-    printed = 0
+    printed = located = 0
     for path in _fixtures():
         try:
             modules = list(ptxdwarf.read_all(path))
@@ -285,7 +343,9 @@ def test_every_fixture() -> None:
             except PtxDwarfError:
                 continue
             printed += len(check(info))
-    assert printed > 100_000
+            if info.locations:
+                located += len(check_locations(info.locations))
+    assert printed > 100_000 and located > 250
 
 
 @pytest.mark.parametrize("limit", [1, 5])

@@ -1,4 +1,5 @@
-/* The text dump's DIE printer: the twin of ptxdwarf.dump._die_lines. It writes the common values
+/* The text dump's DIE printer, the twin of ptxdwarf.dump._die_lines, and its .debug_loc block
+ * (ptxdwarf.dump._loc_lines). It writes the common values
  * itself (numbers, strings of printable ASCII, references, blocks, expressions, location lists)
  * and asks the printer's value_text for every other (an indirect form, a named value, a value of
  * another type), so that where it asks, what it shows is the reference's by construction. An item
@@ -23,7 +24,7 @@ static struct {
 } M;
 
 static PyObject *s_info, *s_tags, *s_ats, *s_forms, *s_references, *s_values, *s_expressions, *s_value_text,
-    *s_expression_text, *s_tag_text, *s_at_text, *s_form_text, *s_location_list_at, *s_entries, *s_relocs,
+    *s_expression_text, *s_tag_text, *s_at_text, *s_form_text, *s_location_list_at, *s_entries, *s_relocs, *s_offset,
     *s_empty, *s_x, *s_08x;
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
@@ -600,9 +601,56 @@ done:
     return out;
 }
 
+/* _loc_lines(printer, locations, start, limit): the lines of the .debug_loc block of the
+ * location lists locations[start:start + limit], stopping before a list the kernel does not
+ * take (None: it takes not even the first); ptxdwarf.dump._loc_lines. */
+static PyObject *loc_lines(PyObject *self, PyObject *args) {
+    PyObject *printer, *locations;
+    Py_ssize_t start, limit;
+    if (!PyArg_ParseTuple(args, "OO!nn", &printer, &PyList_Type, &locations, &start, &limit)) return NULL;
+    if (load() < 0) return NULL;
+    ctx c = {printer, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    c.expressions = PyObject_GetAttr(printer, s_expressions);
+    if (!c.expressions) return NULL;
+    PyObject *out = NULL;
+    if (!PyDict_CheckExact(c.expressions) || start < 0 || limit < 1) {
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    out = PyList_New(0);
+    if (!out) goto done;
+    line l = {{NULL, 0, 0}, 1};
+    for (Py_ssize_t i = start; i < PyList_GET_SIZE(locations) && i - start < limit; i++) {
+        PyObject *loc = Py_NewRef(PyList_GET_ITEM(locations, i));
+        PyObject *offset = PyObject_GetAttr(loc, s_offset);
+        int r = offset ? DONE : FAILED;
+        if (r == DONE && !PyLong_CheckExact(offset)) r = ASK;
+        if (r == DONE && (puts_(&l, "0x") < 0 || put_hex(&l, offset, 8) < 0 || puts_(&l, ": ") < 0)) r = FAILED;
+        if (r == DONE) r = put_loclist(&c, &l, loc);
+        if (r == DONE && emit(out, &l) < 0) r = FAILED;
+        Py_XDECREF(offset);
+        Py_DECREF(loc);
+        if (r == ASK) {
+            if (PyList_GET_SIZE(out) == 0) Py_SETREF(out, Py_NewRef(Py_None));
+            break;
+        }
+        if (r == FAILED) {
+            Py_CLEAR(out);
+            break;
+        }
+    }
+    buffer_free(&l.b);
+done:
+    Py_DECREF(c.expressions);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"_die_lines", die_lines, METH_VARARGS,
      "_die_lines(printer, stack, limit): the lines of the DIEs taken from stack (ptxdwarf.dump._die_lines)."},
+    {"_loc_lines", loc_lines, METH_VARARGS,
+     "_loc_lines(printer, locations, start, limit): the .debug_loc block's lines of those lists "
+     "(ptxdwarf.dump._loc_lines)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -616,7 +664,7 @@ PyMODINIT_FUNC PyInit_dumptext(void) {
         {&s_info, "info"}, {&s_tags, "tags"}, {&s_ats, "ats"}, {&s_forms, "forms"}, {&s_references, "references"}, {&s_values, "values"},
         {&s_expressions, "expressions"}, {&s_value_text, "value_text"}, {&s_expression_text, "expression_text"},
         {&s_tag_text, "tag_text"}, {&s_at_text, "at_text"}, {&s_form_text, "form_text"},
-        {&s_location_list_at, "location_list_at"}, {&s_entries, "entries"}, {&s_relocs, "relocs"},
+        {&s_location_list_at, "location_list_at"}, {&s_entries, "entries"}, {&s_relocs, "relocs"}, {&s_offset, "offset"},
         {&s_empty, ""}, {&s_x, "x"}, {&s_08x, "08x"},
     };
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
