@@ -145,6 +145,34 @@ def _fixtures() -> list[Path]:
     return sorted(p for p in FIXTURES.rglob("*") if p.suffix in suffixes and p.is_file())
 
 
+def test_symbols_are_resolved_as_the_resolver_resolves_them() -> None:
+    """The kernel looks labels up in the resolver's own table once every section's labels are
+    read: a label of a section not read yet (read on the way), a label no section defines (0),
+    an addend on both, a section name (its addend), a symbol with a value (the value)."""
+    abbrev = bytes(
+        [1, 0x11, 0, 0x02, 0x17, 0x11, 0x01, 0x12, 0x01, 0x10, 0x17, 0x40, 0x17, 0x55, 0x17, 0, 0, 0]
+    )
+    info = (40).to_bytes(4, "little") + bytes([4, 0, 0, 0, 0, 0, 8, 1]) + bytes(32)
+    relocs = [
+        Reloc(12, 4, Symbol("$L__loc1", 4)),
+        Reloc(16, 8, Symbol("$L__func_begin0")),
+        Reloc(24, 8, Symbol("$L__func_begin0", 16)),
+        Reloc(32, 4, Symbol(".debug_line", 2)),
+        Reloc(36, 4, Symbol("$L__frame", 0, 40)),
+        Reloc(40, 4, Symbol("$L__loc1", 2)),
+    ]
+    images = {
+        ".debug_abbrev": SectionImage(".debug_abbrev", abbrev),
+        ".debug_info": SectionImage(".debug_info", info, relocs),
+        ".debug_loc": SectionImage(".debug_loc", bytes(16), labels={"$L__loc1": 8}),
+    }
+    expected = [12, 0, 16, 2, 40, 10]
+    for side in (native_of(DECODE_UNITS), DECODE_UNITS.reference):
+        units = side(*inputs(images))
+        assert units is not None and units[0].die is not None
+        assert [a.value for a in units[0].die.attributes] == expected
+
+
 def test_every_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every PTX, cubin, fatbin and host object under fixtures/: the units each decodes, and
     its location lists."""

@@ -16,10 +16,11 @@ enum { F_ADDR = 0x01, F_BLOCK2 = 0x03, F_BLOCK4 = 0x04, F_DATA2 = 0x05, F_DATA4 
 
 /* The model's classes, and where the slots of DIE and Attribute live in their objects. */
 static struct {
-    PyTypeObject *die, *attribute, *unit, *block, *reloc, *symbol, *location_list;
+    PyTypeObject *die, *attribute, *unit, *block, *reloc, *symbol, *location_list, *resolver;
     Py_ssize_t die_tag, die_offset, die_abbrev_code, die_has_children, die_parent, die_children,
         die_attributes, die_size;
     Py_ssize_t a_name, a_form, a_value, a_relocs, a_target, a_offset;
+    Py_ssize_t s_name, s_addend, s_value, r_labels, r_pending;
 } M;
 
 static PyObject *s_data, *s_relocs, *s_relocs_applied, *s_offset, *s_decls, *s_code, *s_tag,
@@ -49,9 +50,10 @@ static void untrack_reloc(PyObject *r) {
 }
 
 static PyObject *model(PyObject *self, PyObject *args) {
-    PyTypeObject *t[7];
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!", &PyType_Type, &t[0], &PyType_Type, &t[1], &PyType_Type, &t[2],
-                          &PyType_Type, &t[3], &PyType_Type, &t[4], &PyType_Type, &t[5], &PyType_Type, &t[6]))
+    PyTypeObject *t[8];
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!O!", &PyType_Type, &t[0], &PyType_Type, &t[1], &PyType_Type, &t[2],
+                          &PyType_Type, &t[3], &PyType_Type, &t[4], &PyType_Type, &t[5], &PyType_Type, &t[6],
+                          &PyType_Type, &t[7]))
         return NULL;
     if (!PyType_IsSubtype(t[3], &PyBytes_Type) || !PyType_IsSubtype(t[4], &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "Block must be bytes and Reloc a tuple");
@@ -64,7 +66,9 @@ static PyObject *model(PyObject *self, PyObject *args) {
         slot_offset(t[0], "size", &M.die_size) || slot_offset(t[1], "name", &M.a_name) ||
         slot_offset(t[1], "form", &M.a_form) || slot_offset(t[1], "value", &M.a_value) ||
         slot_offset(t[1], "relocs", &M.a_relocs) || slot_offset(t[1], "target", &M.a_target) ||
-        slot_offset(t[1], "offset", &M.a_offset))
+        slot_offset(t[1], "offset", &M.a_offset) || slot_offset(t[5], "name", &M.s_name) ||
+        slot_offset(t[5], "addend", &M.s_addend) || slot_offset(t[5], "value", &M.s_value) ||
+        slot_offset(t[7], "labels", &M.r_labels) || slot_offset(t[7], "pending", &M.r_pending))
         return NULL;
     /* Only a class defined in Python without a __dict__ is untracked (its deallocator
      * untracks with the checking call; nothing but its slots refers on). */
@@ -74,8 +78,9 @@ static PyObject *model(PyObject *self, PyObject *args) {
         attribute_generic_setattro = t[1]->tp_setattro;
         t[1]->tp_setattro = attribute_setattro;
     }
-    PyTypeObject **keep[7] = {&M.die, &M.attribute, &M.unit, &M.block, &M.reloc, &M.symbol, &M.location_list};
-    for (int i = 0; i < 7; i++) {
+    PyTypeObject **keep[8] = {&M.die, &M.attribute, &M.unit, &M.block, &M.reloc, &M.symbol, &M.location_list,
+                              &M.resolver};
+    for (int i = 0; i < 8; i++) {
         Py_INCREF(t[i]);
         Py_XSETREF(*keep[i], t[i]);
     }
@@ -287,6 +292,27 @@ typedef struct {
     Py_ssize_t depth, capstack;
     PyObject *blocks; /* bytes -> the one Block of that content without relocations, or NULL */
 } decoder;
+
+/* resolve(symbol): where the resolver is the model's Resolver and the symbol a Symbol of str
+ * name and int addend, its lookup (Resolver.__call__) made here as long as it needs no section
+ * read for its labels; else the call. */
+static PyObject *resolved(decoder *d, PyObject *symbol) {
+    PyObject *resolve = d->resolve;
+    if (Py_IS_TYPE(resolve, M.resolver) && Py_IS_TYPE(symbol, M.symbol)) {
+        PyObject *labels = SLOT(resolve, M.r_labels), *pending = SLOT(resolve, M.r_pending);
+        PyObject *value = SLOT(symbol, M.s_value), *name = SLOT(symbol, M.s_name), *addend = SLOT(symbol, M.s_addend);
+        if (labels && pending && value && name && addend && PyDict_CheckExact(labels) && PyList_CheckExact(pending) &&
+            PyUnicode_CheckExact(name) && PyUnicode_GET_LENGTH(name) > 0 && PyLong_CheckExact(addend)) {
+            if (value != Py_None) return Py_NewRef(value);
+            if (PyUnicode_READ_CHAR(name, 0) == '.') return Py_NewRef(addend);
+            PyObject *offset = PyDict_GetItemWithError(labels, name);
+            if (!offset && PyErr_Occurred()) return NULL;
+            if (offset && PyLong_CheckExact(offset)) return PyNumber_Add(offset, addend);
+            if (!offset && PyList_GET_SIZE(pending) == 0) return Py_NewRef(addend);
+        }
+    }
+    return PyObject_CallOneArg(resolve, symbol);
+}
 
 static void decoder_free(decoder *d) {
     Py_XDECREF(d->relocs);
@@ -543,7 +569,7 @@ static int read_attribute(decoder *d, const spec *s, cursor *c, Py_ssize_t unit_
                 Py_DECREF(r);
                 if (!relocs) return -1;
                 if (!d->applied) {
-                    value = PyObject_CallOneArg(d->resolve, RELOC_ITEM(d, i, 2));
+                    value = resolved(d, RELOC_ITEM(d, i, 2));
                     if (!value) goto error;
                 }
             }
@@ -813,7 +839,7 @@ static int decode_unit(decoder *d, Py_ssize_t start, PyObject *units, Py_ssize_t
         Py_XDECREF(name);
         Py_XDECREF(addend);
         if (!abbrev_offset) return -1;
-        table_offset = d->applied ? PyLong_FromUnsignedLong(stored) : PyObject_CallOneArg(d->resolve, sym);
+        table_offset = d->applied ? PyLong_FromUnsignedLong(stored) : resolved(d, sym);
     } else {
         abbrev_offset = PyLong_FromUnsignedLong(stored);
         Py_XINCREF(abbrev_offset);
@@ -1083,7 +1109,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"model", model, METH_VARARGS,
-     "model(DIE, Attribute, Unit, Block, Reloc, Symbol): the classes decode_units builds."},
+     "model(DIE, Attribute, Unit, Block, Reloc, Symbol, LocationList, Resolver): the classes decode_units "
+     "builds and the resolver it looks labels up in."},
     {"decode_units", decode_units, METH_VARARGS,
      "decode_units(image, tables, strings, resolve): the units of .debug_info, or None."},
     {"read_location_lists", read_location_lists, METH_VARARGS,

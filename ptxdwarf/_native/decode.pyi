@@ -2,7 +2,14 @@ from collections.abc import Callable
 from typing import Any
 
 def model(
-    die: type, attribute: type, unit: type, block: type, reloc: type, symbol: type, location_list: type
+    die: type,
+    attribute: type,
+    unit: type,
+    block: type,
+    reloc: type,
+    symbol: type,
+    location_list: type,
+    resolver: type,
 ) -> None: ...
 def decode_units(
     image: Any, tables: Any, strings: Any, resolve: Callable[[Any], int]

@@ -59,23 +59,34 @@ def make_resolver(images: Mapping[str, SectionImage]) -> Callable[[Symbol], int]
 
     Sections are read for their labels only when a symbol is not found yet, and only
     those whose text may define labels."""
-    labels: dict[str, int] = {}
-    may = getattr(images, "may_define_labels", None)
-    pending = [name for name in images if may is None or may(name)]
+    return Resolver(images)
 
-    def resolve(symbol: Symbol) -> int:
+
+class Resolver:
+    """:func:`make_resolver`'s resolver: ``labels`` holds the labels read so far, ``pending``
+    the sections not read yet (the DIE decoder's kernel looks labels up there itself once
+    ``pending`` is empty)."""
+
+    __slots__ = ("images", "labels", "pending")
+
+    def __init__(self, images: Mapping[str, SectionImage]) -> None:
+        self.images = images
+        self.labels: dict[str, int] = {}
+        may = getattr(images, "may_define_labels", None)
+        self.pending = [name for name in images if may is None or may(name)]
+
+    def __call__(self, symbol: Symbol) -> int:
         if symbol.value is not None:
             return symbol.value
         name = symbol.name
         if name[0] == ".":
             return symbol.addend
+        labels, pending = self.labels, self.pending
         offset = labels.get(name)
         while offset is None and pending:
-            labels.update(images[pending.pop(0)].labels)
+            labels.update(self.images[pending.pop(0)].labels)
             offset = labels.get(name)
         return (offset or 0) + symbol.addend
-
-    return resolve
 
 
 def _fail(image: SectionImage, offset: int, message: str) -> DwarfError:
@@ -229,7 +240,7 @@ def _field_use(form: int) -> int:
 
 _KERNEL = kernel("decode")
 if _KERNEL is not None:
-    _KERNEL.model(DIE, Attribute, Unit, Block, Reloc, Symbol, LocationList)
+    _KERNEL.model(DIE, Attribute, Unit, Block, Reloc, Symbol, LocationList, Resolver)
 
 
 @twin("decode", compare=units_shape)
