@@ -89,6 +89,13 @@ def test_bulk_relocs_declines_what_it_cannot_make() -> None:
     assert kernel(slice, Reloc, [0], b"\x04", ["a"], {"a": None}) is None
     assert kernel(Symbol, tuple, [0], b"\x04", ["a"], {"a": None}) is None
 
+    class Loose(Symbol):  # instances with a __dict__, which the kernel does not make
+        pass
+
+    assert kernel(Loose, Reloc, [0], b"\x04", ["a"], {"a": None}) is None
+    made = kernel(Symbol, Reloc, [0], b"\x04", ["a+3"], {"a+3": None})[0].symbol
+    assert type(made) is Symbol and (made.name, made.addend, made.value) == ("a", 3, None)
+
 
 @st.composite
 def _value(draw: st.DrawFn, directive: str) -> str:

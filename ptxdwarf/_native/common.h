@@ -122,4 +122,41 @@ static inline int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *
     return ok ? 0 : -1;
 }
 
+/* Where the three slots of a Symbol class (ptxdwarf.dwarf.image.Symbol) live; -1 with an
+ * exception set for a class that is not such (one with a __dict__, say). */
+typedef struct {
+    Py_ssize_t name, addend, value;
+} symbol_fields;
+
+static inline int symbol_fields_of(PyTypeObject *type, symbol_fields *fields) {
+    if (type->tp_dictoffset != 0) {
+        PyErr_Format(PyExc_TypeError, "%s has a __dict__", type->tp_name);
+        return -1;
+    }
+    return slot_offset(type, "name", &fields->name) || slot_offset(type, "addend", &fields->addend) ||
+                   slot_offset(type, "value", &fields->value)
+               ? -1
+               : 0;
+}
+
+/* A new Symbol of type holding name, addend and value (references it takes; NULL for any:
+ * an error set), made as its __init__ makes one, which only stores the three: the hundreds of
+ * thousands of a large module skip the Python call. A Symbol holds a string and ints and is
+ * not changed, so it cannot be in a cycle: it is not tracked by the collector. */
+static inline PyObject *new_symbol(PyTypeObject *type, const symbol_fields *fields, PyObject *name, PyObject *addend,
+                                   PyObject *value) {
+    PyObject *symbol = name && addend && value ? type->tp_alloc(type, 0) : NULL;
+    if (!symbol) {
+        Py_XDECREF(name);
+        Py_XDECREF(addend);
+        Py_XDECREF(value);
+        return NULL;
+    }
+    *(PyObject **)((char *)symbol + fields->name) = name;
+    *(PyObject **)((char *)symbol + fields->addend) = addend;
+    *(PyObject **)((char *)symbol + fields->value) = value;
+    if (PyObject_GC_IsTracked(symbol)) PyObject_GC_UnTrack(symbol);
+    return symbol;
+}
+
 #endif

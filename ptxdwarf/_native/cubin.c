@@ -8,7 +8,7 @@
 #include "common.h"
 
 /* Whether item cannot take part in a reference cycle, now or later: an int, a string, None,
- * or a record or Symbol this module made and untracked (see record and untrack_symbol). */
+ * or a record or Symbol this module made and untracked (see record and new_symbol). */
 static int atomic(PyObject *item) {
     return item == Py_None || PyLong_CheckExact(item) || PyBool_Check(item) || PyUnicode_CheckExact(item) ||
            (PyObject_IS_GC(item) && !PyObject_GC_IsTracked(item) && !PyDict_Check(item) && !PyList_Check(item));
@@ -954,44 +954,15 @@ static void symbols_free(symbol_table *t) {
     PyMem_Free(t->slots);
 }
 
-/* A Symbol holds a name, an addend and a value (a string and ints) and is not changed: like
- * the records, it cannot be in a cycle and is not tracked (nor, then, the Reloc holding it). */
-static void untrack_symbol(PyObject *symbol) {
-    if (Py_TYPE(symbol)->tp_dictoffset == 0 && PyObject_GC_IsTracked(symbol)) PyObject_GC_UnTrack(symbol);
-}
-
-/* Where a Symbol's three slots live. */
-typedef struct {
-    Py_ssize_t name, addend, value;
-} symbol_fields;
-
-static int symbol_fields_of(PyTypeObject *type, symbol_fields *fields) {
-    if (type->tp_dictoffset != 0) return -1;
-    return slot_offset(type, "name", &fields->name) || slot_offset(type, "addend", &fields->addend) ||
-                   slot_offset(type, "value", &fields->value)
-               ? -1
-               : 0;
-}
-
-/* A new, untracked Symbol(name, addend, value), made as its __init__ makes one (it only
- * stores the three): the hundreds of thousands of a large cubin skip the Python call. One
- * int holds both numbers where they are equal (a symbol at 0). */
+/* A new Symbol(name, addend, value) of the cubin's relocations (see new_symbol); one int holds
+ * both numbers where they are equal (a symbol at 0). */
 static PyObject *make_symbol(PyTypeObject *type, const symbol_fields *fields, PyObject *name, int64_t addend,
                              uint64_t value) {
     PyObject *number = PyLong_FromLongLong(addend);
-    if (!number) return NULL;
-    PyObject *stored = addend >= 0 && (uint64_t)addend == value ? Py_NewRef(number) : PyLong_FromUnsignedLongLong(value);
-    PyObject *symbol = stored ? type->tp_alloc(type, 0) : NULL;
-    if (!symbol) {
-        Py_DECREF(number);
-        Py_XDECREF(stored);
-        return NULL;
-    }
-    *(PyObject **)((char *)symbol + fields->name) = Py_NewRef(name);
-    *(PyObject **)((char *)symbol + fields->addend) = number;
-    *(PyObject **)((char *)symbol + fields->value) = stored;
-    untrack_symbol(symbol);
-    return symbol;
+    PyObject *stored = !number                                         ? NULL
+                       : addend >= 0 && (uint64_t)addend == value ? Py_NewRef(number)
+                                                                   : PyLong_FromUnsignedLongLong(value);
+    return new_symbol(type, fields, Py_NewRef(name), number, stored);
 }
 
 typedef struct {

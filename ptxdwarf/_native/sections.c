@@ -172,7 +172,7 @@ static PyObject *bulk_pieces(PyObject *self, PyObject *body) {
 
 /* The Symbol of one text of the bulk reader, "name" or "name+N" (N: up to ten digits);
  * NULL with no error set for any other text. */
-static PyObject *symbol_of(PyObject *symbol_type, PyObject *text) {
+static PyObject *symbol_of(PyTypeObject *symbol_type, const symbol_fields *fields, PyObject *text) {
     if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text)) return NULL;
     const uint8_t *p = PyUnicode_1BYTE_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), plus = 0;
@@ -187,10 +187,7 @@ static PyObject *symbol_of(PyObject *symbol_type, PyObject *text) {
         name = PyUnicode_Substring(text, 0, plus);
         addend = PyLong_FromUnsignedLongLong(v);
     }
-    PyObject *call[2] = {name, addend};
-    PyObject *made = name && addend ? PyObject_Vectorcall(symbol_type, call, 2, NULL) : NULL;
-    Py_XDECREF(name);
-    Py_XDECREF(addend);
+    PyObject *made = new_symbol(symbol_type, fields, name, addend, Py_NewRef(Py_None));
     if (!made && !PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "no symbol made");
     return made;
 }
@@ -212,15 +209,18 @@ static PyObject *bulk_relocs(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_ssize_t n = PyList_GET_SIZE(offsets);
     if (PyBytes_GET_SIZE(args[3]) != n || PyList_GET_SIZE(texts) != n) Py_RETURN_NONE;
     const uint8_t *sizes = (const uint8_t *)PyBytes_AS_STRING(args[3]);
+    symbol_fields fields;
+    if (symbol_fields_of(symbol_type, &fields) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
     PyObject *symbols = PyDict_New(), *out = NULL, *small[9] = {NULL};
     if (!symbols) return NULL;
     Py_ssize_t pos = 0;
     PyObject *text, *ignored;
     while (PyDict_Next(distinct, &pos, &text, &ignored)) {
-        PyObject *made = symbol_of((PyObject *)symbol_type, text);
+        PyObject *made = symbol_of(symbol_type, &fields, text);
         if (!made) goto done;
-        if (!Py_IS_TYPE(made, symbol_type)) { Py_DECREF(made); goto done; }
-        if (PyObject_GC_IsTracked(made)) PyObject_GC_UnTrack(made);
         int r = PyDict_SetItem(symbols, text, made);
         Py_DECREF(made);
         if (r < 0) goto done;
