@@ -70,6 +70,10 @@ _CHUNK_LINES = 4096
 #: How many rows of a line table one text of ``dump --json`` holds (about 10 KB).
 _JSON_ROWS = 64
 
+#: How many location lists of ``.debug_loc`` the text dump makes at a time (a list's line can
+#: be a few hundred characters: about 100 KB).
+_LOC_LISTS = 256
+
 
 class _Dump:
     """What one dump of ``info`` shows (``sections``: the selected ones; None: everything),
@@ -844,7 +848,7 @@ def _other_text(info: DebugInfo) -> Iterator[str | list[str]]:
 
 
 def _loc_text(info: DebugInfo) -> Iterator[str | list[str]]:
-    """The ``.debug_loc contents:`` block, about :data:`_CHUNK_LINES` lists at a time."""
+    """The ``.debug_loc contents:`` block, :data:`_LOC_LISTS` lists at a time."""
     locations = info.locations
     if not locations:
         return
@@ -853,7 +857,7 @@ def _loc_text(info: DebugInfo) -> Iterator[str | list[str]]:
     printer = _LocationPrinter(_list_address_size(info))
     start = 0
     while start < len(locations):
-        lines = _loc_lines(printer, locations, start, _CHUNK_LINES)
+        lines = _loc_lines(printer, locations, start, _LOC_LISTS)
         yield lines
         start += len(lines)
 
