@@ -728,14 +728,31 @@ def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[list[str]]:
         yield _die_lines(printer, stack, _CHUNK_LINES)
 
 
-class _UnitPrinter:
+class _LocationPrinter:
+    """What the text dump of location lists keeps from one to the next: the address size and
+    the memo of the native :func:`_loc_lines` and :func:`_die_lines` (an expression's text by
+    its Block's id, beside the Block)."""
+
+    __slots__ = ("address_size", "expressions")
+
+    def __init__(self, address_size: int) -> None:
+        self.address_size = address_size
+        self.expressions: dict[int, tuple[Block, tuple[str, str | None]]] = {}
+
+    def expression_text(self, expr: bytes) -> tuple[str, str | None]:
+        """:func:`_expression_text` in the address size."""
+        return _expression_text(expr, self.address_size)
+
+
+class _UnitPrinter(_LocationPrinter):
     """What the text dump of one unit's DIEs keeps from one DIE to the next: the spellings of
     the types met (by the DIE's id), the names of codes, and the memos of the native
     :func:`_die_lines` (the reference makes each value's text anew)."""
 
-    __slots__ = ("ats", "expressions", "forms", "info", "references", "tags", "types", "unit", "values")
+    __slots__ = ("ats", "forms", "info", "references", "tags", "types", "unit", "values")
 
     def __init__(self, info: DebugInfo, unit: Unit) -> None:
+        super().__init__(unit.address_size)
         self.info = info
         self.unit = unit
         self.types: dict[int, str] = {}
@@ -746,16 +763,10 @@ class _UnitPrinter:
         self.references: dict[tuple[bool, int], str] = {}
         #: The text of a named value (an attribute without relocations) by (name, form, value).
         self.values: dict[tuple[int, int | None, int], str] = {}
-        #: :meth:`expression_text` of each Block without relocations by its id, beside it.
-        self.expressions: dict[int, tuple[Block, tuple[str, str | None]]] = {}
 
     def value_text(self, attr: Attribute) -> str:
         """What the dump shows between the parentheses after an attribute's form."""
         return _value_text(self.info, self.unit, attr, self.types)
-
-    def expression_text(self, expr: bytes) -> tuple[str, str | None]:
-        """:func:`_expression_text` in the unit's address size."""
-        return _expression_text(expr, self.unit.address_size)
 
     def tag_text(self, code: int) -> str:
         """``DW_TAG_subprogram``."""
@@ -860,21 +871,6 @@ def _loc_text(info: DebugInfo) -> Iterator[str | list[str]]:
         lines = _loc_lines(printer, locations, start, _LOC_LISTS)
         yield lines
         start += len(lines)
-
-
-class _LocationPrinter:
-    """What the text dump of ``.debug_loc`` keeps from one list to the next: the address size
-    and the memo of the native :func:`_loc_lines` (an expression's text by its Block's id)."""
-
-    __slots__ = ("address_size", "expressions")
-
-    def __init__(self, address_size: int) -> None:
-        self.address_size = address_size
-        self.expressions: dict[int, tuple[Block, tuple[str, str | None]]] = {}
-
-    def expression_text(self, expr: bytes) -> tuple[str, str | None]:
-        """:func:`_expression_text` in the lists' address size."""
-        return _expression_text(expr, self.address_size)
 
 
 @twin("dumptext", checkable=False)

@@ -1073,7 +1073,7 @@ static PyObject *applied(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (symbols_grow(&table) < 0) goto fail;
         symbol_slot *slot = &table.slots[slot_of(&table, index, addend)];
         if (!slot->symbol || slot->value != value) {
-            if ((uint64_t)PyList_GET_SIZE(names) <= index) DECLINE(fail); /* changed by a Symbol made */
+            if ((uint64_t)PyList_GET_SIZE(names) <= index) DECLINE(fail); /* changed by code a collection ran */
             PyObject *made_symbol = make_symbol(symbol_type, &fields, PyList_GET_ITEM(names, (Py_ssize_t)index),
                                                 addend, value);
             if (!made_symbol) goto fail;
