@@ -720,6 +720,21 @@ def test_label_wrong_function_blames_the_odd_one_out() -> None:
     assert names(f, add) and at(f, add.attr_lines["low_pc"])
 
 
+def test_label_wrong_function_in_entry_pc_and_in_a_range_list() -> None:
+    cu = base_tree()
+    block = find(cu, "test").children[1]
+    block.attrs = [("entry_pc", "addr", Sym("$L__func_begin0")), ("ranges", "data4", 0)]
+    extra = ".section .debug_ranges {\n.b64 $L__tmp0\n.b64 $L__func_end0\n.b64 0\n.b64 0\n}\n"
+    m = assemble(cu, extra=extra)
+    found = only(run(m), "label-wrong-function")
+    assert [("$L__func_begin0" in f.message, "DW_AT_ranges entry" in f.message) for f in found] == [
+        (True, False),
+        (False, True),
+    ]
+    assert all(names(f, block) for f in found) and at(found[0], block.attr_lines["entry_pc"])
+    assert "$L__func_end0" in found[1].message
+
+
 def test_function_symbol_as_low_pc_is_fine() -> None:
     cu = base_tree()
     find(cu, "test").set("low_pc", Sym("_Z4testPi"))

@@ -1,5 +1,6 @@
-"""The code scan's kernels against their references, :func:`ptxdwarf.ptx.codescan.scan_code` and
-:func:`ptxdwarf.ptx.lexer.mask_comments`: the
+"""The code scan's kernels against their references, :func:`ptxdwarf.ptx.codescan.scan_code`,
+:func:`ptxdwarf.ptx.lexer.mask_comments`, :func:`ptxdwarf.ptx.statements.register_spans` and the
+statement split of :func:`ptxdwarf.ptx.statements.scan_body`: the
 same directives, functions, labels, declarations and prototypes, or a decline where the
 reference raises, on generated PTX-like text (comment-masked as the reader gives it, and raw)
 and on every PTX file of the fixtures and the corpus."""
@@ -19,7 +20,7 @@ from ptxdwarf import PtxSyntaxError
 from ptxdwarf.ptx.codescan import scan_code
 from ptxdwarf.ptx.lexer import DECL_WORDS, LineIndex, mask_comments
 from ptxdwarf.ptx.module import TYPE_SIZES
-from ptxdwarf.ptx.statements import register_spans
+from ptxdwarf.ptx.statements import Stmt, _split, register_spans, register_uses
 
 _PIECES = [
     ".version 7.5",
@@ -308,11 +309,15 @@ _SPAN_PIECES = st.sampled_from(
 
 
 def check_spans(text: str, start: int, end: int) -> None:
-    """register_spans' kernel gives the reference's spans of ASCII text, and declines other."""
+    """register_spans' and register_uses' kernels give the references' spans and uses of ASCII
+    text, and decline other."""
     if text.isascii():
-        same(register_spans, text, start, end)
+        spans = same(register_spans, text, start, end)
+        uses = same(register_uses, text, start, end)
+        assert uses[0].split("\0")[1:-1] == list(spans[0]) and uses[1:] == spans[1:]
     else:
         assert native_of(register_spans)(text, start, end) is None
+        assert native_of(register_uses)(text, start, end) is None
 
 
 @given(st.lists(_SPAN_PIECES, max_size=40).map("".join), st.integers(-50, 400), st.integers(-50, 400))
@@ -346,3 +351,112 @@ def test_register_spans_of_every_fixture_function() -> None:
                 check_spans(module.masked, f.body_start, f.body_end)
                 bodies += 1
     assert bodies > 500
+
+
+# --- the statements of a body (scan_body) ------------------------------------------------
+
+_STATEMENT_PIECES = st.sampled_from(
+    [
+        "$L__BB0_1:",
+        "$L__BB0_1 :",
+        "L2\t:",
+        "a::b",
+        "a: :",
+        "x:",
+        "_:",
+        "_x:",
+        "%p:",
+        "$:",
+        "9:",
+        ":",
+        ".loc 1 2 3",
+        ".loc\t1 0 0",
+        ".locx",
+        '.file 1 "a.cu"',
+        ".files",
+        "@@DWARF .b8 1",
+        "@",
+        "@%p1 bra $L__BB0_1;",
+        "mov.u32 %r1, 1;",
+        ".reg .b32 %r<4>;",
+        "ret;",
+        '"a;b"',
+        '"',
+        '";',
+        ";",
+        ";;",
+        "{",
+        "}",
+        " ",
+        "\n",
+        "\t",
+        "\x1c",
+        "\x0b",
+        "é",
+    ]
+)
+
+
+def check_split(text: str, start: int, end: int, labels: bool, until: int | None) -> None:
+    """The split's kernel gives the reference's statements of a body of ASCII text, and
+    declines other text and bounds outside it."""
+    if text.isascii() and 0 <= start <= end <= len(text):
+        got = same(_split, Stmt, text, start, end, labels, until)
+        assert all(type(s) is Stmt for s in got)
+    else:
+        assert native_of(_split)(Stmt, text, start, end, labels, until) is None
+
+
+@given(
+    st.lists(_STATEMENT_PIECES, max_size=40).map("".join),
+    st.integers(-5, 400),
+    st.integers(-5, 400),
+    st.booleans(),
+    st.none() | st.integers(-5, 400),
+)
+@settings(max_examples=500, deadline=None)
+def test_statements_of_generated_code(
+    text: str, start: int, end: int, labels: bool, until: int | None
+) -> None:
+    check_split(text, 0, len(text), labels, None)
+    check_split(text, start, end, labels, until)
+
+
+@given(st.text(alphabet=st.sampled_from(list('$L_x9:;.loc@"{} \n\x1c')), max_size=80), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_statements_of_random_text(text: str, labels: bool) -> None:
+    check_split(text, 0, len(text), labels, None)
+    check_split(text, 0, len(text), labels, len(text) // 2)
+
+
+def test_statements_of_every_fixture_function() -> None:
+    """Every function body of every PTX file under fixtures/ (the corpus included), whole and
+    up to a place inside it, with labels and without."""
+    import ptxdwarf.ptx
+
+    bodies = 0
+    for path in _FILES:
+        try:
+            module = ptxdwarf.ptx.parse_ptx(
+                path.read_text(encoding="utf-8", errors="surrogateescape"), str(path)
+            )
+            functions = module.functions
+        except PtxSyntaxError:
+            continue
+        for f in functions:
+            if f.body_start >= 0:
+                for labels in (True, False):
+                    check_split(module.masked, f.body_start, f.body_end, labels, None)
+                check_split(module.masked, f.body_start, f.body_end, True, (f.body_start + f.body_end) // 2)
+                bodies += 1
+    assert bodies > 500
+
+
+def test_statements_of_a_class_that_is_not_stmt_are_made_by_the_reference() -> None:
+    """A class without Stmt's four slots is declined (the reference calls it)."""
+
+    class Other:
+        def __init__(self, *values: object) -> None:
+            self.values = values
+
+    assert native_of(_split)(Other, "ret;", 0, 4, True, None) is None

@@ -150,6 +150,29 @@ def test_registers_of_a_function_ranges_and_nested_scopes(name: str, declared: b
     assert (m.symbols.register(k, name) is not None) == declared
 
 
+@pytest.mark.parametrize(
+    "name,count",
+    [
+        ("%r12", 5),
+        ("%r14", 5),
+        ("%r10", 12),
+        ("%r11", 12),
+        ("%r15", None),
+        ("%r20", None),
+        ("%r1", 12),
+        ("%r", None),
+    ],
+)
+def test_a_register_of_a_range_whose_name_ends_with_a_digit(name: str, count: int | None) -> None:
+    """``%r1<5>`` declares ``%r10`` to ``%r14``, which a range of a shorter name may declare
+    too: the first declaration in the text is the one found."""
+    m = parse_ptx(HEAD + ".visible .entry k()\n{\n\t.reg .b32 %r<12>;\n\t.reg .b32 %r1<5>;\n\tret;\n}\n")
+    k = m.function("k")
+    assert k is not None
+    found = m.symbols.register(k, name)
+    assert (found.count if found is not None else None) == count
+
+
 def test_a_register_is_not_a_symbol() -> None:
     """ptxas writes 0 for a register named as a symbolic value: the table does not count it as declared."""
     m = parse_ptx(HEAD + BODY)

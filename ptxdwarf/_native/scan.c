@@ -680,17 +680,17 @@ static int reg_use(reg_table *t, const uint8_t *p, Py_ssize_t n, Py_ssize_t coun
     return 0;
 }
 
-/* register_spans(masked, start, end): the twin of ptxdwarf.ptx.statements.register_spans, for
- * ASCII text (None for other). */
-static PyObject *register_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+/* The arguments of register_spans and register_uses: ASCII text and the slice [start, end)
+ * of it (0: not such, and no error set). */
+static int body_slice(PyObject *const *args, Py_ssize_t nargs, const uint8_t **p, const uint8_t **stop) {
     if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyUnicode_IS_ASCII(args[0]) || !PyLong_CheckExact(args[1]) ||
         !PyLong_CheckExact(args[2]))
-        Py_RETURN_NONE;
+        return 0;
     Py_ssize_t size = PyUnicode_GET_LENGTH(args[0]);
     Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
     if ((start == -1 || end == -1) && PyErr_Occurred()) {
         PyErr_Clear();
-        Py_RETURN_NONE;
+        return 0;
     }
     /* the slice masked[start:end] */
     if (start < 0) start = start + size < 0 ? 0 : start + size;
@@ -699,12 +699,18 @@ static PyObject *register_spans(PyObject *self, PyObject *const *args, Py_ssize_
     if (end > size) end = size;
     if (end < start) end = start;
     const uint8_t *text = PyUnicode_1BYTE_DATA(args[0]);
-    const uint8_t *p = text + start, *stop = text + end;
+    *p = text + start;
+    *stop = text + end;
+    return 1;
+}
+
+/* The % names of p[0:stop-p], .reg declarations left out, into t; the count of them and of
+ * the branches and calls. -1 with an error set when out of memory. */
+static int scan_registers(const uint8_t *p, const uint8_t *stop, reg_table *t, Py_ssize_t *count_out,
+                          Py_ssize_t *jumps_out) {
     const uint8_t *next_semicolon = p; /* the first ';' at or after it (stop: none), when looked for */
     int semicolon_known = 0;
-    reg_table t = {NULL, NULL, 0, 0, 0};
     Py_ssize_t count = 0, jumps = 0;
-    PyObject *spans = NULL, *result = NULL;
     while (p < stop) {
         uint8_t c = *p;
         if (c == '.' && stop - p >= 4 && memcmp(p, ".reg", 4) == 0 && (stop - p == 4 || !is_name_char(p[4]) || p[4] == '$')) {
@@ -727,7 +733,10 @@ static PyObject *register_spans(PyObject *self, PyObject *const *args, Py_ssize_
         while (q < stop && is_name_char(*q)) q++;
         Py_ssize_t n = q - p;
         if (c == '%') {
-            if (reg_use(&t, p, n, count) < 0) { PyErr_NoMemory(); goto done; }
+            if (reg_use(t, p, n, count) < 0) {
+                PyErr_NoMemory();
+                return -1;
+            }
             count++;
         } else if ((n == 3 && (memcmp(p, "bra", 3) == 0 || memcmp(p, "brx", 3) == 0)) ||
                    (n == 4 && memcmp(p, "call", 4) == 0)) {
@@ -735,6 +744,20 @@ static PyObject *register_spans(PyObject *self, PyObject *const *args, Py_ssize_
         }
         p = q;
     }
+    *count_out = count;
+    *jumps_out = jumps;
+    return 0;
+}
+
+/* register_spans(masked, start, end): the twin of ptxdwarf.ptx.statements.register_spans, for
+ * ASCII text (None for other). */
+static PyObject *register_spans(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const uint8_t *p, *stop;
+    if (!body_slice(args, nargs, &p, &stop)) Py_RETURN_NONE;
+    reg_table t = {NULL, NULL, 0, 0, 0};
+    Py_ssize_t count = 0, jumps = 0;
+    PyObject *spans = NULL, *result = NULL;
+    if (scan_registers(p, stop, &t, &count, &jumps) < 0) goto done;
     spans = PyDict_New();
     if (!spans) goto done;
     for (size_t k = 0; k < t.n; k++) {
@@ -753,9 +776,177 @@ done:
     return result;
 }
 
+/* register_uses(masked, start, end): the twin of ptxdwarf.ptx.statements.register_uses, for
+ * ASCII text (None for other). */
+static PyObject *register_uses(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const uint8_t *p, *stop;
+    if (!body_slice(args, nargs, &p, &stop)) Py_RETURN_NONE;
+    reg_table t = {NULL, NULL, 0, 0, 0};
+    Py_ssize_t count = 0, jumps = 0, size = 1;
+    PyObject *names = NULL, *result = NULL;
+    if (scan_registers(p, stop, &t, &count, &jumps) < 0) goto done;
+    for (size_t k = 0; k < t.n; k++) size += t.entries[k].len + 1;
+    names = PyUnicode_New(size, 127);
+    if (!names) goto done;
+    uint8_t *out = PyUnicode_1BYTE_DATA(names);
+    *out++ = 0;
+    for (size_t k = 0; k < t.n; k++) {
+        memcpy(out, t.entries[k].name, (size_t)t.entries[k].len);
+        out += t.entries[k].len;
+        *out++ = 0;
+    }
+    result = Py_BuildValue("(Onn)", names, count, jumps);
+done:
+    Py_XDECREF(names);
+    PyMem_Free(t.entries);
+    PyMem_Free(t.slots);
+    return result;
+}
+
+/* ------------------------------------------------------------------ split_statements */
+
+/* \s of a Python str pattern, on ASCII. */
+static int is_blank(uint8_t c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f); }
+static int is_ident_char(uint8_t c) { return is_word(c) || c == '$'; }
+
+/* Where the four slots of a Stmt class (ptxdwarf.ptx.statements.Stmt) live. */
+typedef struct {
+    Py_ssize_t start, end, text, kind;
+} stmt_fields;
+
+/* A new Stmt holding start, end, text and kind (references it takes; NULL for any: an error
+ * set), made as its __init__ makes one, which only stores the four. */
+static PyObject *new_stmt(PyTypeObject *type, const stmt_fields *fields, Py_ssize_t start, Py_ssize_t end,
+                          PyObject *text, PyObject *kind) {
+    PyObject *first = PyLong_FromSsize_t(start), *last = PyLong_FromSsize_t(end);
+    PyObject *stmt = first && last && text ? type->tp_alloc(type, 0) : NULL;
+    if (!stmt) {
+        Py_XDECREF(first);
+        Py_XDECREF(last);
+        Py_XDECREF(text);
+        Py_DECREF(kind);
+        return NULL;
+    }
+    *(PyObject **)((char *)stmt + fields->start) = first;
+    *(PyObject **)((char *)stmt + fields->end) = last;
+    *(PyObject **)((char *)stmt + fields->text) = text;
+    *(PyObject **)((char *)stmt + fields->kind) = kind;
+    return stmt;
+}
+
+static PyObject *ascii_slice(const uint8_t *s, Py_ssize_t start, Py_ssize_t end) {
+    PyObject *out = PyUnicode_New(end - start, 127);
+    if (out) memcpy(PyUnicode_1BYTE_DATA(out), s + start, (size_t)(end - start));
+    return out;
+}
+
+/* The length of the label definition (IDENTIFIER \s* ':' not followed by ':') at s[i:end],
+ * and in *name_end where its name ends; 0 when none starts there. */
+static Py_ssize_t label_at(const uint8_t *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t *name_end) {
+    Py_ssize_t j = i;
+    if (j < end && is_alpha(s[j])) {
+        j++;
+    } else if (j + 1 < end && (s[j] == '_' || s[j] == '$' || s[j] == '%') && is_ident_char(s[j + 1])) {
+        j += 2;
+    } else {
+        return 0;
+    }
+    while (j < end && is_ident_char(s[j])) j++;
+    *name_end = j;
+    while (j < end && is_blank(s[j])) j++;
+    if (j >= end || s[j] != ':' || (j + 1 < end && s[j + 1] == ':')) return 0;
+    return j + 1 - i;
+}
+
+static PyObject *kind_label, *kind_directive, *kind_instr;
+
+/* _split(stmt, masked, start, end, labels, until): the twin of
+ * ptxdwarf.ptx.statements._split, for ASCII text and a body inside it (None for other). */
+static PyObject *_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || !PyType_Check(args[0]) || !PyType_HasFeature((PyTypeObject *)args[0], Py_TPFLAGS_HEAPTYPE) ||
+        ((PyTypeObject *)args[0])->tp_dictoffset != 0 || !PyUnicode_Check(args[1]) || !PyUnicode_IS_ASCII(args[1]) ||
+        !PyLong_CheckExact(args[2]) || !PyLong_CheckExact(args[3]) || !PyBool_Check(args[4]) ||
+        !(args[5] == Py_None || PyLong_CheckExact(args[5])))
+        Py_RETURN_NONE;
+    PyTypeObject *type = (PyTypeObject *)args[0];
+    Py_ssize_t size = PyUnicode_GET_LENGTH(args[1]);
+    Py_ssize_t start = PyLong_AsSsize_t(args[2]), end = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t until = args[5] == Py_None ? end : PyLong_AsSsize_t(args[5]);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (start < 0 || end > size || start > end) Py_RETURN_NONE;
+    stmt_fields fields;
+    if (slot_offset(type, "start", &fields.start) || slot_offset(type, "end", &fields.end) ||
+        slot_offset(type, "text", &fields.text) || slot_offset(type, "kind", &fields.kind)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (!kind_label) {
+        kind_label = PyUnicode_InternFromString("label");
+        kind_directive = PyUnicode_InternFromString("directive");
+        kind_instr = PyUnicode_InternFromString("instr");
+        if (!kind_label || !kind_directive || !kind_instr) {
+            Py_CLEAR(kind_label);
+            return NULL;
+        }
+    }
+    int labels = args[4] == Py_True;
+    const uint8_t *s = PyUnicode_1BYTE_DATA(args[1]);
+    Py_ssize_t stop_at = until < end ? until : end;
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    Py_ssize_t pos = start;
+    while (pos < stop_at) {
+        Py_ssize_t first = pos;
+        while (first < end && (is_blank(s[first]) || s[first] == '{' || s[first] == '}' || s[first] == ';')) first++;
+        if (first >= end) break;
+        PyObject *stmt = NULL;
+        Py_ssize_t name_end, length = label_at(s, first, end, &name_end);
+        if (length) {
+            pos = first + length;
+            if (!labels) continue;
+            stmt = new_stmt(type, &fields, first, pos, ascii_slice(s, first, name_end), Py_NewRef(kind_label));
+        } else if ((end - first >= 4 && memcmp(s + first, ".loc", 4) == 0) ||
+                   (end - first >= 5 && memcmp(s + first, ".file", 5) == 0) ||
+                   (end - first >= 2 && s[first] == '@' && s[first + 1] == '@')) {
+            const uint8_t *nl = memchr(s + first, '\n', (size_t)(end - first));
+            Py_ssize_t stop = nl ? nl - s : end;
+            stmt = new_stmt(type, &fields, first, stop, ascii_slice(s, first, stop), Py_NewRef(kind_directive));
+            pos = stop;
+        } else {
+            Py_ssize_t stop = first;
+            while (stop < end && s[stop] != ';') {
+                if (s[stop] == '"') {
+                    const uint8_t *close = memchr(s + stop + 1, '"', (size_t)(end - stop - 1));
+                    if (!close) break;
+                    stop = close - s + 1;
+                } else {
+                    stop++;
+                }
+            }
+            if (stop < end && s[stop] != ';') stop = end; /* a quote that no other closes */
+            stmt = new_stmt(type, &fields, first, stop + 1, ascii_slice(s, first, stop),
+                            Py_NewRef(s[first] == '.' ? kind_directive : kind_instr));
+            pos = stop + 1;
+        }
+        if (!stmt || PyList_Append(out, stmt) < 0) {
+            Py_XDECREF(stmt);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(stmt);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"_split", (PyCFunction)(void (*)(void))_split, METH_FASTCALL, "The twin of ptxdwarf.ptx.statements._split."},
     {"register_spans", (PyCFunction)(void (*)(void))register_spans, METH_FASTCALL,
      "The twin of ptxdwarf.ptx.statements.register_spans."},
+    {"register_uses", (PyCFunction)(void (*)(void))register_uses, METH_FASTCALL,
+     "The twin of ptxdwarf.ptx.statements.register_uses."},
     {"scan_code", (PyCFunction)(void (*)(void))scan_code, METH_FASTCALL, "The twin of ptxdwarf.ptx.codescan.scan_code."},
     {"mask_comments", (PyCFunction)(void (*)(void))mask_comments, METH_FASTCALL | METH_KEYWORDS,
      "The twin of ptxdwarf.ptx.lexer.mask_comments."},

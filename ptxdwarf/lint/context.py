@@ -12,7 +12,7 @@ from ..dwarf.constants import AT, TAG
 from ..dwarf.image import SectionImage
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from ..ptx.module import PtxFunction, PtxModule, SectionBlock
-from ..ptx.statements import line_directives, register_spans
+from ..ptx.statements import line_directives, register_uses
 from ..ptx.symbols import SymbolTable, symbol_table
 from .finding import Finding
 from .rules import RULES
@@ -47,7 +47,7 @@ class LintContext:
         self._dies_indexed = False
         self._owners: dict[str, PtxFunction] | None = None
         self._loc_lines: list[re.Match[str]] | None = None
-        self._register_spans: dict[int, tuple[dict[str, tuple[int, int]], int, int]] | None = None
+        self._register_uses: dict[int, tuple[str, int, int]] | None = None
         self._traps: dict[str, bool] = {}
         self.decode_quietly: Callable[[], DebugInfo | None] | None = None
         """Decodes the debug sections without findings, for :meth:`die_containing` asked before
@@ -87,21 +87,21 @@ class LintContext:
             self._loc_lines = list(line_directives(self.module.masked))
         return self._loc_lines
 
-    def register_spans(self) -> dict[int, tuple[dict[str, tuple[int, int]], int, int]]:
-        """:func:`~ptxdwarf.ptx.statements.register_spans` of each function with a body, by the
-        function's id (read from the text unless :meth:`hold_register_spans` kept them)."""
-        if self._register_spans is not None:
-            return self._register_spans
+    def register_uses(self) -> dict[int, tuple[str, int, int]]:
+        """:func:`~ptxdwarf.ptx.statements.register_uses` of each function with a body, by the
+        function's id (read from the text unless :meth:`hold_register_uses` kept them)."""
+        if self._register_uses is not None:
+            return self._register_uses
         masked = self.module.masked
         return {
-            id(f): register_spans(masked, f.body_start, f.body_end)
+            id(f): register_uses(masked, f.body_start, f.body_end)
             for f in self.module.functions
             if f.body_start >= 0
         }
 
-    def hold_register_spans(self) -> None:
-        """Keep :meth:`register_spans`, for checks that run after the text is let go."""
-        self._register_spans = self.register_spans()
+    def hold_register_uses(self) -> None:
+        """Keep :meth:`register_uses`, for checks that run after the text is let go."""
+        self._register_uses = self.register_uses()
 
     # --- reporting ----------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterable
 from typing import Any
 
 from ..dwarf.constants import AT, TAG, at_name
@@ -29,6 +29,9 @@ from .context import PC_ATTRS, LintContext
 __all__ = ["DieLabels", "check_label_in", "check_relocations"]
 
 _CODE_TAGS = frozenset({TAG.subprogram, TAG.lexical_block, TAG.inlined_subroutine, TAG.label})
+#: The place of each pc attribute in PC_ATTRS, by its code.
+_PC_SLOT = {int(code): i for i, code in enumerate(PC_ATTRS)}
+_RANGES = int(AT.ranges)
 #: Sections ptxas makes itself, which a symbolic value may name without the module writing them.
 _PTXAS_SECTIONS = frozenset({".debug_line", ".debug_frame"})
 
@@ -276,22 +279,33 @@ class DieLabels:
         """The checks of ``die``, whose enclosing subprogram is ``sp``."""
         if sp is None:
             return
-        ctx = self.ctx
-        if die.tag in _CODE_TAGS:
-            f = ctx.subprogram_function(sp)
-            if f is not None:
-                for code in PC_ATTRS:
-                    attr = die.attr(code)
-                    if attr is not None and attr.symbol is not None:
-                        check_label_in(ctx, attr.symbol, f, die, attr, at_name(code))
-        if self.ranges is None:
+        code_die = die.tag in _CODE_TAGS
+        if not code_die and self.ranges is None:
             return
-        ranges = die.attr(AT.ranges)
-        if ranges is not None and isinstance(ranges.value, int):
-            f = ctx.subprogram_function(sp)
-            if f is None:
-                return
-            for rl in self.ranges.get(ranges.value, ()):
-                for begin, end in rl.entries:
-                    for v in (begin, end):
-                        check_label_in(ctx, v, f, die, ranges, "DW_AT_ranges entry")
+        pcs: list[Attribute | None] = [None] * len(PC_ATTRS)  # the first of each, in one pass
+        ranges = None
+        for attr in die.attributes:
+            slot = _PC_SLOT.get(attr.name)
+            if slot is not None:
+                if pcs[slot] is None:
+                    pcs[slot] = attr
+            elif attr.name == _RANGES and ranges is None:
+                ranges = attr
+        if code_die:
+            f = self.ctx.subprogram_function(sp)
+            if f is not None:
+                for pc in pcs:
+                    if pc is not None and pc.symbol is not None:
+                        check_label_in(self.ctx, pc.symbol, f, die, pc, at_name(pc.name))
+        if ranges is not None and self.ranges is not None and isinstance(ranges.value, int):
+            self._check_ranges(die, sp, ranges, self.ranges.get(ranges.value, ()))
+
+    def _check_ranges(self, die: DIE, sp: DIE, attr: Attribute, lists: Iterable[RangeList]) -> None:
+        """The labels of the range lists ``die``'s DW_AT_ranges ``attr`` points at."""
+        f = self.ctx.subprogram_function(sp)
+        if f is None:
+            return
+        for rl in lists:
+            for begin, end in rl.entries:
+                for v in (begin, end):
+                    check_label_in(self.ctx, v, f, die, attr, "DW_AT_ranges entry")

@@ -3,7 +3,7 @@ the registers they name, and the ``__local_depot`` traps of ptxas."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..cuda.quirks import MISREAD_PIECE_SIZES, quirk
 from ..dwarf.constants import (
@@ -71,7 +71,7 @@ class LocationChecks:
         of an operand of the unit's address size (None: not asked)."""
         self._ops: dict[bytes, list[Op]] = {}
         self._names: dict[int, str | None] = {}
-        self._declared: dict[tuple[int, str], PtxVariable | None] = {}
+        self._finders: dict[int, Callable[[str], PtxVariable | None]] = {}
         self._last_block: bytes | None = None
         self._last_ops: list[Op] = []
         if info.locations is not None:
@@ -133,12 +133,15 @@ class LocationChecks:
 
     def declaration(self, f: PtxFunction, name: str) -> PtxVariable | None:
         """The ``.reg`` declaration of register ``name`` in ``f``
-        (:meth:`~ptxdwarf.ptx.symbols.SymbolTable.register`, remembered)."""
-        key = (id(f), name)
-        if key in self._declared:
-            return self._declared[key]
-        found = self._declared[key] = self.ctx.symbols.register(f, name)
-        return found
+        (:meth:`~ptxdwarf.ptx.symbols.SymbolTable.register`)."""
+        return self.finder(f)(name)
+
+    def finder(self, f: PtxFunction) -> Callable[[str], PtxVariable | None]:
+        """:meth:`declaration` in ``f``, as a function of the name."""
+        find = self._finders.get(id(f))
+        if find is None:
+            find = self._finders[id(f)] = self.ctx.symbols.register_finder(f)
+        return find
 
     def check_expression(self, die: DIE, attr: Attribute, inner: Attribute, sp: DIE | None) -> None:
         try:
@@ -253,10 +256,11 @@ class LocationChecks:
         code_owner = ctx.owners.get
         prefix = f"location list .debug_loc+{loc.offset:#x} entry "
         for i, (begin, end, expr) in enumerate(loc.entries):
-            if f is not None:
-                for v in (begin, end):
-                    if isinstance(v, Symbol) and code_owner(v.name) is not f:  # else nothing to say
-                        check_label_in(ctx, v, f, die, attr, prefix + str(i))
+            if f is not None:  # a label of the function's own code: nothing to say
+                if isinstance(begin, Symbol) and code_owner(begin.name) is not f:
+                    check_label_in(ctx, begin, f, die, attr, prefix + str(i))
+                if isinstance(end, Symbol) and code_owner(end.name) is not f:
+                    check_label_in(ctx, end, f, die, attr, prefix + str(i))
             if expr is None:
                 continue
             try:
@@ -264,7 +268,7 @@ class LocationChecks:
             except PtxDwarfError as exc:
                 ctx.add_attr("structure", f"{prefix}{i}: {exc.message}", die, attr)
                 continue
-            self.check_registers(ops, sp, f, die, attr, prefix + str(i))
+            self.check_registers(ops, sp, f, die, attr, prefix, i)
 
     def check_registers(
         self,
@@ -274,11 +278,14 @@ class LocationChecks:
         die: DIE,
         attr: Attribute,
         context: str,
+        entry: int | None = None,
     ) -> None:
         """regx-undeclared, regx-too-long: the registers ``ops`` name, in ``die``'s subprogram
-        ``sp`` of PTX function ``f`` (``ctx.subprogram_function(sp)``)."""
+        ``sp`` of PTX function ``f`` (``ctx.subprogram_function(sp)``); ``context`` (and
+        ``entry``, the list entry's number) says where in the findings."""
         ctx = self.ctx
         symbols = ctx.symbols
+        find = self.finder(f) if f is not None else None
         for op in ops:
             if op.code not in _REGISTER_OPS or not op.args or not isinstance(op.args[0], int):
                 continue
@@ -290,7 +297,7 @@ class LocationChecks:
             if name is None:
                 ctx.add_attr(
                     "regx-undeclared",
-                    f"{op.name} {number:#x} in {context} does not spell a PTX register name (the operand must be "
+                    f"{op.name} {number:#x} in {_place(context, entry)} does not spell a PTX register name (the operand must be "
                     "the name's ASCII bytes, read big-endian)",
                     die,
                     attr,
@@ -299,16 +306,16 @@ class LocationChecks:
             if len(name) > MAX_REGISTER_NAME:
                 ctx.add_attr(
                     "regx-too-long",
-                    f"{op.name} {name} in {context}: {len(name)} characters; cuda-gdb can look up at most "
+                    f"{op.name} {name} in {_place(context, entry)}: {len(name)} characters; cuda-gdb can look up at most "
                     f"{MAX_REGISTER_NAME} (rename the register)",
                     die,
                     attr,
                 )
-            if f is not None:
-                if self.declaration(f, name) is None:
+            if f is not None and find is not None:
+                if find(name) is None:
                     ctx.add_attr(
                         "regx-undeclared",
-                        f"{op.name} {name} in {context}: {f.kind} {f.name} (line {f.line}) declares no register "
+                        f"{op.name} {name} in {_place(context, entry)}: {f.kind} {f.name} (line {f.line}) declares no register "
                         f"{name}{_declared_registers(f)}",
                         die,
                         attr,
@@ -319,10 +326,15 @@ class LocationChecks:
                 )
                 ctx.add_attr(
                     "regx-undeclared",
-                    f"{op.name} {name} in {context} ({where}): no PTX function declares register {name}",
+                    f"{op.name} {name} in {_place(context, entry)} ({where}): no PTX function declares register {name}",
                     die,
                     attr,
                 )
+
+
+def _place(context: str, entry: int | None) -> str:
+    """Where in an expression's owner a finding is: ``context``, and the list entry's number."""
+    return context if entry is None else f"{context}{entry}"
 
 
 def check_name_order(ctx: LintContext, sp: DIE) -> None:

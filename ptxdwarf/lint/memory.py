@@ -55,16 +55,16 @@ class RegisterMemory:
         takes for the module's code, at the subprogram that costs most."""
         if not self._named:
             return
-        spans = self.ctx.register_spans()
-        operands = {key: count for key, (_, count, _) in spans.items()}
+        uses = self.ctx.register_uses()
+        operands = {key: count for key, (_, count, _) in uses.items()}
         costs: list[tuple[float, DIE, PtxFunction, int]] = []
         for sp, names in self._named.values():
             f = self.ctx.subprogram_function(sp)
-            if f is None or id(f) not in spans:
+            if f is None or id(f) not in uses:
                 continue
-            used = spans[id(f)][0]  # ptxas keeps no register the code does not use
-            count = sum(1 for name in names if name in used)
-            costs.append((extra_bytes(count, operands[id(f)], spans[id(f)][2]), sp, f, count))
+            used = uses[id(f)][0]  # ptxas keeps no register the code does not use
+            count = sum(1 for name in names if f"\0{name}\0" in used)
+            costs.append((extra_bytes(count, operands[id(f)], uses[id(f)][2]), sp, f, count))
         floor = floor_bytes(sum(operands.values()))
         total = sum(c[0] for c in costs)
         if not costs or total <= 2 * floor:

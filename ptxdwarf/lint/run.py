@@ -67,7 +67,7 @@ def _check_debug_info(ctx: LintContext, *, forked: bool = False) -> None:
     """Decode the debug sections and check them (``forked``: in a child process of its own,
     which lets the module's text go first)."""
     if forked:
-        ctx.hold_register_spans()  # what the one DWARF check that reads the code needs of it
+        ctx.hold_register_uses()  # what the one DWARF check that reads the code needs of it
         _let_text_go(ctx.module)
     info = _decode(ctx)
     ctx.set_info(info)

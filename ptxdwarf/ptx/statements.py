@@ -21,6 +21,7 @@ __all__ = [
     "line_directive_spans",
     "line_directives",
     "register_spans",
+    "register_uses",
     "scan_body",
 ]
 
@@ -58,6 +59,15 @@ def scan_body(
     blanked; ``end``: the body's closing brace, or the end of ``masked``): instructions and directives, and with ``labels``
     the label definitions; no braces. With ``until``, only those up to the first that ends
     at or after it: a scan from where that one ends finds the rest."""
+    return _split(Stmt, masked, start, end, labels, until)
+
+
+@twin("scan")
+def _split(
+    stmt: type[Stmt], masked: str, start: int, end: int, labels: bool, until: int | None
+) -> list[Stmt]:
+    """:func:`scan_body`, each statement made by ``stmt``. Its native twin is in
+    ``ptxdwarf/_native/scan.c``."""
     out: list[Stmt] = []
     append = out.append
     match = _STATEMENT.match
@@ -71,16 +81,16 @@ def scan_body(
             break
         if m.group("label") is not None:
             if labels:
-                append(Stmt(first, stop, masked[first : stop - 1].rstrip(), "label"))
+                append(stmt(first, stop, masked[first : stop - 1].rstrip(), "label"))
             pos = stop
         elif m.group("line") is not None:
-            append(Stmt(first, stop, masked[first:stop], "directive"))
+            append(stmt(first, stop, masked[first:stop], "directive"))
             pos = stop
         else:
             if stop < end and masked[stop] != ";":
                 stop = end  # a quote that no other closes
             append(
-                Stmt(first, stop + 1, masked[first:stop], "directive" if masked[first] == "." else "instr")
+                stmt(first, stop + 1, masked[first:stop], "directive" if masked[first] == "." else "instr")
             )
             pos = stop + 1
     return out
@@ -217,6 +227,16 @@ def register_spans(masked: str, start: int, end: int) -> tuple[dict[str, tuple[i
         spans[name] = (count, count) if first is None else (first[0], count)
         count += 1
     return spans, count, jumps
+
+
+@twin("scan")
+def register_uses(masked: str, start: int, end: int) -> tuple[str, int, int]:
+    """The ``%`` names :func:`register_spans` finds, in the order of their first use, each
+    between two NUL characters (``"\\0%r1\\0%rd2\\0"``: a name is used when ``"\\0" + name +
+    "\\0"`` is in it), and its two counts: one string where a large module has hundreds of
+    thousands of spans. Its native twin is in ``ptxdwarf/_native/scan.c``."""
+    spans, count, jumps = register_spans(masked, start, end)
+    return "".join(f"\0{name}" for name in spans) + "\0", count, jumps
 
 
 _JUMPS = frozenset({"bra", "brx", "call"})

@@ -12,6 +12,7 @@ ptxas must compile the module with ``-c``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -229,8 +230,12 @@ class SymbolTable:
     def register(self, function: PtxFunction, name: str) -> PtxVariable | None:
         """The ``.reg`` declaration of ``function`` (nested scopes included) that declares
         register ``name``; the first in the text when several do."""
+        return self.register_finder(function)(name)
+
+    def register_finder(self, function: PtxFunction) -> Callable[[str], PtxVariable | None]:
+        """:meth:`register` of ``function``, as a function of the name (for many names)."""
         registers = self._registers.get(id(function))
-        return registers.find(name) if registers is not None else None
+        return registers.find if registers is not None else _no_register
 
     def declares_register(self, name: str) -> bool:
         """Whether any function declares register ``name``."""
@@ -258,11 +263,13 @@ class SymbolTable:
 class _Registers:
     """One function's ``.reg`` declarations, by name and by range prefix."""
 
-    __slots__ = ("found", "ranges", "scalars")
+    __slots__ = ("digit_ends", "found", "ranges", "scalars")
 
     def __init__(self) -> None:
         self.scalars: dict[str, tuple[int, PtxVariable]] = {}
         self.ranges: dict[str, list[tuple[int, PtxVariable]]] = {}
+        self.digit_ends = False
+        """Whether the name of a range ends with a digit (``%r1<5>``)."""
         self.found: dict[str, PtxVariable | None] = {}
         """The answers of :meth:`find` so far (the declarations are all added first)."""
 
@@ -271,22 +278,33 @@ class _Registers:
             self.scalars.setdefault(v.name, (index, v))
         else:
             self.ranges.setdefault(v.name, []).append((index, v))
+            self.digit_ends = self.digit_ends or v.name[-1:] in _DIGITS_AT_END
 
     def find(self, name: str) -> PtxVariable | None:
         """The first declaration that declares ``name``: ranges are looked up by each
-        prefix of ``name`` that leaves only digits."""
+        prefix of ``name`` that leaves only digits (only the shortest when no range's name
+        ends with a digit)."""
         if name in self.found:
             return self.found[name]
         best = self.scalars.get(name)
         if self.ranges:
             digits = len(name) - len(name.rstrip("0123456789"))
-            for k in range(1, digits + 1):
+            for k in range(digits if digits and not self.digit_ends else 1, digits + 1):
                 for index, v in self.ranges.get(name[: len(name) - k], ()):
                     if v.declares(name) and (best is None or index < best[0]):
                         best = (index, v)
                         break
         found = self.found[name] = best[1] if best is not None else None
         return found
+
+
+#: The last characters of a range's name that make :meth:`_Registers.find` try every prefix.
+_DIGITS_AT_END = frozenset("0123456789")
+
+
+def _no_register(_name: str) -> None:
+    """:meth:`SymbolTable.register_finder` of a function that declares no register."""
+    return None
 
 
 def symbol_table(module: PtxModule) -> SymbolTable:
