@@ -8,6 +8,7 @@ a global variable); they are carried as :class:`~ptxdwarf.dwarf.image.Symbol`.
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from collections.abc import Iterable, Sequence
@@ -133,8 +134,10 @@ IDENTIFIER = r"[A-Za-z][\w$]*|[_$%][\w$]+"
 _REGISTER_NAME = re.compile(("%[!-~]+|" + IDENTIFIER).encode("ascii"))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def register_name(number: int) -> str | None:
-    """The PTX register name a ``DW_OP_regx`` operand spells, or None if it spells none."""
+    """The PTX register name a ``DW_OP_regx`` operand spells, or None if it spells none
+    (remembered: a module names each register many times)."""
     if number <= 0:
         return None
     raw = number.to_bytes((number.bit_length() + 7) // 8, "big")

@@ -70,7 +70,6 @@ class LocationChecks:
         """Where the DW_OP_addr operands of the DW_AT_location expressions are, as (offset, size)
         of an operand of the unit's address size (None: not asked)."""
         self._ops: dict[bytes, list[Op]] = {}
-        self._names: dict[int, str | None] = {}
         self._finders: dict[int, Callable[[str], PtxVariable | None]] = {}
         self._last_block: bytes | None = None
         self._last_ops: list[Op] = []
@@ -290,10 +289,7 @@ class LocationChecks:
             if op.code not in _REGISTER_OPS or not op.args or not isinstance(op.args[0], int):
                 continue
             number = op.args[0]
-            if number in self._names:
-                name = self._names[number]
-            else:
-                name = self._names[number] = register_name(number)
+            name = register_name(number)
             if name is None:
                 ctx.add_attr(
                     "regx-undeclared",
