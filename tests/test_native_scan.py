@@ -8,6 +8,7 @@ and on every PTX file of the fixtures and the corpus."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -333,11 +334,11 @@ def test_register_spans_of_random_text(text: str) -> None:
     check_spans(text, 0, len(text))
 
 
-def test_register_spans_of_every_fixture_function() -> None:
-    """Every function body of every PTX file under fixtures/ (the corpus included)."""
+def _fixture_bodies() -> Iterator[tuple[str, int, int]]:
+    """(comment-masked text, start, end) of every function body of every PTX file under
+    fixtures/ (the corpus included) that the reader takes."""
     import ptxdwarf.ptx
 
-    bodies = 0
     for path in _FILES:
         try:
             module = ptxdwarf.ptx.parse_ptx(
@@ -348,8 +349,15 @@ def test_register_spans_of_every_fixture_function() -> None:
             continue
         for f in functions:
             if f.body_start >= 0:
-                check_spans(module.masked, f.body_start, f.body_end)
-                bodies += 1
+                yield module.masked, f.body_start, f.body_end
+
+
+def test_register_spans_of_every_fixture_function() -> None:
+    """Every function body of every PTX file under fixtures/ (the corpus included)."""
+    bodies = 0
+    for masked, start, end in _fixture_bodies():
+        check_spans(masked, start, end)
+        bodies += 1
     assert bodies > 500
 
 
@@ -432,23 +440,12 @@ def test_statements_of_random_text(text: str, labels: bool) -> None:
 def test_statements_of_every_fixture_function() -> None:
     """Every function body of every PTX file under fixtures/ (the corpus included), whole and
     up to a place inside it, with labels and without."""
-    import ptxdwarf.ptx
-
     bodies = 0
-    for path in _FILES:
-        try:
-            module = ptxdwarf.ptx.parse_ptx(
-                path.read_text(encoding="utf-8", errors="surrogateescape"), str(path)
-            )
-            functions = module.functions
-        except PtxSyntaxError:
-            continue
-        for f in functions:
-            if f.body_start >= 0:
-                for labels in (True, False):
-                    check_split(module.masked, f.body_start, f.body_end, labels, None)
-                check_split(module.masked, f.body_start, f.body_end, True, (f.body_start + f.body_end) // 2)
-                bodies += 1
+    for masked, start, end in _fixture_bodies():
+        for labels in (True, False):
+            check_split(masked, start, end, labels, None)
+        check_split(masked, start, end, True, (start + end) // 2)
+        bodies += 1
     assert bodies > 500
 
 
