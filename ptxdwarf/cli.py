@@ -585,7 +585,8 @@ def _parser() -> argparse.ArgumentParser:
 _DUMP_SECTIONS = {
     "debug-info": "the DIEs of .debug_info",
     "debug-loc": "the location lists of .debug_loc",
-    "debug-line": "the line tables (a cubin's .debug_line, .nv_debug_line_sass and cuTile's .nv.tileir.debug_line, with its Tile IR text)",
+    "debug-line": "the source line tables (a cubin's .debug_line, and cuTile's .nv.tileir.debug_line with its Tile IR text)",
+    "debug-line-sass": "ptxas's SASS line table (a cubin's .nv_debug_line_sass)",
     "register-map": "ptxas's register map (a cubin's .nv_debug_info_reg_sass)",
 }
 

@@ -32,10 +32,9 @@ from .dwarf.constants import (
     tag_name,
 )
 from .dwarf.expr import ExpressionError, Op, decode_expression
-from .dwarf.image import Symbol
+from .dwarf.image import Block, Symbol
 from .dwarf.lines import LineOpcodes, LineProgram, LineRow, call_sites, iter_line_programs, with_call_sites
 from .dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
-from .dwarf.schemas import Block
 from .dwarf.typenames import type_name
 
 __all__ = [
@@ -54,9 +53,14 @@ __all__ = [
 DUMP_FORMAT = "ptxdwarf-dump/1"
 
 #: The sections a dump can be limited to (``dump --debug-info`` ...), in the order the full
-#: dump shows them: ``.debug_info``, ``.debug_loc``, the line tables (``.debug_line`` and
-#: ``.nv_debug_line_sass``), ptxas's register map (``.nv_debug_info_reg_sass``).
-SECTIONS = ("debug-info", "debug-loc", "debug-line", "register-map")
+#: dump shows them: ``.debug_info``, ``.debug_loc``, the source line tables (``.debug_line``,
+#: cuTile's ``.nv.tileir.debug_line``), ptxas's SASS line table (``.nv_debug_line_sass``),
+#: ptxas's register map (``.nv_debug_info_reg_sass``). Each name is llvm-dwarfdump's option
+#: for the same section where it has one.
+SECTIONS = ("debug-info", "debug-loc", "debug-line", "debug-line-sass", "register-map")
+
+#: The line-table section ``dump --debug-line-sass`` shows; ``--debug-line`` shows the others.
+_SASS_LINES = ".nv_debug_line_sass"
 
 _MAX_INDENT = 40
 
@@ -88,7 +92,11 @@ class _Dump:
             _ = info.locations
         if self.shows("other"):
             _ = info.pubnames, info.pubtypes, info.aranges, info.ranges, info.raw
-        self.lines = _line_tables(info) if self.shows("debug-line") else None
+        self.lines = (
+            _line_tables(info, self.shows("debug-line"), self.shows("debug-line-sass"))
+            if self.shows("debug-line") or self.shows("debug-line-sass")
+            else None
+        )
         self.functions = register_map(info) if self.shows("register-map") else None
 
     def shows(self, section: str) -> bool:
@@ -351,7 +359,7 @@ def _sets_json(info: DebugInfo, dump: _Dump) -> Iterator[tuple[str, Iterator[str
         others = _other_sections(info)
         if others:
             yield "other_sections", _json_list({"name": name, "size": size} for name, size in others)
-    if show("debug-line") and dump.lines is not None:
+    if (show("debug-line") or show("debug-line-sass")) and dump.lines is not None:
         yield "lines", _json_list_of_chunks(_line_program_json(info, p, opcodes) for p, opcodes in dump.lines)
     texts = tileir_texts(info)
     if show("debug-line") and texts:
@@ -692,12 +700,14 @@ def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str | list[str]]:
         yield from _info_text(info) if info.units else iter(["(no .debug_info)"])
     if dump.shows("debug-loc"):
         yield from _loc_text(info) if info.locations else iter(["(no .debug_loc)"])
-    if dump.shows("debug-line"):
+    if dump.shows("debug-line") or dump.shows("debug-line-sass"):
         if dump.lines is None:
             yield "(no line tables: ptxas writes the line table of a cubin; ptxdwarf reads no PTX .debug_line)"
         else:
-            yield from _line_text(dump.lines, info.string_at) if dump.lines else iter(["(no .debug_line)"])
-            yield from _tileir_text(info)
+            missing = ".debug_line" if dump.shows("debug-line") else _SASS_LINES
+            yield from _line_text(dump.lines, info.string_at) if dump.lines else iter([f"(no {missing})"])
+            if dump.shows("debug-line"):
+                yield from _tileir_text(info)
     if dump.shows("register-map"):
         yield from _register_map_text(dump) if dump.functions is not None else iter(["(no register map)"])
 
@@ -916,15 +926,20 @@ def iter_line_text(info: DebugInfo) -> Iterator[str]:
     yield from _flat(_line_text(_line_tables(info) or [], info.string_at))
 
 
-def _line_tables(info: DebugInfo) -> list[_LineTable] | None:
-    """The line-number programs of ``info`` (None: it has no line tables), their rows read now
+def _line_tables(info: DebugInfo, source: bool = True, sass: bool = True) -> list[_LineTable] | None:
+    """The line-number programs of ``info`` (None: it has no line tables), those of the source
+    line tables if ``source`` and of ptxas's SASS line table if ``sass``, their rows read now
     to meet their errors; the rows of a cubin's programs are not kept, but read again for
     each showing (a large module has hundreds of thousands)."""
+
+    def chosen(section: str) -> bool:
+        return sass if section == _SASS_LINES else source
+
     images = unread_line_images(info)
     if images is None:
-        return None if info.lines is None else [(p, None) for p in info.lines]
+        return None if info.lines is None else [(p, None) for p in info.lines if chosen(p.section)]
     tables: list[_LineTable] = []
-    for image in images:
+    for image in (image for image in images if chosen(image.name)):
         for program, opcodes in iter_line_programs(image):
             _table_lines(program, opcodes, info.string_at)  # read again when shown
             tables.append((program, opcodes))

@@ -15,10 +15,9 @@ from collections.abc import Iterable, Iterator
 from .cuda.regmap import FunctionRegisters, RegisterMapEntry
 from .dwarf.constants import AT, FORM, OP, TAG
 from .dwarf.expr import ExpressionError, decode_expression
-from .dwarf.image import Symbol
+from .dwarf.image import Block, Symbol
 from .dwarf.model import DIE, Attribute, DebugInfo, die_path
 from .dwarf.reprs import counted, short
-from .dwarf.schemas import Block
 
 __all__ = ["RegisterLocation", "register_locations", "unmapped_registers"]
 

@@ -13,7 +13,7 @@ from conftest import FIXTURES, CubinPath
 import ptxdwarf
 import ptxdwarf.dump
 from ptxdwarf.cuda.cubin import cubin_images
-from ptxdwarf.dwarf.schemas import Block
+from ptxdwarf.dwarf.image import Block
 from ptxdwarf.errors import CubinError, PtxDwarfError
 
 LOOPS = FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS_CUBINS, FIXTURES, CubinPath
 from elftools.elf.elffile import ELFFile
+from line_tools import minimal_elf
 
 import ptxdwarf
 from ptxdwarf.cli import _DUMP_SECTIONS, main
@@ -23,7 +24,7 @@ BLOCKS = {
     ".debug_info contents:": "debug-info",
     ".debug_loc contents:": "debug-loc",
     ".debug_line contents:": "debug-line",
-    ".nv_debug_line_sass contents:": "debug-line",
+    ".nv_debug_line_sass contents:": "debug-line-sass",
     ".nv_debug_info_reg_sass contents:": "register-map",
 }
 _BLOCK_START = re.compile(r"^\S+ contents:$|^\S+: \d+ bytes \(not decoded\)$")
@@ -80,12 +81,49 @@ def test_a_json_selection_is_those_members_of_the_full_document(
         "debug-info": "units",
         "debug-loc": "locations",
         "debug-line": "lines",
+        "debug-line-sass": "lines",
         "register-map": "register_map",
     }
-    for chosen in (("debug-info",), ("debug-loc", "register-map"), ("debug-info", "debug-line"), SECTIONS):
+    sass = ".nv_debug_line_sass"
+    assert {p["section"] for p in full["lines"]} == {".debug_line", sass}
+    for chosen in (
+        ("debug-info",),
+        ("debug-loc", "register-map"),
+        ("debug-info", "debug-line"),
+        ("debug-line-sass",),
+        ("debug-line-sass", "debug-line"),
+        SECTIONS,
+    ):
         out = json.loads(dump(capsys, "--json", *(f"--{name}" for name in chosen), str(rich_cubin)))
         keep = {"format", "source", "file", *(members[name] for name in chosen)}
-        assert out == {key: value for key, value in full.items() if key in keep}, chosen
+        expected = {key: value for key, value in full.items() if key in keep}
+        if "lines" in expected:
+            shown = {"debug-line-sass": {sass}, "debug-line": {".debug_line"}}
+            sections = set().union(*(shown.get(name, set()) for name in chosen))
+            expected["lines"] = [p for p in full["lines"] if p["section"] in sections]
+        assert out == expected, chosen
+
+
+@pytest.mark.ptxas
+def test_a_line_table_the_cubin_lacks_is_one_line(
+    rich_cubin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--debug-line`` and ``--debug-line-sass`` each say when the cubin has none of their
+    tables: here a cubin with only ``.nv_debug_line_sass``, then one with only ``.debug_line``."""
+    for present, absent, option in (
+        (".nv_debug_line_sass", ".debug_line", "--debug-line"),
+        (".debug_line", ".nv_debug_line_sass", "--debug-line-sass"),
+    ):
+        with rich_cubin.open("rb") as f:
+            section = ELFFile(f).get_section_by_name(present)
+            assert section is not None
+            data = section.data()
+        only = tmp_path / f"only{present}.cubin"
+        only.write_bytes(minimal_elf({present: data}))
+        lines = dump(capsys, option, str(only)).splitlines()
+        assert lines[1:] == [f"(no {absent})"], lines
+        other = "--debug-line-sass" if option == "--debug-line" else "--debug-line"
+        assert f"{present} contents:" in dump(capsys, other, str(only)).splitlines()
 
 
 def test_a_section_the_input_lacks_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,8 +25,8 @@ from ptxdwarf.cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
 from ptxdwarf.cuda.quirks import QUIRKS
 from ptxdwarf.cuda.quirks import quirk as quirks_quirk
 from ptxdwarf.dwarf.constants import FORM
+from ptxdwarf.dwarf.image import Block
 from ptxdwarf.dwarf.model import DIE, Attribute
-from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.errors import PtxDwarfError, UsageError
 from ptxdwarf.files import load_ptx
 from ptxdwarf.fix import fix

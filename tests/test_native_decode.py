@@ -20,6 +20,7 @@ import ptxdwarf._native
 import ptxdwarf.dwarf
 from ptxdwarf._native import Twin
 from ptxdwarf.dwarf import FORM, decode
+from ptxdwarf.dwarf.forms import uleb_bytes
 from ptxdwarf.dwarf.image import Reloc, SectionImage, Symbol
 from ptxdwarf.dwarf.model import DIE, DebugInfo, LocationList, Unit
 from ptxdwarf.dwarf.plain import lists_shape, units_shape
@@ -145,6 +146,16 @@ def _fixtures() -> list[Path]:
     return sorted(p for p in FIXTURES.rglob("*") if p.suffix in suffixes and p.is_file())
 
 
+def _read_every_fixture() -> None:
+    """Read the DIEs and location lists of every fixture (those that cannot be read stop at their error)."""
+    for path in _fixtures():
+        try:
+            for _, info in ptxdwarf.read_all(path):
+                info.locations  # noqa: B018 - decoded on first use
+        except PtxDwarfError:
+            pass
+
+
 def test_symbols_are_resolved_as_the_resolver_resolves_them() -> None:
     """The kernel looks labels up in the resolver's own table once every section's labels are
     read: a label of a section not read yet (read on the way), a label no section defines (0),
@@ -191,12 +202,7 @@ def test_every_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(decode, "decode_units", units)
     monkeypatch.setattr(decode, "read_location_lists", lists)
-    for path in _fixtures():
-        try:
-            for _, info in ptxdwarf.read_all(path):
-                info.locations  # noqa: B018 - decoded on first use
-        except PtxDwarfError:
-            pass
+    _read_every_fixture()
     assert seen.count("units") > 100 and seen.count("lists") > 20
 
 
@@ -313,3 +319,97 @@ def test_native_decoded_attributes_are_not_walked_by_the_collector() -> None:
     assert not any(gc.is_tracked(r) for r in relocs)
     attrs[0].form = attrs[0].form
     assert gc.is_tracked(attrs[0]) and not gc.is_tracked(attrs[1])
+
+
+# --- .debug_abbrev --------------------------------------------------------------------
+
+ABBREV_ENTRIES = decode.abbrev_entries
+
+#: Numbers of an abbreviation table: small ones, the edges of one to nine ULEB128 bytes, and
+#: some past 64 bits (which the kernel declines).
+_ABBREV_NUMBERS = st.one_of(
+    st.integers(0, 0x90),
+    st.sampled_from([0x7F, 0x80, 0x3FFF, 0x4000, 2**32, 2**63, 2**64 - 1, 2**64, 2**70]),
+)
+
+
+def _uleb(value: int, padding: int = 0) -> bytes:
+    """``value`` in ULEB128, with ``padding`` needless 0x80 groups before its last byte."""
+    raw = bytearray(uleb_bytes(value))
+    for _ in range(padding):
+        raw[-1] |= 0x80
+        raw.append(0)
+    return bytes(raw)
+
+
+@st.composite
+def abbrev_sections(draw: st.DrawFn) -> bytes:
+    """Tables of declarations with random codes (some 0, which ends a table early), tags,
+    children bytes (not only 0 and 1) and (attribute, form) pairs (some with one of the two 0),
+    some numbers padded, the whole sometimes cut short or followed by noise."""
+    data = bytearray()
+    for _ in range(draw(st.integers(0, 3))):
+        for _ in range(draw(st.integers(0, 4))):
+            data += _uleb(draw(_ABBREV_NUMBERS), draw(st.integers(0, 2)))
+            data += _uleb(draw(_ABBREV_NUMBERS), draw(st.integers(0, 1)))
+            data.append(draw(st.sampled_from([0, 1, 2, 0xFF])))
+            for _ in range(draw(st.integers(0, 4))):
+                name, form = draw(_ABBREV_NUMBERS), draw(_ABBREV_NUMBERS)
+                data += _uleb(name) + _uleb(form, draw(st.integers(0, 1)))
+            data += b"\0\0"
+        data.append(0)
+    if draw(st.booleans()):
+        data = data[: draw(st.integers(0, len(data)))]
+    if draw(st.booleans()):
+        data += draw(st.binary(max_size=20))
+    return bytes(data)
+
+
+def check_abbrev(data: bytes, pos: int) -> None:
+    """The kernel gives the reference's declarations, or declines where the reference finds
+    the table cut short (None) or reads a number past 64 bits."""
+    native = native_of(ABBREV_ENTRIES)
+    expected = ABBREV_ENTRIES.reference(data, pos)
+    got = native(data, pos)
+    if got is None:
+        past = expected is not None and any(
+            n >= 2**64
+            for entry in expected[0]
+            for n in (*entry[1:4], *(x for pair in entry[4] for x in pair))
+        )
+        assert expected is None or past, "the kernel declines a table the reference reads"
+        return
+    assert got == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(abbrev_sections(), st.data())
+def test_abbreviation_tables(data: bytes, draw: st.DataObject) -> None:
+    check_abbrev(data, draw.draw(st.integers(0, max(0, len(data) - 1))))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=80))
+def test_abbreviation_tables_of_random_bytes(data: bytes) -> None:
+    check_abbrev(data, 0)
+
+
+def test_a_number_past_64_bits_is_declined_and_read_by_the_reference() -> None:
+    data = _uleb(1) + _uleb(2**64) + b"\0" + b"\0\0" + b"\0"
+    assert native_of(ABBREV_ENTRIES)(data, 0) is None
+    assert ABBREV_ENTRIES(data, 0) == ([(0, 1, 2**64, 0, ())], len(data))
+
+
+def test_every_fixture_abbreviation_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The abbreviation tables of every PTX, cubin, fatbin and host object under fixtures/."""
+    native_of(ABBREV_ENTRIES)
+    seen: list[int] = []
+
+    def entries(data: bytes, pos: int) -> Any:
+        check_abbrev(data, pos)
+        seen.append(pos)
+        return ABBREV_ENTRIES.reference(data, pos)
+
+    monkeypatch.setattr(decode, "abbrev_entries", entries)
+    _read_every_fixture()
+    assert len(seen) > 100

@@ -18,9 +18,8 @@ import ptxdwarf
 from ptxdwarf import dump
 from ptxdwarf._native import Twin
 from ptxdwarf.dwarf.constants import AT, FORM, TAG
-from ptxdwarf.dwarf.image import Reloc, Symbol
+from ptxdwarf.dwarf.image import Block, Reloc, Symbol
 from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
-from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.errors import PtxDwarfError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

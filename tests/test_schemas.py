@@ -16,13 +16,13 @@ import ptxdwarf.dwarf.encode
 from ptxdwarf.dwarf import AT, FORM, TAG, Reloc, Symbol
 from ptxdwarf.dwarf.built import BuiltDIE
 from ptxdwarf.dwarf.forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
+from ptxdwarf.dwarf.image import Block
 from ptxdwarf.dwarf.schemas import (
     ABBREV_TABLE,
     MACINFO,
     SLEB128,
     STRING_TABLE,
     ULEB128,
-    Block,
     build_aranges_set,
     build_location_list,
     build_name_set,

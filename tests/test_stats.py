@@ -22,9 +22,8 @@ from ptxdwarf.cuda.cubin import cubin_images, elf_contents, read_cubin
 from ptxdwarf.cuda.ptxas import compile_text
 from ptxdwarf.dwarf.constants import AT, OP, TAG
 from ptxdwarf.dwarf.expr import decode_expression
-from ptxdwarf.dwarf.image import Symbol
+from ptxdwarf.dwarf.image import Block, Symbol
 from ptxdwarf.dwarf.model import DIE, die_path
-from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.errors import ToolError
 from ptxdwarf.stats import StatsReport, VariableStats, compare, stats
 from ptxdwarf.stats.html import BAR_WIDTH, page

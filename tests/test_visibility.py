@@ -23,9 +23,8 @@ from ptxdwarf.cuda.regmap import FunctionRegisters, RegisterMapEntry
 from ptxdwarf.dwarf.constants import AT, FORM, OP, TAG
 from ptxdwarf.dwarf.expr import decode_expression, register_number
 from ptxdwarf.dwarf.forms import uleb_bytes
-from ptxdwarf.dwarf.image import Reloc, Symbol
+from ptxdwarf.dwarf.image import Block, Reloc, Symbol
 from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo, Unit, die_path
-from ptxdwarf.dwarf.schemas import Block
 from ptxdwarf.ptx.reader import parse_ptx
 from ptxdwarf.testing import assert_readable, compile_ptx, readable_variables
 from ptxdwarf.visibility import RegisterLocation, register_locations

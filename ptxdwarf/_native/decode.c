@@ -1107,7 +1107,56 @@ done:
     Py_RETURN_NONE;
 }
 
+/* abbrev_entries(data, pos): the twin of ptxdwarf.dwarf.decode.abbrev_entries. A table the
+ * section ends inside, or a number past 64 bits, is declined: the reference reads it. */
+static PyObject *abbrev_entries(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t pos;
+    if (!PyArg_ParseTuple(args, "y*n:abbrev_entries", &view, &pos)) return NULL;
+    PyObject *entries = NULL, *specs = NULL, *result = NULL;
+    int overflow = 0;
+    cursor c = cursor_of((const uint8_t *)view.buf, view.len, pos);
+    if (!(entries = PyList_New(0))) goto done;
+    while (1) {
+        Py_ssize_t offset = cursor_offset(&c);
+        uint64_t code = cursor_uleb(&c, &overflow);
+        if (c.bad || overflow) goto declined;
+        if (code == 0) break;
+        uint64_t tag = cursor_uleb(&c, &overflow);
+        uint64_t children = cursor_fixed(&c, 1);
+        if (c.bad || overflow) goto declined;
+        if (!(specs = PyList_New(0))) goto done;
+        while (1) {
+            uint64_t name = cursor_uleb(&c, &overflow);
+            uint64_t form = cursor_uleb(&c, &overflow);
+            if (c.bad || overflow) goto declined;
+            if (name == 0 && form == 0) break;
+            PyObject *pair = Py_BuildValue("(KK)", (unsigned long long)name, (unsigned long long)form);
+            if (!pair || PyList_Append(specs, pair) < 0) { Py_XDECREF(pair); goto done; }
+            Py_DECREF(pair);
+        }
+        PyObject *spec_tuple = PyList_AsTuple(specs);
+        Py_CLEAR(specs);
+        if (!spec_tuple) goto done;
+        PyObject *entry = Py_BuildValue("(nKKKN)", offset, (unsigned long long)code, (unsigned long long)tag,
+                                        (unsigned long long)children, spec_tuple);
+        if (!entry || PyList_Append(entries, entry) < 0) { Py_XDECREF(entry); goto done; }
+        Py_DECREF(entry);
+    }
+    result = Py_BuildValue("(On)", entries, cursor_offset(&c));
+    goto done;
+declined:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(specs);
+    Py_XDECREF(entries);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"abbrev_entries", abbrev_entries, METH_VARARGS,
+     "abbrev_entries(data, pos): the declarations of the abbreviation table at pos and where it ends, or None."},
     {"model", model, METH_VARARGS,
      "model(DIE, Attribute, Unit, Block, Reloc, Symbol, LocationList, Resolver): the classes decode_units "
      "builds and the resolver it looks labels up in."},

@@ -17,3 +17,6 @@ def decode_units(
 def read_location_lists(
     image: Any, address_size: int, pos: int, model: list[Any] | None
 ) -> tuple[list[Any], int] | None: ...
+def abbrev_entries(
+    data: bytes, pos: int
+) -> tuple[list[tuple[int, int, int, int, tuple[tuple[int, int], ...]]], int] | None: ...

@@ -8,9 +8,8 @@ from ..cuda.cubin import CubinImages
 from ..cuda.nvinfo import kernel_param_offsets
 from ..dwarf.constants import OP
 from ..dwarf.expr import ExpressionError, Op, decode_expression
-from ..dwarf.image import Symbol
+from ..dwarf.image import Block, Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo, LocationList, die_path
-from ..dwarf.schemas import Block
 from ..ptx.module import PtxFunction, PtxModule
 from ..ptx.placement import first_label_at_zero
 from ..ptx.symbols import (

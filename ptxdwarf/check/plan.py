@@ -9,9 +9,8 @@ from array import array
 from typing import NamedTuple
 
 from ..dwarf.constants import AT, FORM
-from ..dwarf.image import Symbol
+from ..dwarf.image import Block, Symbol
 from ..dwarf.model import Attribute, DebugInfo
-from ..dwarf.schemas import Block
 from ..ptx.module import PtxModule
 from ..ptx.symbols import CODE_LABEL, DEPOT, LOCAL, SymbolTable
 from .lines import body_lines

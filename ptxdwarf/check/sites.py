@@ -14,8 +14,8 @@ import operator
 from array import array
 from typing import NamedTuple
 
+from ..dwarf.image import Block
 from ..dwarf.model import DIE, DebugInfo, Unit
-from ..dwarf.schemas import Block
 
 __all__ = ["InfoSites", "UnitSites"]
 

@@ -6,8 +6,8 @@ import bisect
 from collections.abc import Callable
 
 from ..dwarf.constants import AT, FORM, tag_name
+from ..dwarf.image import Block
 from ..dwarf.model import DIE, Attribute, Unit
-from ..dwarf.schemas import Block
 from .expect import Expectations
 from .plan import SCALAR_RELOC_FORMS, label_of
 from .show import attribute_names, show, show_hex

@@ -1,8 +1,9 @@
 """Reading the DWARF of a cubin (the ELF file ptxas writes).
 
-pyelftools reads the ELF; its DWARF relocation step does not know CUDA's
-relocation types (``Unsupported relocation type: 2``), so the debug sections
-are read here as :class:`~ptxdwarf.dwarf.image.SectionImage` with CUDA relocations
+The ELF header, section headers, symbols and relocations are read here with
+:mod:`struct` (pyelftools' import alone costs a quarter of a small dump's time, and
+its DWARF relocation step does not know CUDA's relocation types: ``Unsupported
+relocation type: 2``), so the debug sections are read as :class:`~ptxdwarf.dwarf.image.SectionImage` with CUDA relocations
 (``R_CUDA_32``, ``R_CUDA_64``, ``R_CUDA_G32``, ``R_CUDA_G64``; REL and RELA)
 applied and kept as symbol + addend, then decoded like PTX text.
 """
@@ -16,9 +17,6 @@ import struct
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, NamedTuple, TypeVar
-
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
 
 from .._native import twin
 from ..dwarf.decode import decode_sections
@@ -185,11 +183,46 @@ class _Disk:
 _File = _Bytes | _Disk
 
 
+@dataclass(frozen=True, slots=True)
+class _ElfHeader:
+    """What the readers need of an ELF file header."""
+
+    elfclass: int
+    """32 or 64."""
+    little_endian: bool
+    machine: int
+    shoff: int
+    shentsize: int
+    shnum: int
+    shstrndx: int
+
+    @classmethod
+    def read(cls, file: _File) -> _ElfHeader:
+        """The header at the start of ``file``; ValueError when it is not an ELF header."""
+        ident = file.read(0, min(16, file.size))
+        if ident[:4] != b"\x7fELF":
+            raise ValueError("Magic number does not match")
+        if len(ident) < 16 or ident[4] not in (1, 2):
+            raise ValueError(f"Invalid EI_CLASS {ident[4:5]!r}")
+        if ident[5] not in (1, 2):
+            raise ValueError(f"Invalid EI_DATA {ident[5:6]!r}")
+        elfclass = 32 if ident[4] == 1 else 64
+        e = "<" if ident[5] == 1 else ">"
+        fmt = e + ("HHIQQQIHHHHHH" if elfclass == 64 else "HHIIIIIHHHHHH")
+        end = 16 + struct.calcsize(fmt)
+        if file.size < end:
+            raise ValueError(f"the file is {file.size} bytes, shorter than the {end}-byte ELF header")
+        _type, machine, _v, _entry, _phoff, shoff, _flags, _eh, _phent, _phnum, shentsize, shnum, shstrndx = (
+            struct.unpack(fmt, file.read(16, end))
+        )
+        return cls(elfclass, e == "<", machine, shoff, shentsize, shnum, shstrndx)
+
+
 def _open(
     source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None
 ) -> tuple[BinaryIO, _File | None, str]:
-    """A stream over ``source`` for pyelftools, and its bytes when it is not a file on disk (None:
-    the stream is the open file, which the caller closes)."""
+    """A stream over ``source``, and its bytes when it is not a file on disk (None: the stream
+    is the open file, which the caller closes)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         raw = bytes(source)
         return io.BytesIO(raw), _Bytes(raw), name or "<cubin>"
@@ -249,7 +282,7 @@ _T = TypeVar("_T")
 def _read(
     source: str | os.PathLike[str] | bytes | BinaryIO,
     name: str | None,
-    build: Callable[[ELFFile, _File, str], _T],
+    build: Callable[[_ElfHeader, _File, str], _T],
 ) -> _T:
     """What ``build`` makes of the ELF file ``source``; CubinError when it is not one."""
     try:
@@ -257,19 +290,14 @@ def _read(
     except OSError as exc:
         raise CubinError(f"cannot read ({exc.strerror or exc})", where=name or str(source)) from None
     try:
-        elf = ELFFile(stream)
         if held is None:
             assert isinstance(source, (str, os.PathLike))
-            return build(elf, _Disk(stream, source, name), name)
-        return build(elf, held, name)
+            held = _Disk(stream, source, name)
+        return build(_ElfHeader.read(held), held, name)
     except CubinError:
         raise
-    except (ELFError, ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError) as exc:
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError, struct.error) as exc:
         raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
-    except Exception as exc:  # construct errors from pyelftools' own parser
-        if type(exc).__module__.startswith("elftools"):
-            raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
-        raise
     finally:
         stream.close()
 
@@ -355,21 +383,17 @@ def _c_string(table: bytes, offset: int) -> str:
     return table[offset : end if end >= 0 else len(table)].decode("utf-8", "surrogateescape")
 
 
-def _sections(elf: ELFFile, file: _File, where: str) -> list[_Section]:
-    """The section headers and contents, read in one pass.
-
-    pyelftools makes a section object per header on every lookup; a ``-G`` cubin
-    has one ``.nv.info``/``.text``/``.rel`` group per function (10,000+ sections).
-    """
+def _sections(elf: _ElfHeader, file: _File, where: str) -> list[_Section]:
+    """The section headers and contents, read in one pass (a ``-G`` cubin has one
+    ``.nv.info``/``.text``/``.rel`` group per function: 10,000+ sections)."""
     e = "<" if elf.little_endian else ">"
-    header = elf.header
     fmt = e + ("IIQQQQIIQQ" if elf.elfclass == 64 else "IIIIIIIIII")
     width = struct.calcsize(fmt)
-    start, count, strndx = header["e_shoff"], header["e_shnum"], header["e_shstrndx"]
+    start, count, strndx = elf.shoff, elf.shnum, elf.shstrndx
     if not start:
         return []
-    if header["e_shentsize"] != width:
-        raise CubinError(f"section headers are {header['e_shentsize']} bytes, not {width}", where=where)
+    if elf.shentsize != width:
+        raise CubinError(f"section headers are {elf.shentsize} bytes, not {width}", where=where)
     if count == 0 or strndx == _SHN_XINDEX:  # extended numbering: the real values are in section 0
         if start + width > file.size:
             raise CubinError(f"section header 0 at 0x{start:x} lies past the end of the file", where=where)
@@ -397,7 +421,7 @@ def _sections(elf: ELFFile, file: _File, where: str) -> list[_Section]:
     return out
 
 
-def _symbol_table(elf: ELFFile, sections: list[_Section], section: _Section) -> list[_RawSymbol]:
+def _symbol_table(elf: _ElfHeader, sections: list[_Section], section: _Section) -> list[_RawSymbol]:
     """All entries of a symbol table, read in one pass; a section symbol is named after its section."""
     data = section.data
     strtab = sections[section.link].data if 0 < section.link < len(sections) else b""
@@ -451,17 +475,17 @@ def _relocations(
             yield offset, info >> shift, info & mask, None
 
 
-def _entries_of(elf: ELFFile, section: _Section, where: str) -> Iterator[tuple[int, int, int, int | None]]:
+def _entries_of(elf: _ElfHeader, section: _Section, where: str) -> Iterator[tuple[int, int, int, int | None]]:
     """:func:`_relocations` of a REL or RELA ``section`` of ``elf``."""
     return _relocations(
         section.data, section.type == _SHT_RELA, elf.elfclass == 64, elf.little_endian, section.name, where
     )
 
 
-def _images(elf: ELFFile, file: _File, name: str, keep: frozenset[str] | None) -> CubinImages:
+def _images(elf: _ElfHeader, file: _File, name: str, keep: frozenset[str] | None) -> CubinImages:
     result = CubinImages(
         {},
-        machine=elf["e_machine"] if isinstance(elf["e_machine"], int) else 190,
+        machine=elf.machine,
         elf_class=elf.elfclass,
         filename=name,
     )
@@ -547,7 +571,7 @@ def _relocate(
     section: _Section,
     names: list[str],
     tables: dict[int, list[_RawSymbol]],
-    elf: ELFFile,
+    elf: _ElfHeader,
     name: str,
 ) -> None:
     """The relocations of one relocation ``section`` applied to the image of the section it targets."""
@@ -595,7 +619,7 @@ def _linked_symbols(
     return tables[symtab]
 
 
-def _contents(elf: ELFFile, file: _File, name: str) -> ElfContents:
+def _contents(elf: _ElfHeader, file: _File, name: str) -> ElfContents:
     sections = _sections(elf, file, name)
     tables = {i: _symbol_table(elf, sections, s) for i, s in enumerate(sections) if s.type == _SHT_SYMTAB}
     symtab = next((table for i, table in tables.items() if sections[i].name == ".symtab"), [])
@@ -622,7 +646,7 @@ def _apply(
     section: _Section,
     image: SectionImage,
     counts: dict[str, int],
-    elf: ELFFile,
+    elf: _ElfHeader,
     where: str,
 ) -> tuple[bytes, list[Reloc], frozenset[str]]:
     """``image``'s bytes with the relocations of ``section`` applied, its relocations (those

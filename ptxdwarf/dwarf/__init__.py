@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .expr import encode_expression as encode_expression
     from .expr import register_name as register_name
     from .expr import register_number as register_number
+    from .image import Block as Block
     from .image import Reloc as Reloc
     from .image import SectionImage as SectionImage
     from .image import Symbol as Symbol
@@ -43,6 +44,5 @@ if TYPE_CHECKING:
     from .model import NameSet as NameSet
     from .model import RangeList as RangeList
     from .model import StringTable as StringTable
-    from .schemas import Block as Block
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, __file__, globals())

@@ -8,12 +8,11 @@ naming the section, offset, PTX line and DIE.
 from __future__ import annotations
 
 import bisect
+import functools
 import io
 import struct
 from collections.abc import Callable, Mapping
 from typing import Any
-
-from construct import ConstructError
 
 from .._native import kernel, twin
 from ..errors import DwarfError
@@ -24,7 +23,7 @@ from .forms import (
     read_uleb,
     reader_for,
 )
-from .image import Reloc, SectionImage, Symbol, gc_paused
+from .image import Block, Reloc, SectionImage, Symbol, end_of_list, gc_paused
 from .lines import read_line_programs
 from .model import (
     DIE,
@@ -42,11 +41,9 @@ from .model import (
     Unit,
 )
 from .plain import lists_shape, units_shape
-from .schemas import ABBREV_TABLE, MACINFO, Block, end_of_list, schemas_for
 
 __all__ = ["decode_sections", "locations_like", "make_resolver"]
 
-_ABBREV_TABLE = ABBREV_TABLE.compile()
 
 #: How deep ``DW_FORM_indirect`` may nest inside itself (ptxas refuses any nesting: exit 1,
 #: case ``dwarf4-form.indirect-nested``); deeper is a :class:`DwarfError`, not a deep model.
@@ -94,6 +91,8 @@ def _fail(image: SectionImage, offset: int, message: str) -> DwarfError:
 
 
 def _parse(schema: Any, image: SectionImage, pos: int, what: str, **params: Any) -> tuple[Any, int]:
+    from construct import ConstructError
+
     stream = io.BytesIO(image.data)
     stream.seek(pos)
     try:
@@ -115,34 +114,63 @@ def _parse(schema: Any, image: SectionImage, pos: int, what: str, **params: Any)
     return value, stream.tell()
 
 
+#: A declaration of an abbreviation table as :func:`abbrev_entries` gives it: its offset in the
+#: section, code, tag, children flag (the byte as it is) and (attribute, form) pairs.
+AbbrevEntry = tuple[int, int, int, int, tuple[tuple[int, int], ...]]
+
+
+@functools.cache
+def _abbrev_schema() -> Any:
+    from .schemas import ABBREV_TABLE
+
+    return ABBREV_TABLE.compile()
+
+
+@twin("decode")
+def abbrev_entries(data: bytes, pos: int) -> tuple[list[AbbrevEntry], int] | None:
+    """The declarations of the abbreviation table at ``pos`` of ``data`` (as the schema
+    :data:`~ptxdwarf.dwarf.schemas.ABBREV_TABLE` reads them, without the code-0 terminator)
+    and the offset after the table; None when the section ends inside the table."""
+    from construct import ConstructError
+
+    stream = io.BytesIO(data)
+    stream.seek(pos)
+    try:
+        parsed = _abbrev_schema().parse_stream(stream)
+    except (ConstructError, struct.error, ValueError, IndexError):
+        return None
+    entries = [
+        (
+            e.offset,
+            e.code,
+            e.decl.tag,
+            e.decl.children,
+            tuple((s.name, s.form) for s in e.decl.attr_specs[:-1]),
+        )
+        for e in parsed[:-1]
+    ]
+    return entries, stream.tell()
+
+
 def _decode_abbrev(image: SectionImage) -> list[AbbrevTable]:
     tables = []
     pos = 0
     data = image.data
     while pos < len(data):
         start = pos
-        stream = io.BytesIO(data)
-        stream.seek(pos)
-        try:
-            parsed = _ABBREV_TABLE.parse_stream(stream)
-        except (ConstructError, struct.error, ValueError, IndexError):
-            raise _fail(image, start, "truncated abbreviation table (no terminating 0 code)") from None
-        pos = stream.tell()
+        read = abbrev_entries(data, pos)
+        if read is None:
+            raise _fail(image, start, "truncated abbreviation table (no terminating 0 code)")
+        entries, pos = read
         decls = []
         seen: set[int] = set()
-        for entry in parsed:
-            if entry.code == 0:
-                break
-            d = entry.decl
-            if d.children not in (0, 1):
-                raise _fail(
-                    image, start, f"abbreviation {entry.code}: children flag {d.children} is not 0 or 1"
-                )
-            if entry.code in seen:
-                raise _fail(image, start, f"abbreviation code {entry.code} declared twice in one table")
-            seen.add(entry.code)
-            specs = tuple((s.name, s.form) for s in d.attr_specs[:-1])
-            decls.append(AbbrevDecl(entry.code, d.tag, bool(d.children), specs, entry.offset))
+        for offset, code, tag, children, specs in entries:
+            if children not in (0, 1):
+                raise _fail(image, start, f"abbreviation {code}: children flag {children} is not 0 or 1")
+            if code in seen:
+                raise _fail(image, start, f"abbreviation code {code} declared twice in one table")
+            seen.add(code)
+            decls.append(AbbrevDecl(code, tag, bool(children), specs, offset))
         tables.append(AbbrevTable(start, decls))
     return tables
 
@@ -769,6 +797,8 @@ def _symbol(sym: Symbol, stored: int, applied: bool) -> Symbol:
 
 
 def _decode_ranges(image: SectionImage, address_size: int, version: int) -> list[RangeList]:
+    from .schemas import schemas_for
+
     schema = schemas_for(version, address_size).range_list
     lists = []
     pos = 0
@@ -780,6 +810,8 @@ def _decode_ranges(image: SectionImage, address_size: int, version: int) -> list
 
 
 def _decode_names(image: SectionImage, address_size: int) -> list[NameSet]:
+    from .schemas import schemas_for
+
     schema = schemas_for(2, address_size).pubnames_set
     sets = []
     pos = 0
@@ -797,6 +829,8 @@ def _decode_names(image: SectionImage, address_size: int) -> list[NameSet]:
 
 
 def _decode_aranges(image: SectionImage) -> list[ArangeSet]:
+    from .schemas import schemas_for
+
     sets = []
     pos = 0
     data = image.data
@@ -826,6 +860,8 @@ def _decode_aranges(image: SectionImage) -> list[ArangeSet]:
 
 
 def _decode_macinfo(image: SectionImage) -> list[MacinfoUnit]:
+    from .schemas import MACINFO
+
     units = []
     pos = 0
     while pos < len(image.data):

@@ -17,16 +17,14 @@ import functools
 import io
 import struct
 from dataclasses import dataclass, field
-from typing import Any
-
-from construct import ConstructError
+from typing import TYPE_CHECKING, Any
 
 from .._native import kernel, twin
 from ..errors import EncodeError
 from .built import BuiltDIE
 from .constants import FORM, at_name, form_name
 from .forms import fixed_formats, form_table, uleb_bytes, value_kind
-from .image import Reloc, SectionImage, Symbol, gc_paused
+from .image import Block, Reloc, SectionImage, Symbol, gc_paused
 from .model import (
     DIE,
     AbbrevDecl,
@@ -41,21 +39,20 @@ from .model import (
     StringTable,
     Unit,
 )
-from .schemas import (
-    ABBREV_TABLE,
-    MACINFO,
-    Block,
-    DwarfSchemas,
-    build_aranges_set,
-    build_location_list,
-    build_name_set,
-    schemas_for,
-)
 from .writers import ExpressionCache, Writer, WriterHelpers, block_of, value_writers
+
+if TYPE_CHECKING:
+    from .schemas import DwarfSchemas
 
 __all__ = ["EncodeOptions", "Encoded", "choose_form", "encode", "encode_sections"]
 
-_ABBREV_TABLE = ABBREV_TABLE.compile()
+
+@functools.cache
+def _abbrev_schema() -> Any:
+    from .schemas import ABBREV_TABLE
+
+    return ABBREV_TABLE.compile()
+
 
 _AbbrevKey = tuple[int, bool, tuple[tuple[int, int], ...]]
 
@@ -213,7 +210,7 @@ def encode_abbrev_table(table: AbbrevTable) -> bytes:
             {"code": d.code, "decl": {"tag": d.tag, "children": int(d.has_children), "attr_specs": specs}}
         )
     obj.append({"code": 0, "decl": None})
-    return bytes(_ABBREV_TABLE.build(obj))
+    return bytes(_abbrev_schema().build(obj))
 
 
 class _InfoEncoder:
@@ -572,6 +569,8 @@ class _Shape:
 
 
 def _build(schema: Any, obj: Any, section: str, what: str, base: int, relocs: list[Reloc]) -> bytes:
+    from construct import ConstructError
+
     stream = io.BytesIO()
     try:
         schema.build_stream(obj, stream, out_relocs=relocs, base=base)
@@ -635,6 +634,8 @@ def encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
 
 
 def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
+    from .schemas import schemas_for
+
     options = options or EncodeOptions()
     out = _Output(info)
     pool = _StringPool(info.strings, out.labels.get(".debug_str", {}), options.string_labels)
@@ -731,6 +732,8 @@ def _location_lists(
     lists: list[LocationList], enc: _InfoEncoder, s: DwarfSchemas, asize: int, out: _Output
 ) -> SectionImage:
     """``.debug_loc``; each list's new offset goes to ``enc.loc_offsets``."""
+    from .schemas import build_location_list
+
     w = _RecordWriter(".debug_loc")
     plain_list = functools.partial(build_location_list, address_size=asize)
     for loc in lists:
@@ -784,6 +787,8 @@ def _range_lists(lists: list[RangeList], s: DwarfSchemas, out: _Output) -> Secti
 
 def _aranges(sets: list[ArangeSet], refs: _UnitRefs, out: _Output) -> SectionImage:
     """``.debug_aranges``."""
+    from .schemas import build_aranges_set, schemas_for
+
     w = _RecordWriter(".debug_aranges")
     for a in sets:
         ref, _unit = refs.unit(a.unit_offset)
@@ -811,6 +816,8 @@ def _name_sets(
     name: str, sets: list[NameSet], refs: _UnitRefs, s: DwarfSchemas, out: _Output
 ) -> SectionImage:
     """``.debug_pubnames`` or ``.debug_pubtypes`` (``name``)."""
+    from .schemas import build_name_set
+
     w = _RecordWriter(name)
     die_ref = refs.die
     for ns in sets:
@@ -836,6 +843,8 @@ def _name_sets(
 
 def _macinfo(units: list[MacinfoUnit], out: _Output) -> SectionImage:
     """``.debug_macinfo``."""
+    from .schemas import MACINFO
+
     w = _RecordWriter(".debug_macinfo")
     for mu in units:
         w.add(MACINFO, [{"type": t, "body": b or None} for t, b in mu.entries], "macinfo entries", mu.offset)

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from ..errors import PtxDwarfError, RegisterNameError
 from .constants import OP, op_code, op_name
 from .forms import read_sleb, read_uleb, sleb_bytes, uleb_bytes
-from .image import Reloc, Symbol
-from .schemas import Block
+from .image import Block, Reloc, Symbol
 
 __all__ = [
     "IDENTIFIER",

@@ -14,11 +14,11 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .reprs import counted, short
 
-__all__ = ["DEBUG_SECTION_NAMES", "Reloc", "SectionImage", "Symbol"]
+__all__ = ["DEBUG_SECTION_NAMES", "Block", "Reloc", "SectionImage", "Symbol", "end_of_list"]
 
 #: The debug sections a PTX producer may write, in the order producers write them.
 DEBUG_SECTION_NAMES = (
@@ -89,6 +89,47 @@ class Reloc(NamedTuple):
 
     def __repr__(self) -> str:
         return f"<Reloc at 0x{self.offset:x}, {self.size} bytes: {short(self.symbol)}>"
+
+
+class Block(bytes):
+    """The bytes of a block or expression, with the relocations inside it.
+
+    ``relocs`` offsets are relative to the block's first byte.
+    """
+
+    relocs: tuple[Reloc, ...]
+
+    def __new__(cls, data: bytes = b"", relocs: Any = ()) -> Block:
+        self = super().__new__(cls, data)
+        self.relocs = tuple(relocs)
+        return self
+
+    def __repr__(self) -> str:
+        if self.relocs:
+            return f"Block({bytes(self)!r}, relocs={self.relocs!r})"
+        return f"Block({bytes(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Block):
+            return bytes(self) == bytes(other) and self.relocs == other.relocs
+        return bytes.__eq__(self, other)
+
+    def __hash__(self) -> int:
+        return bytes.__hash__(self)
+
+
+def end_of_list(begin: object, end: object, unresolved: frozenset[str] = frozenset()) -> bool:
+    """Whether a location or range list's (begin, end) pair is its (0, 0) end mark: two zeros,
+    or relocations that resolved to 0 against local symbols nothing defines (``unresolved``,
+    :attr:`~ptxdwarf.dwarf.image.SectionImage.unresolved`: labels ptxas dropped, which read 0
+    wherever the cubin is loaded). A PTX label is never 0, though its bytes are."""
+    return _reads_zero(begin, unresolved) and _reads_zero(end, unresolved)
+
+
+def _reads_zero(value: object, unresolved: frozenset[str]) -> bool:
+    if type(value) is int:
+        return value == 0
+    return type(value) is Symbol and value.value == 0 and value.name in unresolved
 
 
 @dataclass(slots=True)

@@ -24,9 +24,8 @@ from .constants import (
     tag_code,
     tag_name,
 )
-from .image import Reloc, SectionImage, Symbol
+from .image import Block, Reloc, SectionImage, Symbol
 from .reprs import at, counted, short
-from .schemas import Block
 
 if TYPE_CHECKING:
     from .lines import LineProgram, LineTable

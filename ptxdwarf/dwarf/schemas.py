@@ -64,7 +64,7 @@ from construct import (
 )
 
 from .constants import FORM
-from .image import Reloc, Symbol
+from .image import Block, Reloc, Symbol, end_of_list
 
 __all__ = [
     "ABBREV_DECL",
@@ -73,7 +73,6 @@ __all__ = [
     "SLEB128",
     "STRING_TABLE",
     "ULEB128",
-    "Block",
     "CStringBytes",
     "DwarfSchemas",
     "Symbolic",
@@ -169,33 +168,6 @@ class Symbolic(Subconstruct):  # type: ignore[misc]
 
     def _sizeof(self, context: Any, path: str) -> int:
         return int(self.subcon._sizeof(context, path))
-
-
-class Block(bytes):
-    """The bytes of a block or expression, with the relocations inside it.
-
-    ``relocs`` offsets are relative to the block's first byte.
-    """
-
-    relocs: tuple[Reloc, ...]
-
-    def __new__(cls, data: bytes = b"", relocs: Any = ()) -> Block:
-        self = super().__new__(cls, data)
-        self.relocs = tuple(relocs)
-        return self
-
-    def __repr__(self) -> str:
-        if self.relocs:
-            return f"Block({bytes(self)!r}, relocs={self.relocs!r})"
-        return f"Block({bytes(self)!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Block):
-            return bytes(self) == bytes(other) and self.relocs == other.relocs
-        return bytes.__eq__(self, other)
-
-    def __hash__(self) -> int:
-        return bytes.__hash__(self)
 
 
 class SymbolicBlock(Construct):  # type: ignore[misc]
@@ -325,20 +297,6 @@ MACINFO_ENTRY = Struct(
 )
 #: A ``.debug_macinfo`` unit: entries up to and including type 0.
 MACINFO = RepeatUntil(obj_.type == 0, MACINFO_ENTRY)
-
-
-def end_of_list(begin: object, end: object, unresolved: frozenset[str] = frozenset()) -> bool:
-    """Whether a location or range list's (begin, end) pair is its (0, 0) end mark: two zeros,
-    or relocations that resolved to 0 against local symbols nothing defines (``unresolved``,
-    :attr:`~ptxdwarf.dwarf.image.SectionImage.unresolved`: labels ptxas dropped, which read 0
-    wherever the cubin is loaded). A PTX label is never 0, though its bytes are."""
-    return _reads_zero(begin, unresolved) and _reads_zero(end, unresolved)
-
-
-def _reads_zero(value: object, unresolved: frozenset[str]) -> bool:
-    if type(value) is int:
-        return value == 0
-    return type(value) is Symbol and value.value == 0 and value.name in unresolved
 
 
 def _end_pair(entry: Any, context: Any) -> bool:

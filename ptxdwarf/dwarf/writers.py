@@ -20,9 +20,8 @@ from ..errors import EncodeError
 from .constants import FORM, at_name, form_name
 from .expr import Op, encode_expression
 from .forms import fixed_formats, sleb_bytes, uleb_bytes
-from .image import Reloc, Symbol
+from .image import Block, Reloc, Symbol
 from .model import DIE, Attribute, LocationList
-from .schemas import Block
 
 __all__ = ["ExpressionCache", "Writer", "WriterHelpers", "block_of", "value_writers"]
 

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator
 from ..cuda.cubin import CubinImages, register_map
 from ..cuda.regmap import FunctionRegisters
 from ..dwarf.constants import AT, TAG
+from ..dwarf.image import Block
 from ..dwarf.lines import read_line_programs
 from ..dwarf.model import DIE, DebugInfo, die_path
-from ..dwarf.schemas import Block
 from ..visibility import (
     RegisterLocation,
     _bound,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..dwarf.constants import at_name, form_name, tag_name
+from ..dwarf.image import Block
 from ..dwarf.model import DIE, DebugInfo
-from ..dwarf.schemas import Block
 
 __all__ = ["assert_dies_equal", "die_diff"]
 

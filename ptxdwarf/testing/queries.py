@@ -14,10 +14,9 @@ from typing import Any, NamedTuple
 
 from ..dwarf.constants import AT, OP, TAG, AddressClass, at_name, form_name, tag_code, tag_name
 from ..dwarf.expr import ExpressionError, Op, decode_expression
-from ..dwarf.image import Symbol
+from ..dwarf.image import Block, Symbol
 from ..dwarf.model import DIE, Attribute, DebugInfo
 from ..dwarf.reprs import counted, short
-from ..dwarf.schemas import Block
 
 __all__ = ["Name", "Query", "QueryDIE", "QueryLocation", "QueryLocationEntry", "Tag", "query"]
 
