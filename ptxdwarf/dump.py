@@ -646,10 +646,18 @@ def iter_text(info: DebugInfo, sections: Collection[str] | None = None) -> Itera
     return _flat(_text_pieces(info, sections))
 
 
+class _Joined(str):
+    """Lines of a dump joined by newlines, as the printers make them a chunk at a time."""
+
+    __slots__ = ()
+
+
 def _flat(pieces: Iterable[str | list[str]]) -> Iterator[str]:
-    """The lines of ``pieces``, each a line or a list of them."""
+    """The lines of ``pieces``, each a line, a list of them or :class:`_Joined` lines."""
     for piece in pieces:
-        if isinstance(piece, str):
+        if type(piece) is _Joined:
+            yield from piece.split("\n")
+        elif isinstance(piece, str):
             yield piece
         else:
             yield from piece
@@ -663,8 +671,9 @@ def iter_text_chunks(info: DebugInfo, sections: Collection[str] | None = None) -
 
 
 def _text_pieces(info: DebugInfo, sections: Collection[str] | None) -> Iterator[str | list[str]]:
-    """The lines of :func:`iter_text`, each a line or a list of them (the DIEs of a part of a
-    unit, a chunk of a line table's rows, a function's register map)."""
+    """The lines of :func:`iter_text`, each a line, a list of them (a chunk of a line table's
+    rows, a function's register map) or :class:`_Joined` lines (the DIEs of a part of a unit,
+    location lists)."""
     dump = _Dump(info, sections)
     empty = sections is None and not info.units and not info.section_names()
     yield f"{info.filename or '<input>'}: debug info from {info.source}"
@@ -722,7 +731,7 @@ def _info_text(info: DebugInfo) -> Iterator[str | list[str]]:
         yield from _unit_text(info, unit)
 
 
-def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[list[str]]:
+def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[str | list[str]]:
     """A unit's lines, about :data:`_CHUNK_LINES` at a time."""
     abbrev = _num(info, unit.abbrev_offset)
     yield [
@@ -735,7 +744,7 @@ def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[list[str]]:
     printer = _UnitPrinter(info, unit)
     stack: list[tuple[DIE | None, int]] = [(unit.die, 0)]
     while stack:
-        yield _die_lines(printer, stack, _CHUNK_LINES)
+        yield _Joined(_die_lines(printer, stack, _CHUNK_LINES)[1])
 
 
 class _LocationPrinter:
@@ -800,10 +809,10 @@ def _named(cache: dict[int, str], name_of: Callable[[int], str], code: int) -> s
 
 
 @twin("dumptext", checkable=False)
-def _die_lines(printer: _UnitPrinter, stack: list[tuple[DIE | None, int]], limit: int) -> list[str]:
-    """The lines of the DIEs taken from the end of ``stack`` (each with its depth; None: the
-    null entry that closes a list of children) until ``limit`` lines or more are made, each
-    DIE's children pushed in its place."""
+def _die_lines(printer: _UnitPrinter, stack: list[tuple[DIE | None, int]], limit: int) -> tuple[int, str]:
+    """How many lines of the DIEs taken from the end of ``stack`` (each with its depth; None:
+    the null entry that closes a list of children) were made, until ``limit`` or more, and
+    those lines joined by newlines; each DIE's children are pushed in its place."""
     out: list[str] = []
     append = out.append
     while stack and len(out) < limit:
@@ -827,7 +836,7 @@ def _die_lines(printer: _UnitPrinter, stack: list[tuple[DIE | None, int]], limit
             stack.extend(zip(reversed(die.children), itertools.repeat(depth + 1)))
         elif die.has_children:
             stack.append((None, depth + 1))
-    return out
+    return len(out), "\n".join(out)
 
 
 def _other_text(info: DebugInfo) -> Iterator[str | list[str]]:
@@ -878,17 +887,20 @@ def _loc_text(info: DebugInfo) -> Iterator[str | list[str]]:
     printer = _LocationPrinter(_list_address_size(info))
     start = 0
     while start < len(locations):
-        lines = _loc_lines(printer, locations, start, _LOC_LISTS)
-        yield lines
-        start += len(lines)
+        count, text = _loc_lines(printer, locations, start, _LOC_LISTS)
+        yield _Joined(text)
+        start += count
 
 
 @twin("dumptext", checkable=False)
-def _loc_lines(printer: _LocationPrinter, locations: list[LocationList], start: int, limit: int) -> list[str]:
-    """The lines of ``locations[start : start + limit]`` in the ``.debug_loc`` block (the
-    kernel may make fewer, none)."""
+def _loc_lines(
+    printer: _LocationPrinter, locations: list[LocationList], start: int, limit: int
+) -> tuple[int, str]:
+    """How many of ``locations[start : start + limit]`` have their line of the ``.debug_loc``
+    block made (the kernel may make fewer, not none), and those lines joined by newlines."""
     asize = printer.address_size
-    return [f"0x{loc.offset:08x}: {_loclist_text(loc, asize)}" for loc in locations[start : start + limit]]
+    lines = [f"0x{loc.offset:08x}: {_loclist_text(loc, asize)}" for loc in locations[start : start + limit]]
+    return len(lines), "\n".join(lines)
 
 
 def _list_address_size(info: DebugInfo) -> int:

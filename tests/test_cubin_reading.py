@@ -19,13 +19,15 @@ from conftest import FIXTURES, CubinPath
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 from elftools.elf.sections import SymbolTableSection
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ptxdwarf
 import ptxdwarf.cuda
 import ptxdwarf.dump
 import ptxdwarf.dwarf
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.cubin import CUDA_RELOCATIONS, cubin_images, elf_contents
+from ptxdwarf.cuda.cubin import CUDA_RELOCATIONS, _Disk, cubin_images, elf_contents
 from ptxdwarf.cuda.nvinfo import EIATTR_KPARAM_INFO, EIATTR_PARAM_CBANK, iter_attributes, kernel_param_offsets
 from ptxdwarf.cuda.ptxas import Ptxas
 from ptxdwarf.dwarf.image import Symbol
@@ -240,3 +242,25 @@ def test_range_lists_end_where_dropped_labels_make_the_end_mark() -> None:
     assert offset == 0 and [(cast(Symbol, b).name, cast(Symbol, e).name) for b, e in entries] == [
         ("$L__a", "$L__b")
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 300_000), st.integers(0, 9000)), min_size=1, max_size=30))
+def test_a_file_on_disk_is_read_as_its_bytes(
+    tmp_path_factory: pytest.TempPathFactory, reads: list[tuple[int, int]]
+) -> None:
+    """Reads of a cubin on disk, small ones served from the window read ahead and large ones
+    not, give the file's bytes wherever they fall; a read past the end is an error."""
+    path = tmp_path_factory.getbasetemp() / "bytes.bin"
+    if not path.exists():
+        path.write_bytes(bytes(i * 7 % 251 for i in range(200_000)))
+    raw = path.read_bytes()
+    with path.open("rb") as f:
+        disk = _Disk(f, path, "bytes.bin")
+        for start, length in reads:
+            stop = start + length
+            if stop > len(raw) and length:
+                with pytest.raises(PtxDwarfError, match="the file ended at"):
+                    disk.read(start, stop)
+            else:
+                assert disk.read(start, stop) == raw[start:stop]

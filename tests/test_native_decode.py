@@ -19,10 +19,10 @@ import ptxdwarf
 import ptxdwarf._native
 import ptxdwarf.dwarf
 from ptxdwarf._native import Twin
-from ptxdwarf.dwarf import FORM, decode
+from ptxdwarf.dwarf import FORM, TAG, decode
 from ptxdwarf.dwarf.forms import uleb_bytes
 from ptxdwarf.dwarf.image import Reloc, SectionImage, Symbol
-from ptxdwarf.dwarf.model import DIE, DebugInfo, LocationList, Unit
+from ptxdwarf.dwarf.model import DIE, DebugInfo, LocationList, Unit, die_index
 from ptxdwarf.dwarf.plain import lists_shape, units_shape
 from ptxdwarf.errors import PtxDwarfError
 
@@ -413,3 +413,65 @@ def test_every_fixture_abbreviation_table(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(decode, "abbrev_entries", entries)
     _read_every_fixture()
     assert len(seen) > 100
+
+
+# --- the DIEs by offset -----------------------------------------------------------------
+
+DIE_INDEX = die_index
+
+
+def check_index(units: list[Unit]) -> None:
+    """The kernel's index is the reference's: the same offsets in the same order, each the same DIE."""
+    expected = DIE_INDEX.reference(units)
+    got = native_of(DIE_INDEX)(units)
+    assert got is not None
+    assert list(got) == list(expected) and all(got[k] is expected[k] for k in expected)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(-2, 40), min_size=1, max_size=30), st.data())
+def test_die_index_of_generated_trees(offsets: list[int], data: st.DataObject) -> None:
+    """Trees of DIEs at random offsets (some negative, some repeated) under one or two units."""
+    dies = [DIE(TAG.variable, offset=offset) for offset in offsets]
+    roots = [dies[0]]
+    for i, die in enumerate(dies[1:], 1):
+        parent = dies[data.draw(st.integers(0, i - 1))]
+        if data.draw(st.integers(0, 5)) == 0:
+            roots.append(die)
+        else:
+            parent.children.append(die)
+    units = [Unit(die=root) for root in roots] + [Unit()]
+    check_index(units)
+
+
+def test_die_index_of_every_fixture() -> None:
+    seen = 0
+    for path in _fixtures():
+        try:
+            for _, info in ptxdwarf.read_all(path):
+                check_index(info.units)
+                seen += len(info.units)
+        except PtxDwarfError:
+            pass
+    assert seen > 100
+
+
+def test_die_index_declines_what_it_does_not_know() -> None:
+    class OtherDIE(DIE):
+        __slots__ = ()
+
+    class OtherUnit(Unit):
+        pass
+
+    native = native_of(DIE_INDEX)
+    odd = DIE(TAG.variable, offset=4)
+    odd.children = ()  # type: ignore[assignment]
+    cases: list[list[Unit]] = [
+        [Unit(die=DIE(TAG.compile_unit, [], [OtherDIE(TAG.variable)], offset=0))],
+        [OtherUnit(die=DIE(TAG.compile_unit, offset=0))],
+        [Unit(die=odd)],
+        [Unit(die=DIE(TAG.compile_unit, offset=True))],
+    ]
+    for units in cases:
+        assert native(units) is None
+        assert DIE_INDEX(units) == DIE_INDEX.reference(units)

@@ -26,7 +26,17 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DIE_LINES = dump._die_lines
 
 Stack = list[tuple[DIE | None, int]]
-Chunk = Callable[[Any, Stack, int], list[str]]
+Chunk = Callable[[Any, Stack, int], tuple[int, str]]
+
+
+def lines(made: tuple[int, str] | None) -> list[str] | None:
+    """The lines a printer's ``(count, text)`` holds (None: it declined), checked against the count."""
+    if made is None:
+        return None
+    count, text = made
+    split = text.split("\n") if count else []
+    assert len(split) == count and (count or text == "")
+    return split
 
 
 def lines_of(chunk: Chunk, info: DebugInfo, unit: Unit, limit: int) -> tuple[list[str], str | None]:
@@ -37,7 +47,9 @@ def lines_of(chunk: Chunk, info: DebugInfo, unit: Unit, limit: int) -> tuple[lis
     out: list[str] = []
     try:
         while stack:
-            out += chunk(printer, stack, limit)
+            made = lines(chunk(printer, stack, limit))
+            assert made is not None
+            out += made
     except Exception as exc:  # the two sides must fail alike
         return out, type(exc).__name__
     return out, None
@@ -220,7 +232,7 @@ LOC_LINES = dump._loc_lines
 
 
 def loc_lines_of(
-    chunk: Callable[..., list[str]], locations: list[LocationList], limit: int
+    chunk: Callable[..., tuple[int, str]], locations: list[LocationList], limit: int
 ) -> tuple[list[str], str | None]:
     """Every line of the ``.debug_loc`` block of ``locations`` made ``limit`` lists at a time
     by ``chunk`` (as ``dump._loc_text`` asks), or none and the type of the error that stopped it."""
@@ -228,8 +240,8 @@ def loc_lines_of(
     out: list[str] = []
     try:
         while len(out) < len(locations):
-            made = chunk(printer, locations, len(out), limit)
-            assert 0 < len(made) <= limit
+            made = lines(chunk(printer, locations, len(out), limit))
+            assert made is not None and 0 < len(made) <= limit
             out += made
     except (
         Exception
@@ -270,14 +282,15 @@ def test_a_location_list_the_kernel_does_not_take_is_left_to_the_reference() -> 
     printer = dump._LocationPrinter(8)
     good = LocationList(16, [(0, 8, Block(b"\x90\xb1\xe4\x02")), (8, 8, None)])
     odd = LocationList(32, (((0, 4, b"\x91\x10"),)))  # type: ignore[arg-type]
-    expected = LOC_LINES.reference(printer, [good, odd, good], 0, 10)
+    expected = lines(LOC_LINES.reference(printer, [good, odd, good], 0, 10))
+    assert expected is not None
     assert expected[0] == "0x00000010: [0x0, 0x8): DW_OP_regx 0xb231 [base address 0x8]"
-    assert native(printer, [good, odd, good], 0, 10) == expected[:1]
+    assert lines(native(printer, [good, odd, good], 0, 10)) == expected[:1]
     assert native(printer, [good, odd, good], 1, 10) is None
-    assert native(printer, [good, odd, good], 2, 10) == expected[2:]
+    assert lines(native(printer, [good, odd, good], 2, 10)) == expected[2:]
     assert native(printer, [LocationList(True, [])], 0, 10) is None  # an offset not exactly an int
     assert native(printer, [good], 0, 0) is None
-    assert native(printer, [good], 5, 10) == []
+    assert native(printer, [good], 5, 10) == (0, "")
 
 
 def test_an_item_the_kernel_does_not_take_is_left_to_the_reference() -> None:
@@ -293,7 +306,7 @@ def test_an_item_the_kernel_does_not_take_is_left_to_the_reference() -> None:
     printer = dump._UnitPrinter(info, unit)
     die = DIE(TAG.variable, [Attribute(AT.name, FORM.string, "v")], offset=4)
     stack: Stack = [(OtherDIE(TAG.variable, offset=9), 0), (die, 1)]
-    assert native(printer, stack, 100) == [
+    assert lines(native(printer, stack, 100)) == [
         "0x00000004:   DW_TAG_variable",
         '                DW_AT_name [DW_FORM_string]\t("v")',
         "",
@@ -301,7 +314,7 @@ def test_an_item_the_kernel_does_not_take_is_left_to_the_reference() -> None:
     assert len(stack) == 1 and native(printer, stack, 100) is None
     assert native(printer, [(die, -1)], 100) is None
     assert native(printer, [(die, 1, 2)], 100) is None
-    assert native(printer, [], 100) == []
+    assert native(printer, [], 100) == (0, "")
 
 
 def test_expressions_are_kept_by_block_while_the_block_lives() -> None:
@@ -315,8 +328,9 @@ def test_expressions_are_kept_by_block_while_the_block_lives() -> None:
         offset=0,
     )
     unit = Unit(die=die)
-    lines = native(dump._UnitPrinter(DebugInfo(units=[unit]), unit), [(die, 0)], 10)
-    assert lines[1].endswith("(DW_OP_addr 0)") and lines[2].endswith("(DW_OP_addr g+4)")
+    made = lines(native(dump._UnitPrinter(DebugInfo(units=[unit]), unit), [(die, 0)], 10))
+    assert made is not None
+    assert made[1].endswith("(DW_OP_addr 0)") and made[2].endswith("(DW_OP_addr g+4)")
 
 
 # --- fixtures ------------------------------------------------------------------------------
@@ -362,8 +376,9 @@ def test_a_named_value_with_a_relocation_is_not_taken_from_one_without() -> None
     known = Attribute(int(AT.inline), int(FORM.data4), 1, (Reloc(0, 4, Symbol("s", 2)),))
     die = DIE(int(TAG.subprogram), [bare, placed, bare, known], offset=0)
     unit = Unit(die=die)
-    lines = native(dump._UnitPrinter(DebugInfo(units=[unit]), unit), [(die, 0)], 10)
-    assert [line.split("\t")[1] for line in lines[1:5]] == [
+    made = lines(native(dump._UnitPrinter(DebugInfo(units=[unit]), unit), [(die, 0)], 10))
+    assert made is not None
+    assert [line.split("\t")[1] for line in made[1:5]] == [
         "(0x63)",
         "(0x63 <s+2>)",
         "(0x63)",

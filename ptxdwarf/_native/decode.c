@@ -1154,7 +1154,53 @@ done:
     return result;
 }
 
+/* die_index(units): the twin of ptxdwarf.dwarf.model.die_index. A unit or DIE of another class,
+ * an offset that is not exactly an int or children that are not a list is declined. */
+static PyObject *die_index(PyObject *self, PyObject *args) {
+    PyObject *units;
+    if (!PyArg_ParseTuple(args, "O!:die_index", &PyList_Type, &units)) return NULL;
+    if (!M.die || !M.unit) Py_RETURN_NONE;
+    PyObject *index = PyDict_New(), *stack = PyList_New(0), *result = NULL, *die_name = NULL;
+    if (!index || !stack || !(die_name = PyUnicode_InternFromString("die"))) goto done;
+    for (Py_ssize_t u = 0; u < PyList_GET_SIZE(units); u++) {
+        PyObject *unit = PyList_GET_ITEM(units, u);
+        if (!Py_IS_TYPE(unit, M.unit)) goto declined;
+        PyObject *root = PyObject_GetAttr(unit, die_name);
+        if (!root) goto done;
+        int r = root == Py_None ? 0 : PyList_Append(stack, root);
+        Py_DECREF(root);
+        if (r < 0) goto done;
+        while (PyList_GET_SIZE(stack) > 0) {
+            Py_ssize_t n = PyList_GET_SIZE(stack);
+            PyObject *die = Py_NewRef(PyList_GET_ITEM(stack, n - 1));
+            if (PyList_SetSlice(stack, n - 1, n, NULL) < 0) { Py_DECREF(die); goto done; }
+            PyObject *offset = Py_IS_TYPE(die, M.die) ? SLOT(die, M.die_offset) : NULL;
+            PyObject *children = offset ? SLOT(die, M.die_children) : NULL;
+            if (!offset || !children || !PyLong_CheckExact(offset) || !PyList_CheckExact(children)) {
+                Py_DECREF(die);
+                goto declined;
+            }
+            int negative = _PyLong_Sign(offset) < 0;
+            r = negative ? 0 : PyDict_SetItem(index, offset, die);
+            for (Py_ssize_t i = PyList_GET_SIZE(children) - 1; i >= 0 && r == 0; i--)
+                r = PyList_Append(stack, PyList_GET_ITEM(children, i));
+            Py_DECREF(die);
+            if (r < 0) goto done;
+        }
+    }
+    result = Py_NewRef(index);
+    goto done;
+declined:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(index);
+    Py_XDECREF(stack);
+    Py_XDECREF(die_name);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"die_index", die_index, METH_VARARGS, "die_index(units): the DIEs of the units by offset, or None."},
     {"abbrev_entries", abbrev_entries, METH_VARARGS,
      "abbrev_entries(data, pos): the declarations of the abbreviation table at pos and where it ends, or None."},
     {"model", model, METH_VARARGS,

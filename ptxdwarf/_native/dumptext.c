@@ -78,11 +78,12 @@ static int load(void) {
 
 /* ------------------------------------------------------------------ lines */
 
-/* A line being made: UTF-8 bytes (a piece that is not ASCII is written with surrogatepass, so
- * that the line comes back as the same code points). */
+/* The lines being made, each ended by a newline: UTF-8 bytes (a piece that is not ASCII is
+ * written with surrogatepass, so that the lines come back as the same code points). */
 typedef struct {
     buffer b;
     int ascii;
+    Py_ssize_t lines;
 } line;
 
 static int put(line *l, const char *s, size_t n) { return buffer_put(&l->b, s, n); }
@@ -130,21 +131,21 @@ static int put_hex(line *l, PyObject *v, int width) {
     return put(l, tmp, (size_t)n);
 }
 
-static PyObject *line_text(line *l) {
-    if (!l->ascii) return PyUnicode_DecodeUTF8((const char *)l->b.data, (Py_ssize_t)l->b.len, "surrogatepass");
-    PyObject *s = PyUnicode_New((Py_ssize_t)l->b.len, 127);
-    if (s && l->b.len) memcpy(PyUnicode_1BYTE_DATA(s), l->b.data, l->b.len);
-    return s;
+/* (how many lines, their text joined by newlines): what the kernels give. */
+static PyObject *lines_made(line *l) {
+    Py_ssize_t n = l->b.len ? (Py_ssize_t)l->b.len - 1 : 0; /* the last line's newline is not joined */
+    PyObject *s;
+    if (!l->ascii) s = PyUnicode_DecodeUTF8((const char *)l->b.data, n, "surrogatepass");
+    else {
+        s = PyUnicode_New(n, 127);
+        if (s && n) memcpy(PyUnicode_1BYTE_DATA(s), l->b.data, (size_t)n);
+    }
+    return s ? Py_BuildValue("(nN)", l->lines, s) : NULL;
 }
 
-static int emit(PyObject *out, line *l) {
-    PyObject *s = line_text(l);
-    if (!s) return -1;
-    int r = PyList_Append(out, s);
-    Py_DECREF(s);
-    l->b.len = 0;
-    l->ascii = 1;
-    return r;
+static int emit(line *l) {
+    l->lines++;
+    return put(l, "\n", 1);
 }
 
 /* ------------------------------------------------------------------ values */
@@ -426,7 +427,7 @@ static int put_value(ctx *c, line *l, PyObject *attr) {
 }
 
 /* One attribute's line. */
-static int attribute_line(ctx *c, line *l, const char *indent, PyObject *attr, PyObject *out) {
+static int attribute_line(ctx *c, line *l, const char *indent, PyObject *attr) {
     PyObject *name, *form;
     int own = Py_IS_TYPE(attr, M.attribute);
     if (own) {
@@ -466,7 +467,7 @@ static int attribute_line(ctx *c, line *l, const char *indent, PyObject *attr, P
         if (v < 0) goto done;
     }
     if (puts_(l, ")") < 0) goto done;
-    r = emit(out, l);
+    r = emit(l);
 done:
     Py_XDECREF(at);
     Py_XDECREF(fm);
@@ -506,7 +507,7 @@ static int push(PyObject *stack, PyObject *die, Py_ssize_t depth) {
 }
 
 /* One DIE (or the null entry, ``die`` None): its lines, its children pushed. */
-static int die_entry(ctx *c, line *l, PyObject *die, Py_ssize_t depth, PyObject *stack, PyObject *out) {
+static int die_entry(ctx *c, line *l, PyObject *die, Py_ssize_t depth, PyObject *stack) {
     char indent[2 * MAX_INDENT + 1], deep[48] = "";
     Py_ssize_t width = 2 * (depth < MAX_INDENT ? depth : MAX_INDENT);
     memset(indent, ' ', (size_t)width);
@@ -514,26 +515,26 @@ static int die_entry(ctx *c, line *l, PyObject *die, Py_ssize_t depth, PyObject 
     if (depth > MAX_INDENT) snprintf(deep, sizeof deep, "[depth %zd] ", depth);
     if (die == Py_None) {
         if (puts_(l, "            ") < 0 || puts_(l, indent) < 0 || puts_(l, deep) < 0 || puts_(l, "NULL") < 0 ||
-            emit(out, l) < 0 || emit(out, l) < 0)
+            emit(l) < 0 || emit(l) < 0)
             return -1;
         return 0;
     }
     PyObject *tag = name_of(c, c->tags, s_tag_text, SLOT(die, M.die_tag));
     if (!tag) return -1;
     int r = puts_(l, "0x") < 0 || put_hex(l, SLOT(die, M.die_offset), 8) < 0 || puts_(l, ": ") < 0 ||
-            puts_(l, indent) < 0 || puts_(l, deep) < 0 || put_obj(l, tag) < 0 || emit(out, l) < 0;
+            puts_(l, indent) < 0 || puts_(l, deep) < 0 || put_obj(l, tag) < 0 || emit(l) < 0;
     Py_DECREF(tag);
     if (r) return -1;
     PyObject *attrs = SLOT(die, M.die_attributes);
     Py_INCREF(attrs);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(attrs); i++) {
         PyObject *a = Py_NewRef(PyList_GET_ITEM(attrs, i));
-        r = attribute_line(c, l, indent, a, out);
+        r = attribute_line(c, l, indent, a);
         Py_DECREF(a);
         if (r < 0) break;
     }
     Py_DECREF(attrs);
-    if (r < 0 || emit(out, l) < 0) return -1;
+    if (r < 0 || emit(l) < 0) return -1;
     PyObject *children = SLOT(die, M.die_children);
     if (!children) {
         PyErr_SetString(PyExc_AttributeError, "children");
@@ -575,26 +576,26 @@ static PyObject *die_lines(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    out = PyList_New(0);
-    if (!out) goto done;
-    line l = {{NULL, 0, 0}, 1};
-    while (PyList_GET_SIZE(stack) > 0 && PyList_GET_SIZE(out) < limit) {
+    line l = {{NULL, 0, 0}, 1, 0};
+    int failed = 0, declined = 0;
+    while (PyList_GET_SIZE(stack) > 0 && l.lines < limit) {
         Py_ssize_t n = PyList_GET_SIZE(stack);
         PyObject *item = PyList_GET_ITEM(stack, n - 1);
         Py_ssize_t depth = depth_of(item);
         if (depth < 0) {
-            if (PyList_GET_SIZE(out) == 0) Py_SETREF(out, Py_NewRef(Py_None));
+            declined = 1;
             break;
         }
         Py_INCREF(item);
         int r = PyList_SetSlice(stack, n - 1, n, NULL);
-        if (r == 0) r = die_entry(&c, &l, PyTuple_GET_ITEM(item, 0), depth, stack, out);
+        if (r == 0) r = die_entry(&c, &l, PyTuple_GET_ITEM(item, 0), depth, stack);
         Py_DECREF(item);
         if (r < 0) {
-            Py_CLEAR(out);
+            failed = 1;
             break;
         }
     }
+    if (!failed) out = declined && !l.lines ? Py_NewRef(Py_None) : lines_made(&l);
     buffer_free(&l.b);
 done:
     for (int i = 0; i < 7; i++) Py_XDECREF(*slots[i]);
@@ -617,28 +618,32 @@ static PyObject *loc_lines(PyObject *self, PyObject *args) {
         out = Py_NewRef(Py_None);
         goto done;
     }
-    out = PyList_New(0);
-    if (!out) goto done;
-    line l = {{NULL, 0, 0}, 1};
+    line l = {{NULL, 0, 0}, 1, 0};
+    int failed = 0, declined = 0;
     for (Py_ssize_t i = start; i < PyList_GET_SIZE(locations) && i - start < limit; i++) {
+        size_t mark = l.b.len;
+        int ascii = l.ascii;
         PyObject *loc = Py_NewRef(PyList_GET_ITEM(locations, i));
         PyObject *offset = PyObject_GetAttr(loc, s_offset);
         int r = offset ? DONE : FAILED;
         if (r == DONE && !PyLong_CheckExact(offset)) r = ASK;
         if (r == DONE && (puts_(&l, "0x") < 0 || put_hex(&l, offset, 8) < 0 || puts_(&l, ": ") < 0)) r = FAILED;
         if (r == DONE) r = put_loclist(&c, &l, loc);
-        if (r == DONE && emit(out, &l) < 0) r = FAILED;
+        if (r == DONE && emit(&l) < 0) r = FAILED;
         Py_XDECREF(offset);
         Py_DECREF(loc);
         if (r == ASK) {
-            if (PyList_GET_SIZE(out) == 0) Py_SETREF(out, Py_NewRef(Py_None));
+            l.b.len = mark;
+            l.ascii = ascii;
+            declined = 1;
             break;
         }
         if (r == FAILED) {
-            Py_CLEAR(out);
+            failed = 1;
             break;
         }
     }
+    if (!failed) out = declined && !l.lines ? Py_NewRef(Py_None) : lines_made(&l);
     buffer_free(&l.b);
 done:
     Py_DECREF(c.expressions);
@@ -647,10 +652,11 @@ done:
 
 static PyMethodDef methods[] = {
     {"_die_lines", die_lines, METH_VARARGS,
-     "_die_lines(printer, stack, limit): the lines of the DIEs taken from stack (ptxdwarf.dump._die_lines)."},
+     "_die_lines(printer, stack, limit): how many lines of the DIEs taken from stack, and their text "
+     "(ptxdwarf.dump._die_lines)."},
     {"_loc_lines", loc_lines, METH_VARARGS,
-     "_loc_lines(printer, locations, start, limit): the .debug_loc block's lines of those lists "
-     "(ptxdwarf.dump._loc_lines)."},
+     "_loc_lines(printer, locations, start, limit): how many of those lists have their line of the "
+     ".debug_loc block made, and the lines' text (ptxdwarf.dump._loc_lines)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -147,7 +147,9 @@ class _Bytes:
 
 
 class _Disk:
-    """A cubin file read a section at a time, never held whole."""
+    """A cubin file read a section at a time, never held whole; small reads are served from
+    one window of :data:`_WINDOW` bytes read ahead (a ``-G`` cubin's thousands of
+    ``.nv.info.<function>`` sections lie one after the other)."""
 
     def __init__(self, f: BinaryIO, path: str | os.PathLike[str], name: str) -> None:
         self.fd = f.fileno()
@@ -155,8 +157,19 @@ class _Disk:
         self.name = name
         self.stat = os.fstat(self.fd)
         self.size = self.stat.st_size
+        self.window = b""
+        self.window_start = 0
 
     def read(self, start: int, stop: int) -> bytes:
+        if stop - start <= _SMALL_READ and stop <= self.size:
+            first = start - self.window_start
+            if first < 0 or stop - self.window_start > len(self.window):
+                self.window = self._pread(start, min(self.size, max(stop, start + _WINDOW)))
+                self.window_start, first = start, 0
+            return self.window[first : first + stop - start]
+        return self._pread(start, stop)
+
+    def _pread(self, start: int, stop: int) -> bytes:
         data = os.pread(self.fd, stop - start, start)
         if len(data) != stop - start:
             raise CubinError(f"the file ended at 0x{start + len(data):x} while being read", where=self.name)
@@ -181,6 +194,10 @@ class _Disk:
 
 
 _File = _Bytes | _Disk
+
+#: How many bytes :class:`_Disk` reads ahead for a read of at most :data:`_SMALL_READ`.
+_WINDOW = 1 << 16
+_SMALL_READ = 1 << 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,8 +353,7 @@ _STT_NAMES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Section:
+class _Section(NamedTuple):
     name: str
     type: int
     offset: int
@@ -368,8 +384,7 @@ _SHN_UNDEF = 0
 _STB_LOCAL = 0
 
 
-@dataclass(frozen=True, slots=True)
-class _RawSymbol:
+class _RawSymbol(NamedTuple):
     name: str
     value: int
     size: int

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
+from .._native import twin
 from .constants import (
     AT,
     EXPRESSION_ATTRIBUTES,
@@ -536,6 +537,13 @@ class DebugSource(Protocol):
         ...
 
 
+@twin("decode")
+def die_index(units: list[Unit]) -> dict[int, DIE]:
+    """The DIEs of ``units`` that have an offset, by offset (of two at one offset, the later
+    one in the walk of each unit's DIEs)."""
+    return {d.offset: d for unit in units for d in unit.iter_dies() if d.offset >= 0}
+
+
 @dataclass
 class DebugInfo:
     """Everything the debug sections of one PTX module or cubin say.
@@ -625,7 +633,7 @@ class DebugInfo:
     def die_at(self, offset: int) -> DIE | None:
         """The DIE at ``offset`` in ``.debug_info``, if one starts there."""
         if self._by_offset is None:
-            self._by_offset = {d.offset: d for d in self.iter_dies() if d.offset >= 0}
+            self._by_offset = die_index(self.units)
         return self._by_offset.get(offset)
 
     def die_containing(self, offset: int) -> DIE | None:
