@@ -429,7 +429,10 @@ def check_index(units: list[Unit]) -> None:
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.integers(-2, 40), min_size=1, max_size=30), st.data())
+@given(
+    st.lists(st.integers(-2, 40) | st.sampled_from([2**63, 2**70, -(2**70)]), min_size=1, max_size=30),
+    st.data(),
+)
 def test_die_index_of_generated_trees(offsets: list[int], data: st.DataObject) -> None:
     """Trees of DIEs at random offsets (some negative, some repeated) under one or two units."""
     dies = [DIE(TAG.variable, offset=offset) for offset in offsets]

@@ -1180,8 +1180,10 @@ static PyObject *die_index(PyObject *self, PyObject *args) {
                 Py_DECREF(die);
                 goto declined;
             }
-            int negative = _PyLong_Sign(offset) < 0;
-            r = negative ? 0 : PyDict_SetItem(index, offset, die);
+            int overflow;
+            long long at = PyLong_AsLongLongAndOverflow(offset, &overflow);
+            if (at == -1 && !overflow && PyErr_Occurred()) { Py_DECREF(die); goto done; }
+            r = overflow < 0 || (!overflow && at < 0) ? 0 : PyDict_SetItem(index, offset, die);
             for (Py_ssize_t i = PyList_GET_SIZE(children) - 1; i >= 0 && r == 0; i--)
                 r = PyList_Append(stack, PyList_GET_ITEM(children, i));
             Py_DECREF(die);
