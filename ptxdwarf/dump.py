@@ -94,7 +94,7 @@ class _Dump:
             _ = info.pubnames, info.pubtypes, info.aranges, info.ranges, info.raw
         self.lines = (
             _line_tables(info, self.shows("debug-line"), self.shows("debug-line-sass"))
-            if self.shows("debug-line") or self.shows("debug-line-sass")
+            if self.shows_lines()
             else None
         )
         self.functions = register_map(info) if self.shows("register-map") else None
@@ -102,6 +102,10 @@ class _Dump:
     def shows(self, section: str) -> bool:
         """Whether the dump shows ``section`` (``"other"``: the blocks only the full dump has)."""
         return self.sections is None or section in self.sections
+
+    def shows_lines(self) -> bool:
+        """Whether the dump shows line tables (``--debug-line`` or ``--debug-line-sass``)."""
+        return self.shows("debug-line") or self.shows("debug-line-sass")
 
     def release_functions(self) -> Iterator[FunctionRegisters]:
         """The register map's functions, each let go once the next is asked for (a function
@@ -359,7 +363,7 @@ def _sets_json(info: DebugInfo, dump: _Dump) -> Iterator[tuple[str, Iterator[str
         others = _other_sections(info)
         if others:
             yield "other_sections", _json_list({"name": name, "size": size} for name, size in others)
-    if (show("debug-line") or show("debug-line-sass")) and dump.lines is not None:
+    if dump.shows_lines() and dump.lines is not None:
         yield "lines", _json_list_of_chunks(_line_program_json(info, p, opcodes) for p, opcodes in dump.lines)
     texts = tileir_texts(info)
     if show("debug-line") and texts:
@@ -709,7 +713,7 @@ def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str | list[str]]:
         yield from _info_text(info) if info.units else iter(["(no .debug_info)"])
     if dump.shows("debug-loc"):
         yield from _loc_text(info) if info.locations else iter(["(no .debug_loc)"])
-    if dump.shows("debug-line") or dump.shows("debug-line-sass"):
+    if dump.shows_lines():
         if dump.lines is None:
             yield "(no line tables: ptxas writes the line table of a cubin; ptxdwarf reads no PTX .debug_line)"
         else:

@@ -1,16 +1,15 @@
 """Reading the DWARF of a cubin (the ELF file ptxas writes).
 
 The ELF header, section headers, symbols and relocations are read here with
-:mod:`struct` (pyelftools' import alone costs a quarter of a small dump's time, and
-its DWARF relocation step does not know CUDA's relocation types: ``Unsupported
-relocation type: 2``), so the debug sections are read as :class:`~ptxdwarf.dwarf.image.SectionImage` with CUDA relocations
+:mod:`struct`, not pyelftools: its import alone costs a quarter of a small dump's time,
+and its DWARF relocation step does not know CUDA's relocation types (``Unsupported
+relocation type: 2``). The debug sections are read as :class:`~ptxdwarf.dwarf.image.SectionImage` with CUDA relocations
 (``R_CUDA_32``, ``R_CUDA_64``, ``R_CUDA_G32``, ``R_CUDA_G64``; REL and RELA)
 applied and kept as symbol + addend, then decoded like PTX text.
 """
 
 from __future__ import annotations
 
-import io
 import operator
 import os
 import struct
@@ -138,6 +137,9 @@ class _Bytes:
         self.raw = raw
         self.size = len(raw)
 
+    def close(self) -> None:
+        """Nothing to close."""
+
     def read(self, start: int, stop: int) -> bytes:
         return self.raw[start:stop]
 
@@ -152,6 +154,7 @@ class _Disk:
     ``.nv.info.<function>`` sections lie one after the other)."""
 
     def __init__(self, f: BinaryIO, path: str | os.PathLike[str], name: str) -> None:
+        self.f = f
         self.fd = f.fileno()
         self.path = path
         self.name = name
@@ -168,6 +171,10 @@ class _Disk:
                 self.window_start, first = start, 0
             return self.window[first : first + stop - start]
         return self._pread(start, stop)
+
+    def close(self) -> None:
+        """Close the file."""
+        self.f.close()
 
     def _pread(self, start: int, stop: int) -> bytes:
         data = os.pread(self.fd, stop - start, start)
@@ -235,18 +242,15 @@ class _ElfHeader:
         return cls(elfclass, e == "<", machine, shoff, shentsize, shnum, shstrndx)
 
 
-def _open(
-    source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None
-) -> tuple[BinaryIO, _File | None, str]:
-    """A stream over ``source``, and its bytes when it is not a file on disk (None: the stream
-    is the open file, which the caller closes)."""
+def _open(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None) -> tuple[_File, str]:
+    """The cubin ``source`` as a file read a section at a time (a path) or as its bytes, and
+    its name in errors."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        raw = bytes(source)
-        return io.BytesIO(raw), _Bytes(raw), name or "<cubin>"
+        return _Bytes(bytes(source)), name or "<cubin>"
     if isinstance(source, (str, os.PathLike)):
-        return open(source, "rb"), None, name or str(source)
-    raw = source.read()
-    return io.BytesIO(raw), _Bytes(raw), name or str(getattr(source, "name", "<cubin>"))
+        name = name or str(source)
+        return _Disk(open(source, "rb"), source, name), name
+    return _Bytes(source.read()), name or str(getattr(source, "name", "<cubin>"))
 
 
 class ElfRelocation(NamedTuple):
@@ -303,20 +307,17 @@ def _read(
 ) -> _T:
     """What ``build`` makes of the ELF file ``source``; CubinError when it is not one."""
     try:
-        stream, held, name = _open(source, name)
+        file, name = _open(source, name)
     except OSError as exc:
         raise CubinError(f"cannot read ({exc.strerror or exc})", where=name or str(source)) from None
     try:
-        if held is None:
-            assert isinstance(source, (str, os.PathLike))
-            held = _Disk(stream, source, name)
-        return build(_ElfHeader.read(held), held, name)
+        return build(_ElfHeader.read(file), file, name)
     except CubinError:
         raise
     except (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError, struct.error) as exc:
         raise CubinError(f"not a readable ELF file ({exc})", where=name) from None
     finally:
-        stream.close()
+        file.close()
 
 
 def cubin_images(

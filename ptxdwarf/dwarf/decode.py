@@ -8,7 +8,6 @@ naming the section, offset, PTX line and DIE.
 from __future__ import annotations
 
 import bisect
-import functools
 import io
 import struct
 from collections.abc import Callable, Mapping
@@ -119,13 +118,6 @@ def _parse(schema: Any, image: SectionImage, pos: int, what: str, **params: Any)
 AbbrevEntry = tuple[int, int, int, int, tuple[tuple[int, int], ...]]
 
 
-@functools.cache
-def _abbrev_schema() -> Any:
-    from .schemas import ABBREV_TABLE
-
-    return ABBREV_TABLE.compile()
-
-
 @twin("decode")
 def abbrev_entries(data: bytes, pos: int) -> tuple[list[AbbrevEntry], int] | None:
     """The declarations of the abbreviation table at ``pos`` of ``data`` (as the schema
@@ -133,10 +125,12 @@ def abbrev_entries(data: bytes, pos: int) -> tuple[list[AbbrevEntry], int] | Non
     and the offset after the table; None when the section ends inside the table."""
     from construct import ConstructError
 
+    from .schemas import compiled_abbrev_table
+
     stream = io.BytesIO(data)
     stream.seek(pos)
     try:
-        parsed = _abbrev_schema().parse_stream(stream)
+        parsed = compiled_abbrev_table().parse_stream(stream)
     except (ConstructError, struct.error, ValueError, IndexError):
         return None
     entries = [

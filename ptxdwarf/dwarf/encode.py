@@ -47,13 +47,6 @@ if TYPE_CHECKING:
 __all__ = ["EncodeOptions", "Encoded", "choose_form", "encode", "encode_sections"]
 
 
-@functools.cache
-def _abbrev_schema() -> Any:
-    from .schemas import ABBREV_TABLE
-
-    return ABBREV_TABLE.compile()
-
-
 _AbbrevKey = tuple[int, bool, tuple[tuple[int, int], ...]]
 
 
@@ -210,7 +203,9 @@ def encode_abbrev_table(table: AbbrevTable) -> bytes:
             {"code": d.code, "decl": {"tag": d.tag, "children": int(d.has_children), "attr_specs": specs}}
         )
     obj.append({"code": 0, "decl": None})
-    return bytes(_abbrev_schema().build(obj))
+    from .schemas import compiled_abbrev_table
+
+    return bytes(compiled_abbrev_table().build(obj))
 
 
 class _InfoEncoder:

@@ -80,6 +80,7 @@ __all__ = [
     "build_aranges_set",
     "build_location_list",
     "build_name_set",
+    "compiled_abbrev_table",
     "schemas_for",
 ]
 
@@ -274,6 +275,13 @@ ABBREV_DECL = Struct(
 
 #: An abbreviation table: declarations up to and including the code-0 terminator.
 ABBREV_TABLE = RepeatUntil(obj_.code == 0, ABBREV_DECL)
+
+
+@functools.cache
+def compiled_abbrev_table() -> Any:
+    """:data:`ABBREV_TABLE` compiled, made on first use."""
+    return ABBREV_TABLE.compile()
+
 
 #: ``.debug_str``: NUL-terminated strings end to end.
 STRING_TABLE = GreedyRange(CStringBytes)
