@@ -23,7 +23,13 @@ import ptxdwarf.ptx
 from ptxdwarf import DebugInfoBuilder, loc
 from ptxdwarf.check import CheckReport, check
 from ptxdwarf.cli import main
-from ptxdwarf.cuda.ptxas import ADDRESS_SIZE_32_BY_DEFAULT, Ptxas, PtxasFailed, PtxasResult, wheel_ptxas
+from ptxdwarf.cuda.ptxas import (
+    ADDRESS_SIZE_32_BY_DEFAULT,
+    Ptxas,
+    PtxasFailed,
+    PtxasRun,
+    wheel_ptxas,
+)
 from ptxdwarf.dwarf import AddressClass
 from ptxdwarf.testing import assert_dies_equal, compile_ptx, query
 from tools.ptxas_facts import within_reach
@@ -288,9 +294,9 @@ def test_ptxas_starts_before_the_code_is_read(ptxas_tool: Ptxas, monkeypatch: py
     events: list[str] = []
 
     class Recording(Ptxas):
-        def compile(self, *args: Any, **kwargs: Any) -> PtxasResult:
+        def start(self, *args: Any, **kwargs: Any) -> PtxasRun:
             events.append("ptxas")
-            return super().compile(*args, **kwargs)
+            return super().start(*args, **kwargs)
 
     complete = PtxModule._complete
 

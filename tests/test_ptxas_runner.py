@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES
 
 from ptxdwarf.check import check
-from ptxdwarf.cuda.ptxas import Ptxas, PtxasCancelled, _run, find_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, PtxasCancelled, PtxasFailed, _run, find_ptxas
 from ptxdwarf.errors import ToolError
 
 # ptxas 13.0 and 13.5 now and then print a label of garbage bytes (quirk strp-label-reused:
@@ -75,3 +75,84 @@ def test_check_loads_the_comparison_after_it_starts_ptxas() -> None:
         "assert compare.__module__ == 'ptxdwarf.check.comparison'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _fake_ptxas(tmp_path: Path, body: str) -> Ptxas:
+    """A ptxas that runs ``body`` with ``out`` (its ``-o`` path) and ``cubin`` (a real cubin's bytes)."""
+    script = tmp_path / "ptxas"
+    cubin = FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys, time\n"
+        "out = sys.argv[sys.argv.index('-o') + 1]\n"
+        f"cubin = open({str(cubin)!r}, 'rb').read()\n" + body
+    )
+    script.chmod(0o755)
+    return Ptxas(str(script))
+
+
+def test_the_cubin_is_read_once_written_while_ptxas_runs_on(tmp_path: Path) -> None:
+    """``written`` gives the cubin once all of it is there, while ptxas still frees its memory;
+    ``wait`` gives the same bytes when ptxas ends well."""
+    tool = _fake_ptxas(
+        tmp_path,
+        "with open(out, 'wb') as fh:\n"
+        "    fh.write(cubin[:1000]); fh.flush(); time.sleep(0.2); fh.write(cubin[1000:])\n"
+        "time.sleep(0.5)\n",
+    )
+    with tool.start(".version 8.0\n", arch="sm_75") as run:
+        early = run.written()
+        assert early == (FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin").read_bytes()
+        assert run.wait().cubin == early
+
+
+def test_no_early_cubin_when_ptxas_ends_first(tmp_path: Path) -> None:
+    """A cubin shorter than its headers say, or none: ``written`` waits for ptxas to end and
+    gives None; ``wait`` says what ptxas did."""
+    short = _fake_ptxas(tmp_path, "open(out, 'wb').write(cubin[:-10])\n")
+    with short.start(".version 8.0\n", arch="sm_75") as run:
+        assert run.written() is None
+        assert (
+            len(run.wait().cubin)
+            == len((FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin").read_bytes()) - 10
+        )
+    (tmp_path / "none").mkdir()
+    failing = _fake_ptxas(tmp_path / "none", "sys.stderr.write('ptxas fatal   : no\\n'); sys.exit(1)\n")
+    with failing.start(".version 8.0\n", arch="sm_75") as run:
+        assert run.written() is None
+        with pytest.raises(PtxasFailed, match="no"):
+            run.wait()
+
+
+def test_check_stands_on_the_cubin_ptxas_leaves(ptxas_tool: Ptxas, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cubin read early that is not what ptxas leaves (another module's, or bytes that are not
+    a cubin) does not change the report: the comparison is made again on the final bytes."""
+    from ptxdwarf.cuda.ptxas import PtxasRun
+
+    text = (FIXTURES / "spec" / "example.ptx").read_text()
+    expected = check(text, filename="example.ptx", ptxas=ptxas_tool).to_json()
+    other = (FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin").read_bytes()
+    for early in (other, b"\x7fELF" + b"\0" * 60, other[:5000]):
+        monkeypatch.setattr(PtxasRun, "written", lambda _self, early=early: early)
+        assert check(text, filename="example.ptx", ptxas=ptxas_tool).to_json() == expected
+
+
+def test_check_compares_once_when_the_early_cubin_stands(
+    ptxas_tool: Ptxas, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ptxdwarf.check.comparison as comparison
+    from ptxdwarf.cuda.ptxas import PtxasRun
+
+    text = (FIXTURES / "spec" / "example.ptx").read_text()
+    final = ptxas_tool.compile(text, arch="sm_75").cubin
+    calls: list[bytes] = []
+    compare = comparison.compare
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(args[2])  # type: ignore[arg-type]
+        return compare(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(comparison, "compare", counted)
+    monkeypatch.setattr(PtxasRun, "written", lambda _self: final)
+    report = check(text, filename="example.ptx", ptxas=ptxas_tool)
+    assert report.consistent and calls == [final]

@@ -19,11 +19,10 @@ both values.
 from __future__ import annotations
 
 import importlib
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
+from ..errors import PtxDwarfError
 from ..ptx.module import PtxModule
 from ..ptx.reader import parse_ptx
 from ..ptx.symbols import likely_needs_compile_only, needs_compile_only, symbol_table
@@ -64,69 +63,71 @@ def check(
     module = parse_ptx(text, filename)
     module.require_whole("check")
     tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
-    chosen, note = tool.choose_arch(module.target, arch, address_size=module.address_size)
-    # ptxas starts first, on a guess at -c from the text; the PTX side (the code included)
-    # is read meanwhile, a reader error stops ptxas, and a wrong guess compiles again.
+    # ptxas starts first, on guesses at -c from the text and at the architecture from the
+    # module's .target; ptxas's architectures and the PTX side (the code included) are read
+    # meanwhile, an error in either stops ptxas, and a wrong guess compiles again.
     guess = likely_needs_compile_only(text)
-    cancel, started = threading.Event(), threading.Event()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        job = pool.submit(
-            tool.compile,
-            text,
-            arch=chosen,
-            relocatable=guess,
-            filename=filename,
-            cancel=cancel,
-            started=started,
-        )
-        started.wait()  # ptxas starts before the PTX side, which would hold up the thread starting it
-        try:
-            # The comparison's code (a tenth of a second to import) is loaded while ptxas runs.
-            from ..ptx.debug import decode_module
-            from .comparison import compare
-            from .expect import look_up_symbolic_values
-            from .failure import explain_failure
-            from .lines import expected_from_code
-            from .plan import ComparisonPlan
-            from .sites import InfoSites
+    guess_arch = tool.likely_arch(module.target, arch, address_size=module.address_size)
+    run = tool.start(text, arch=guess_arch, relocatable=guess, filename=filename)
+    try:
+        chosen, note = tool.choose_arch(module.target, arch, address_size=module.address_size)
+        # The comparison's code (a tenth of a second to import) is loaded while ptxas runs.
+        from ..ptx.debug import decode_module
+        from .comparison import compare
+        from .expect import look_up_symbolic_values
+        from .failure import explain_failure
+        from .lines import expected_from_code
+        from .plan import ComparisonPlan
+        from .sites import InfoSites
 
-            version = tool.version  # asked now, while ptxas runs, not after it
-            info = decode_module(module)
-            info.load_all()
-            symbols = symbol_table(module)
-            look_up_symbolic_values(info, symbols)
-            rows, first_labels = expected_from_code(module)
-            sites = InfoSites(info)
-            plan = ComparisonPlan(module, info, sites, symbols)
-            relocatable = needs_compile_only(module)
-        except BaseException:
-            cancel.set()
-            raise
-        if relocatable != guess:
-            cancel.set()
-            job = pool.submit(tool.compile, text, arch=chosen, relocatable=relocatable, filename=filename)
-        exc = job.exception()
-    if exc is None:
-        result = job.result()
-    if exc is not None:
-        if isinstance(exc, PtxasFailed):
+        version = tool.version  # asked now, while ptxas runs, not after it
+        info = decode_module(module)
+        info.load_all()
+        symbols = symbol_table(module)
+        look_up_symbolic_values(info, symbols)
+        rows, first_labels = expected_from_code(module)
+        sites = InfoSites(info)
+        plan = ComparisonPlan(module, info, sites, symbols)
+        relocatable = needs_compile_only(module)
+        if relocatable != guess or chosen != guess_arch:
+            run.stop()
+            run = tool.start(text, arch=chosen, relocatable=relocatable, filename=filename)
+
+        def compared(cubin: bytes) -> CheckReport:
+            report = CheckReport(filename, chosen, tool.path, version, debug=_debug_content(module))
+            return compare(
+                module,
+                info,
+                cubin,
+                report,
+                symbols=symbols,
+                rows=rows,
+                first_labels=first_labels,
+                sites=sites,
+                plan=plan,
+            )
+
+        # ptxas frees its memory for a while after it has written the cubin: the comparison
+        # starts then, and stands if ptxas ends well with those bytes.
+        early = run.written()
+        report = None
+        if early is not None:
+            try:
+                report = compared(early)
+            except PtxDwarfError:  # said from the final cubin, if ptxas ends well
+                report = None
+        try:
+            result = run.wait()
+        except PtxasFailed as exc:
             raise explain_failure(exc, module, info) from None
-        raise exc
-    report = CheckReport(filename, chosen, tool.path, version, debug=_debug_content(module))
-    if note:
-        report.notes.append(note)
-    report.notes.extend(str(m) for m in result.messages if m.severity == "warning")
-    return compare(
-        module,
-        info,
-        result.cubin,
-        report,
-        symbols=symbols,
-        rows=rows,
-        first_labels=first_labels,
-        sites=sites,
-        plan=plan,
-    )
+    finally:
+        run.stop()
+    if report is None or result.cubin != early:
+        report = compared(result.cubin)
+    before = [note] if note else []
+    before.extend(str(m) for m in result.messages if m.severity == "warning")
+    report.notes[:0] = before
+    return report
 
 
 def _debug_content(module: PtxModule) -> str:

@@ -219,6 +219,15 @@ class _ElfHeader:
     shentsize: int
     shnum: int
     shstrndx: int
+    phoff: int = 0
+    phentsize: int = 0
+    phnum: int = 0
+
+    @property
+    def tables_end(self) -> int:
+        """Where the later of the section and program header tables ends: the end of a
+        cubin as ptxas lays it out."""
+        return max(self.shoff + self.shnum * self.shentsize, self.phoff + self.phnum * self.phentsize)
 
     @classmethod
     def read(cls, file: _File) -> _ElfHeader:
@@ -236,10 +245,32 @@ class _ElfHeader:
         end = 16 + struct.calcsize(fmt)
         if file.size < end:
             raise ValueError(f"the file is {file.size} bytes, shorter than the {end}-byte ELF header")
-        _type, machine, _v, _entry, _phoff, shoff, _flags, _eh, _phent, _phnum, shentsize, shnum, shstrndx = (
-            struct.unpack(fmt, file.read(16, end))
-        )
-        return cls(elfclass, e == "<", machine, shoff, shentsize, shnum, shstrndx)
+        (
+            _type,
+            machine,
+            _v,
+            _entry,
+            phoff,
+            shoff,
+            _flags,
+            _eh,
+            phentsize,
+            phnum,
+            shentsize,
+            shnum,
+            shstrndx,
+        ) = struct.unpack(fmt, file.read(16, end))
+        return cls(elfclass, e == "<", machine, shoff, shentsize, shnum, shstrndx, phoff, phentsize, phnum)
+
+
+def written_size(head: bytes) -> int | None:
+    """The size of the cubin whose first bytes are ``head`` once all of it is written, as its
+    ELF header places its section and program header tables (ptxas writes them last); None
+    when ``head`` does not hold an ELF header."""
+    try:
+        return _ElfHeader.read(_Bytes(head)).tables_end
+    except ValueError:
+        return None
 
 
 def _open(source: str | os.PathLike[str] | bytes | BinaryIO, name: str | None = None) -> tuple[_File, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import glob
 import importlib.util
+import io
 import os
 import re
 import shutil
@@ -32,6 +33,7 @@ __all__ = [
     "PtxasFailed",
     "PtxasMessage",
     "PtxasResult",
+    "PtxasRun",
     "candidate_paths",
     "find_ptxas",
     "wheel_ptxas",
@@ -279,6 +281,21 @@ class Ptxas:
             f"compiled for {newer[0]}{why}"
         )
 
+    def likely_arch(
+        self, target: Sequence[str], arch: str | None = None, *, address_size: int | None = 64
+    ) -> str:
+        """What :meth:`choose_arch` is likely to give, without asking ptxas for its
+        architectures when they are not known yet (for starting ptxas early): ``arch``, else
+        the module's first ``sm_XX`` target, as if this ptxas supported it."""
+        if "architectures" in self.__dict__:
+            return self.choose_arch(target, arch, address_size=address_size)[0]
+        if arch is not None:
+            return arch
+        wanted = next((t for t in target if _SM.match(t)), None)
+        if wanted is None:
+            return self.choose_arch(target, arch, address_size=address_size)[0]
+        return wanted
+
     def _unsupported(self, arch: str, supported: Sequence[str]) -> str:
         """Why ``--arch arch`` cannot be used, with what to use instead."""
         if not supported:
@@ -313,76 +330,193 @@ class Ptxas:
         ``started`` is set once the ptxas process runs, or failed to start.
         """
         try:
-            with tempfile.TemporaryDirectory(prefix="ptxdwarf-") as tmp:
-                src = Path(tmp) / "input.ptx"
-                out = Path(tmp) / "output.cubin"
-                src.write_bytes(ptx.encode("utf-8", "surrogateescape"))
-                args = [self.path, f"-arch={arch}", str(src), "-o", str(out)]
-                if debug:
-                    args.insert(1, "-g")
-                if relocatable:
-                    args.insert(1, "-c")
-                args[1:1] = list(extra)
-                try:
-                    returncode, stderr = _run(args, timeout, cancel, started)
-                except OSError as exc:
-                    raise ToolError(f"cannot run ptxas {self.path}: {exc.strerror or exc}") from None
-                except subprocess.TimeoutExpired:
-                    raise ToolError(f"ptxas did not finish {filename} in {timeout:.0f} s") from None
-                messages = parse_messages(stderr.replace(str(src), filename))
-                if returncode != 0 or not out.exists():
-                    raise PtxasFailed(filename, messages, self, returncode)
-                return PtxasResult(out.read_bytes(), arch, messages, ptxas=self)
+            run = self.start(
+                ptx,
+                arch=arch,
+                debug=debug,
+                relocatable=relocatable,
+                filename=filename,
+                extra=extra,
+                timeout=timeout,
+            )
         finally:
             if started is not None:
                 started.set()  # also when ptxas could not be started
+        with run:
+            return run.wait(cancel)
+
+    def start(
+        self,
+        ptx: str,
+        *,
+        arch: str,
+        debug: bool = True,
+        relocatable: bool = False,
+        filename: str = "input.ptx",
+        extra: Sequence[str] = (),
+        timeout: float = 600,
+    ) -> PtxasRun:
+        """Start compiling PTX text and return at once (see :meth:`compile`): the
+        :class:`PtxasRun` gives the cubin, and stops ptxas when left unfinished."""
+        return PtxasRun(self, ptx, arch, debug, relocatable, filename, extra, timeout)
+
+
+class PtxasRun:
+    """A ptxas compile under way (:meth:`Ptxas.start`); a context manager that stops ptxas
+    and removes its files on leaving."""
+
+    def __init__(
+        self,
+        tool: Ptxas,
+        ptx: str,
+        arch: str,
+        debug: bool,
+        relocatable: bool,
+        filename: str,
+        extra: Sequence[str],
+        timeout: float,
+    ) -> None:
+        self.tool, self.arch, self.filename, self.timeout = tool, arch, filename, timeout
+        self._tmp = tempfile.TemporaryDirectory(prefix="ptxdwarf-")
+        self._src = Path(self._tmp.name) / "input.ptx"
+        self._out = Path(self._tmp.name) / "output.cubin"
+        self._src.write_bytes(ptx.encode("utf-8", "surrogateescape"))
+        args = [tool.path, f"-arch={arch}", str(self._src), "-o", str(self._out)]
+        if debug:
+            args.insert(1, "-g")
+        if relocatable:
+            args.insert(1, "-c")
+        args[1:1] = list(extra)
+        self._deadline = time.monotonic() + timeout
+        try:
+            self._child: _Child | None = _Child(args)
+        except OSError as exc:
+            self._tmp.cleanup()
+            raise ToolError(f"cannot run ptxas {tool.path}: {exc.strerror or exc}") from None
+
+    def written(self) -> bytes | None:
+        """The cubin as soon as ptxas has written all of it (the length its ELF header gives),
+        which on a large module is a third of a second before ptxas has freed its memory and
+        ended; None when ptxas ends first. What :meth:`wait` gives may still differ from it."""
+        from .cubin import written_size  # loaded after ptxas starts, with the cubin reader
+
+        child = self._child
+        if child is None:
+            return None
+        size = None
+        while child.running() and time.monotonic() < self._deadline:
+            try:
+                have = os.stat(self._out).st_size
+            except OSError:
+                have = 0
+            if size is None and have >= 64:
+                with open(self._out, "rb") as fh:
+                    size = written_size(fh.read(64))
+                if size is None:
+                    return None
+            if size is not None and have >= size:
+                with open(self._out, "rb") as fh:
+                    data = fh.read()
+                return data if len(data) == size else None
+            time.sleep(_POLL if have else 5 * _POLL)  # a cubin once begun is written in a tenth of a second
+        return None
+
+    def wait(self, cancel: threading.Event | None = None) -> PtxasResult:
+        """The compiled cubin once ptxas ends; :class:`PtxasFailed`, or :class:`PtxasCancelled`
+        when ``cancel`` is set meanwhile."""
+        child = self._child
+        if child is None:
+            raise PtxasCancelled("ptxas was stopped: its result is no longer needed")
+        try:
+            returncode, stderr = child.wait(self._deadline - time.monotonic(), cancel)
+        except subprocess.TimeoutExpired:
+            raise ToolError(f"ptxas did not finish {self.filename} in {self.timeout:.0f} s") from None
+        finally:
+            self._child = None
+        messages = parse_messages(stderr.replace(str(self._src), self.filename))
+        if returncode != 0 or not self._out.exists():
+            raise PtxasFailed(self.filename, messages, self.tool, returncode)
+        return PtxasResult(self._out.read_bytes(), self.arch, messages, ptxas=self.tool)
+
+    def stop(self) -> None:
+        """Stop ptxas if it still runs, and remove its files."""
+        if self._child is not None:
+            self._child.kill()
+            self._child = None
+        self._tmp.cleanup()
+
+    def __enter__(self) -> PtxasRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+#: How often :meth:`PtxasRun.written` looks at the cubin's size once ptxas writes it, in seconds.
+_POLL = 0.002
+
+
+class _Child:
+    """A process whose standard error goes to an unnamed file, which no thread has to read for
+    the process not to block on a full pipe."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.args = args
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by kill(), when the process is done
+        try:
+            self._process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self._stderr)
+        except BaseException:
+            self._stderr.close()
+            raise
+
+    def running(self) -> bool:
+        return self._process.poll() is None
+
+    def wait(self, timeout: float, cancel: threading.Event | None = None) -> tuple[int, str]:
+        """The exit code and standard error once the process ends (:class:`PtxasCancelled` when
+        ``cancel`` is set first, ``subprocess.TimeoutExpired`` after ``timeout`` seconds: the
+        process is then killed)."""
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                if cancel is not None and cancel.is_set():
+                    raise PtxasCancelled("ptxas was stopped: its result is no longer needed")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise subprocess.TimeoutExpired(self.args, timeout)
+                try:
+                    code = self._process.wait(min(left, 0.05) if cancel is not None else left)
+                except subprocess.TimeoutExpired:
+                    continue
+                self._stderr.seek(0)
+                # As a text pipe reads it; ptxas may print bytes that are not UTF-8 (quirk
+                # strp-label-reused: "label '<garbage>' invalid").
+                with io.TextIOWrapper(self._stderr, errors="backslashreplace") as text:
+                    return code, text.read()
+        finally:
+            self.kill()
+
+    def kill(self) -> None:
+        """Kill the process if it still runs, and close its standard error."""
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        self._stderr.close()
 
 
 def _run(
-    args: list[str], timeout: float, cancel: threading.Event | None, started: threading.Event | None = None
+    args: list[str],
+    timeout: float,
+    cancel: threading.Event | None = None,
+    started: threading.Event | None = None,
 ) -> tuple[int, str]:
-    """Run ptxas; its exit code and stderr (``started``: set once the process runs)."""
-    if cancel is None and started is None:
-        proc = subprocess.run(
-            args, capture_output=True, text=True, errors="backslashreplace", timeout=timeout
-        )
-        return proc.returncode, proc.stderr
-    # ptxas may print bytes that are not UTF-8 (quirk strp-label-reused: "label '<garbage>' invalid").
+    """Run a process; its exit code and standard error (``started``: set once it runs)."""
     try:
-        child = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="backslashreplace"
-        )
+        child = _Child(args)
     finally:
         if started is not None:
             started.set()
-    cancel = cancel or threading.Event()
-    with child:
-        # A thread reads stderr (a chatty ptxas cannot block on a full pipe) and waits for the
-        # process: ``done`` wakes this thread when ptxas ends; ``cancel`` is looked at in between.
-        chunks: list[str] = []
-        done = threading.Event()
-
-        def read_and_wait() -> None:
-            try:
-                chunks.append(child.stderr.read() if child.stderr else "")
-                child.wait()
-            finally:
-                done.set()
-
-        reader = threading.Thread(target=read_and_wait, daemon=True)
-        reader.start()
-        deadline = time.monotonic() + timeout
-        while not cancel.is_set() and time.monotonic() < deadline and not done.wait(0.05):
-            pass
-        if not done.is_set():  # stopped, or out of time
-            child.kill()
-            child.wait()
-            reader.join()
-            if cancel.is_set():
-                raise PtxasCancelled("ptxas was stopped: its result is no longer needed")
-            raise subprocess.TimeoutExpired(args, timeout)
-        reader.join()
-        return child.returncode, "".join(chunks)
+    return child.wait(timeout, cancel)
 
 
 class PtxasCancelled(ToolError):
