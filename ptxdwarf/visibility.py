@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ._native import kernel, twin
 from .cuda.regmap import FunctionRegisters, RegisterMapEntry
 from .dwarf.constants import AT, FORM, OP, TAG
 from .dwarf.expr import ExpressionError, decode_expression
@@ -172,6 +173,12 @@ class RegisterLocation:
 def register_locations(info: DebugInfo, functions: Iterable[FunctionRegisters]) -> list[RegisterLocation]:
     """Every register location of the variables and parameters of ``info`` (a cubin's DWARF),
     joined with the register map ``functions``, in DIE order."""
+    return _join(info, list(functions))
+
+
+@twin("visibility")
+def _join(info: DebugInfo, functions: list[FunctionRegisters]) -> list[RegisterLocation]:
+    """:func:`register_locations` of a list of maps."""
     join = _Join(info)
     result: list[RegisterLocation] = []
     append = result.append
@@ -284,6 +291,11 @@ class _Join:
 
 
 _NO_MAP = FunctionRegisters("", b"", [], None)
+
+
+def _path_part(die: DIE) -> str:
+    """The last part of the path of ``die``, which has a parent."""
+    return die_path(die, "")
 
 
 def unmapped_registers(locations: Iterable[RegisterLocation]) -> list[RegisterLocation]:
@@ -409,3 +421,8 @@ def _registers(expr: Block, address_size: int) -> tuple[str, ...]:
         found.append(op.register)
         i += 2
     return tuple(found)
+
+
+_KERNEL = kernel("visibility")
+if _KERNEL is not None:
+    _KERNEL.setup(DIE, Attribute, Block, Symbol, RegisterLocation, _registers, _path_part, _NO_MAP)

@@ -17,7 +17,17 @@ from types import ModuleType
 from typing import Generic, ParamSpec, TypeVar
 
 #: Every kernel module the build makes (one per ``.c`` file of this directory).
-KERNELS: tuple[str, ...] = ("cubin", "decode", "dumptext", "encode", "regmap", "scan", "sections", "writer")
+KERNELS: tuple[str, ...] = (
+    "cubin",
+    "decode",
+    "dumptext",
+    "encode",
+    "regmap",
+    "scan",
+    "sections",
+    "visibility",
+    "writer",
+)
 
 #: True when ``PTXDWARF_PURE`` asks for the pure-Python reference.
 PURE = os.environ.get("PTXDWARF_PURE", "") not in ("", "0")
