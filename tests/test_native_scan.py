@@ -3,7 +3,8 @@
 statement split of :func:`ptxdwarf.ptx.statements.scan_body`: the
 same directives, functions, labels, declarations and prototypes, or a decline where the
 reference raises, on generated PTX-like text (comment-masked as the reader gives it, and raw)
-and on every PTX file of the fixtures and the corpus."""
+and on every PTX file of the fixtures and the corpus; and parse_ptx's first look at a text,
+:func:`ptxdwarf.ptx.reader._prescan`."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ptxdwarf import PtxSyntaxError
 from ptxdwarf.ptx.codescan import scan_code
 from ptxdwarf.ptx.lexer import DECL_WORDS, LineIndex, mask_comments
 from ptxdwarf.ptx.module import TYPE_SIZES
+from ptxdwarf.ptx.reader import _prescan
 from ptxdwarf.ptx.statements import Stmt, _split, register_spans, register_uses
 
 _PIECES = [
@@ -193,6 +195,7 @@ def _text(draw: st.DrawFn) -> str:
 def check(text: str) -> None:
     """The kernels give the reference's masking of ``text`` and its scan of ``text``
     comment-masked (where it masks) and as it is, or decline where the reference raises."""
+    _same_prescan(text)
     if text.isascii():
         masked = same(mask_comments, text, "t.ptx")
     else:
@@ -258,6 +261,65 @@ def test_the_kernel_declines_what_it_does_not_take() -> None:
             scan_code.reference(text, "t.ptx", LineIndex(text))
     for text in (".version 7.5\n\u00e9", ".version 7.5\x1c"):  # the reference takes these
         assert kernel(text, "t.ptx", LineIndex(text)) is None
+
+
+def _same_prescan(text: str) -> None:
+    """The first look of parse_ptx (:func:`~ptxdwarf.ptx.reader._prescan`): the kernel's, or a
+    decline for text that is not ASCII."""
+    if text.isascii():
+        same(_prescan, text)
+    else:
+        assert native_of(_prescan)(text) is None
+
+
+_LOOKED_FOR = st.sampled_from(
+    [
+        ".section",
+        ".section\t.debug_info",
+        ".sections",
+        ".section_x",
+        ".file",
+        ".file\t1",
+        ".filed",
+        ".file9",
+        "@@DWARF",
+        "@@DWAR",
+        "@@@DWARF",
+        "\n",
+        "\r\n",
+        " ",
+        "\t",
+        "\x0b",
+        "\x0c",
+        "\x1c",
+        "\x1f",
+        "\x00",
+        "\x7f",
+        "{",
+        "}",
+        "/",
+        "*",
+        "/*",
+        "x",
+        ".",
+        "é",
+    ]
+)
+
+
+@given(st.lists(_LOOKED_FOR, max_size=30).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_the_first_look_of_generated_text(text: str) -> None:
+    _same_prescan(text)
+    cut = len(text) // 2
+    _same_prescan(text[:cut])
+
+
+def test_the_first_look_finds_what_the_reference_finds() -> None:
+    text = '.section .a {}\n \t.file 1 "x"\nx .file\n\x1c.section\n.sections\n@@DWARF .b8 1'
+    marks, sections, files, dwarf = same(_prescan, text)
+    assert marks == b"{}\x1c" and dwarf
+    assert sections == [0, text.index("\x1c.section") + 1] and files == [text.index(".file")]
 
 
 _FILES = sorted(FIXTURES.rglob("*.ptx"))

@@ -941,6 +941,80 @@ static PyObject *_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+
+/* ------------------------------------------------------------------ the first look at a module */
+
+enum { P_MARK = 1, P_SPACE = 2, P_NEWLINE = 4, P_DOT = 8, P_AT = 16 };
+
+/* The class of each ASCII byte for _prescan: what _marks keeps (the control characters, braces,
+ * slashes and stars), what str.isspace() is, the newline, and the two bytes that may start what
+ * it looks for. */
+static uint8_t prescan_class[128];
+
+static void prescan_classes(void) {
+    for (int c = 0; c < 128; c++) {
+        uint8_t k = 0;
+        if ((c <= 0x08) || (c >= 0x0e && c <= 0x1f) || c == 0x7f || c == '{' || c == '}' || c == '/' || c == '*')
+            k |= P_MARK;
+        if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) k |= P_SPACE;
+        if (c == '\n') k |= P_NEWLINE;
+        if (c == '.') k |= P_DOT;
+        if (c == '@') k |= P_AT;
+        prescan_class[c] = k;
+    }
+}
+
+static int word_end(const uint8_t *s, Py_ssize_t n, Py_ssize_t i) {
+    if (i >= n) return 1;
+    uint8_t c = s[i];
+    return !((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_');
+}
+
+/* _prescan(text): the twin of ptxdwarf.ptx.reader._prescan, in one pass; None for text that is
+ * not ASCII. */
+static PyObject *_prescan(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 1 || !PyUnicode_Check(args[0]) || !PyUnicode_IS_ASCII(args[0])) Py_RETURN_NONE;
+    const uint8_t *s = PyUnicode_1BYTE_DATA(args[0]);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(args[0]);
+    buffer marks = {0};
+    PyObject *sections = PyList_New(0), *files = PyList_New(0), *result = NULL;
+    int at_start = 1, dwarf = 0;
+    if (!sections || !files) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t k = prescan_class[s[i]];
+        if (k == 0) {
+            at_start = 0;
+            continue;
+        }
+        if ((k & P_MARK) && buffer_byte(&marks, s[i]) < 0) goto done;
+        if (k & P_NEWLINE) {
+            at_start = 1;
+            continue;
+        }
+        if (k & P_SPACE) continue;
+        if ((k & P_DOT) && at_start) {
+            PyObject *into = NULL;
+            if (n - i >= 8 && memcmp(s + i, ".section", 8) == 0 && word_end(s, n, i + 8)) into = sections;
+            else if (n - i >= 5 && memcmp(s + i, ".file", 5) == 0 && word_end(s, n, i + 5)) into = files;
+            if (into) {
+                PyObject *at = PyLong_FromSsize_t(i);
+                int r = at ? PyList_Append(into, at) : -1;
+                Py_XDECREF(at);
+                if (r < 0) goto done;
+            }
+        }
+        if ((k & P_AT) && !dwarf && n - i >= 7 && memcmp(s + i, "@@DWARF", 7) == 0) dwarf = 1;
+        at_start = 0;
+    }
+    PyObject *marked = buffer_bytes(&marks);
+    if (marked) result = Py_BuildValue("(NOOO)", marked, sections, files, dwarf ? Py_True : Py_False);
+done:
+    buffer_free(&marks);
+    Py_XDECREF(sections);
+    Py_XDECREF(files);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"_split", (PyCFunction)(void (*)(void))_split, METH_FASTCALL, "The twin of ptxdwarf.ptx.statements._split."},
     {"register_spans", (PyCFunction)(void (*)(void))register_spans, METH_FASTCALL,
@@ -950,9 +1024,13 @@ static PyMethodDef methods[] = {
     {"scan_code", (PyCFunction)(void (*)(void))scan_code, METH_FASTCALL, "The twin of ptxdwarf.ptx.codescan.scan_code."},
     {"mask_comments", (PyCFunction)(void (*)(void))mask_comments, METH_FASTCALL | METH_KEYWORDS,
      "The twin of ptxdwarf.ptx.lexer.mask_comments."},
+    {"_prescan", (PyCFunction)(void (*)(void))_prescan, METH_FASTCALL, "The twin of ptxdwarf.ptx.reader._prescan."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "scan", NULL, 0, methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit_scan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit_scan(void) {
+    prescan_classes();
+    return PyModule_Create(&module);
+}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from .._native import twin
 from ..dwarf.image import SectionImage, gc_paused
 from ..errors import PtxSyntaxError
 from .codescan import BAD_DIRECTIVE, FILE, SECTION_HEAD, read_directive, scan_code, section_span
@@ -198,24 +199,35 @@ def _at_line_start(text: str, pos: int) -> bool:
     return not text[start:pos].strip()
 
 
-def _quick(text: str, filename: str, marks: bytes | None = None) -> PtxModule | None:
+_Prescan = tuple[bytes | None, list[int], list[int], bool]
+
+
+@twin("scan")
+def _prescan(text: str) -> _Prescan:
+    """What :func:`parse_ptx` looks for in the whole text before it reads any of it: the text's
+    :func:`_marks`, where its ``.section`` and ``.file`` directives start
+    (:func:`_directives_at`), and whether it has ``@@DWARF`` lines."""
+    return _marks(text), _directives_at(text, ".section"), _directives_at(text, ".file"), "@@DWARF" in text
+
+
+def _quick(text: str, filename: str, found: _Prescan | None = None) -> PtxModule | None:
     """The module's header directives and debug sections, without reading the code;
     None when the text needs the careful reader (block comments, unbalanced braces).
-    ``marks``: :func:`_marks` of the text, if known."""
+    ``found``: :func:`_prescan` of the text, if known."""
+    marks, starts, files, dwarf = found if found is not None else _prescan(text)
     if marks is not None:
         if (b"/*" in marks and "/*" in text) or marks.count(b"{") != marks.count(b"}"):
             return None
     elif "/*" in text or text.count("{") != text.count("}"):
         return None
     module = PtxModule(text, filename)
-    starts = _directives_at(text, ".section")
     tail = starts[0] if starts else len(text)
     # Comments matter only in the debug sections, and there only when some are written.
     masked = text
     if text.find("/", tail) >= 0:
         masked = text[:tail] + mask_comments(text[tail:], filename)
     dwarf_blocks: list[SectionBlock] = []
-    if "@@DWARF" in text:
+    if dwarf:
         module._masked = mask_comments(text, filename)
         masked, dwarf_blocks = dwarf_line_blocks(module._masked, filename, module.lines)
     parser = _ModuleParser(module, masked)
@@ -226,7 +238,7 @@ def _quick(text: str, filename: str, marks: bytes | None = None) -> PtxModule | 
             if _at_line_start(text, m.start()):
                 parser.directive(name, m.start())
                 break
-    for start in _directives_at(text, ".file"):
+    for start in files:
         parser.file_directive(start)
     pos = 0
     for start in starts:
@@ -261,7 +273,8 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
     if not text or text.isspace():
         raise PtxSyntaxError("empty file: no PTX", filename=filename)
     body = text.rstrip("\0")  # NVRTC's PTX keeps the NUL byte that ends its C string
-    marks = _marks(body)
+    found = _prescan(body)
+    marks = found[0]
     bad = _CONTROL.search(body) if marks is None or marks.translate(None, b"{}/*") else None
     if bad is not None:
         raise PtxSyntaxError(
@@ -271,7 +284,7 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
             line=text.count("\n", 0, bad.start()) + 1,
         )
     with gc_paused():
-        quick = _quick(text, filename, marks)
+        quick = _quick(text, filename, found)
         if quick is not None:
             return quick
         return _parse(text, filename)
