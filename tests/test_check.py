@@ -280,6 +280,18 @@ def test_compile_can_be_cancelled(ptxas_tool: Ptxas) -> None:
     assert any("syntax error" in m.text and m.line for m in err.value.messages)  # stderr was read
 
 
+def test_a_header_read_wrong_at_first_compiles_again(ptxas_tool: Ptxas) -> None:
+    """ptxas starts on the header as the quick read finds it; where the module says otherwise (a
+    block comment holding directives), check compiles again for what the module says."""
+    from ptxdwarf.ptx.reader import likely_header
+
+    text = "/*\n.target sm_90\n*/\n" + EXAMPLE
+    assert likely_header(text)[1] == ["sm_90"]
+    report = check(text, ptxas=Ptxas(ptxas_tool.path))
+    assert report.consistent, report.differences
+    assert report.arch == Ptxas(ptxas_tool.path).choose_arch(["sm_20"])[0]
+
+
 def test_reader_error_wins_over_ptxas(ptxas_tool: Ptxas) -> None:
     """check reads the PTX while ptxas runs; bad DWARF is reported as such (and stops ptxas)."""
     bad = EXAMPLE.replace(".b32 262\n", ".b32 99999\n", 1)

@@ -22,9 +22,9 @@ import importlib
 from typing import Any
 
 from ..cuda.ptxas import Ptxas, PtxasFailed, find_ptxas
-from ..errors import PtxDwarfError
+from ..errors import PtxDwarfError, ToolError
 from ..ptx.module import PtxModule
-from ..ptx.reader import parse_ptx
+from ..ptx.reader import likely_header, parse_ptx
 from ..ptx.symbols import likely_needs_compile_only, needs_compile_only, symbol_table
 from .report import CheckReport, Difference
 
@@ -60,16 +60,30 @@ def check(
     module, with the DIE and attribute when the line is in a debug section) and the
     reader's errors for bad PTX.
     """
-    module = parse_ptx(text, filename)
-    module.require_whole("check")
-    tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=module.version)
-    # ptxas starts first, on guesses at -c from the text and at the architecture from the
-    # module's .target; ptxas's architectures and the PTX side (the code included) are read
-    # meanwhile, an error in either stops ptxas, and a wrong guess compiles again.
+    # ptxas starts first, on guesses from the text: its header's .version (which ptxas),
+    # .target (the architecture) and whether it declares functions it does not define (-c).
+    # The module, ptxas's architectures and the PTX side (the code included) are read
+    # meanwhile; an error in any stops ptxas, and a wrong guess compiles again.
+    version, target, address_size = likely_header(text)
+    module = None
+    if version is None:  # no module ptxas compiles, or one only the careful reader reads
+        module = _whole_module(text, filename)
+        version, target, address_size = module.version, module.target, module.address_size
+    try:
+        tool = ptxas if isinstance(ptxas, Ptxas) else find_ptxas(ptxas, version=version)
+    except ToolError:
+        if module is None:
+            _whole_module(text, filename)  # an error of the text comes first
+        raise
     guess = likely_needs_compile_only(text)
-    guess_arch = tool.likely_arch(module.target, arch, address_size=module.address_size)
+    guess_arch = tool.likely_arch(target, arch, address_size=address_size)
     run = tool.start(text, arch=guess_arch, relocatable=guess, filename=filename)
     try:
+        whole = module if module is not None else _whole_module(text, filename)
+        module = whole
+        started = tool
+        if not isinstance(ptxas, Ptxas) and module.version != version:
+            tool = find_ptxas(ptxas, version=module.version)
         chosen, note = tool.choose_arch(module.target, arch, address_size=module.address_size)
         # The comparison's code (a tenth of a second to import) is loaded while ptxas runs.
         from ..ptx.debug import decode_module
@@ -80,7 +94,7 @@ def check(
         from .plan import ComparisonPlan
         from .sites import InfoSites
 
-        version = tool.version  # asked now, while ptxas runs, not after it
+        release = tool.version  # asked now, while ptxas runs, not after it
         info = decode_module(module)
         info.load_all()
         symbols = symbol_table(module)
@@ -89,14 +103,14 @@ def check(
         sites = InfoSites(info)
         plan = ComparisonPlan(module, info, sites, symbols)
         relocatable = needs_compile_only(module)
-        if relocatable != guess or chosen != guess_arch:
+        if tool is not started or relocatable != guess or chosen != guess_arch:
             run.stop()
             run = tool.start(text, arch=chosen, relocatable=relocatable, filename=filename)
 
         def compared(cubin: bytes) -> CheckReport:
-            report = CheckReport(filename, chosen, tool.path, version, debug=_debug_content(module))
+            report = CheckReport(filename, chosen, tool.path, release, debug=_debug_content(whole))
             return compare(
-                module,
+                whole,
                 info,
                 cubin,
                 report,
@@ -128,6 +142,13 @@ def check(
     before.extend(str(m) for m in result.messages if m.severity == "warning")
     report.notes[:0] = before
     return report
+
+
+def _whole_module(text: str, filename: str) -> PtxModule:
+    """The module of ``text``, which must be one ptxas compiles (not a fragment)."""
+    module = parse_ptx(text, filename)
+    module.require_whole("check")
+    return module
 
 
 def _debug_content(module: PtxModule) -> str:

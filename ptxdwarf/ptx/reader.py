@@ -231,13 +231,7 @@ def _quick(text: str, filename: str, found: _Prescan | None = None) -> PtxModule
         module._masked = mask_comments(text, filename)
         masked, dwarf_blocks = dwarf_line_blocks(module._masked, filename, module.lines)
     parser = _ModuleParser(module, masked)
-    head_end = text.find("{")
-    head = text if head_end < 0 else text[:head_end]
-    for name in ("version", "target", "address_size"):
-        for m in re.finditer(r"\." + name + r"\b", head):
-            if _at_line_start(text, m.start()):
-                parser.directive(name, m.start())
-                break
+    _read_header(parser, text)
     for start in files:
         parser.file_directive(start)
     pos = 0
@@ -247,6 +241,30 @@ def _quick(text: str, filename: str, found: _Prescan | None = None) -> PtxModule
     _add_blocks(module, dwarf_blocks)
     module._pending = lambda: _parse_paused(text, filename, module.lines)
     return module
+
+
+def _read_header(parser: _ModuleParser, text: str) -> None:
+    """Read the first ``.version``, ``.target`` and ``.address_size`` at a line's start before
+    the text's first ``{``."""
+    head_end = text.find("{")
+    head = text if head_end < 0 else text[:head_end]
+    for name in ("version", "target", "address_size"):
+        for m in re.finditer(r"\." + name + r"\b", head):
+            if _at_line_start(text, m.start()):
+                parser.directive(name, m.start())
+                break
+
+
+def likely_header(text: str) -> tuple[tuple[int, int] | None, list[str], int | None]:
+    """The ``.version``, ``.target`` and ``.address_size`` :func:`parse_ptx` is likely to find
+    in ``text``, read without the rest of it (for starting ptxas early; the module's own
+    decide): None, [] and None where they are not found so, or do not read."""
+    module = PtxModule(text, "<ptx>")
+    try:
+        _read_header(_ModuleParser(module, text), text)
+    except PtxSyntaxError:
+        pass
+    return module.version, module.target, module.address_size
 
 
 def _parse(text: str, filename: str, lines: LineIndex | None = None) -> PtxModule:
