@@ -359,13 +359,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     def one(path: str) -> int:
         report = report_of(path)
-        for note in report.notes:
-            print(f"note: {note}")
-        for diff in report.differences:
-            print(diff)
-        for line in report.register_summary():
-            print(line)
-        print(report.summary())
+        lines = [f"note: {note}" for note in report.notes]
+        lines.extend(map(str, report.differences))
+        lines.extend(report.register_summary())
+        lines.append(report.summary())
+        sys.stdout.write("\n".join(lines) + "\n")  # one write: thousands of differences
         return codes[-1]
 
     return _each(args.files, one)
