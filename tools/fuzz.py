@@ -47,8 +47,10 @@ import ptxdwarf.cuda  # noqa: E402
 import ptxdwarf.dump  # noqa: E402
 import ptxdwarf.repair  # noqa: E402
 from ptxdwarf.autodebug import attach_ptx  # noqa: E402
+from ptxdwarf.cuda.cubin import register_map  # noqa: E402
 from ptxdwarf.errors import PtxDwarfError  # noqa: E402
 from ptxdwarf.lint import lint  # noqa: E402
+from ptxdwarf.visibility import register_locations  # noqa: E402
 
 EXTREMES = [
     0,
@@ -286,6 +288,10 @@ def run_binary(raw: bytes, tmp: Path) -> None:
             info.load_all()
             ptxdwarf.dump.dump_text(info)
             ptxdwarf.dump.dump_json(info)
+            maps = register_map(info)
+            if maps is not None:
+                for location in register_locations(info, maps):
+                    location.spans()
     except PtxDwarfError as exc:
         _one_line(exc)
 
