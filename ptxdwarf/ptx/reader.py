@@ -239,7 +239,7 @@ def _quick(text: str, filename: str, found: _Prescan | None = None) -> PtxModule
         if start >= pos:
             pos = parser.section(start)
     _add_blocks(module, dwarf_blocks)
-    module._pending = lambda: _parse_paused(text, filename, module.lines)
+    module._pending = lambda: _parse_paused(text, filename, module.lines, dwarf)
     return module
 
 
@@ -267,19 +267,20 @@ def likely_header(text: str) -> tuple[tuple[int, int] | None, list[str], int | N
     return module.version, module.target, module.address_size
 
 
-def _parse(text: str, filename: str, lines: LineIndex | None = None) -> PtxModule:
-    """The whole module (``lines``: the line index of ``text``, if one is made)."""
+def _parse(text: str, filename: str, lines: LineIndex | None = None, dwarf: bool = True) -> PtxModule:
+    """The whole module (``lines``: the line index of ``text``, if one is made; ``dwarf``
+    False: the text has no ``@@DWARF``, so its masked copy has none either)."""
     module = PtxModule(text, filename, _lines=lines)
     module._masked = masked = mask_comments(text, filename)
     dwarf_blocks: list[SectionBlock] = []
-    if "@@DWARF" in masked:
+    if dwarf and "@@DWARF" in masked:
         masked, dwarf_blocks = dwarf_line_blocks(masked, filename, module.lines)
     return _ModuleParser(module, masked).parse(dwarf_blocks)
 
 
-def _parse_paused(text: str, filename: str, lines: LineIndex) -> PtxModule:
+def _parse_paused(text: str, filename: str, lines: LineIndex, dwarf: bool) -> PtxModule:
     with gc_paused():
-        return _parse(text, filename, lines)
+        return _parse(text, filename, lines, dwarf)
 
 
 def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
@@ -305,4 +306,4 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> PtxModule:
         quick = _quick(text, filename, found)
         if quick is not None:
             return quick
-        return _parse(text, filename)
+        return _parse(text, filename, dwarf=found[3])
