@@ -285,11 +285,13 @@ def test_a_header_read_wrong_at_first_compiles_again(ptxas_tool: Ptxas) -> None:
     block comment holding directives), check compiles again for what the module says."""
     from ptxdwarf.ptx.reader import likely_header
 
-    text = "/*\n.target sm_90\n*/\n" + EXAMPLE
-    assert likely_header(text)[1] == ["sm_90"]
-    report = check(text, ptxas=Ptxas(ptxas_tool.path))
-    assert report.consistent, report.differences
-    assert report.arch == Ptxas(ptxas_tool.path).choose_arch(["sm_20"])[0]
+    for target in ("sm_90", "sm_999"):
+        text = f"/*\n.target {target}\n*/\n" + EXAMPLE
+        assert likely_header(text)[1] == [target]
+        for tool in (Ptxas(ptxas_tool.path), ptxas_tool):  # its architectures not asked yet, and asked
+            report = check(text, ptxas=tool)
+            assert report.consistent, report.differences
+            assert report.arch == ptxas_tool.choose_arch(["sm_20"])[0]
 
 
 def test_reader_error_wins_over_ptxas(ptxas_tool: Ptxas) -> None:

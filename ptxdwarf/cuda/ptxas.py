@@ -286,9 +286,13 @@ class Ptxas:
     ) -> str:
         """What :meth:`choose_arch` is likely to give, without asking ptxas for its
         architectures when they are not known yet (for starting ptxas early): ``arch``, else
-        the module's first ``sm_XX`` target, as if this ptxas supported it."""
+        the module's first ``sm_XX`` target, as if this ptxas supported it. Never an error:
+        :meth:`choose_arch` says what is wrong with the module's own."""
         if "architectures" in self.__dict__:
-            return self.choose_arch(target, arch, address_size=address_size)[0]
+            try:
+                return self.choose_arch(target, arch, address_size=address_size)[0]
+            except ToolError:
+                pass
         if arch is not None:
             return arch
         wanted = next((t for t in target if _SM.match(t)), None)
