@@ -19,6 +19,8 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/src"
 (cd "$root" && git ls-files -z --cached --others --exclude-standard | grep -zv '\.so$' \
     | xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$work/src"
+# A repository of those files, for the tests that ask git which files are tracked.
+git -C "$work/src" init -q && git -C "$work/src" add -A
 
 "$python" -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install -q --upgrade pip
