@@ -144,6 +144,26 @@ def test_orphan_location_bytes_are_a_note_not_an_error(capsys: pytest.CaptureFix
     assert err.strip() == f"ptxdwarf: note: {LOOPS}: {info.notes[0]}"
 
 
+def test_the_location_lists_by_offset_follow_the_lists() -> None:
+    """``location_list_at`` answers from the lists the model holds now: lists given in place of
+    others of the same number (check reads a cubin's lists through the PTX's), lists added, and
+    two at one offset (the later, looked up once)."""
+    from ptxdwarf.dwarf.model import DebugInfo, LocationList
+
+    first, second = LocationList(0x10, [(0, 4, None)]), LocationList(0x10, [(0, 8, None)])
+    info = DebugInfo()
+    info.locations = [first]
+    assert info.location_list_at(0x10) is first
+    info.locations = [second]
+    assert info.location_list_at(0x10) is second
+    info.locations.append(LocationList(0x20))
+    assert info.location_list_at(0x20) is info.locations[1]
+    info.locations = [LocationList(-1) for _ in range(3)] + [first]
+    assert info.location_list_at(0x10) is first and info.location_list_at(-1) is info.locations[2]
+    index = info._loc_index
+    assert info.location_list_at(-1) is info.locations[2] and info._loc_index is index
+
+
 def test_unreadable_list_a_die_refers_to_is_an_error_naming_the_file(tmp_path: Path) -> None:
     cut = tmp_path / "cut.cubin"
     cut.write_bytes(_patched(LOOPS.read_bytes(), "cut_loc"))

@@ -574,7 +574,10 @@ class DebugInfo:
     resolver: Callable[[Symbol], int] | None = field(default=None, repr=False)
     _by_offset: dict[int, DIE] | None = field(default=None, repr=False)
     _starts: tuple[list[int], list[DIE]] | None = field(default=None, repr=False)
-    _loc_index: dict[int, LocationList] | None = field(default=None, repr=False)
+    _loc_index: tuple[list[LocationList], int, dict[int, LocationList]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """The lists :meth:`location_list_at` indexed, their number then, and the index."""
     notes: list[str] = field(default_factory=list)
     """What the reader noticed and worked around, not an error (bytes of ``.debug_loc`` no DIE
     refers to and no list can be read from, skipped)."""
@@ -685,10 +688,12 @@ class DebugInfo:
         return None
 
     def location_list_at(self, offset: int) -> LocationList | None:
-        """The ``.debug_loc`` list at ``offset``."""
-        if self._loc_index is None or len(self._loc_index) != len(self.locations or ()):
-            self._loc_index = {loc.offset: loc for loc in self.locations or ()}
-        return self._loc_index.get(offset)
+        """The ``.debug_loc`` list at ``offset`` (of two at one offset, the later)."""
+        lists = self.locations or []
+        index = self._loc_index
+        if index is None or index[0] is not lists or index[1] != len(lists):
+            index = self._loc_index = (lists, len(lists), {loc.offset: loc for loc in lists})
+        return index[2].get(offset)
 
     def section_names(self) -> list[str]:
         """Names of the debug sections this model has."""
