@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES
 
 from ptxdwarf.check import check
-from ptxdwarf.cuda.ptxas import Ptxas, PtxasCancelled, PtxasFailed, _run, find_ptxas
+from ptxdwarf.cuda.ptxas import Ptxas, PtxasCancelled, PtxasFailed, _Child, find_ptxas
 from ptxdwarf.errors import ToolError
 
 # ptxas 13.0 and 13.5 now and then print a label of garbage bytes (quirk strp-label-reused:
@@ -25,7 +25,7 @@ _GARBAGE = [
 
 @pytest.mark.parametrize("cancel", [None, threading.Event()], ids=["plain", "cancellable"])
 def test_stderr_that_is_not_utf8(cancel: threading.Event | None) -> None:
-    code, stderr = _run(_GARBAGE, timeout=60, cancel=cancel)
+    code, stderr = _Child(_GARBAGE).wait(60, cancel)
     assert code == 255
     assert stderr == "label '\\x88\\xfe' invalid\n"
 
@@ -48,13 +48,13 @@ def test_started_is_set_once_ptxas_runs_or_cannot(ptxas_tool: Ptxas, tmp_path: P
 def test_a_child_that_ends_at_once_and_one_stopped_midway() -> None:
     """The cancellable run returns what the child said, and a stop kills a child that runs on."""
     quick = [sys.executable, "-c", "import sys; sys.stderr.write('done\\n')"]
-    assert _run(quick, timeout=60, cancel=threading.Event()) == (0, "done\n")
+    assert _Child(quick).wait(60, threading.Event()) == (0, "done\n")
     cancel = threading.Event()
     sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
     timer = threading.Timer(0.2, cancel.set)
     timer.start()
     with pytest.raises(PtxasCancelled):
-        _run(sleeper, timeout=60, cancel=cancel)
+        _Child(sleeper).wait(60, cancel)
     timer.join()
 
 

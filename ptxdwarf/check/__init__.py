@@ -79,8 +79,9 @@ def check(
     guess_arch = tool.likely_arch(target, arch, address_size=address_size)
     run = tool.start(text, arch=guess_arch, relocatable=guess, filename=filename)
     try:
-        whole = module if module is not None else _whole_module(text, filename)
-        module = whole
+        if module is None:
+            module = _whole_module(text, filename)
+        whole = module  # as compared() sees it
         started = tool
         if not isinstance(ptxas, Ptxas) and module.version != version:
             tool = find_ptxas(ptxas, version=module.version)
@@ -129,7 +130,7 @@ def check(
             try:
                 report = compared(early)
             except PtxDwarfError:  # said from the final cubin, if ptxas ends well
-                report = None
+                pass
         try:
             result = run.wait()
         except PtxasFailed as exc:

@@ -508,21 +508,6 @@ class _Child:
         self._stderr.close()
 
 
-def _run(
-    args: list[str],
-    timeout: float,
-    cancel: threading.Event | None = None,
-    started: threading.Event | None = None,
-) -> tuple[int, str]:
-    """Run a process; its exit code and standard error (``started``: set once it runs)."""
-    try:
-        child = _Child(args)
-    finally:
-        if started is not None:
-            started.set()
-    return child.wait(timeout, cancel)
-
-
 class PtxasCancelled(ToolError):
     """ptxas was stopped through ``Ptxas.compile(cancel=...)``."""
 
