@@ -77,4 +77,5 @@ if TYPE_CHECKING:
     from .visibility import RegisterLocation as RegisterLocation
 
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, __file__, globals())
+__all__: list[str]  # given by __getattr__ (read from the block above when first asked for)
+__getattr__, __dir__ = lazy_exports(__name__, __file__, globals())

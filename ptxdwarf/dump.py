@@ -650,19 +650,27 @@ def iter_text(info: DebugInfo, sections: Collection[str] | None = None) -> Itera
     return _flat(_text_pieces(info, sections))
 
 
-class _Joined(str):
-    """Lines of a dump joined by newlines, as the printers make them a chunk at a time."""
+class _Block:
+    """Lines of a dump, each ended by a newline, as the printers make them a chunk at a time
+    (written as they are: a chunk of the DIEs is megabytes of text)."""
 
-    __slots__ = ()
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
-def _flat(pieces: Iterable[str | list[str]]) -> Iterator[str]:
-    """The lines of ``pieces``, each a line, a list of them or :class:`_Joined` lines."""
+#: A piece of a text dump: a line, a list of lines or a block of them.
+_Piece = str | list[str] | _Block
+
+
+def _flat(pieces: Iterable[_Piece]) -> Iterator[str]:
+    """The lines of ``pieces``."""
     for piece in pieces:
-        if type(piece) is _Joined:
-            yield from piece.split("\n")
-        elif isinstance(piece, str):
+        if isinstance(piece, str):
             yield piece
+        elif isinstance(piece, _Block):
+            yield from piece.text.split("\n")[:-1]
         else:
             yield from piece
 
@@ -671,13 +679,18 @@ def iter_text_chunks(info: DebugInfo, sections: Collection[str] | None = None) -
     """The lines of :func:`iter_text`, each ended by a newline, a line or a block of them at a
     time (what ``dump`` writes)."""
     for piece in _text_pieces(info, sections):
-        yield piece + "\n" if isinstance(piece, str) else "\n".join(piece) + "\n"
+        if isinstance(piece, str):
+            yield piece + "\n"
+        elif isinstance(piece, _Block):
+            yield piece.text
+        else:
+            yield "\n".join(piece) + "\n"
 
 
-def _text_pieces(info: DebugInfo, sections: Collection[str] | None) -> Iterator[str | list[str]]:
+def _text_pieces(info: DebugInfo, sections: Collection[str] | None) -> Iterator[_Piece]:
     """The lines of :func:`iter_text`, each a line, a list of them (a chunk of a line table's
-    rows, a function's register map) or :class:`_Joined` lines (the DIEs of a part of a unit,
-    location lists)."""
+    rows, a function's register map) or a :class:`_Block` of them (the DIEs of a part of a unit,
+    location lists, the rows of a cubin's line table)."""
     dump = _Dump(info, sections)
     empty = sections is None and not info.units and not info.section_names()
     yield f"{info.filename or '<input>'}: debug info from {info.source}"
@@ -699,7 +712,7 @@ def _text_pieces(info: DebugInfo, sections: Collection[str] | None) -> Iterator[
     yield from _register_map_text(dump)
 
 
-def _tileir_text(info: DebugInfo) -> Iterator[str | list[str]]:
+def _tileir_text(info: DebugInfo) -> Iterator[_Piece]:
     """Each Tile IR text of a cubin, its lines numbered as ``.nv.tileir.debug_line``'s rows
     name them."""
     for name, text in tileir_texts(info).items():
@@ -708,7 +721,7 @@ def _tileir_text(info: DebugInfo) -> Iterator[str | list[str]]:
         yield [f"{i:6} {line}".rstrip() for i, line in enumerate(_text_lines(text), 1)]
 
 
-def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str | list[str]]:
+def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[_Piece]:
     if dump.shows("debug-info"):
         yield from _info_text(info) if info.units else iter(["(no .debug_info)"])
     if dump.shows("debug-loc"):
@@ -725,7 +738,7 @@ def _selected_text(info: DebugInfo, dump: _Dump) -> Iterator[str | list[str]]:
         yield from _register_map_text(dump) if dump.functions is not None else iter(["(no register map)"])
 
 
-def _info_text(info: DebugInfo) -> Iterator[str | list[str]]:
+def _info_text(info: DebugInfo) -> Iterator[_Piece]:
     """The ``.debug_info contents:`` block: every unit's DIEs, unit by unit."""
     if not info.units:
         return
@@ -735,7 +748,7 @@ def _info_text(info: DebugInfo) -> Iterator[str | list[str]]:
         yield from _unit_text(info, unit)
 
 
-def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[str | list[str]]:
+def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[_Piece]:
     """A unit's lines, about :data:`_CHUNK_LINES` at a time."""
     abbrev = _num(info, unit.abbrev_offset)
     yield [
@@ -748,7 +761,7 @@ def _unit_text(info: DebugInfo, unit: Unit) -> Iterator[str | list[str]]:
     printer = _UnitPrinter(info, unit)
     stack: list[tuple[DIE | None, int]] = [(unit.die, 0)]
     while stack:
-        yield _Joined(_die_lines(printer, stack, _CHUNK_LINES)[1])
+        yield _Block(_die_lines(printer, stack, _CHUNK_LINES)[1])
 
 
 class _LocationPrinter:
@@ -816,7 +829,7 @@ def _named(cache: dict[int, str], name_of: Callable[[int], str], code: int) -> s
 def _die_lines(printer: _UnitPrinter, stack: list[tuple[DIE | None, int]], limit: int) -> tuple[int, str]:
     """How many lines of the DIEs taken from the end of ``stack`` (each with its depth; None:
     the null entry that closes a list of children) were made, until ``limit`` or more, and
-    those lines joined by newlines; each DIE's children are pushed in its place."""
+    those lines, each ended by a newline; each DIE's children are pushed in its place."""
     out: list[str] = []
     append = out.append
     while stack and len(out) < limit:
@@ -840,10 +853,10 @@ def _die_lines(printer: _UnitPrinter, stack: list[tuple[DIE | None, int]], limit
             stack.extend(zip(reversed(die.children), itertools.repeat(depth + 1)))
         elif die.has_children:
             stack.append((None, depth + 1))
-    return len(out), "\n".join(out)
+    return len(out), "".join(line + "\n" for line in out)
 
 
-def _other_text(info: DebugInfo) -> Iterator[str | list[str]]:
+def _other_text(info: DebugInfo) -> Iterator[_Piece]:
     """The blocks between ``.debug_info`` and the line tables: name sets, address ranges,
     location lists, range lists, strings."""
     for key, sets in (("pubnames", info.pubnames), ("pubtypes", info.pubtypes)):
@@ -881,7 +894,7 @@ def _other_text(info: DebugInfo) -> Iterator[str | list[str]]:
             yield f"0x{off:08x}: {_quote(raw.decode('utf-8', 'surrogateescape'))}"
 
 
-def _loc_text(info: DebugInfo) -> Iterator[str | list[str]]:
+def _loc_text(info: DebugInfo) -> Iterator[_Piece]:
     """The ``.debug_loc contents:`` block, :data:`_LOC_LISTS` lists at a time."""
     locations = info.locations
     if not locations:
@@ -892,7 +905,7 @@ def _loc_text(info: DebugInfo) -> Iterator[str | list[str]]:
     start = 0
     while start < len(locations):
         count, text = _loc_lines(printer, locations, start, _LOC_LISTS)
-        yield _Joined(text)
+        yield _Block(text)
         start += count
 
 
@@ -901,10 +914,10 @@ def _loc_lines(
     printer: _LocationPrinter, locations: list[LocationList], start: int, limit: int
 ) -> tuple[int, str]:
     """How many of ``locations[start : start + limit]`` have their line of the ``.debug_loc``
-    block made (the kernel may make fewer, not none), and those lines joined by newlines."""
+    block made (the kernel may make fewer, not none), and those lines, each ended by a newline."""
     asize = printer.address_size
-    lines = [f"0x{loc.offset:08x}: {_loclist_text(loc, asize)}" for loc in locations[start : start + limit]]
-    return len(lines), "\n".join(lines)
+    lines = [f"0x{loc.offset:08x}: {_loclist_text(loc, asize)}\n" for loc in locations[start : start + limit]]
+    return len(lines), "".join(lines)
 
 
 def _list_address_size(info: DebugInfo) -> int:
@@ -918,7 +931,7 @@ def iter_register_map_text(info: DebugInfo) -> Iterator[str]:
     return _flat(_register_map_text(_Dump(info, ("register-map",))))
 
 
-def _register_map_text(dump: _Dump) -> Iterator[str | list[str]]:
+def _register_map_text(dump: _Dump) -> Iterator[_Piece]:
     """The register map's lines, a function's at a time."""
     if dump.functions is None:
         return
@@ -962,9 +975,7 @@ def _line_tables(info: DebugInfo, source: bool = True, sass: bool = True) -> lis
     return tables
 
 
-def _line_text(
-    tables: list[_LineTable], string_at: Callable[[int | None], str | None]
-) -> Iterator[str | list[str]]:
+def _line_text(tables: list[_LineTable], string_at: Callable[[int | None], str | None]) -> Iterator[_Piece]:
     """The lines of :func:`iter_line_text` of ``tables``, the rows of each program as one list."""
     section = None
     for p, opcodes in tables:
@@ -987,22 +998,24 @@ def _line_text(
 
 def _table_lines(
     p: LineProgram, opcodes: LineOpcodes | None, string_at: Callable[[int | None], str | None]
-) -> Iterator[list[str]]:
+) -> Iterator[list[str] | _Block]:
     """The rows of program ``p`` (read now from ``opcodes`` when given: DwarfError where they
     cannot be) as the text dump shows them, under their heading, with the empty line after
     them, :data:`_CHUNK_LINES` lines at a time."""
     if opcodes is None:
         return _rows_lines(p.rows, string_at, _CHUNK_LINES)
-    return _program_lines(opcodes, p, string_at, _CHUNK_LINES)
+    return map(_Block, _program_lines(opcodes, p, string_at, _CHUNK_LINES))
 
 
 @twin("cubin", checkable=False)
 def _program_lines(
     opcodes: LineOpcodes, p: LineProgram, string_at: Callable[[int | None], str | None], chunk: int
-) -> Iterator[list[str]]:
+) -> Iterator[str]:
     """:func:`_rows_lines` of the rows ``opcodes`` of program ``p`` make, read now (DwarfError
-    where they cannot be)."""
-    return _rows_lines(opcodes.rows(p), string_at, chunk)
+    where they cannot be), each chunk as one text of lines ended by newlines."""
+    return (
+        "".join(line + "\n" for line in batch) for batch in _rows_lines(opcodes.rows(p), string_at, chunk)
+    )
 
 
 def _rows_lines(

@@ -63,6 +63,31 @@ def test_the_ptx_text_is_read_when_asked_and_a_changed_file_is_an_error(tmp_path
         _ = found.ptx_text
 
 
+def test_the_register_map_and_nv_info_are_read_when_asked(tmp_path: Path) -> None:
+    """Of a cubin read from a path, ``.nv.info.*`` and the register map sections are read from
+    the file when first asked for (a dump of the line tables never reads them): the same bytes
+    as read from the cubin's bytes, an error if the file has changed or is gone."""
+    raw = LOOPS.read_bytes()
+    expected = cubin_images(raw)
+    assert expected.reg_sass and expected.reg_type and expected.nv_info
+    path = tmp_path / "loops.cubin"
+    path.write_bytes(raw)
+    found = cubin_images(path)
+    assert found.has_register_map
+    assert (found.reg_sass, found.reg_type, found.nv_info) == (
+        expected.reg_sass,
+        expected.reg_type,
+        expected.nv_info,
+    )
+    changed, gone = cubin_images(path), cubin_images(path)
+    path.write_bytes(raw + b"\0")
+    with pytest.raises(CubinError, match="has changed since it was read"):
+        _ = changed.nv_info
+    path.unlink()
+    with pytest.raises(CubinError, match="cannot read again"):
+        _ = gone.reg_sass
+
+
 def test_an_unreadable_path_is_one_error(tmp_path: Path) -> None:
     with pytest.raises(CubinError, match="cannot read"):
         cubin_images(tmp_path / "missing.cubin")

@@ -64,6 +64,19 @@ def call_cubin(cubin_path: CubinPath) -> bytes:
     return Path(cubin_path(CALL.read_text(), CALL.name)).read_bytes()
 
 
+def test_sections_named_after_a_function_are_not_debug_sections() -> None:
+    """A kernel called ``debug_kernel`` (nvcc 13.0 ``-G``) has ``.text``, ``.nv.info`` and
+    ``.nv.constant0`` sections with "debug" in their names: the dump lists only the debug
+    sections it does not decode (readelf's ``.debug_frame``, ``.debug_macinfo`` and the 0x28d
+    bytes of ``.nv_debug_ptx_txt``)."""
+    text = ptxdwarf.dump.dump_text(ptxdwarf.read(FIXTURES / "cubins" / "debug-kernel.sm_75.cubin"))
+    assert [line for line in text.splitlines() if line.endswith("(not decoded)")] == [
+        ".debug_frame: 1736 bytes (not decoded)",
+        ".debug_macinfo: 1 bytes (not decoded)",
+        ".nv_debug_ptx_txt: 653 bytes (not decoded)",
+    ]
+
+
 def test_elf_contents_is_the_file_as_ptxas_wrote_it(call_cubin: bytes) -> None:
     """Nothing applied: the bytes of ``.debug_info`` are those of ``cubin_images`` outside the
     relocation sites, and its relocations are those pyelftools reads, type and addend as written."""

@@ -1,5 +1,6 @@
 """The kernel module ``cubin`` against its Python references: relocations applied
-(:func:`ptxdwarf.cuda.cubin._applied`), the rows of line-number programs
+(:func:`ptxdwarf.cuda.cubin._applied`), its section headers and symbols
+(:func:`~ptxdwarf.cuda.cubin._section_list`, :func:`~ptxdwarf.cuda.cubin._symbol_list`), the rows of line-number programs
 (:func:`ptxdwarf.dwarf.lines._rows`) and their text in a dump and in ``dump --json``
 (:func:`ptxdwarf.dump._program_lines`, :func:`~ptxdwarf.dump._program_rows_json`), the lowest address of their lines
 (:func:`ptxdwarf.dwarf.lines._scan_starts`) and the entries of register maps
@@ -189,8 +190,8 @@ def test_lines_of_numbers_near_64_bits(value: int) -> None:
 _NAMES = st.sampled_from(["_Z1fv", "", "f\u00e9", "g ", " \t", "h\n", "\u3000", "k\u3000", None])
 
 
-def _lines_of(chunks: Any) -> list[list[Any]]:
-    return [list(chunk) for chunk in chunks]
+def _lines_of(chunks: Any) -> list[str]:
+    return list(chunks)
 
 
 @SETTINGS
@@ -221,7 +222,9 @@ def test_text_of_generated_programs(
         return
     assert _lines_of(got) == expected
     assert calls == asked
-    assert all(len(c) == chunk for c in expected[:-1]) and 0 < len(expected[-1]) <= chunk
+    lines_made = len(opcodes.rows(program)) + 3  # the heading's two, the empty line after the rows
+    assert len(expected) == -(-lines_made // chunk)
+    assert all(text.endswith("\n") for text in expected)
 
 
 @SETTINGS
@@ -526,6 +529,137 @@ def test_applied_declines_what_it_does_not_take() -> None:
     assert native(*args[:7], [4, 5], *args[8:], where) is None  # names and values differ in number
 
 
+# --- section headers and symbol tables ---------------------------------------------------------
+
+
+#: Names a string table may hold: plain, empty, not UTF-8, a function's.
+_ELF_NAMES = st.sampled_from([b"", b".text", b".debug_info", b"\xff\xfe", b"caf\xc3\xa9", b"_Z1fv"])
+
+
+@st.composite
+def _string_table(draw: st.DrawFn) -> tuple[bytes, list[int]]:
+    """A string table and offsets into it: of its names, inside a name, at and past its end."""
+    table, starts = bytearray(), []
+    for name in draw(st.lists(_ELF_NAMES, max_size=6)):
+        starts.append(len(table))
+        table += name + b"\0"
+    if draw(st.booleans()):
+        table += draw(_ELF_NAMES)  # a last name without its NUL
+    pick = st.sampled_from(starts) if starts else st.just(0)
+    offsets = draw(st.lists(pick | st.integers(0, len(table) + 2) | st.just(2**32 - 1), max_size=8))
+    return bytes(table), offsets
+
+
+@st.composite
+def _section_headers(draw: st.DrawFn) -> tuple[Any, ...]:
+    """The arguments of :func:`cubin._section_list`: a section header table and its names."""
+    elf64, little = draw(st.booleans()), draw(st.booleans())
+    names, offsets = draw(_string_table())
+    size = draw(st.integers(0, 4096))
+    e = "<" if little else ">"
+    fmt = e + ("IIQQQQIIQQ" if elf64 else "IIIIIIIIII")
+    word = 2**64 - 1 if elf64 else 2**32 - 1
+    table = bytearray()
+    for name in offsets:
+        kind = draw(st.sampled_from([0, 1, 2, 3, 4, 8, 9, 0x70000000]))
+        offset = draw(st.integers(0, size + 2) | st.sampled_from([word, word - 3]))
+        length = draw(st.integers(0, size + 2) | st.sampled_from([word, 1]))
+        link, info = draw(st.integers(0, 2**32 - 1)), draw(st.integers(0, 2**32 - 1))
+        table += struct.pack(fmt, name, kind, 0, 0, offset, length, link, info, 1, 0)
+    file = cubin._Bytes(b"\0" * size)
+    return cubin._Section, bytes(table), names, elf64, little, file, size, "f.cubin"
+
+
+def _same_list(function: Any, *args: Any, native: Any = None) -> Any:
+    """:func:`twins.same` for the ELF table kernels, whose records hold the file object given
+    (so the arguments are not copied): the same records, or an error where the kernel declines."""
+    native = native or native_of(function)
+    try:
+        expected = function.reference(*args)
+    except PtxDwarfError:
+        assert native(*args) is None, "the kernel takes input the reference rejects"
+        return None
+    got = native(*args)
+    assert got is not None, "the kernel declines input the reference takes"
+    assert got == expected
+    assert all(
+        type(g) is type(e) and list(map(type, g)) == list(map(type, e))
+        for g, e in zip(got, expected, strict=True)
+    )
+    return got
+
+
+@SETTINGS
+@given(_section_headers())
+def test_section_lists_of_generated_tables(args: tuple[Any, ...]) -> None:
+    _same_list(cubin._section_list, *args)
+
+
+@SETTINGS
+@given(
+    st.booleans(),
+    st.booleans(),
+    _string_table(),
+    st.lists(
+        st.tuples(st.integers(0, 255), st.integers(0, 2**16 - 1), st.integers(0, 2**64 - 1)), max_size=8
+    ),
+    st.lists(st.sampled_from([".text", "", ".debug_line", "caf\udcc3"]), max_size=5),
+    st.integers(0, 23),
+)
+def test_symbol_lists_of_generated_tables(
+    elf64: bool,
+    little: bool,
+    strings: tuple[bytes, list[int]],
+    fields: list[tuple[int, int, int]],
+    sections: list[str],
+    cut: int,
+) -> None:
+    strtab, offsets = strings
+    e = "<" if little else ">"
+    data = bytearray()
+    for name, (info, shndx, value) in zip(offsets, fields, strict=False):
+        if elf64:
+            data += struct.pack(
+                e + "IBBHQQ",
+                name,
+                info,
+                0,
+                shndx % len(sections) if sections and info % 3 else shndx,
+                value,
+                value >> 3,
+            )
+        else:
+            data += struct.pack(e + "IIIBBH", name, value & 0xFFFFFFFF, value >> 40, info, 0, shndx)
+    _same_list(
+        cubin._symbol_list,
+        cubin._RawSymbol,
+        bytes(data) + b"\1" * (cut % 24),
+        strtab,
+        elf64,
+        little,
+        sections,
+    )
+
+
+def test_elf_table_kernels_decline_what_they_do_not_take() -> None:
+    sections = native_of(cubin._section_list)
+    table = struct.pack("<IIQQQQIIQQ", 0, 1, 0, 0, 0, 8, 0, 0, 1, 0) * 2
+    file = cubin._Bytes(b"\0" * 8)
+    made = sections(cubin._Section, table, b"\0", True, True, file, 8, "f")
+    assert made == cubin._section_list.reference(cubin._Section, table, b"\0", True, True, file, 8, "f")
+    assert made[1].file is file and made[1][7:] == (0, 8)
+    assert sections(cubin._Section, table, b"\0", True, True, file, 7, "f") is None  # runs past the file
+    assert sections(cubin._Section, table[:-1], b"\0", True, True, file, 8, "f") is None  # not whole headers
+    assert sections(tuple, table, b"\0", True, True, file, 8, "f") is None
+    assert sections(cubin._Section, table, b"\0", True, True, file, 2**70, "f") is None
+    symbols = native_of(cubin._symbol_list)
+    entry = struct.pack("<IBBHQQ", 0, 3, 0, 1, 16, 0)
+    assert symbols(cubin._RawSymbol, entry, b"\0", True, True, ["", ".text"]) == [
+        cubin._RawSymbol(".text", 16, 0, 3, 1, 0)
+    ]
+    assert symbols(cubin._RawSymbol, entry, b"\0", True, True, ("", ".text")) is None
+
+
 # --- every device image of the fixtures -------------------------------------------------------
 
 
@@ -550,12 +684,20 @@ def both_sides(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         regmap._entries_json,
         regmap._sass_functions,
         cubin._applied,
+        cubin._section_list,
+        cubin._symbol_list,
     ):
         native = native_of(function)
+        compared = _same_list if function in (cubin._section_list, cubin._symbol_list) else _same_or_declined
 
-        def check(*args: Any, _function: Any = function, _native: Callable[..., Any] = native) -> Any:
+        def check(
+            *args: Any,
+            _function: Any = function,
+            _native: Callable[..., Any] = native,
+            _compared: Any = compared,
+        ) -> Any:
             called.append(_function.__name__)
-            return _same_or_declined(_function, *args, native=_native)
+            return _compared(_function, *args, native=_native)
 
         monkeypatch.setattr(function, "native", check)
     yield called
@@ -587,9 +729,16 @@ def test_every_device_file_of_the_fixtures(path: Path) -> None:
 def test_the_fixtures_reach_both_kernels(both_sides: list[str]) -> None:
     for path in DEVICE_FILES:
         _read_everything(path.read_bytes(), path.name)
-    assert {"_rows", "_scan_starts", "_entries", "_entries_json", "_sass_functions", "_applied"} <= set(
-        both_sides
-    )
+    assert {
+        "_rows",
+        "_scan_starts",
+        "_entries",
+        "_entries_json",
+        "_sass_functions",
+        "_applied",
+        "_section_list",
+        "_symbol_list",
+    } <= set(both_sides)
 
 
 @pytest.mark.slow

@@ -30,13 +30,14 @@ Chunk = Callable[[Any, Stack, int], tuple[int, str]]
 
 
 def lines(made: tuple[int, str] | None) -> list[str] | None:
-    """The lines a printer's ``(count, text)`` holds (None: it declined), checked against the count."""
+    """The lines a printer's ``(count, text)`` holds, each ended by a newline (None: it
+    declined), checked against the count."""
     if made is None:
         return None
     count, text = made
-    split = text.split("\n") if count else []
-    assert len(split) == count and (count or text == "")
-    return split
+    split = text.split("\n")
+    assert split[-1] == "" and len(split) == count + 1
+    return split[:-1]
 
 
 def lines_of(chunk: Chunk, info: DebugInfo, unit: Unit, limit: int) -> tuple[list[str], str | None]:

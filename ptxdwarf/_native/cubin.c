@@ -1,4 +1,5 @@
-/* The cubin's bulk records: its relocations applied (ptxdwarf.cuda.cubin._applied), the rows
+/* The cubin's bulk records: its section headers and symbols (ptxdwarf.cuda.cubin._section_list,
+ * _symbol_list), its relocations applied (ptxdwarf.cuda.cubin._applied), the rows
  * of a line-number program (ptxdwarf.dwarf.lines._rows) and their text in a dump and in
  * dump --json (ptxdwarf.dump._program_lines, _program_rows_json), the lowest address of each of its lines
  * (ptxdwarf.dwarf.lines._scan_starts) and the entries of one function's
@@ -38,9 +39,11 @@ static PyObject *record(PyTypeObject *kind, PyObject **items, Py_ssize_t n) {
     return out;
 }
 
-/* Whether kind is a tuple subclass whose instances record() can make. */
+/* Whether kind is a tuple subclass (a NamedTuple: not tuple itself, which the references
+ * cannot call with the fields) whose instances record() can make. */
 static int record_kind(PyObject *kind) {
-    return PyType_Check(kind) && PyType_IsSubtype((PyTypeObject *)kind, &PyTuple_Type) &&
+    return PyType_Check(kind) && kind != (PyObject *)&PyTuple_Type &&
+           PyType_IsSubtype((PyTypeObject *)kind, &PyTuple_Type) &&
            ((PyTypeObject *)kind)->tp_itemsize == sizeof(PyObject *);
 }
 
@@ -373,13 +376,6 @@ static const char *const FLAGS[16] = {
 
 static int flags_length(int bits) { return (int)strlen(FLAGS[bits & 15]); }
 
-/* An ASCII str of the n bytes at text. */
-static PyObject *ascii_str(const char *text, Py_ssize_t n) {
-    PyObject *out = PyUnicode_New(n, 127);
-    if (out) memcpy(PyUnicode_1BYTE_DATA(out), text, (size_t)n);
-    return out;
-}
-
 /* f"{value or fallback}" (fallback: a C string), or NULL for an empty text. */
 static PyObject *text_or(PyObject *value, const char *fallback, int *failed) {
     int truth = PyObject_IsTrue(value);
@@ -395,37 +391,61 @@ static PyObject *text_or(PyObject *value, const char *fallback, int *failed) {
     return out;
 }
 
-/* The text of one row: the prefix head (n ASCII bytes) and where (NULL: nothing), stripped of
- * the whitespace at its end as str.rstrip does. */
-static PyObject *row_text(char *head, Py_ssize_t n, PyObject *where) {
+/* UTF-8 of text into b, a lone surrogate (of a name decoded with surrogateescape) as
+ * surrogatepass writes it; -1 with an exception set. */
+static int put_text(buffer *b, PyObject *text) {
+    Py_ssize_t n;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &n);
+    if (utf8) return buffer_put(b, utf8, (size_t)n);
+    if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return -1;
+    PyErr_Clear();
+    PyObject *bytes = PyUnicode_AsEncodedString(text, "utf-8", "surrogatepass");
+    if (!bytes) return -1;
+    int r = buffer_put(b, PyBytes_AS_STRING(bytes), (size_t)PyBytes_GET_SIZE(bytes));
+    Py_DECREF(bytes);
+    return r;
+}
+
+/* One row's line into b, ended by a newline: the prefix head (n ASCII bytes) and where
+ * (NULL: nothing), stripped of the whitespace at its end as str.rstrip does. */
+static int put_row_text(buffer *b, char *head, Py_ssize_t n, PyObject *where) {
     Py_ssize_t length = where ? PyUnicode_GET_LENGTH(where) : 0;
     if (length && PyUnicode_IS_ASCII(where)) {
         const char *tail = (const char *)PyUnicode_1BYTE_DATA(where);
         while (length > 0 && Py_UNICODE_ISSPACE((Py_UCS4)(unsigned char)tail[length - 1])) length--;
         if (length) {
-            PyObject *out = PyUnicode_New(n + length, 127);
-            if (!out) return NULL;
-            memcpy(PyUnicode_1BYTE_DATA(out), head, (size_t)n);
-            memcpy(PyUnicode_1BYTE_DATA(out) + n, tail, (size_t)length);
-            return out;
+            if (buffer_put(b, head, (size_t)n) < 0 || buffer_put(b, tail, (size_t)length) < 0) return -1;
+            return buffer_byte(b, '\n');
         }
     }
     if (length == 0) {
         while (n > 0 && Py_UNICODE_ISSPACE((Py_UCS4)(unsigned char)head[n - 1])) n--;
-        return ascii_str(head, n);
+        if (buffer_put(b, head, (size_t)n) < 0) return -1;
+        return buffer_byte(b, '\n');
     }
-    PyObject *prefix = ascii_str(head, n);
-    if (!prefix) return NULL;
-    PyObject *joined = PyUnicode_Concat(prefix, where);
-    Py_DECREF(prefix);
-    if (!joined || !Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(where, length - 1))) return joined;
-    PyObject *stripped = PyObject_CallMethod(joined, "rstrip", NULL);
-    Py_DECREF(joined);
-    return stripped;
+    if (buffer_put(b, head, (size_t)n) < 0) return -1;
+    if (!Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(where, length - 1))) {
+        if (put_text(b, where) < 0) return -1;
+        return buffer_byte(b, '\n');
+    }
+    PyObject *stripped = PyObject_CallMethod(where, "rstrip", NULL);
+    if (!stripped) return -1;
+    if (PyUnicode_GET_LENGTH(stripped) == 0) {
+        /* all of it was whitespace: so is the end of head, which rstrip takes off too */
+        Py_DECREF(stripped);
+        b->len -= (size_t)n;
+        while (n > 0 && Py_UNICODE_ISSPACE((Py_UCS4)(unsigned char)head[n - 1])) n--;
+        if (buffer_put(b, head, (size_t)n) < 0) return -1;
+        return buffer_byte(b, '\n');
+    }
+    int r = put_text(b, stripped);
+    Py_DECREF(stripped);
+    return r < 0 ? -1 : buffer_byte(b, '\n');
 }
 
-/* A program's rows, made chunk at a time: as a list of the lines the text dump shows them in
- * (ptxdwarf.dump._rows_lines: the heading, one line per row, an empty line); or, quote
+/* A program's rows, made chunk at a time: as one text of the lines the text dump shows them
+ * in, each ended by a newline (ptxdwarf.dump._rows_lines: the heading, one line per row, an
+ * empty line); or, quote
  * (json.dumps) given, as one text of the items of dump --json's array of them
  * (ptxdwarf.dump._rows_json). */
 typedef struct {
@@ -492,10 +512,11 @@ static char *put_decimal(char *out, uint64_t n, int negative, int width) {
     return out;
 }
 
-/* The text of row i (and where its sequence starts, self->start, moved past it). */
-static PyObject *row_line(row_lines *self, size_t i) {
+/* The line of row i into b (and where its sequence starts, self->start, moved past it); -1
+ * with an exception set. */
+static int put_row_line(row_lines *self, size_t i, buffer *b) {
     const line_row_c *row = row_at(self, i);
-    if (!row) return NULL;
+    if (!row) return -1;
     /* f"0x{address:016x} {line:6} {column:6} {file:6} {flags:{width}} " */
     char head[160], *at = head;
     *at++ = '0';
@@ -520,13 +541,13 @@ static PyObject *row_line(row_lines *self, size_t i) {
     int failed = 0;
     if (row->context) {
         PyObject *name = row->bits & ROW_NAMED ? PyLong_FromUnsignedLongLong(row->name) : Py_NewRef(Py_None);
-        if (!name) return NULL;
+        if (!name) return -1;
         PyObject *found = PyObject_CallOneArg(self->string_at, name);
         Py_DECREF(name);
-        if (!found) return NULL;
+        if (!found) return -1;
         PyObject *function = text_or(found, "?", &failed);
         Py_DECREF(found);
-        if (failed) return NULL;
+        if (failed) return -1;
         if (row->context - 1 < i - self->start) { /* the call is a row before this one in its sequence */
             const line_row_c *call = &self->rows.rows[self->start + row->context - 1 - self->first];
             where = PyUnicode_FromFormat("%U inlined at file %llu line %lld", function,
@@ -535,15 +556,15 @@ static PyObject *row_line(row_lines *self, size_t i) {
             where = PyUnicode_FromFormat("%U (context %llu)", function, (unsigned long long)row->context);
         }
         Py_DECREF(function);
-        if (!where) return NULL;
+        if (!where) return -1;
     } else {
         where = text_or(row->symbol, "", &failed);
-        if (failed) return NULL;
+        if (failed) return -1;
     }
-    PyObject *line = row_text(head, k, where);
+    int r = put_row_text(b, head, k, where);
     Py_XDECREF(where);
-    if (line && row->bits & ROW_ENDS) self->start = i + 1;
-    return line;
+    if (r == 0 && row->bits & ROW_ENDS) self->start = i + 1;
+    return r;
 }
 
 /* quote(value) into b, as UTF-8; -1 with an exception set. */
@@ -644,33 +665,28 @@ static PyObject *row_lines_next(row_lines *self) {
         self->next = text ? stop : total; /* an iterator that failed is done */
         return text;
     }
-    PyObject *out = PyList_New((Py_ssize_t)(stop - self->next));
-    if (!out) return NULL;
+    buffer b = {NULL, 0, 0};
     char head[160];
-    for (size_t j = self->next; j < stop; j++) {
-        PyObject *line;
+    int r = 0;
+    for (size_t j = self->next; j < stop && r == 0; j++) {
         if (j == 0) {
-            int k = snprintf(head, sizeof head, "Address            Line   Column File   %-*s Function", self->width,
+            int k = snprintf(head, sizeof head, "Address            Line   Column File   %-*s Function\n", self->width,
                              "Flags");
-            line = ascii_str(head, k);
+            r = buffer_put(&b, head, (size_t)k);
         } else if (j == 1) {
             memcpy(head, "------------------ ------ ------ ------ ", 40);
             memset(head + 40, '-', (size_t)self->width);
-            memcpy(head + 40 + self->width, " --------", 9);
-            line = ascii_str(head, 40 + self->width + 9);
+            memcpy(head + 40 + self->width, " --------\n", 10);
+            r = buffer_put(&b, head, (size_t)(40 + self->width + 10));
         } else if (j < n + 2) {
-            line = row_line(self, j - 2);
+            r = put_row_line(self, j - 2, &b);
         } else {
-            line = PyUnicode_New(0, 127);
+            r = buffer_byte(&b, '\n');
         }
-        if (!line) {
-            Py_DECREF(out);
-            self->next = total; /* an iterator that failed is done */
-            return NULL;
-        }
-        PyList_SET_ITEM(out, (Py_ssize_t)(j - self->next), line);
     }
-    self->next = stop;
+    PyObject *out = r < 0 ? NULL : PyUnicode_DecodeUTF8((const char *)b.data, (Py_ssize_t)b.len, "surrogatepass");
+    buffer_free(&b);
+    self->next = out ? stop : total; /* an iterator that failed is done */
     return out;
 }
 
@@ -732,8 +748,8 @@ static PyObject *row_chunks(PyObject *opcodes, PyObject *program, PyObject *stri
 }
 
 /* _program_lines(opcodes, p, string_at, chunk): the lines the text dump shows the rows of line
- * program p's opcodes in, read now, an iterator of lists of at most chunk lines
- * (ptxdwarf.dump._program_lines). */
+ * program p's opcodes in, read now, an iterator of texts of at most chunk lines, each ended by
+ * a newline (ptxdwarf.dump._program_lines). */
 static PyObject *program_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 4) Py_RETURN_NONE;
     return row_chunks(args[0], args[1], args[2], NULL, args[3]);
@@ -1387,7 +1403,120 @@ fail:
     return NULL;
 }
 
+/* An unsigned integer of n (1-8) bytes at p, little- or big-endian. */
+static uint64_t elf_uint(const uint8_t *p, int n, int little) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[little ? i : n - 1 - i] << (8 * i);
+    return v;
+}
+
+/* The NUL-terminated string at offset of a string table, as Python's _c_string decodes it
+ * (an offset past the table: the empty string). */
+static PyObject *elf_string(const uint8_t *table, Py_ssize_t size, uint64_t offset) {
+    if (offset >= (uint64_t)size) return PyUnicode_FromStringAndSize("", 0);
+    const uint8_t *start = table + offset, *end = memchr(start, 0, (size_t)(size - (Py_ssize_t)offset));
+    Py_ssize_t n = end ? end - start : size - (Py_ssize_t)offset;
+    return PyUnicode_DecodeUTF8((const char *)start, n, "surrogateescape");
+}
+
+/* _section_list(kind, table, names, elf64, little, file, size, where): each section header of
+ * table as a kind; None for a section that runs past the file (the reference raises). */
+static PyObject *section_list(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 8 || !record_kind(args[0]) || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[2]) ||
+        !PyBool_Check(args[3]) || !PyBool_Check(args[4]) || !PyLong_CheckExact(args[6]))
+        Py_RETURN_NONE;
+    int elf64 = args[3] == Py_True, little = args[4] == Py_True, overflow = 0;
+    long long file_size = PyLong_AsLongLongAndOverflow(args[6], &overflow);
+    if (file_size == -1 && PyErr_Occurred()) return NULL;
+    if (overflow || file_size < 0) Py_RETURN_NONE;
+    const uint8_t *table = (const uint8_t *)PyBytes_AS_STRING(args[1]);
+    const uint8_t *names = (const uint8_t *)PyBytes_AS_STRING(args[2]);
+    Py_ssize_t size = PyBytes_GET_SIZE(args[1]), names_size = PyBytes_GET_SIZE(args[2]);
+    Py_ssize_t width = elf64 ? 64 : 40, count = size / width;
+    if (size % width) Py_RETURN_NONE;
+    int word = elf64 ? 8 : 4;
+    PyObject *out = PyList_New(count);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const uint8_t *row = table + i * width;
+        uint64_t name = elf_uint(row, 4, little), type = elf_uint(row + 4, 4, little);
+        uint64_t offset = elf_uint(row + (elf64 ? 24 : 16), word, little);
+        uint64_t length = elf_uint(row + (elf64 ? 32 : 20), word, little);
+        uint64_t link = elf_uint(row + (elf64 ? 40 : 24), 4, little);
+        uint64_t info = elf_uint(row + (elf64 ? 44 : 28), 4, little);
+        uint64_t start = 0, stop = 0;
+        if (type != 8 && i != 0) {
+            if (length > (uint64_t)file_size || offset > (uint64_t)file_size - length) {
+                Py_DECREF(out);
+                Py_RETURN_NONE;
+            }
+            start = offset, stop = offset + length;
+        }
+        PyObject *items[9] = {
+            elf_string(names, names_size, name), PyLong_FromUnsignedLongLong(type),
+            PyLong_FromUnsignedLongLong(offset), PyLong_FromUnsignedLongLong(length),
+            PyLong_FromUnsignedLongLong(link), PyLong_FromUnsignedLongLong(info),
+            Py_NewRef(args[5]), PyLong_FromUnsignedLongLong(start), PyLong_FromUnsignedLongLong(stop),
+        };
+        PyObject *section = record((PyTypeObject *)args[0], items, 9);
+        if (!section) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, section);
+    }
+    return out;
+}
+
+/* _symbol_list(kind, data, strtab, elf64, little, sections): each whole entry of a symbol
+ * table as a kind (name, value, size, type, section index, binding). */
+static PyObject *symbol_list(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || !record_kind(args[0]) || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[2]) ||
+        !PyBool_Check(args[3]) || !PyBool_Check(args[4]) || !PyList_CheckExact(args[5]))
+        Py_RETURN_NONE;
+    int elf64 = args[3] == Py_True, little = args[4] == Py_True;
+    const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(args[1]);
+    const uint8_t *strtab = (const uint8_t *)PyBytes_AS_STRING(args[2]);
+    Py_ssize_t strtab_size = PyBytes_GET_SIZE(args[2]);
+    Py_ssize_t width = elf64 ? 24 : 16, count = PyBytes_GET_SIZE(args[1]) / width;
+    PyObject *out = PyList_New(count);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const uint8_t *row = data + i * width;
+        uint64_t name = elf_uint(row, 4, little), value, size, shndx;
+        int info;
+        if (elf64) {
+            info = row[4], shndx = elf_uint(row + 6, 2, little);
+            value = elf_uint(row + 8, 8, little), size = elf_uint(row + 16, 8, little);
+        } else {
+            value = elf_uint(row + 4, 4, little), size = elf_uint(row + 8, 4, little);
+            info = row[12], shndx = elf_uint(row + 14, 2, little);
+        }
+        PyObject *text = elf_string(strtab, strtab_size, name);
+        /* the list may have changed while a name was decoded: its size is read each time */
+        if (text && PyUnicode_GET_LENGTH(text) == 0 && (info & 0xF) == 3 && shndx > 0 &&
+            shndx < (uint64_t)PyList_GET_SIZE(args[5])) {
+            Py_SETREF(text, Py_NewRef(PyList_GET_ITEM(args[5], (Py_ssize_t)shndx)));
+        }
+        PyObject *items[6] = {
+            text, PyLong_FromUnsignedLongLong(value), PyLong_FromUnsignedLongLong(size),
+            PyLong_FromLong(info & 0xF), PyLong_FromUnsignedLongLong(shndx), PyLong_FromLong(info >> 4),
+        };
+        PyObject *symbol = record((PyTypeObject *)args[0], items, 6);
+        if (!symbol) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, symbol);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"_section_list", (PyCFunction)(void (*)(void))section_list, METH_FASTCALL,
+     "Each section header of an ELF section header table."},
+    {"_symbol_list", (PyCFunction)(void (*)(void))symbol_list, METH_FASTCALL,
+     "Each entry of an ELF symbol table."},
     {"_sass_functions", (PyCFunction)(void (*)(void))sass_functions, METH_FASTCALL,
      "The functions of .nv_debug_info_reg_sass and where their entries' names are."},
     {"_scan_starts", (PyCFunction)(void (*)(void))scan_starts, METH_FASTCALL,

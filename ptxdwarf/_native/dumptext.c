@@ -131,9 +131,9 @@ static int put_hex(line *l, PyObject *v, int width) {
     return put(l, tmp, (size_t)n);
 }
 
-/* (how many lines, their text joined by newlines): what the kernels give. */
+/* (how many lines, their text, each ended by a newline): what the kernels give. */
 static PyObject *lines_made(line *l) {
-    Py_ssize_t n = l->b.len ? (Py_ssize_t)l->b.len - 1 : 0; /* the last line's newline is not joined */
+    Py_ssize_t n = (Py_ssize_t)l->b.len;
     PyObject *s;
     if (!l->ascii) s = PyUnicode_DecodeUTF8((const char *)l->b.data, n, "surrogatepass");
     else {

@@ -18,4 +18,5 @@ if TYPE_CHECKING:
     from .regmap import RegisterMapEntry as RegisterMapEntry
     from .regmap import read_register_map as read_register_map
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, __file__, globals())
+__all__: list[str]  # given by __getattr__ (read from the block above when first asked for)
+__getattr__, __dir__ = lazy_exports(__name__, __file__, globals())

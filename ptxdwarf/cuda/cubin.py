@@ -10,6 +10,7 @@ applied and kept as symbol + addend, then decoded like PTX text.
 
 from __future__ import annotations
 
+import functools
 import operator
 import os
 import struct
@@ -82,14 +83,11 @@ class CubinImages:
     """The debug section images of a cubin and what else a reader needs of it."""
 
     images: dict[str, SectionImage]
-    symbols: dict[str, CubinSymbol] = field(default_factory=dict)
     sections: list[str] = field(default_factory=list)
     machine: int = 0
     elf_class: int = 64
     relocation_types: dict[str, int] = field(default_factory=dict)
     """How many relocations of each type the debug sections had."""
-    nv_info: dict[str, bytes] = field(default_factory=dict)
-    """The ``.nv.info.<function>`` sections (kernel parameter layout and more), by function."""
     line_sass: SectionImage | None = None
     """``.nv_debug_line_sass``, relocations applied: a line program from SASS addresses to
     lines of the PTX text ptxas compiled (kept in ``.nv_debug_ptx_txt.HASH``)."""
@@ -103,13 +101,45 @@ class CubinImages:
     undecoded: list[tuple[str, int]] = field(default_factory=list)
     """(name, size) of the debug sections other than ``.debug_*`` that the reader does not
     decode (``.nv_debug_ptx_txt``, the ``.nv.merc.*`` copies), in file order."""
-    reg_sass: bytes | None = None
-    """``.nv_debug_info_reg_sass``: where each PTX register lives in SASS (see :mod:`.regmap`)."""
-    reg_type: bytes | None = None
-    """``.nv_debug_info_reg_type``: the PTX type of each entry of ``reg_sass``."""
     filename: str = "<cubin>"
     notes: list[str] = field(default_factory=list)
     """What the reader worked around (a relocation section whose ``sh_link`` names no symbol table)."""
+    symbol_reader: Callable[[], dict[str, CubinSymbol]] = field(default=dict, repr=False)
+    """Makes :attr:`symbols` when asked."""
+    nv_info_reader: Callable[[], dict[str, bytes]] = field(default=dict, repr=False)
+    """Reads :attr:`nv_info` when asked."""
+    reg_sass_reader: Callable[[], bytes] | None = field(default=None, repr=False)
+    """Reads :attr:`reg_sass` when asked (None: the cubin has no such section)."""
+    reg_type_reader: Callable[[], bytes] | None = field(default=None, repr=False)
+    """Reads :attr:`reg_type` when asked."""
+
+    @functools.cached_property
+    def symbols(self) -> dict[str, CubinSymbol]:
+        """The ELF symbols of ``.symtab``, the first of each name, made when first asked for."""
+        return self.symbol_reader()
+
+    @functools.cached_property
+    def nv_info(self) -> dict[str, bytes]:
+        """The ``.nv.info.<function>`` sections (kernel parameter layout and more), by function;
+        of a cubin read from a path, read from the file when first asked for (an error if the
+        file has changed)."""
+        return self.nv_info_reader()
+
+    @functools.cached_property
+    def reg_sass(self) -> bytes | None:
+        """``.nv_debug_info_reg_sass``: where each PTX register lives in SASS (see
+        :mod:`.regmap`); read when first asked for, as :attr:`nv_info`."""
+        return None if self.reg_sass_reader is None else self.reg_sass_reader()
+
+    @functools.cached_property
+    def reg_type(self) -> bytes | None:
+        """``.nv_debug_info_reg_type``: the PTX type of each entry of :attr:`reg_sass`."""
+        return None if self.reg_type_reader is None else self.reg_type_reader()
+
+    @property
+    def has_register_map(self) -> bool:
+        """Whether the cubin has a register map section (without reading it)."""
+        return self.reg_sass_reader is not None
 
     @property
     def ptx_text(self) -> bytes | None:
@@ -125,9 +155,10 @@ class CubinImages:
 
     def register_map(self) -> list[FunctionRegisters]:
         """ptxas's register map, by function (empty when the cubin has none: no ``-g``)."""
-        if self.reg_sass is None:
+        sass = self.reg_sass
+        if sass is None:
             return []
-        return read_register_map(self.reg_sass, self.reg_type, where=self.filename)
+        return read_register_map(sass, self.reg_type, where=self.filename)
 
 
 class _Bytes:
@@ -145,6 +176,10 @@ class _Bytes:
 
     def later(self, start: int, stop: int) -> Callable[[], bytes]:
         data = self.raw[start:stop]
+        return lambda: data
+
+    def later_all(self, spans: list[tuple[int, int]]) -> Callable[[], list[bytes]]:
+        data = [self.raw[start:stop] for start, stop in spans]
         return lambda: data
 
 
@@ -184,18 +219,27 @@ class _Disk:
 
     def later(self, start: int, stop: int) -> Callable[[], bytes]:
         """Bytes ``start:stop``, read when asked for; an error if the file has changed since."""
+        read = self.later_all([(start, stop)])
+        return lambda: read()[0]
+
+    def later_all(self, spans: list[tuple[int, int]]) -> Callable[[], list[bytes]]:
+        """The bytes of each ``(start, stop)`` of ``spans``, read when asked for, as :meth:`later`."""
         path, name, before = self.path, self.name, self.stat
 
-        def read() -> bytes:
-            with open(path, "rb") as f:
-                now = os.fstat(f.fileno())
-                if (now.st_size, now.st_mtime_ns, now.st_ino) != (
-                    before.st_size,
-                    before.st_mtime_ns,
-                    before.st_ino,
-                ):
-                    raise CubinError("the file has changed since it was read", where=name)
-                return _Disk(f, path, name).read(start, stop)
+        def read() -> list[bytes]:
+            try:
+                with open(path, "rb") as f:
+                    now = os.fstat(f.fileno())
+                    if (now.st_size, now.st_mtime_ns, now.st_ino) != (
+                        before.st_size,
+                        before.st_mtime_ns,
+                        before.st_ino,
+                    ):
+                        raise CubinError("the file has changed since it was read", where=name)
+                    disk = _Disk(f, path, name)
+                    return [disk.read(start, stop) for start, stop in spans]
+            except OSError as exc:
+                raise CubinError(f"cannot read again ({exc.strerror or exc})", where=name) from None
 
         return read
 
@@ -450,21 +494,43 @@ def _sections(elf: _ElfHeader, file: _File, where: str) -> list[_Section]:
     end = start + count * width
     if end > file.size:
         raise CubinError(f"{count} section headers at 0x{start:x} run past the end of the file", where=where)
-    rows = list(struct.iter_unpack(fmt, file.read(start, end)))
+    table = file.read(start, end)
     if not 0 <= strndx < count:
         raise CubinError(f"section name table index {strndx} is not a section", where=where)
-    _n, _t, _f, _a, str_off, str_size, *_ = rows[strndx]
+    _n, _t, _f, _a, str_off, str_size, *_ = struct.unpack_from(fmt, table, strndx * width)
     names = file.read(min(str_off, file.size), min(str_off + str_size, file.size))
+    return _section_list(
+        _Section, table, names, elf.elfclass == 64, elf.little_endian, file, file.size, where
+    )
+
+
+@twin("cubin")
+def _section_list(
+    kind: type[_Section],
+    table: bytes,
+    names: bytes,
+    elf64: bool,
+    little: bool,
+    file: _File,
+    size: int,
+    where: str,
+) -> list[_Section]:
+    """Each section header of ``table`` (of an ELF file of 64 or 32 bits, ``size`` bytes) as a
+    ``kind``, named from the string table ``names``; a section that runs past the file is an
+    error."""
+    fmt = ("<" if little else ">") + ("IIQQQQIIQQ" if elf64 else "IIIIIIIIII")
     out = []
-    for index, (name, kind, _flags, _addr, offset, size, link, info, _align, _entsize) in enumerate(rows):
+    for index, (name, section_type, _flags, _addr, offset, length, link, info, _align, _entsize) in enumerate(
+        struct.iter_unpack(fmt, table)
+    ):
         start = stop = 0
-        if kind != _SHT_NOBITS and index != 0:
-            if offset + size > file.size:
+        if section_type != _SHT_NOBITS and index != 0:
+            if offset + length > size:
                 raise CubinError(
                     f"section {index} ({_c_string(names, name)}) runs past the end of the file", where=where
                 )
-            start, stop = offset, offset + size
-        out.append(_Section(_c_string(names, name), kind, offset, size, link, info, file, start, stop))
+            start, stop = offset, offset + length
+        out.append(kind(_c_string(names, name), section_type, offset, length, link, info, file, start, stop))
     return out
 
 
@@ -472,8 +538,20 @@ def _symbol_table(elf: _ElfHeader, sections: list[_Section], section: _Section) 
     """All entries of a symbol table, read in one pass; a section symbol is named after its section."""
     data = section.data
     strtab = sections[section.link].data if 0 < section.link < len(sections) else b""
-    e = "<" if elf.little_endian else ">"
-    if elf.elfclass == 64:
+    last = min(len(sections), _SHN_LORESERVE)
+    names = [s.name for s in sections[:last]]
+    return _symbol_list(_RawSymbol, data, strtab, elf.elfclass == 64, elf.little_endian, names)
+
+
+@twin("cubin")
+def _symbol_list(
+    kind: type[_RawSymbol], data: bytes, strtab: bytes, elf64: bool, little: bool, sections: list[str]
+) -> list[_RawSymbol]:
+    """Each whole entry of the symbol table ``data`` (of an ELF file of 64 or 32 bits) as a
+    ``kind``, named from the string table ``strtab``; a section symbol without a name is
+    named after its section, of those ``sections`` names."""
+    e = "<" if little else ">"
+    if elf64:
         fmt, width = e + "IBBHQQ", 24
         rows = (
             (n, info, shndx, value, size)
@@ -485,16 +563,16 @@ def _symbol_table(elf: _ElfHeader, sections: list[_Section], section: _Section) 
             (n, info, shndx, value, size)
             for n, value, size, info, _o, shndx in struct.iter_unpack(fmt, data[: len(data) // width * width])
         )
-    last = min(len(sections), _SHN_LORESERVE)
+    last = len(sections)
 
-    def name_of(n: int, kind: int, shndx: int) -> str:
+    def name_of(n: int, symbol_type: int, shndx: int) -> str:
         name = _c_string(strtab, n)
-        if not name and kind == _STT_SECTION and 0 < shndx < last:
-            return sections[shndx].name
+        if not name and symbol_type == _STT_SECTION and 0 < shndx < last:
+            return sections[shndx]
         return name
 
     return [
-        _RawSymbol(name_of(n, info & 0xF, shndx), value, size, info & 0xF, shndx, info >> 4)
+        kind(name_of(n, info & 0xF, shndx), value, size, info & 0xF, shndx, info >> 4)
         for n, info, shndx, value, size in rows
     ]
 
@@ -540,33 +618,52 @@ def _images(elf: _ElfHeader, file: _File, name: str, keep: frozenset[str] | None
     names = [s.name for s in sections]
     result.sections = names
     tables: dict[int, list[_RawSymbol]] = {}
+    nv_info: list[_Section] = []
+    relocations: list[_Section] = []
+    count = len(sections)
     for index, section in enumerate(sections):
-        if section.type == _SHT_SYMTAB:
+        kind = section.type
+        if kind in (_SHT_REL, _SHT_RELA):
+            # each section whose image relocations change has "debug" in its name (_add_section)
+            if 0 < section.info < count and "debug" in names[section.info]:
+                relocations.append(section)
+            continue
+        if kind == _SHT_SYMTAB:
             tables[index] = _symbol_table(elf, sections, section)
-    _add_symbols(result, tables, names)
-    for section in sections:
-        _add_section(result, section, name, keep)
-    for section in sections:
-        if section.type in (_SHT_REL, _SHT_RELA) and 0 < section.info < len(sections):
-            _relocate(result, section, names, tables, elf, name)
+        if section.name.startswith(".nv.info."):
+            nv_info.append(section)
+        else:
+            _add_section(result, section, name, keep)
+    result.symbol_reader = functools.partial(_cubin_symbols, tables, names)
+    if nv_info:
+        result.nv_info_reader = _nv_info_reader(file, nv_info)
+    for section in relocations:
+        _relocate(result, section, names, tables, elf, name)
     return result
 
 
-def _add_symbols(result: CubinImages, tables: dict[int, list[_RawSymbol]], names: list[str]) -> None:
-    """The symbols of ``.symtab`` into ``result.symbols``, the first of each name."""
+def _cubin_symbols(tables: dict[int, list[_RawSymbol]], names: list[str]) -> dict[str, CubinSymbol]:
+    """The symbols of ``.symtab``, the first of each name."""
 
     def section_name(shndx: int) -> str | None:
         return names[shndx] if 0 < shndx < min(len(names), _SHN_LORESERVE) else None
 
+    symbols: dict[str, CubinSymbol] = {}
     for index, table in tables.items():
         if names[index] != ".symtab":
             continue
         for sym in table:
-            if sym.name and sym.name not in result.symbols:
+            if sym.name and sym.name not in symbols:
                 kind = _STT_NAMES.get(sym.kind, str(sym.kind))
-                result.symbols[sym.name] = CubinSymbol(
-                    sym.name, sym.value, sym.size, kind, section_name(sym.shndx)
-                )
+                symbols[sym.name] = CubinSymbol(sym.name, sym.value, sym.size, kind, section_name(sym.shndx))
+    return symbols
+
+
+def _nv_info_reader(file: _File, sections: list[_Section]) -> Callable[[], dict[str, bytes]]:
+    """Reads the ``.nv.info.<function>`` ``sections`` of ``file`` by function when called."""
+    read = file.later_all([(s.start, s.stop) for s in sections])
+    functions = [s.name[len(".nv.info.") :] for s in sections]
+    return lambda: dict(zip(functions, read(), strict=True))
 
 
 #: The line-program sections besides ``.debug_line``, and the field of :class:`CubinImages`
@@ -575,11 +672,27 @@ _LINE_FIELDS = {".nv_debug_line_sass": "line_sass", ".nv.tileir.debug_line": "ti
 _TILEIR_TEXT = ".nv.tileir.debug_txt"
 
 
+#: How the name of a debug section starts, after the ``.nv.merc`` of a Mercury copy and the
+#: ``.rel``/``.rela`` of a relocation section; the other sections with "debug" in their name
+#: are a function's (``.text._Z12debug_kernelPi``).
+_DEBUG_PREFIXES = (".debug_", ".nv_debug", ".nv.tileir.debug")
+_MERCURY = ".nv.merc"
+
+
+def _is_debug_name(name: str) -> bool:
+    """Whether ``name`` is the name of a debug section (or of its relocations, or a copy)."""
+    if name.startswith(_MERCURY):
+        name = name[len(_MERCURY) :]
+    if name.startswith(".rel"):
+        name = name[5:] if name.startswith(".rela.") else name[4:]
+    return name.startswith(_DEBUG_PREFIXES)
+
+
 def _is_undecoded(section: _Section) -> bool:
     """Whether ``section`` is a debug section outside ``.debug_*`` that no field holds."""
     name = section.name
     return (
-        "debug" in name
+        _is_debug_name(name)
         and section.type not in (_SHT_REL, _SHT_RELA)
         and not name.startswith((".debug_", _TILEIR_TEXT))
         and name not in _LINE_FIELDS
@@ -589,12 +702,13 @@ def _is_undecoded(section: _Section) -> bool:
 
 def _add_section(result: CubinImages, section: _Section, name: str, keep: frozenset[str] | None) -> None:
     """One section's data into the field of ``result`` that holds its kind, if any (of the
-    ``.debug_*`` sections, those of ``keep``; None: all)."""
+    ``.debug_*`` sections, those of ``keep``; None: all). Each that a field holds has
+    "debug" in its name."""
+    if "debug" not in section.name:
+        return  # most sections: code, constants, relocations
     if _is_undecoded(section):
         result.undecoded.append((section.name, section.size))
-    if section.name.startswith(".nv.info."):
-        result.nv_info[section.name[len(".nv.info.") :]] = section.data
-    elif section.name.startswith(".debug_"):
+    if section.name.startswith(".debug_"):
         if keep is not None and section.name not in keep:
             return
         result.images[section.name] = SectionImage(
@@ -608,9 +722,9 @@ def _add_section(result: CubinImages, section: _Section, name: str, keep: frozen
     elif section.name.startswith(_TILEIR_TEXT + "."):
         result.tileir_text[section.name] = section.data
     elif section.name == SASS_SECTION:
-        result.reg_sass = section.data
+        result.reg_sass_reader = section.later()
     elif section.name == TYPE_SECTION:
-        result.reg_type = section.data
+        result.reg_type_reader = section.later()
 
 
 def _relocate(
@@ -810,7 +924,7 @@ def register_map(info: DebugInfo) -> list[FunctionRegisters] | None:
     """ptxas's register map of the cubin :func:`read_cubin` read into ``info`` (None: not a
     cubin, or a cubin without one)."""
     module = info.module
-    if not isinstance(module, CubinImages) or module.reg_sass is None:
+    if not isinstance(module, CubinImages) or not module.has_register_map:
         return None
     return module.register_map()
 

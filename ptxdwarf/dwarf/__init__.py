@@ -45,4 +45,5 @@ if TYPE_CHECKING:
     from .model import RangeList as RangeList
     from .model import StringTable as StringTable
 
-__all__, __getattr__, __dir__ = lazy_exports(__name__, __file__, globals())
+__all__: list[str]  # given by __getattr__ (read from the block above when first asked for)
+__getattr__, __dir__ = lazy_exports(__name__, __file__, globals())
