@@ -10,6 +10,8 @@ from .errors import PtxDwarfError
 from .files import ELF_MAGIC, is_cuda_elf, require_ptx
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from .dwarf.encode import EncodeOptions
     from .dwarf.model import DebugInfo
     from .ptx.writer import Style
@@ -68,7 +70,7 @@ def read_all(
 
     An entry of a fatbin that cannot be read raises, or, given ``errors``, is added there
     and left out (the others are read; an error still when none can be)."""
-    return _read_all(path, text, data, filename, errors, dies=True)
+    return _read_all(path, text, data, filename, errors, only=None)
 
 
 def _read_all(
@@ -78,10 +80,10 @@ def _read_all(
     filename: str | None,
     errors: list[PtxDwarfError] | None,
     *,
-    dies: bool,
+    only: Collection[str] | None,
 ) -> list[tuple[str, DebugInfo]]:
-    """:func:`read_all`; with ``dies=False``, of a cubin only what its line tables and register
-    map need (see :func:`~ptxdwarf.cuda.read_cubin`)."""
+    """:func:`read_all`; of a cubin, only the debug sections ``only`` names (see
+    :func:`~ptxdwarf.cuda.read_cubin`; None: all)."""
     given = sum(x is not None for x in (path, text, data))
     if given != 1:
         raise TypeError("read() takes exactly one of a path, text= or data=")
@@ -94,10 +96,10 @@ def _read_all(
         if head[:4] == ELF_MAGIC and is_cuda_elf(head):
             from .cuda.cubin import read_cubin
 
-            return [(name, read_cubin(path, name=name, dies=dies))]
+            return [(name, read_cubin(path, name=name, only=only))]
         data = Path(path).read_bytes()
     assert data is not None
-    return _read_bytes(data, name, errors, dies)
+    return _read_bytes(data, name, errors, only)
 
 
 def _input_name(path: str | os.PathLike[str] | None, filename: str | None, is_text: bool) -> str:
@@ -110,7 +112,7 @@ def _input_name(path: str | os.PathLike[str] | None, filename: str | None, is_te
 
 
 def _read_bytes(
-    raw: bytes, name: str, errors: list[PtxDwarfError] | None, dies: bool
+    raw: bytes, name: str, errors: list[PtxDwarfError] | None, only: Collection[str] | None
 ) -> list[tuple[str, DebugInfo]]:
     from .cuda.cubin import read_cubin
     from .cuda.fatbin import fatbin_of_host_elf, is_fatbin, iter_fatbin
@@ -118,7 +120,7 @@ def _read_bytes(
     fatbin: bytes | None = None
     if raw[:4] == ELF_MAGIC:
         if is_cuda_elf(raw):
-            return [(name, read_cubin(raw, name=name, dies=dies))]
+            return [(name, read_cubin(raw, name=name, only=only))]
         fatbin = fatbin_of_host_elf(raw, name=name)
         if fatbin is None:
             raise PtxDwarfError("an ELF file with neither CUDA code nor a .nv_fatbin section", where=name)
@@ -133,7 +135,7 @@ def _read_bytes(
                 if entry.error is not None:
                     raise entry.error
                 if entry.kind == "elf":
-                    info = read_cubin(entry.payload, name=label, dies=dies)
+                    info = read_cubin(entry.payload, name=label, only=only)
                 elif entry.kind == "ptx":
                     info = read_ptx(entry.ptx_text(), filename=label)
                 else:

@@ -160,11 +160,10 @@ def _dump_one(
     fail to decode is read before it returns. Each entry of a fatbin that cannot be read is an
     error line here (and goes to ``failed``), the others are dumped."""
     from .api import _read_all
-    from .dump import DUMP_FORMAT, iter_json
+    from .dump import DUMP_FORMAT, cubin_sections, iter_json
 
     errors: list[PtxDwarfError] = []
-    dies = sections is None or "debug-info" in sections or "debug-loc" in sections
-    found = _read_all(path, None, None, None, errors, dies=dies)
+    found = _read_all(path, None, None, None, errors, only=cubin_sections(sections))
     for exc in errors:
         _error(exc)
     failed.extend(errors)

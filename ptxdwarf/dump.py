@@ -62,6 +62,32 @@ SECTIONS = ("debug-info", "debug-loc", "debug-line", "debug-line-sass", "registe
 #: The line-table section ``dump --debug-line-sass`` shows; ``--debug-line`` shows the others.
 _SASS_LINES = ".nv_debug_line_sass"
 
+#: The debug sections of a cubin that each block of :data:`SECTIONS` is made from (the DIEs
+#: show their location lists; the location lists are found and sized through the DIEs).
+_CUBIN_SECTIONS: dict[str, tuple[str, ...]] = {
+    "debug-info": (
+        ".debug_info",
+        ".debug_abbrev",
+        ".debug_str",
+        ".debug_line_str",
+        ".debug_loc",
+        ".debug_ranges",
+    ),
+    "debug-loc": (".debug_info", ".debug_abbrev", ".debug_str", ".debug_loc"),
+    "debug-line": (".debug_line", ".debug_str", ".debug_line_str", ".nv.tileir.debug_line"),
+    "debug-line-sass": (_SASS_LINES, ".debug_str"),
+    "register-map": (),
+}
+
+
+def cubin_sections(sections: Collection[str] | None) -> frozenset[str] | None:
+    """The debug sections a cubin is read with for a dump of ``sections`` (None: every section,
+    for the full dump): what :func:`~ptxdwarf.cuda.read_cubin` takes as ``only``."""
+    if sections is None:
+        return None
+    return frozenset(name for section in sections for name in _CUBIN_SECTIONS[section])
+
+
 _MAX_INDENT = 40
 
 #: A line-number program as a dump shows it: the program, and the opcodes its rows are read

@@ -17,7 +17,7 @@ import ptxdwarf
 from ptxdwarf.cli import _DUMP_SECTIONS, main
 from ptxdwarf.cuda import read_cubin
 from ptxdwarf.cuda.regmap import FunctionRegisters
-from ptxdwarf.dump import SECTIONS, dump_json, dump_text, iter_json, iter_text
+from ptxdwarf.dump import SECTIONS, cubin_sections, dump_json, dump_text, iter_json, iter_text
 
 #: The section each block of the text dump belongs to, by the block's first line.
 BLOCKS = {
@@ -179,7 +179,13 @@ def test_the_json_document_is_made_in_small_chunks(rich_cubin: Path) -> None:
     assert max(map(len, chunks)) < len(document) / 10  # a function of the register map at most
 
 
-_LINE_ONLY = ("debug-line", "register-map")
+#: The selections a dump reads a cubin for: each block alone, llvm-dwarfdump's three, the line
+#: tables with the register map.
+_CHOSEN = [
+    *((section,) for section in SECTIONS),
+    ("debug-info", "debug-line", "debug-loc"),
+    ("debug-line", "register-map"),
+]
 
 
 @pytest.mark.parametrize(
@@ -187,14 +193,17 @@ _LINE_ONLY = ("debug-line", "register-map")
     [*CORPUS_CUBINS, *sorted((FIXTURES / "cubins").glob("*.cubin"))],
     ids=lambda path: f"{path.parent.name}/{path.name}",
 )
-def test_the_line_tables_read_alone_are_those_read_with_the_dies(cubin: Path) -> None:
-    """``dump --debug-line`` and ``--register-map`` read a cubin without its DIEs: what they
-    show is what the whole reading shows."""
-    alone = read_cubin(cubin, dies=False)
-    assert alone.units == []
-    assert set(alone.section_names()) <= {".debug_line", ".debug_str", ".debug_line_str"}
+def test_a_cubin_read_for_some_blocks_shows_them_as_the_whole_reading_does(cubin: Path) -> None:
+    """``dump --debug-line`` and the other selections read only the sections their blocks are
+    made from (``cubin_sections``): what they show is what the whole reading shows."""
     whole = read_cubin(cubin)
-    for chosen in (("debug-line",), ("register-map",), _LINE_ONLY):
+    for chosen in _CHOSEN:
+        only = cubin_sections(chosen)
+        assert only is not None
+        alone = read_cubin(cubin, only=only)
+        assert set(alone.section_names()) <= only, chosen
+        if ".debug_info" not in only:
+            assert alone.units == []
         assert dump_text(alone, chosen) == dump_text(whole, chosen), chosen
         assert dump_json(alone, chosen) == dump_json(whole, chosen), chosen
 

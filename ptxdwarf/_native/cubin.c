@@ -986,8 +986,20 @@ typedef struct {
     PyObject *reloc;
 } placed;
 
-/* Sorts n items by offset, keeping the order of equal ones; scratch holds n. */
+/* Sorts n items by offset, keeping the order of equal ones; scratch holds n. Items in
+ * strictly falling order (ptxas writes a debug section's relocations last offset first) are
+ * reversed. */
 static void sort_placed(placed *items, placed *scratch, size_t n) {
+    size_t falling = 1;
+    while (falling < n && items[falling].offset < items[falling - 1].offset) falling++;
+    if (falling == n) {
+        for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+            placed t = items[a];
+            items[a] = items[b];
+            items[b] = t;
+        }
+        return;
+    }
     for (size_t width = 1; width < n; width *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * width) {
             size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;

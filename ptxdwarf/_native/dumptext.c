@@ -126,9 +126,26 @@ static int put_hex(line *l, PyObject *v, int width) {
         PyErr_Clear();
         return put_format(l, v, width == 8 ? s_08x : s_x);
     }
-    char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, width == 8 ? "%08llx" : "%llx", u);
-    return put(l, tmp, (size_t)n);
+    char tmp[16];
+    int k = 0;
+    do {
+        tmp[15 - k++] = "0123456789abcdef"[u & 15];
+        u >>= 4;
+    } while (u);
+    while (k < width) tmp[15 - k++] = '0';
+    return put(l, tmp + 16 - k, (size_t)k);
+}
+
+/* A sign and the decimal digits of n. */
+static int put_signed(line *l, char sign, unsigned long long n) {
+    char tmp[24];
+    int k = 0;
+    do {
+        tmp[23 - k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    tmp[23 - k++] = sign;
+    return put(l, tmp + 24 - k, (size_t)k);
 }
 
 /* (how many lines, their text, each ended by a newline): what the kernels give. */
@@ -186,9 +203,7 @@ static int put_symbol(line *l, PyObject *sym) {
             if (!overflow && a != LLONG_MIN && !(a == -1 && PyErr_Occurred())) {
                 if (put_str(l, name) < 0) return -1;
                 if (a == 0) return 0;
-                char tmp[32];
-                int n = snprintf(tmp, sizeof tmp, a > 0 ? "+%lld" : "-%lld", a > 0 ? a : -a);
-                return put(l, tmp, (size_t)n);
+                return put_signed(l, a > 0 ? '+' : '-', a > 0 ? (unsigned long long)a : (unsigned long long)-a);
             }
             PyErr_Clear();
         }

@@ -402,8 +402,9 @@ def cubin_images(
     only: Collection[str] | None = None,
 ) -> CubinImages:
     """The debug sections of a cubin, relocations applied and recorded; ``name`` names it in
-    errors. ``only`` names the ``.debug_*`` sections to read (None: all of them); the others
-    are neither read nor relocated."""
+    errors. ``only`` names the sections to read of the ``.debug_*`` ones and the line tables
+    ``.nv_debug_line_sass`` and ``.nv.tileir.debug_line`` (None: all of them); the others are
+    neither read nor relocated."""
     keep = None if only is None else frozenset(only)
     return _read(source, name, lambda elf, file, where: _images(elf, file, where, keep))
 
@@ -702,8 +703,8 @@ def _is_undecoded(section: _Section) -> bool:
 
 def _add_section(result: CubinImages, section: _Section, name: str, keep: frozenset[str] | None) -> None:
     """One section's data into the field of ``result`` that holds its kind, if any (of the
-    ``.debug_*`` sections, those of ``keep``; None: all). Each that a field holds has
-    "debug" in its name."""
+    ``.debug_*`` sections and the line tables, those of ``keep``; None: all). Each that a
+    field holds has "debug" in its name."""
     if "debug" not in section.name:
         return  # most sections: code, constants, relocations
     if _is_undecoded(section):
@@ -715,6 +716,8 @@ def _add_section(result: CubinImages, section: _Section, name: str, keep: frozen
             section.name, section.data, relocs_applied=True, filename=name
         )
     elif section.name in _LINE_FIELDS:
+        if keep is not None and section.name not in keep:
+            return
         image = SectionImage(section.name, section.data, relocs_applied=True, filename=name)
         setattr(result, _LINE_FIELDS[section.name], image)
     elif section.name.startswith(".nv_debug_ptx_txt"):
@@ -929,18 +932,16 @@ def register_map(info: DebugInfo) -> list[FunctionRegisters] | None:
     return module.register_map()
 
 
-#: The ``.debug_*`` sections that the line tables use.
-_LINE_SECTIONS = frozenset({".debug_line", ".debug_str", ".debug_line_str"})
-
-
 def read_cubin(
-    source: str | os.PathLike[str] | bytes | BinaryIO, *, name: str | None = None, dies: bool = True
+    source: str | os.PathLike[str] | bytes | BinaryIO,
+    *,
+    name: str | None = None,
+    only: Collection[str] | None = None,
 ) -> DebugInfo:
     """The decoded debug info of a cubin (path, bytes or binary stream); ``name`` names it in
-    messages. ``dies=False`` reads only what the line tables and the register map need: the
-    result has no units, and no ``.debug_*`` sections besides ``.debug_line`` and the string
-    sections."""
-    found = cubin_images(source, name=name, only=None if dies else _LINE_SECTIONS)
+    messages. ``only`` names the debug sections to read, as :func:`cubin_images` takes them
+    (None: all): the result has only what those hold (no units without ``.debug_info``)."""
+    found = cubin_images(source, name=name, only=only)
     if name is None:
         name = str(source) if isinstance(source, (str, os.PathLike)) else "<cubin>"
     info = decode_sections(
@@ -949,8 +950,7 @@ def read_cubin(
     info.module = found
     info.notes.extend(found.notes)
     images = _line_images(found)
-    if images:
-        info._lazy["lines"] = lambda: [p for image in images for p in read_line_programs(image)]
+    info._lazy["lines"] = lambda: [p for image in images for p in read_line_programs(image)]
     return info
 
 
