@@ -51,7 +51,7 @@ static int load(void) {
     if (M.ready) return 0;
     M.die = imported_type("ptxdwarf.dwarf.model", "DIE");
     M.attribute = imported_type("ptxdwarf.dwarf.model", "Attribute");
-    M.block = imported_type("ptxdwarf.dwarf.schemas", "Block");
+    M.block = imported_type("ptxdwarf.dwarf.image", "Block");
     M.symbol = imported_type("ptxdwarf.dwarf.image", "Symbol");
     M.reloc = imported_type("ptxdwarf.dwarf.image", "Reloc");
     M.expression_attributes = imported("ptxdwarf.dwarf.constants", "EXPRESSION_ATTRIBUTES");
