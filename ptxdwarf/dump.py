@@ -642,7 +642,9 @@ def _plain_expression_text(expr: bytes, address_size: int) -> tuple[str, str | N
     return _decoded_text(expr, address_size)
 
 
+@twin("dumptext")
 def _decoded_text(expr: bytes, address_size: int) -> tuple[str, str | None]:
+    """The operations of ``expr`` joined for the dump, or why they cannot be read."""
     try:
         return ", ".join(str(op) for op in decode_expression(expr, address_size)), None
     except ExpressionError as exc:
@@ -821,8 +823,9 @@ class _UnitPrinter(_LocationPrinter):
         self.tags: dict[int, str] = {}
         self.ats: dict[int, str] = {}
         self.forms: dict[int, str] = {}
-        #: The text of a reference's value by (whether it names a type, the target's offset).
-        self.references: dict[tuple[bool, int], str] = {}
+        #: The text of a reference's value by whether it names a type and the target's offset
+        #: (the kernel's own keys: ``offset << 1 | typed``, or the pair).
+        self.references: dict[int | tuple[bool, int], str] = {}
         #: The text of a named value (an attribute without relocations) by (name, form, value).
         self.values: dict[tuple[int, int | None, int], str] = {}
 

@@ -1,7 +1,7 @@
-"""The text dump's DIE printer and its ``.debug_loc`` block against their references,
-``ptxdwarf.dump._die_lines`` and ``_loc_lines``: generated trees and location lists of every
-kind of value they write themselves or ask the reference for, in chunks of every size, and
-every fixture's units and location lists."""
+"""The text dump's DIE printer, its ``.debug_loc`` block and its expressions against their
+references, ``ptxdwarf.dump._die_lines``, ``_loc_lines`` and ``_decoded_text``: generated trees,
+location lists and expressions of every kind of value they write themselves or ask the
+reference for, in chunks of every size, and every fixture's units and location lists."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from twins import native_of
 import ptxdwarf
 from ptxdwarf import dump
 from ptxdwarf._native import Twin
+from ptxdwarf.dwarf import expr
 from ptxdwarf.dwarf.constants import AT, FORM, TAG
+from ptxdwarf.dwarf.forms import sleb_bytes, uleb_bytes
 from ptxdwarf.dwarf.image import Block, Reloc, Symbol
 from ptxdwarf.dwarf.model import DIE, Attribute, DebugInfo, LocationList, Unit
 from ptxdwarf.errors import PtxDwarfError
@@ -385,3 +387,105 @@ def test_a_named_value_with_a_relocation_is_not_taken_from_one_without() -> None
         "(0x63)",
         "(DW_INL_inlined)",
     ]
+
+
+# --- expressions ---------------------------------------------------------------------------
+
+DECODED_TEXT = dump._decoded_text
+
+
+def check_expression(data: bytes, address_size: int, *, declines: bool = False) -> tuple[str, str | None]:
+    """The kernel's text of an expression against the reference's: the same, or declined where
+    the reference says the expression cannot be read (or, with ``declines``, where an operand
+    passes 64 bits)."""
+    native = native_of(DECODED_TEXT)
+    expected = DECODED_TEXT.reference(data, address_size)
+    got = native(data, address_size)
+    if got is None:
+        assert expected[1] is not None or declines, (data.hex(), expected)
+    else:
+        assert got == expected, data.hex()
+    return expected
+
+
+def _operand(kind: str, address_size: int) -> st.SearchStrategy[bytes]:
+    """The bytes of one operand of ``kind`` (``expr._OPERANDS``), any value it can hold."""
+    fixed = {"1": 1, "2": 2, "4": 4, "8": 8, "o": 4}
+    if kind == "a":
+        return st.binary(min_size=address_size, max_size=address_size)
+    if kind[0] in fixed:
+        size = fixed[kind[0]]
+        return st.binary(min_size=size, max_size=size)
+    if kind == "u":
+        return st.integers(0, 2**64 - 1).map(uleb_bytes)
+    if kind == "s":
+        return st.integers(-(2**63), 2**63 - 1).map(sleb_bytes)
+    if kind == "B":
+        return st.binary(max_size=6).map(lambda b: uleb_bytes(len(b)) + b)
+    return st.binary(max_size=6).map(lambda b: bytes([len(b)]) + b)
+
+
+@st.composite
+def _expression(draw: st.DrawFn, address_size: int) -> bytes:
+    """An expression of known operations with their operands, among them registers ptxas names."""
+    codes = sorted(expr._KNOWN)
+    out = b""
+    for _ in range(draw(st.integers(0, 5))):
+        code = draw(st.sampled_from([0x90, 0x92, 0x91, 0x23, 0x96, *codes]))
+        out += bytes([code])
+        kinds = expr._OPERANDS.get(code, ())
+        for i, kind in enumerate(kinds):
+            if code in (0x90, 0x92) and i == 0 and draw(st.booleans()):
+                name = draw(st.sampled_from(["%r1", "%rd12", "%f3", "p", "_x", "%!~", "9a", "a b"]))
+                out += uleb_bytes(int.from_bytes(name.encode(), "big"))
+            else:
+                out += draw(_operand(kind, address_size))
+    return out
+
+
+@SETTINGS
+@given(st.sampled_from([4, 8]).flatmap(lambda size: st.tuples(_expression(size), st.just(size))))
+def test_generated_expressions_are_printed_alike(case: tuple[bytes, int]) -> None:
+    check_expression(*case)
+
+
+@SETTINGS
+@given(st.binary(max_size=24), st.sampled_from([4, 8]))
+def test_any_bytes_as_an_expression(data: bytes, address_size: int) -> None:
+    check_expression(data, address_size, declines=True)
+
+
+def test_expressions_the_kernel_leaves_to_the_reference() -> None:
+    native = native_of(DECODED_TEXT)
+    regx = b"\x90" + uleb_bytes(int.from_bytes(b"%r1", "big"))
+    assert native(regx, 8) == ("DW_OP_regx %r1", None)
+    assert native(Block(regx), 8) is None  # a Block: it may hold relocations
+    assert native(b"\x10" + b"\xff" * 10 + b"\x01", 8) is None  # past 64 bits
+    assert native(b"\x91", 8) is None and DECODED_TEXT.reference(b"\x91", 8)[1]  # cut short
+    assert native(b"\x01", 8) is None and DECODED_TEXT.reference(b"\x01", 8)[1]  # unknown
+    assert native(b"", 8) == ("", None)
+
+
+def test_every_expression_of_the_fixtures() -> None:
+    """Each expression of a DIE or a location list of every fixture, as the dump prints it."""
+    seen: set[tuple[bytes, int]] = set()
+    for path in _fixtures():
+        try:
+            modules = list(ptxdwarf.read_all(path))
+            for _, info in modules:
+                for unit in info.units:
+                    for die in unit.iter_dies():
+                        for attr in die.attributes:
+                            if isinstance(attr.value, Block) and attr.is_expression and not attr.value.relocs:
+                                seen.add((bytes(attr.value), unit.address_size))
+                for loc in info.locations or []:
+                    for _b, _e, block in loc.entries:
+                        if block is not None and not block.relocs:
+                            seen.add((bytes(block), 8))
+        except PtxDwarfError:
+            continue
+    native = native_of(DECODED_TEXT)
+    for data, address_size in seen:
+        check_expression(data, address_size, declines=True)  # a register name of 9 characters or more
+    taken = sum(native(data, size) is not None for data, size in seen)
+    assert len(seen) > 1000 and taken > 0.95 * len(seen)

@@ -1,5 +1,5 @@
-/* The text dump's DIE printer, the twin of ptxdwarf.dump._die_lines, and its .debug_loc block
- * (ptxdwarf.dump._loc_lines). It writes the common values
+/* The text dump's DIE printer, the twin of ptxdwarf.dump._die_lines, its .debug_loc block
+ * (ptxdwarf.dump._loc_lines) and its expressions (ptxdwarf.dump._decoded_text). It writes the common values
  * itself (numbers, strings of printable ASCII, references, blocks, expressions, location lists)
  * and asks the printer's value_text for every other (an indirect form, a named value, a value of
  * another type), so that where it asks, what it shows is the reference's by construction. An item
@@ -119,13 +119,8 @@ static int put_format(line *l, PyObject *obj, PyObject *spec) {
     return r;
 }
 
-/* ``f"{v:x}"`` of an int (``width`` 8: ``08x``). */
-static int put_hex(line *l, PyObject *v, int width) {
-    unsigned long long u = PyLong_AsUnsignedLongLong(v);
-    if (u == (unsigned long long)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return put_format(l, v, width == 8 ? s_08x : s_x);
-    }
+/* The hex digits of u, at least width of them. */
+static int put_hex_u64(line *l, unsigned long long u, int width) {
     char tmp[16];
     int k = 0;
     do {
@@ -134,6 +129,16 @@ static int put_hex(line *l, PyObject *v, int width) {
     } while (u);
     while (k < width) tmp[15 - k++] = '0';
     return put(l, tmp + 16 - k, (size_t)k);
+}
+
+/* ``f"{v:x}"`` of an int (``width`` 8: ``08x``). */
+static int put_hex(line *l, PyObject *v, int width) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(v);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return put_format(l, v, width == 8 ? s_08x : s_x);
+    }
+    return put_hex_u64(l, u, width);
 }
 
 /* A sign and the decimal digits of n. */
@@ -380,8 +385,13 @@ static int put_value(ctx *c, line *l, PyObject *attr) {
     if (fc >= F_REF_ADDR && fc <= F_REF_UDATA) {
         PyObject *target = SLOT(attr, M.a_target);
         if (!target || !PyLong_Check(target)) return ASK;
-        /* a reference's text: by whether it names a type, and the target */
-        int typed = nc == AT_TYPE || nc == AT_CONTAINING_TYPE;
+        /* a reference's text: by whether it names a type, and the target (as one int where
+         * that fits: a tuple to make and hash costs more than the lookup) */
+        int typed = nc == AT_TYPE || nc == AT_CONTAINING_TYPE, overflow = 0;
+        long long at = PyLong_AsLongLongAndOverflow(target, &overflow);
+        if (at == -1 && PyErr_Occurred()) return FAILED;
+        if (!overflow && at >= 0 && at < (1LL << 61))
+            return put_memo(c, l, attr, c->references, PyLong_FromLongLong(at << 1 | typed));
         return put_memo(c, l, attr, c->references, PyTuple_Pack(2, typed ? Py_True : Py_False, target));
     }
     if (PyObject_TypeCheck(value, M.block)) {
@@ -665,7 +675,180 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------------ expressions */
+
+/* The operand kinds of ptxdwarf.dwarf.expr._OPERANDS. */
+enum { K_ADDR = 1, K_FIXED, K_ULEB, K_SLEB, K_BLOCK_ULEB, K_BLOCK_1 };
+
+typedef struct {
+    unsigned char kind, size, is_signed;
+} operand;
+
+/* Per operation code: its name (NULL: not an operation the reference knows), its operands. */
+static struct {
+    PyObject *names[256];
+    operand operands[256][2];
+    unsigned char count[256];
+    PyObject *register_name;
+    int ready;
+} X;
+
+/* An operand kind of the reference's table ("1u", "s", "B", ...), or 0. */
+static int operand_of(PyObject *text, operand *out) {
+    if (!PyUnicode_Check(text)) return 0;
+    const char *k = PyUnicode_AsUTF8(text);
+    if (!k) return -1;
+    size_t n = strlen(k);
+    out->is_signed = n && k[n - 1] == 's';
+    if (!strcmp(k, "a")) out->kind = K_ADDR;
+    else if (!strcmp(k, "u")) out->kind = K_ULEB;
+    else if (!strcmp(k, "s")) out->kind = K_SLEB;
+    else if (!strcmp(k, "B")) out->kind = K_BLOCK_ULEB;
+    else if (!strcmp(k, "b")) out->kind = K_BLOCK_1;
+    else if (!strcmp(k, "o")) out->kind = K_FIXED, out->size = 4;
+    else if (n == 2 && (k[0] == '1' || k[0] == '2' || k[0] == '4' || k[0] == '8') && (k[1] == 'u' || k[1] == 's'))
+        out->kind = K_FIXED, out->size = (unsigned char)(k[0] - '0');
+    else return 0;
+    return 1;
+}
+
+/* The operations' names and operands, read once from the reference's own tables. */
+static int load_expressions(void) {
+    if (X.ready) return X.ready > 0 ? 0 : -1;
+    X.ready = -1;
+    PyObject *operands = imported("ptxdwarf.dwarf.expr", "_OPERANDS");
+    PyObject *known = operands ? imported("ptxdwarf.dwarf.expr", "_KNOWN") : NULL;
+    PyObject *op_name = known ? imported("ptxdwarf.dwarf.constants", "op_name") : NULL;
+    X.register_name = op_name ? imported("ptxdwarf.dwarf.expr", "register_name") : NULL;
+    int r = -1;
+    if (!X.register_name) goto done;
+    if (!PyDict_Check(operands) || !PyAnySet_Check(known)) {
+        PyErr_SetString(PyExc_TypeError, "the expression tables are not what the dump kernel was built for");
+        goto done;
+    }
+    for (int code = 0; code < 256; code++) {
+        PyObject *key = PyLong_FromLong(code);
+        if (!key) goto done;
+        PyObject *kinds = PyDict_GetItemWithError(operands, key);
+        int in = kinds ? 1 : PyErr_Occurred() ? -1 : PySet_Contains(known, key);
+        if (in > 0 && kinds) {
+            if (!PyTuple_Check(kinds) || PyTuple_GET_SIZE(kinds) > 2) in = 0; /* the reference's alone */
+            for (Py_ssize_t i = 0; in > 0 && i < PyTuple_GET_SIZE(kinds); i++) {
+                int got = operand_of(PyTuple_GET_ITEM(kinds, i), &X.operands[code][i]);
+                if (got <= 0) in = got;
+            }
+            if (in > 0) X.count[code] = (unsigned char)PyTuple_GET_SIZE(kinds);
+        }
+        if (in > 0 && !(X.names[code] = PyObject_CallOneArg(op_name, key))) in = -1;
+        Py_DECREF(key);
+        if (in < 0) goto done;
+        if (X.names[code] && !PyUnicode_Check(X.names[code])) Py_CLEAR(X.names[code]);
+    }
+    X.ready = 1;
+    r = 0;
+done:
+    Py_XDECREF(operands);
+    Py_XDECREF(known);
+    Py_XDECREF(op_name);
+    return r;
+}
+
+/* An operand as expr._fmt_arg writes it: signed with its sign, others in hex from 10 on. */
+static int put_operand(line *l, uint64_t v, int is_signed) {
+    if (is_signed) return put_signed(l, (int64_t)v < 0 ? '-' : '+', (int64_t)v < 0 ? 0 - v : v);
+    if (v >= 10) return put(l, "0x", 2) < 0 ? -1 : put_hex_u64(l, v, 0);
+    char digit = (char)('0' + v);
+    return put(l, &digit, 1);
+}
+
+/* _decoded_text(expr, address_size): an expression's operations as the text dump shows
+ * them, (text, None); None for input the kernel does not take (a Block, with relocations; an
+ * unknown operation, an operand past the end or past 64 bits: the reference says why). */
+static PyObject *decoded_text(PyObject *self, PyObject *args) {
+    PyObject *expr;
+    int address_size;
+    if (!PyArg_ParseTuple(args, "Oi", &expr, &address_size)) return NULL;
+    if (!PyBytes_CheckExact(expr)) Py_RETURN_NONE;
+    if (load_expressions() < 0) return NULL;
+    const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(expr);
+    Py_ssize_t size = PyBytes_GET_SIZE(expr);
+    line l = {{NULL, 0, 0}, 1, 0};
+    cursor c = cursor_of(data, size, 0);
+    int failed = 0, declined = 0;
+    while (!failed && !declined && c.p < c.end) {
+        int code = *c.p++;
+        if (!X.names[code]) { declined = 1; break; }
+        uint64_t values[2] = {0, 0};
+        int is_bytes[2] = {0, 0};
+        const uint8_t *bytes[2] = {NULL, NULL};
+        int count = X.count[code];
+        for (int i = 0; i < count && !declined; i++) {
+            operand o = X.operands[code][i];
+            int overflow = 0;
+            if (o.kind == K_ADDR) values[i] = cursor_fixed(&c, address_size == 8 ? 8 : 4);
+            else if (o.kind == K_FIXED) {
+                uint64_t v = cursor_fixed(&c, o.size);
+                if (o.is_signed && o.size < 8 && (v >> (8 * o.size - 1)) & 1) v |= ~(uint64_t)0 << (8 * o.size);
+                values[i] = v;
+            } else if (o.kind == K_ULEB) values[i] = cursor_uleb(&c, &overflow);
+            else if (o.kind == K_SLEB) values[i] = (uint64_t)cursor_sleb(&c, &overflow);
+            else {
+                uint64_t n = o.kind == K_BLOCK_1 ? cursor_fixed(&c, 1) : cursor_uleb(&c, &overflow);
+                if (!c.bad && !overflow && n <= (uint64_t)(c.end - c.p)) {
+                    is_bytes[i] = 1, bytes[i] = c.p, values[i] = n;
+                    c.p += n;
+                } else declined = 1;
+            }
+            if (c.bad || overflow) declined = 1;
+        }
+        if (declined) break;
+        if (l.b.len && put(&l, ", ", 2) < 0) { failed = 1; break; }
+        if (put_str(&l, X.names[code]) < 0) { failed = 1; break; }
+        int first = 0;
+        if ((code == 0x90 || code == 0x92) && count && !is_bytes[0]) {
+            PyObject *number = PyLong_FromUnsignedLongLong(values[0]);
+            PyObject *reg = number ? PyObject_CallOneArg(X.register_name, number) : NULL;
+            Py_XDECREF(number);
+            if (!reg) { failed = 1; break; }
+            if (reg != Py_None) {
+                first = 1;
+                if (!PyUnicode_Check(reg) || put(&l, " ", 1) < 0 || put_str(&l, reg) < 0) failed = 1;
+            }
+            Py_DECREF(reg);
+            if (failed) break;
+        }
+        for (int i = first; i < count && !failed; i++) {
+            if (put(&l, " ", 1) < 0) failed = 1;
+            else if (is_bytes[i]) {
+                if (!values[i]) failed = puts_(&l, "<empty>") < 0;
+                else {
+                    failed = put(&l, "0x", 2) < 0;
+                    for (uint64_t k = 0; k < values[i] && !failed; k++) {
+                        char hex[2] = {"0123456789abcdef"[bytes[i][k] >> 4], "0123456789abcdef"[bytes[i][k] & 15]};
+                        failed = put(&l, hex, 2) < 0;
+                    }
+                }
+            } else failed = put_operand(&l, values[i], X.operands[code][i].is_signed) < 0;
+        }
+    }
+    PyObject *out = NULL;
+    if (!failed) {
+        if (declined) out = Py_NewRef(Py_None);
+        else {
+            PyObject *text = l.ascii ? PyUnicode_New((Py_ssize_t)l.b.len, 127)
+                                     : PyUnicode_DecodeUTF8((const char *)l.b.data, (Py_ssize_t)l.b.len, "surrogatepass");
+            if (text && l.ascii && l.b.len) memcpy(PyUnicode_1BYTE_DATA(text), l.b.data, l.b.len);
+            out = text ? Py_BuildValue("(NO)", text, Py_None) : NULL;
+        }
+    }
+    buffer_free(&l.b);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"_decoded_text", decoded_text, METH_VARARGS,
+     "_decoded_text(expr, address_size): an expression's operations as the text dump shows them "
+     "(ptxdwarf.dump._decoded_text)."},
     {"_die_lines", die_lines, METH_VARARGS,
      "_die_lines(printer, stack, limit): how many lines of the DIEs taken from stack, and their text "
      "(ptxdwarf.dump._die_lines)."},
