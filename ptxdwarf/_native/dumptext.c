@@ -712,10 +712,13 @@ static int operand_of(PyObject *text, operand *out) {
     return 1;
 }
 
-/* The operations' names and operands, read once from the reference's own tables. */
+/* The operations' names and operands, read once from the reference's own tables (tried
+ * again on the next call where that failed). */
 static int load_expressions(void) {
-    if (X.ready) return X.ready > 0 ? 0 : -1;
-    X.ready = -1;
+    if (X.ready) return 0;
+    for (int code = 0; code < 256; code++) Py_CLEAR(X.names[code]);
+    Py_CLEAR(X.register_name);
+    memset(X.count, 0, sizeof X.count);
     PyObject *operands = imported("ptxdwarf.dwarf.expr", "_OPERANDS");
     PyObject *known = operands ? imported("ptxdwarf.dwarf.expr", "_KNOWN") : NULL;
     PyObject *op_name = known ? imported("ptxdwarf.dwarf.constants", "op_name") : NULL;
@@ -810,12 +813,13 @@ static PyObject *decoded_text(PyObject *self, PyObject *args) {
             PyObject *reg = number ? PyObject_CallOneArg(X.register_name, number) : NULL;
             Py_XDECREF(number);
             if (!reg) { failed = 1; break; }
-            if (reg != Py_None) {
+            if (reg != Py_None && !PyUnicode_CheckExact(reg)) declined = 1;
+            else if (reg != Py_None) {
                 first = 1;
-                if (!PyUnicode_Check(reg) || put(&l, " ", 1) < 0 || put_str(&l, reg) < 0) failed = 1;
+                if (put(&l, " ", 1) < 0 || put_str(&l, reg) < 0) failed = 1;
             }
             Py_DECREF(reg);
-            if (failed) break;
+            if (failed || declined) break;
         }
         for (int i = first; i < count && !failed; i++) {
             if (put(&l, " ", 1) < 0) failed = 1;
