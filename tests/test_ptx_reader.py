@@ -520,3 +520,34 @@ def test_the_nul_byte_that_ends_nvrtc_output_is_read(tmp_path: Path) -> None:
     assert attached.endswith("}\n") and "\0" not in attached
     with pytest.raises(PtxSyntaxError, match="NUL byte"):
         ptxdwarf.ptx.parse_ptx(text + "\0" + text)
+
+
+def test_a_section_written_in_two_blocks_names_the_line_of_each_byte() -> None:
+    text = "\n".join(
+        [
+            ".version 7.0",
+            ".target sm_75",
+            ".address_size 64",
+            ".section .debug_str",
+            "{",
+            ".b8 65,0",  # line 6
+            "}",
+            ".section .debug_str",
+            "{",
+            ".b8 66",  # line 10
+            ".b8 0",  # line 11
+            "}",
+            "",
+        ]
+    )
+    image = ptxdwarf.ptx.parse_ptx(text, "t.ptx").images()[".debug_str"]
+    assert image.data == b"A\x00B\x00"
+    assert [image.source(offset) for offset in range(4)] == ["t.ptx:6", "t.ptx:6", "t.ptx:10", "t.ptx:11"]
+
+
+def test_a_bulk_body_names_the_line_of_each_directive() -> None:
+    body = "\n.b8 1\n.b32 2\n.b64 3\n.b16 4\n"
+    image = _ptx.SectionParser(".debug_info", "t.ptx").parse(body, 20)
+    # .b8 at 0, .b32 at 1-4, .b64 at 5-12, .b16 at 13-14
+    lines = [image.source_line(offset) for offset in (0, 1, 4, 5, 12, 13, 14)]
+    assert lines == [21, 22, 22, 23, 23, 24, 24]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -150,8 +151,8 @@ class SectionImage:
     labels: dict[str, int] = field(default_factory=dict)
     fields: dict[int, int] = field(default_factory=dict)
     breaks: list[int] = field(default_factory=list)
-    line_offsets: list[int] = field(default_factory=list)
-    line_numbers: list[int] = field(default_factory=list)
+    line_offsets: array[int] = field(default_factory=lambda: array("q"))
+    line_numbers: array[int] = field(default_factory=lambda: array("q"))
     wide_values: dict[int, int] = field(default_factory=dict)
     """Offset -> number as written, of each ``.b64``/``.quad`` number of 2**32 or more in the
     text: ptxas keeps only its low 32 bits, and so does the image (quirk wide-literal-truncated)."""
@@ -160,7 +161,7 @@ class SectionImage:
     unresolved: frozenset[str] = frozenset()
     """The local symbols its relocations name that nothing defines (a cubin's labels ptxas
     dropped): each reads 0 wherever the cubin is loaded."""
-    line_loader: Callable[[], tuple[list[int], list[int]]] | None = field(
+    line_loader: Callable[[], tuple[array[int], array[int]]] | None = field(
         default=None, repr=False, compare=False
     )
     """Computes ``line_offsets``/``line_numbers`` on first use (the fast reader skips them)."""

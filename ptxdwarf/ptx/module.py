@@ -3,6 +3,7 @@ blocks, and its text comment-masked with the line of each offset."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -442,7 +443,7 @@ def _join(a: SectionImage, b: SectionImage) -> SectionImage:
         labels,
         fields={**a.fields, **{k + shift: v for k, v in b.fields.items()}},
         breaks=a.breaks + [o + shift for o in b.breaks],
-        line_offsets=a.line_offsets + [o + shift for o in b.line_offsets],
+        line_offsets=a.line_offsets + array("q", [o + shift for o in b.line_offsets]),
         line_numbers=a.line_numbers + b.line_numbers,
         wide_values={**a.wide_values, **{o + shift: v for o, v in b.wide_values.items()}},
         filename=a.filename,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import struct
+from array import array
 from itertools import accumulate, compress, repeat
 from operator import add, mul
 from typing import Any, TypeAlias
@@ -113,8 +114,8 @@ class SectionParser:
         self.label_lines: dict[str, int] = {}
         self.differences: list[tuple[int, int, str, str, int, int]] = []
         self.wide_values: list[int] = []
-        self.line_offsets: list[int] = []
-        self.line_numbers: list[int] = []
+        self.line_offsets = array("q")
+        self.line_numbers = array("q")
         self.width = 0  # width of the directive whose list continues on the next line
         self.last_width = 0  # width of the last directive, for a list continued with a leading comma
         self.lineno = 0
@@ -136,7 +137,7 @@ class SectionParser:
             self.text.addends = addends
             name, filename = self.name, self.filename
 
-            def lines() -> tuple[list[int], list[int]]:
+            def lines() -> tuple[array[int], array[int]]:
                 found = _one_directive_a_line(body, first_line, bulk.data)
                 if found is not None:
                     return found
@@ -643,7 +644,7 @@ def _bulk_pieces(text: str) -> Pieces | None:
     return data, symbol_offsets, sizes, texts, distinct, wide
 
 
-def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list[int], list[int]] | None:
+def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[array[int], array[int]] | None:
     """The line offsets and numbers of a body :func:`bulk_section` read, when each of its
     lines holds exactly one directive (as producers write); None otherwise."""
     if not body.isascii() or "\x0b" in body or "\x0c" in body:
@@ -659,7 +660,7 @@ def _one_directive_a_line(body: str, first_line: int, data: bytes) -> tuple[list
         offsets = None if plain is None else _plain_line_offsets(plain)
     if offsets is None or offsets.pop() != len(data):
         return None
-    return offsets, list(range(start, start + len(offsets)))
+    return offsets, array("q", range(start, start + len(offsets)))
 
 
 #: A line's directive (its separator, see ``_LINE_SEPARATORS``) -> its size; a comma of a
@@ -670,7 +671,7 @@ _NOT_ITEM = bytes(c for c in range(256) if c not in b",\x01\x02\x03\x06")
 _NO_VALUE = re.compile("[\x01\x02\x03\x06][\x01\x02\x03\x06]")
 
 
-def _plain_line_offsets(stripped: str) -> list[int] | None:
+def _plain_line_offsets(stripped: str) -> array[int] | None:
     """The offset of each line of an ASCII section body (stripped, no blanks at its line breaks) and then its
     size, when every line is a directive, one space and its values with no blank (as nvcc
     writes; only ``.b8`` lists), read with a few whole-text operations; None for anything else."""
@@ -682,10 +683,10 @@ def _plain_line_offsets(stripped: str) -> list[int] | None:
     if "," in s and _WIDE_LIST.search(s) is not None:
         return None
     items = s.encode("ascii").translate(None, _NOT_ITEM)
-    sums = list(accumulate(items.translate(_ITEM_SIZE), initial=0))
+    sums = array("q", accumulate(items.translate(_ITEM_SIZE), initial=0))
     if "," not in s:
         return sums
-    offsets = list(compress(sums, items.translate(_LINE_START)))
+    offsets = array("q", compress(sums, items.translate(_LINE_START)))
     offsets.append(sums[-1])
     return offsets
 
