@@ -18,6 +18,7 @@ from typing import Generic, ParamSpec, TypeVar
 
 #: Every kernel module the build makes (one per ``.c`` file of this directory).
 KERNELS: tuple[str, ...] = (
+    "compare",
     "cubin",
     "decode",
     "dumptext",

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
+from .._native import twin
 from ..dwarf.constants import at_name
-from ..dwarf.image import Symbol
+from ..dwarf.image import Block, Symbol
 from ..dwarf.model import DebugInfo, die_path
 from ..ptx.module import PtxModule
 from .expect import Expectations, placed_in_order, plain_value
@@ -103,23 +106,55 @@ def _compare_location_lists(c: Expectations) -> None:
                     "missing" if other is None else f"{len(other.entries)} entries",
                 )
                 continue
-            for k, ((b0, e0, x0), (b1, e1, x1), (fb, fe)) in enumerate(
-                zip(loc.entries, other.entries, functions, strict=False)
-            ):
-                if placed_in_order(fb, fe, b1, e1):  # range_as_expected, the functions found before
-                    symbols += 2
-                    # placed_in_order: b1 and e1 are symbols; b0 and e0 too (code labels)
-                    placed[b0.name] = b1  # type: ignore[union-attr,assignment]
-                    placed[e0.name] = e1  # type: ignore[union-attr,assignment]
-                else:
+            count, rest = placed_entries(loc.entries, other.entries, functions, placed)
+            symbols += count
+            for k in rest:
+                (b0, e0, x0), (b1, e1, x1), (fb, fe) = loc.entries[k], other.entries[k], functions[k]
+                if not placed_in_order(fb, fe, b1, e1):
                     for label, p, q in (("begin", b0, b1), ("end", e0, e1)):
                         c.expect_value(f"{where}[{k}]", label, p, q)
                     c.inverted(f"{where}[{k}]", "range", (b0, e0), b1, e1)
-                if x0 is not None and x1 is not None and (x0.relocs or x1.relocs or bytes.__ne__(x0, x1)):
+                if x0 is not None and x1 is not None and _expression_to_compare(x0, x1):
                     c.expect_expression(f"{where}[{k}]", "expression", x0, x1, asize)
             if len(other.entries) < len(loc.entries):
                 c.list_ends_early(where, loc, len(other.entries))
         c.report.symbols += symbols
+
+
+Entry: TypeAlias = tuple[Symbol | int, Symbol | int, Block | None]
+
+
+def _expression_to_compare(ptx: Block, cubin: Block) -> bool:
+    """Whether a location list entry's two expressions need a look: either has relocations, or
+    their bytes differ."""
+    return bool(ptx.relocs or cubin.relocs) or bytes.__ne__(ptx, cubin)
+
+
+@twin("compare", checkable=False)
+def placed_entries(
+    entries: list[Entry],
+    got: list[Entry],
+    functions: list[tuple[str | None, str | None]],
+    placed: dict[str, Symbol],
+) -> tuple[int, list[int]]:
+    """A location list's ``entries`` against the cubin's (``got``, as many or fewer; the
+    ``functions`` of each entry's labels, :class:`~.plan.ComparisonPlan`): each range whose labels
+    ptxas placed in order in their functions (:func:`placed_in_order`) puts its two labels in
+    ``placed`` (label name -> the cubin's :class:`Symbol`). The number of labels put, and the indexes
+    of the entries left to look at: ranges not placed in order, and expressions to compare.
+    Its native twin is in ``ptxdwarf/_native/compare.c``."""
+    count = 0
+    rest: list[int] = []
+    for k, ((b0, e0, x0), (b1, e1, x1), (fb, fe)) in enumerate(zip(entries, got, functions, strict=False)):
+        in_order = placed_in_order(fb, fe, b1, e1)
+        if in_order:
+            count += 2
+            # placed_in_order: b1 and e1 are symbols; b0 and e0 too (code labels)
+            placed[b0.name] = b1  # type: ignore[union-attr,assignment]
+            placed[e0.name] = e1  # type: ignore[union-attr,assignment]
+        if not in_order or (x0 is not None and x1 is not None and _expression_to_compare(x0, x1)):
+            rest.append(k)
+    return count, rest
 
 
 def _compare_range_lists(c: Expectations) -> None:

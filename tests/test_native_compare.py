@@ -1,0 +1,168 @@
+"""The comparison's kernel against its reference, :func:`ptxdwarf.check.sections.placed_entries`:
+the same count and indexes, the same labels put in ``placed`` in the same order, on generated
+location lists and on the lists check compares for every PTX fixture; a decline where the
+reference fails."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FIXTURES, GOOD_FIXTURES, CubinPath
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from twins import native_of
+
+import ptxdwarf.check.sections as sections
+from ptxdwarf.check.comparison import compare
+from ptxdwarf.check.report import CheckReport
+from ptxdwarf.check.sections import Entry, placed_entries
+from ptxdwarf.dwarf.image import Block, Reloc, Symbol
+from ptxdwarf.errors import PtxDwarfError
+from ptxdwarf.ptx.debug import decode_module
+from ptxdwarf.ptx.reader import parse_ptx
+
+Functions = list[tuple[str | None, str | None]]
+
+
+def _both(entries: list[Entry], got: list[Entry], functions: Functions, placed: dict[str, Symbol]) -> Any:
+    """Run the kernel and the reference, each on its own copy of ``placed``; assert the same
+    result and the same ``placed`` (its items in order), which ``placed`` then holds."""
+    native = native_of(placed_entries)
+    mine = dict(placed)
+    expected = placed_entries.reference(entries, got, functions, mine)
+    theirs = dict(placed)
+    result = native(entries, got, functions, theirs)
+    assert result is not None, "the kernel declines input the reference takes"
+    assert result == expected
+    assert list(theirs.items()) == list(mine.items())
+    assert [type(v) for v in theirs.values()] == [type(v) for v in mine.values()]
+    placed.clear()
+    placed.update(mine)
+    return expected
+
+
+_NAMES = ["f", "g", "$L__a", "$L__b", ".debug_loc"]
+_SYMBOLS = st.builds(Symbol, st.sampled_from(_NAMES), st.sampled_from([0, 1, 4, 8, 0x40, -1]))
+_LABELS = st.builds(Symbol, st.sampled_from(["$L__a", "$L__b", "$L__c", "$L__d"]), st.just(0))
+_VALUES = st.one_of(_SYMBOLS, st.integers(0, 0x50))
+_RELOC = Reloc(0, 8, Symbol("f", 4))
+_EXPRESSIONS = st.one_of(
+    st.none(),
+    st.builds(Block, st.sampled_from([b"", b"\x90\xb1\xe4\x02", b"\x50", b"\x51"])),
+    st.builds(lambda data: Block(data, [_RELOC]), st.sampled_from([b"\x03" + bytes(8), b"\x50"])),
+)
+_FUNCTION = st.sampled_from(["f", "g", None])
+
+
+@st.composite
+def _lists(draw: st.DrawFn) -> tuple[list[Entry], list[Entry], Functions, dict[str, Symbol]]:
+    n = draw(st.integers(0, 12))
+    entries: list[Entry] = [(draw(_LABELS), draw(_LABELS), draw(_EXPRESSIONS)) for _ in range(n)]
+    got: list[Entry] = [
+        (draw(_VALUES), draw(_VALUES), draw(_EXPRESSIONS)) for _ in range(draw(st.integers(0, n)))
+    ]
+    functions = [(draw(_FUNCTION), draw(_FUNCTION)) for _ in range(draw(st.integers(0, n + 1)))]
+    placed = {
+        name: Symbol("f", 8) for name in draw(st.lists(st.sampled_from(["$L__a", "$L__c"]), max_size=2))
+    }
+    return entries, got, functions, placed
+
+
+@settings(max_examples=500, deadline=None)
+@given(_lists())
+def test_generated_lists(case: tuple[list[Entry], list[Entry], Functions, dict[str, Symbol]]) -> None:
+    _both(*case)
+
+
+def test_a_worked_example() -> None:
+    a, b, c = Symbol("$L__a"), Symbol("$L__b"), Symbol("$L__c")
+    same = Block(b"\x50")
+    entries: list[Entry] = [(a, b, same), (b, c, same), (a, c, Block(b"\x51")), (c, a, None)]
+    got: list[Entry] = [
+        (Symbol("f", 0x10), Symbol("f", 0x20), Block(b"\x50")),  # in order, the same expression
+        (Symbol("f", 0x20), Symbol("f", 0x10), Block(b"\x50")),  # inverted: left to look at
+        (Symbol("f", 0x10), Symbol("f", 0x30), Block(b"\x52")),  # in order, another expression
+        (Symbol("f", 0), Symbol("f", 0x30), None),  # at 0: a label ptxas dropped
+    ]
+    functions: Functions = [("f", "f")] * 4
+    placed: dict[str, Symbol] = {}
+    assert _both(entries, got, functions, placed) == (4, [1, 2, 3])
+    assert placed == {"$L__a": Symbol("f", 0x10), "$L__b": Symbol("f", 0x20), "$L__c": Symbol("f", 0x30)}
+
+
+class _OtherSymbol(Symbol):
+    __slots__ = ()
+
+
+@pytest.mark.parametrize(
+    "entry, theirs",
+    [
+        ((Symbol("$L__a"), Symbol("$L__b"), b"\x50"), (Symbol("f", 1), Symbol("f", 2), Block(b"\x50"))),
+        ((7, Symbol("$L__b"), None), (Symbol("f", 1), Symbol("f", 2), None)),
+        ((Symbol("$L__a"), Symbol("$L__b")), (Symbol("f", 1), Symbol("f", 2), None)),
+    ],
+    ids=["plain bytes", "a number as a label", "a pair"],
+)
+def test_input_the_reference_fails_on_is_declined(entry: Any, theirs: Any) -> None:
+    native = native_of(placed_entries)
+    with pytest.raises((AttributeError, ValueError, TypeError)):
+        placed_entries.reference([entry], [theirs], [("f", "f")], {})
+    assert native([entry], [theirs], [("f", "f")], {}) is None
+
+
+def test_a_label_of_another_class_is_left_to_the_reference() -> None:
+    entries: list[Entry] = [(_OtherSymbol("$L__a"), Symbol("$L__b"), None)]
+    got: list[Entry] = [(Symbol("f", 1), Symbol("f", 2), None)]
+    assert native_of(placed_entries)(entries, got, [("f", "f")], {}) is None
+    placed: dict[str, Symbol] = {}
+    assert placed_entries(entries, got, [("f", "f")], placed) == (2, [])
+    assert placed == {"$L__a": Symbol("f", 1), "$L__b": Symbol("f", 2)}
+
+
+def _compared(path: Path, cubin: bytes, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Compare ``path``'s module with its ``cubin`` as check does, in this process, every call of
+    the kernel held to the reference; the number of calls."""
+    calls = [0]
+
+    def held(
+        entries: list[Entry],
+        got: list[Entry],
+        functions: Functions,
+        placed: dict[str, Symbol],
+    ) -> Any:
+        calls[0] += 1
+        return _both(entries, got, functions, placed)
+
+    monkeypatch.setenv("PTXDWARF_JOBS", "1")
+    monkeypatch.setattr(sections, "placed_entries", held)
+    module = parse_ptx(path.read_text(), path.name)
+    info = decode_module(module)
+    if not info.locations:
+        pytest.skip("its .debug_loc holds no list")
+    compare(module, info, cubin, CheckReport(path.name, "sm_75", "ptxas", "13.0", debug="dwarf"))
+    return calls[0]
+
+
+_WITH_LISTS = [
+    p for p in GOOD_FIXTURES if re.search(r"\.section\s+\.debug_loc\b", p.read_text(errors="replace"))
+]
+
+
+@pytest.mark.slow
+@pytest.mark.ptxas
+@pytest.mark.parametrize("path", _WITH_LISTS, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_the_location_lists_of_the_ptx_fixtures(
+    path: Path, cubin_path: CubinPath, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    try:
+        cubin = cubin_path(path.read_text(), path.name).read_bytes()
+    except PtxDwarfError:
+        pytest.skip("ptxas does not compile it for this machine")
+    assert _compared(path, cubin, monkeypatch) > 0
+
+
+def test_fixtures_with_location_lists_are_there() -> None:
+    assert len(_WITH_LISTS) >= 5
