@@ -1,7 +1,7 @@
-"""The comparison's kernel against its reference, :func:`ptxdwarf.check.sections.placed_entries`:
-the same count and indexes, the same labels put in ``placed`` in the same order, on generated
-location lists and on the lists check compares for every PTX fixture; a decline where the
-reference fails."""
+"""The comparison's kernels against their references: :func:`ptxdwarf.check.sections.placed_entries`
+(the same count and indexes, the same labels put in ``placed`` in the same order) and
+:func:`ptxdwarf.check.lines.labels_apart` (the same labels found), on generated input and on what
+check compares for every PTX fixture; a decline where the reference fails."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ import pytest
 from conftest import FIXTURES, GOOD_FIXTURES, CubinPath
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from twins import native_of
+from twins import native_of, same
 
+import ptxdwarf.check.lines as lines
 import ptxdwarf.check.sections as sections
 from ptxdwarf.check.comparison import compare
+from ptxdwarf.check.lines import labels_apart
 from ptxdwarf.check.report import CheckReport
 from ptxdwarf.check.sections import Entry, placed_entries
 from ptxdwarf.dwarf.image import Block, Reloc, Symbol
@@ -122,10 +124,71 @@ def test_a_label_of_another_class_is_left_to_the_reference() -> None:
     assert placed == {"$L__a": Symbol("f", 1), "$L__b": Symbol("f", 2)}
 
 
+_LINES = st.integers(1, 40)
+
+
+@st.composite
+def _functions(draw: st.DrawFn) -> tuple[Any, ...]:
+    names = [f"$L__{i}" for i in range(draw(st.integers(0, 10)))]
+    labels = {name: draw(_LINES) for name in names}
+    placed = {
+        name: Symbol(draw(st.sampled_from(["f", "f", "g"])), draw(st.integers(0, 0x90)))
+        for name in names
+        if draw(st.booleans()) or draw(st.booleans())
+    }
+    named = set(draw(st.lists(st.sampled_from([*names, "x"]), max_size=2)))
+    found = draw(st.dictionaries(_LINES, st.integers(0, 0x90), min_size=1, max_size=12))
+    end = draw(st.sampled_from([0, 0x40, 0x80, *placed_addends(placed)]))
+    return labels, placed, "f", named, found, end, draw(st.integers(0, 20))
+
+
+def placed_addends(placed: dict[str, Symbol]) -> list[int]:
+    return [symbol.addend for symbol in placed.values()]
+
+
+@settings(max_examples=500, deadline=None)
+@given(_functions())
+def test_generated_functions(case: tuple[Any, ...]) -> None:
+    same(labels_apart, *case)
+
+
+def test_a_worked_function() -> None:
+    labels = {"$L__a": 10, "$L__b": 12, "$L__c": 14, "$L__d": 16, "$L__e": 3}
+    placed = {
+        "$L__a": Symbol("f", 0x10),  # where the code of line 9 starts: at that code
+        "$L__b": Symbol("f", 0x08),  # before the code of line 11, at 0x20
+        "$L__c": Symbol("f", 0x30),  # after the code of line 13: as it should be
+        "$L__d": Symbol("f", 0x80),  # the end of f's code, with line 18's code after it
+        "$L__e": Symbol("f", 0x00),  # above the body's line: the prologue's
+    }
+    found = {2: 0x0, 9: 0x10, 11: 0x20, 13: 0x28, 18: 0x70}
+    expected = [
+        ("$L__a", 10, placed["$L__a"], lines.AT_CODE, 9),
+        ("$L__b", 12, placed["$L__b"], lines.BEFORE_CODE, 11),
+        ("$L__d", 16, placed["$L__d"], lines.AT_END, 0),
+    ]
+    assert same(labels_apart, labels, placed, "f", set(), found, 0x80, 5) == expected
+    assert same(labels_apart, labels, placed, "f", {"$L__a"}, found, 0x80, 5) == expected[1:]
+    assert same(labels_apart, labels, placed, "g", set(), found, 0x80, 5) == []
+
+
+def test_a_function_without_code_lines_is_left_to_the_reference() -> None:
+    labels, placed = {"$L__a": 3}, {"$L__a": Symbol("f", 0x40)}
+    with pytest.raises(IndexError):
+        labels_apart.reference(labels, placed, "f", set(), {}, 0x40, 0)
+    assert native_of(labels_apart)(labels, placed, "f", set(), {}, 0x40, 0) is None
+    assert same(labels_apart, labels, placed, "f", set(), {}, 0, 0) == []
+
+
 def _compared(path: Path, cubin: bytes, monkeypatch: pytest.MonkeyPatch) -> int:
     """Compare ``path``'s module with its ``cubin`` as check does, in this process, every call of
     the kernel held to the reference; the number of calls."""
     calls = [0]
+    apart = labels_apart
+
+    def held_apart(*args: Any) -> Any:
+        calls[0] += 1
+        return same(apart, *args)
 
     def held(
         entries: list[Entry],
@@ -138,6 +201,7 @@ def _compared(path: Path, cubin: bytes, monkeypatch: pytest.MonkeyPatch) -> int:
 
     monkeypatch.setenv("PTXDWARF_JOBS", "1")
     monkeypatch.setattr(sections, "placed_entries", held)
+    monkeypatch.setattr(lines, "labels_apart", held_apart)
     module = parse_ptx(path.read_text(), path.name)
     info = decode_module(module)
     if not info.locations:

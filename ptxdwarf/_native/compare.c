@@ -1,4 +1,5 @@
-/* The kernels of check's comparison: the twin of ptxdwarf.check.sections.placed_entries. */
+/* The kernels of check's comparison: the twins of ptxdwarf.check.sections.placed_entries and
+ * ptxdwarf.check.lines.labels_apart. */
 #include "common.h"
 
 /* A slot of a Symbol (borrowed; NULL when unset). */
@@ -127,7 +128,113 @@ done:
     return out;
 }
 
+/* An exact int that fits in 64 bits, into *v: 0, or -1 (no error set) for anything else. */
+static int small_int(PyObject *o, long long *v) {
+    if (!PyLong_CheckExact(o)) return -1;
+    int overflow = 0;
+    *v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow || (*v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    long long line, address;
+} line_start;
+
+static int by_line(const void *a, const void *b) {
+    long long x = ((const line_start *)a)->line, y = ((const line_start *)b)->line;
+    return (x > y) - (x < y);
+}
+
+/* labels_apart(labels, placed, function, named, found_lines, end, body_line): the reference's
+ * list, or None to leave the call to it (a value that is not what it reads: a relocation that is
+ * not a Symbol, a line or address that is not an int of 64 bits, or any error). */
+static PyObject *labels_apart(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    long long end, body_line;
+    if (nargs != 7 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1]) || !PyUnicode_CheckExact(args[2]) ||
+        !PyAnySet_Check(args[3]) || !PyDict_CheckExact(args[4]) || small_int(args[5], &end) < 0 ||
+        small_int(args[6], &body_line) < 0)
+        Py_RETURN_NONE;
+    if (load() < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *labels = args[0], *placed = args[1], *function = args[2], *named = args[3], *found = args[4];
+    line_start *starts = NULL;
+    Py_ssize_t n = -1; /* the starts, sorted by line, once a label asks for them */
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    Py_ssize_t pos = 0;
+    PyObject *label, *line_obj;
+    while (PyDict_Next(labels, &pos, &label, &line_obj)) {
+        PyObject *got = PyDict_GetItemWithError(placed, label);
+        if (!got) {
+            if (PyErr_Occurred()) goto fail;
+            continue;
+        }
+        if (Py_TYPE(got) != symbol_class) goto decline;
+        PyObject *name = slot(got, symbol_slots.name), *addend_obj = slot(got, symbol_slots.addend);
+        if (!name || !addend_obj) goto decline;
+        int r = PyObject_RichCompareBool(name, function, Py_NE);
+        if (r < 0) goto fail;
+        if (r) continue;
+        if ((r = PySet_Contains(named, label)) < 0) goto fail;
+        if (r) continue;
+        if (n < 0) {
+            n = PyDict_GET_SIZE(found);
+            starts = PyMem_Malloc(sizeof(line_start) * (size_t)(n ? n : 1));
+            if (!starts) goto fail;
+            Py_ssize_t at = 0, k = 0;
+            PyObject *key, *value;
+            while (PyDict_Next(found, &at, &key, &value)) {
+                if (small_int(key, &starts[k].line) < 0 || small_int(value, &starts[k].address) < 0) goto decline;
+                k++;
+            }
+            qsort(starts, (size_t)n, sizeof(line_start), by_line);
+        }
+        long long line, addend;
+        if (small_int(line_obj, &line) < 0 || small_int(addend_obj, &addend) < 0) goto decline;
+        int kind;
+        long long above = 0;
+        if (end && addend == end && (n == 0 || starts[n - 1].line > line)) {
+            if (n == 0) goto decline; /* the reference's with_code[-1] fails */
+            kind = 0;
+        } else {
+            Py_ssize_t lo = 0, hi = n; /* the first start at or after line */
+            while (lo < hi) {
+                Py_ssize_t mid = lo + (hi - lo) / 2;
+                if (starts[mid].line < line) lo = mid + 1;
+                else hi = mid;
+            }
+            Py_ssize_t i = lo - 1;
+            if (i < 0 || starts[i].line <= body_line) continue;
+            above = starts[i].line;
+            if (addend == starts[i].address) kind = 1;
+            else if (addend < starts[i].address) kind = 2;
+            else continue;
+        }
+        PyObject *item = Py_BuildValue("(OOOiL)", label, line_obj, got, kind, above);
+        if (!item) goto fail;
+        r = PyList_Append(out, item);
+        Py_DECREF(item);
+        if (r < 0) goto fail;
+    }
+    PyMem_Free(starts);
+    return out;
+fail:
+    PyErr_Clear();
+decline:
+    PyMem_Free(starts);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"labels_apart", (PyCFunction)(void (*)(void))labels_apart, METH_FASTCALL,
+     "The twin of ptxdwarf.check.lines.labels_apart."},
     {"placed_entries", (PyCFunction)(void (*)(void))placed_entries, METH_FASTCALL,
      "The twin of ptxdwarf.check.sections.placed_entries."},
     {NULL, NULL, 0, NULL},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 
+from .._native import twin
 from ..cuda.cubin import CubinImages
 from ..dwarf.image import Symbol
 from ..dwarf.lines import LineProgram, line_starts
@@ -180,6 +181,51 @@ def body_lines(module: PtxModule) -> list[tuple[PtxFunction, int]]:
     return [(f, module.lines.line(f.body_start) if f.body_start >= 0 else 0) for f in bodies]
 
 
+AT_END, AT_CODE, BEFORE_CODE = 0, 1, 2
+"""What :func:`labels_apart` found of a label: relocated to the end of its function's code with
+code after it; to the very start of the code of the line above it; before that code."""
+
+
+@twin("compare")
+def labels_apart(
+    labels: dict[str, int],
+    placed: dict[str, Symbol],
+    function: str,
+    named: set[str],
+    found_lines: dict[int, int],
+    end: int,
+    body_line: int,
+) -> list[tuple[str, int, Symbol, int, int]]:
+    """The code ``labels`` of ``function`` (name -> PTX line) whose relocation in the cubin
+    (``placed``; those ``named`` already left out) lies apart from the code of their lines, by
+    ``found_lines`` (PTX line -> its code's first address, :meth:`SassLines.starts`), ``end`` (the
+    size of the function's code, 0 if unknown) and ``body_line`` (the line of its body's ``{``:
+    code above it is the prologue's): each ``(label, line, relocation, kind, line above)``, of
+    kind :data:`AT_END` (line above 0), :data:`AT_CODE` or :data:`BEFORE_CODE`, in the order of
+    ``labels``. Its native twin is in ``ptxdwarf/_native/compare.c``."""
+    out: list[tuple[str, int, Symbol, int, int]] = []
+    with_code: list[int] | None = None
+    for label, line in labels.items():
+        got = placed.get(label)
+        if got is None or got.name != function or label in named:
+            continue
+        if with_code is None:
+            with_code = sorted(found_lines)
+        if end and got.addend == end and with_code[-1] > line:
+            out.append((label, line, got, AT_END, 0))
+            continue
+        i = bisect.bisect_left(with_code, line) - 1
+        if i < 0 or with_code[i] <= body_line:
+            continue
+        above = with_code[i]
+        code = found_lines[above]
+        if got.addend == code:
+            out.append((label, line, got, AT_CODE, above))
+        elif got.addend < code:
+            out.append((label, line, got, BEFORE_CODE, above))
+    return out
+
+
 def compare_label_places(
     module: PtxModule,
     placed: dict[str, Symbol],
@@ -200,43 +246,29 @@ def compare_label_places(
         return
     named = {d.ptx for d in report.differences}  # a label reported already (first-label-at-zero)
     pos = 0
-    get, bisect_left = placed.get, bisect.bisect_left
     for f, body_line in bodies if bodies is not None else body_lines(module):
         found_lines = starts.get(f.name)
         if not found_lines or f.body_start < pos:
             continue
-        with_code: list[int] | None = None
         moving: set[str] | None = None
         end = sass.end_of(f.name)
         pos = f.body_start
-        # body_line: the line of the body's "{": code above it is the prologue's
-        name = f.name
-        for label, line in f.labels.items():
-            got = get(label)
-            if got is None or got.name != name or label in named:
-                continue
-            if with_code is None:
-                with_code = sorted(found_lines)
-            if end and got.addend == end and with_code[-1] > line:
+        for label, line, got, kind, above in labels_apart(
+            f.labels, placed, f.name, named, found_lines, end, body_line
+        ):
+            if kind == AT_END:
                 why = (
                     f"to 0x{end:x}, the end of {f.name}'s code, past the code after it (quirk label-at-end: "
                     "the function has no label after its last instruction)"
                 )
             else:
-                i = bisect_left(with_code, line) - 1
-                if i < 0 or with_code[i] <= body_line:
-                    continue
-                above = with_code[i]
-                code = found_lines[above]
-                if got.addend == code:
+                if kind == AT_CODE:
                     if moving is None:
                         moving = set(labels_dropped(module.masked, f).values())
                     if label not in moving:
                         continue
-                elif got.addend >= code:
-                    continue
                 why = (
-                    f"to 0x{got.addend:x}, before the code of line {above} above it (at 0x{code:x} in "
+                    f"to 0x{got.addend:x}, before the code of line {above} above it (at 0x{found_lines[above]:x} in "
                     ".nv_debug_line_sass): the label a dropped one's block leads to takes that one's place "
                     "(quirk label-at-line-zero; `ptxdwarf lint` warns of it)"
                 )
