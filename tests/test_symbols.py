@@ -252,3 +252,22 @@ def test_code_label_names_are_the_names_lookup_finds_code_labels() -> None:
         except ptxdwarf.PtxDwarfError:
             continue
         assert table.code_label_names == {n for n in table.code_labels if table.lookup(n).kind == CODE_LABEL}
+
+
+def test_a_module_and_its_symbol_table_are_freed_without_the_cyclic_collector() -> None:
+    import gc
+    import weakref
+
+    module = parse_ptx((FIXTURES / "nvcc" / "rich.lineinfo.sm_75.ptx").read_text(), "k.ptx")
+    table = symbol_table(module)
+    assert table.data_labels  # read on first use, from the module's section blocks
+    assert table.lookup(module.functions[0].name).kind == FUNCTION
+    gone = weakref.ref(module)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del module, table
+        assert gone() is None, "the module is held in a reference cycle"
+    finally:
+        if enabled:
+            gc.enable()

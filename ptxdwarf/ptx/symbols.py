@@ -20,7 +20,7 @@ from ..dwarf.reprs import short
 from .lexer import NAME_CHAR
 
 if TYPE_CHECKING:
-    from .module import PtxFunction, PtxModule, PtxVariable
+    from .module import PtxFunction, PtxModule, PtxVariable, SectionBlock
 
 __all__ = [
     "ADDRESSABLE",
@@ -108,7 +108,10 @@ class SymbolTable:
     """
 
     def __init__(self, module: PtxModule) -> None:
-        self.module = module
+        # The module's lists, not the module, which holds this table: a module dropped is
+        # freed at once, not left to the cyclic collector.
+        self._bodies: list[PtxFunction] = module.functions
+        self._blocks: list[SectionBlock] = module.sections
         self.functions: dict[str, PtxFunction] = {}
         """Functions with a body, by name (the first of a name)."""
         self.prototypes: frozenset[str] = frozenset(module.prototypes)
@@ -182,7 +185,7 @@ class SymbolTable:
         found = self._names.get(name)
         if found is not None:
             return found
-        for f in self.module.functions:
+        for f in self._bodies:
             reg = self.register(f, name)
             if reg is not None:
                 return PtxSymbol(name, REGISTER, f, reg)
@@ -220,7 +223,7 @@ class SymbolTable:
         initializer, with their function, in text order."""
         return [
             (f, v)
-            for f in self.module.functions
+            for f in self._bodies
             for v in f.declarations
             if v.initialized and v.space in ("global", "const")
         ]
@@ -250,7 +253,7 @@ class SymbolTable:
         if self._data_labels is None:
             found: dict[str, tuple[str, int]] = {}
             sizes: dict[str, int] = {}
-            for block in self.module.sections:
+            for block in self._blocks:
                 base = sizes.get(block.name, 0)
                 image = block.image
                 for label, offset in image.labels.items():
