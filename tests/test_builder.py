@@ -457,3 +457,34 @@ def test_readme_builder_example_runs_verbatim(cubin_path: CubinPath) -> None:
     assert isinstance(text, str)
     info = ptxdwarf.cuda.read_cubin(cubin_path(text, "readme-verbatim.ptx"))
     assert {d.name for d in info.iter_dies() if d.tag == TAG.formal_parameter} == {"i", "j", "p"}
+
+
+def _cyclic_garbage_of_encoding(functions: int) -> int:
+    """The objects an encoding of a module of ``functions`` leaves for the cyclic collector."""
+    import gc
+
+    from ptxdwarf.dwarf.encode import encode
+
+    dbg = DebugInfoBuilder("m.ptx", comp_dir="/tmp", producer="t")
+    u32 = dbg.named_type(".u32")
+    for i in range(functions):
+        f = dbg.function(f"dev{i}", line=5 + i)
+        f.parameter(f"dev{i}_param_0", u32, line=6, location=loc.register("%r1"))
+        f.variable("%r2", u32, line=7, location=loc.register("%r2"))
+    info = dbg.finish()
+    encode(info, dbg.encode_options())  # the schemas' caches, made once
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        images = encode(info, dbg.encode_options()).images
+        assert images[".debug_info"].relocs
+        del images
+        return gc.collect()
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def test_an_encoding_leaves_no_more_cyclic_garbage_for_a_larger_module() -> None:
+    assert _cyclic_garbage_of_encoding(200) == _cyclic_garbage_of_encoding(20)

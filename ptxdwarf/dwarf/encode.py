@@ -347,6 +347,7 @@ class _InfoEncoder:
     def begin_encoding(self, unit: Unit, unit_start: int) -> None:
         """Set up the forms, writers and caches of the encoding of ``unit``, at ``unit_start``."""
         options = self.options
+        self.release()
         self.unit_start = unit_start
         self.decoded_abbrevs = unit.abbrevs is not None
         self.forms = form_table(unit.version, options.strings, options.dwarf4_forms)
@@ -377,6 +378,13 @@ class _InfoEncoder:
             self.offsets,
             helpers,
         )
+
+    def release(self) -> None:
+        """Let the last unit's writers go: they hold this encoder's methods, and the writer of
+        ``DW_FORM_indirect`` their table, so that they and the relocations they made would
+        otherwise wait for the cyclic collector."""
+        self.writers.clear()
+        self.shapes.clear()
 
     def form_of(self, attr: Attribute) -> int:
         """The form of an attribute whose form is left open, in the current encoding."""
@@ -641,6 +649,7 @@ def _encode(info: DebugInfo, options: EncodeOptions | None = None) -> Encoded:
     # Location lists first: .debug_info points into them.
     loc_image = _location_lists(info.locations, enc, s, asize, out) if info.locations is not None else None
     enc.encode()
+    enc.release()
     abbrev_image = _abbreviations(info, enc, out)
     if abbrev_image is not None:
         out.images[".debug_abbrev"] = abbrev_image
