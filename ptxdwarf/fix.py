@@ -11,7 +11,8 @@ from .dwarf.decode import decode_sections
 from .dwarf.encode import encode_sections
 from .dwarf.image import SectionImage
 from .errors import DwarfError
-from .lint import ERROR, Finding, lint_module
+from .lint import ERROR, Finding
+from .lint.run import lint_for_repair
 from .ptx.debug import edit_debug_sections
 from .ptx.edits import TextEdits
 from .ptx.module import PtxModule
@@ -94,7 +95,7 @@ def fix(
     module = parse_ptx(text, filename)
     if max_version is not None:
         module.require_whole("fix for a given ptxas")
-    findings = lint_module(module, ptxas_version=ptxas_version)
+    findings = lint_for_repair(module, ptxas_version)
     sections_done: set[str] = set()
     for _ in range(_MAX_ROUNDS):
         text_plan = _plan(findings, ("text",))
@@ -120,7 +121,7 @@ def fix(
             break
         repairs += made
         module = parse_ptx(text, filename)
-        findings = lint_module(module, ptxas_version=ptxas_version)
+        findings = lint_for_repair(module, ptxas_version)
     return FixResult(text, repairs, findings)
 
 

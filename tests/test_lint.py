@@ -1166,6 +1166,23 @@ def test_label_at_line_zero() -> None:
     assert "$L__tmp0" in f.message and "_Z4testPi" in f.message
 
 
+def test_only_a_lint_for_repair_keeps_the_split_bodies_of_the_functions_it_reports() -> None:
+    from ptxdwarf.lint import lint_module
+    from ptxdwarf.lint.run import lint_for_repair
+
+    cu = base_tree()
+    m = assemble(
+        cu, header=HEADER.replace(_AT_TMP0, "$L__tmp0:\n\t.loc 1 0 0\n\tmov.u32 \t%r1, 1;\n\t.loc 1 6 1")
+    )
+    plain = ptxdwarf.ptx.parse_ptx(m.text, "t.ptx")
+    assert rules_of(lint_module(plain)) == {"label-at-line-zero"}
+    assert plain.kept_statements == {}
+    for_repair = ptxdwarf.ptx.parse_ptx(m.text, "t.ptx")
+    assert rules_of(lint_for_repair(for_repair, None)) == {"label-at-line-zero"}
+    (function,) = [f for f in for_repair.functions if id(f) in for_repair.kept_statements]
+    assert function.name == "_Z4testPi"
+
+
 def test_label_at_line_zero_set_before_the_label() -> None:
     cu = base_tree()
     m = assemble(

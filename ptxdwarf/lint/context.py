@@ -26,10 +26,15 @@ LINKAGE = tuple(a for a in ("linkage_name", "MIPS_linkage_name") if a in AT.__me
 class LintContext:
     """One lint run's state and the lookups the checks share."""
 
-    def __init__(self, module: PtxModule, *, ptxas_version: str | None = None) -> None:
+    def __init__(
+        self, module: PtxModule, *, ptxas_version: str | None = None, keep_statements: bool = False
+    ) -> None:
         self.module = module
         self.ptxas_version = ptxas_version
         """The ptxas release whose traps are reported (None: any release measured)."""
+        self.keep_statements = keep_statements
+        """Whether the split bodies of the functions a finding names go to
+        ``module.kept_statements``, for the repairs of the same module (:func:`ptxdwarf.fix`)."""
         self.filename = module.filename
         self.symbols: SymbolTable = symbol_table(module)
         self.findings: list[Finding] = []

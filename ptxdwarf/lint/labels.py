@@ -210,7 +210,7 @@ def check_label_placement(ctx: LintContext, used: dict[str, tuple[str, int]]) ->
                 "$L__func_begin)",
                 used[misplaced],
             )
-        if len(ctx.findings) > reported:
+        if ctx.keep_statements and len(ctx.findings) > reported:
             ctx.module.kept_statements[id(f)] = body
 
 

@@ -30,12 +30,20 @@ _INDIRECT = int(FORM.indirect)
 def lint_module(module: PtxModule, *, ptxas_version: str | None = None) -> list[Finding]:
     """The findings for an already parsed module, sorted by line (``ptxas_version``: as
     :func:`lint`)."""
+    return lint_for_repair(module, ptxas_version, keep_statements=False)
+
+
+def lint_for_repair(
+    module: PtxModule, ptxas_version: str | None, *, keep_statements: bool = True
+) -> list[Finding]:
+    """:func:`lint_module`, keeping for the repairs the split bodies of the functions the
+    findings name (``module.kept_statements``; ``keep_statements``)."""
     with gc_paused():  # the checks allocate much and free little
-        return _run(module, ptxas_version)
+        return _run(module, ptxas_version, keep_statements)
 
 
-def _run(module: PtxModule, ptxas_version: str | None) -> list[Finding]:
-    ctx = LintContext(module, ptxas_version=ptxas_version)
+def _run(module: PtxModule, ptxas_version: str | None, keep_statements: bool) -> list[Finding]:
+    ctx = LintContext(module, ptxas_version=ptxas_version, keep_statements=keep_statements)
     ctx.decode_quietly = lambda: _decode(ctx, quiet=True)
     header.check_text(ctx)
     header.check_end(ctx)
