@@ -110,6 +110,28 @@ static inline PyObject *buffer_bytes(const buffer *b) {
     return PyBytes_FromStringAndSize((const char *)b->data, (Py_ssize_t)b->len);
 }
 
+/* The object a slot of obj holds, at offset (slot_offset; borrowed, NULL when unset). */
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+/* module.name, imported (a new reference; NULL with an exception set). */
+static inline PyObject *imported(const char *module, const char *name) {
+    PyObject *m = PyImport_ImportModule(module);
+    if (!m) return NULL;
+    PyObject *v = PyObject_GetAttrString(m, name);
+    Py_DECREF(m);
+    return v;
+}
+
+/* imported(module, name), which must be a class. */
+static inline PyTypeObject *imported_type(const char *module, const char *name) {
+    PyObject *v = imported(module, name);
+    if (v && !PyType_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s.%s is not a class", module, name);
+        Py_CLEAR(v);
+    }
+    return (PyTypeObject *)v;
+}
+
 /* Where the slot ``name`` of a class defined in Python lives in its instances. */
 static inline int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset) {
     PyObject *d = PyObject_GetAttrString((PyObject *)type, name);

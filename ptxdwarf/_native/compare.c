@@ -2,16 +2,13 @@
  * ptxdwarf.check.lines.labels_apart. */
 #include "common.h"
 
-/* A slot of a Symbol (borrowed; NULL when unset). */
-static inline PyObject *slot(PyObject *symbol, Py_ssize_t offset) { return *(PyObject **)((char *)symbol + offset); }
-
 /* placed_in_order of ptxdwarf.check.expect: 1, 0, or -1 with an exception set; 2 when a Symbol
  * has a slot unset (the kernel declines). */
 static int placed_in_order(PyTypeObject *symbol_type, const symbol_fields *f, PyObject *begin_function,
                            PyObject *end_function, PyObject *got_begin, PyObject *got_end, PyObject *zero) {
     if (begin_function == Py_None || Py_TYPE(got_begin) != symbol_type || Py_TYPE(got_end) != symbol_type) return 0;
-    PyObject *bn = slot(got_begin, f->name), *ba = slot(got_begin, f->addend);
-    PyObject *en = slot(got_end, f->name), *ea = slot(got_end, f->addend);
+    PyObject *bn = SLOT(got_begin, f->name), *ba = SLOT(got_begin, f->addend);
+    PyObject *en = SLOT(got_end, f->name), *ea = SLOT(got_end, f->addend);
     if (!bn || !ba || !en || !ea) return 2;
     int r = PyObject_RichCompareBool(bn, begin_function, Py_EQ);
     if (r <= 0) return r;
@@ -46,16 +43,13 @@ static symbol_fields symbol_slots;
 
 static int load(void) {
     if (symbol_class) return 0;
-    PyObject *m = PyImport_ImportModule("ptxdwarf.dwarf.image");
-    if (!m) return -1;
-    PyObject *t = PyObject_GetAttrString(m, "Symbol");
-    Py_DECREF(m);
+    PyTypeObject *t = imported_type("ptxdwarf.dwarf.image", "Symbol");
     if (!t) return -1;
-    if (!PyType_Check(t) || symbol_fields_of((PyTypeObject *)t, &symbol_slots) < 0) {
+    if (symbol_fields_of(t, &symbol_slots) < 0) {
         Py_DECREF(t);
         return -1;
     }
-    symbol_class = (PyTypeObject *)t;
+    symbol_class = t;
     return 0;
 }
 
@@ -96,7 +90,7 @@ static PyObject *placed_entries(PyObject *self, PyObject *const *args, Py_ssize_
             /* placed_in_order: b1 and e1 are Symbols; b0 and e0 are code labels, Symbols too,
              * unless the reference's look-up of .name is to fail */
             if (Py_TYPE(b0) != symbol_class || Py_TYPE(e0) != symbol_class) goto decline;
-            PyObject *bn = slot(b0, f.name), *en = slot(e0, f.name);
+            PyObject *bn = SLOT(b0, f.name), *en = SLOT(e0, f.name);
             if (!bn || !en) goto decline;
             if (PyDict_SetItem(placed, bn, b1) < 0 || PyDict_SetItem(placed, en, e1) < 0) goto fail;
         }
@@ -176,7 +170,7 @@ static PyObject *labels_apart(PyObject *self, PyObject *const *args, Py_ssize_t 
             continue;
         }
         if (Py_TYPE(got) != symbol_class) goto decline;
-        PyObject *name = slot(got, symbol_slots.name), *addend_obj = slot(got, symbol_slots.addend);
+        PyObject *name = SLOT(got, symbol_slots.name), *addend_obj = SLOT(got, symbol_slots.addend);
         if (!name || !addend_obj) goto decline;
         int r = PyObject_RichCompareBool(name, function, Py_NE);
         if (r < 0) goto fail;

@@ -88,7 +88,6 @@ static PyObject *model(PyObject *self, PyObject *args) {
 }
 
 /* Stores an owned reference in a slot that holds nothing yet. */
-#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
 /* ------------------------------------------------------------------ the abbreviations */
 

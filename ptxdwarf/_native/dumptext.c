@@ -27,25 +27,6 @@ static PyObject *s_info, *s_tags, *s_ats, *s_forms, *s_references, *s_values, *s
     *s_expression_text, *s_tag_text, *s_at_text, *s_form_text, *s_location_list_at, *s_entries, *s_relocs, *s_offset,
     *s_empty, *s_x, *s_08x;
 
-#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
-
-static PyObject *imported(const char *module, const char *name) {
-    PyObject *m = PyImport_ImportModule(module);
-    if (!m) return NULL;
-    PyObject *v = PyObject_GetAttrString(m, name);
-    Py_DECREF(m);
-    return v;
-}
-
-static PyTypeObject *imported_type(const char *module, const char *name) {
-    PyObject *v = imported(module, name);
-    if (v && !PyType_Check(v)) {
-        PyErr_Format(PyExc_TypeError, "%s.%s is not a class", module, name);
-        Py_CLEAR(v);
-    }
-    return (PyTypeObject *)v;
-}
-
 /* The classes and sets, once (the modules are loaded by the time a dump runs). */
 static int load(void) {
     if (M.ready) return 0;

@@ -35,7 +35,6 @@ static struct {
 static PyObject *s_units, *s_address_size, *s_die, *s_function, *s_entries, *s_location_list_at,
     *s_register_ranges;
 
-#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
 /* Results of the helpers: OK, DECLINED (the reference runs), FAILED (an exception is set). */
 enum { OK = 0, DECLINED = 1, FAILED = -1 };
