@@ -1,10 +1,8 @@
 """Two pieces of work at once, on a second processor, where the platform allows it.
 
 :func:`run_beside` runs one callable in a forked child process while this process runs the
-other, and brings the child's result back pickled. ``check`` uses it after ptxas has
-finished: the DWARF comparison in the child, the register-map join here, each about a
-second on a large module; ``lint`` the checks of the ``.loc`` lines and symbolic values
-beside the decoding and the checks of the DIEs.
+other, and brings the child's result back pickled. ``lint`` uses it: the checks of the
+``.loc`` lines and symbolic values beside the decoding and the checks of the DIEs.
 Where forking is not safe or would not help (no ``fork``, one processor, ``PTXDWARF_JOBS=1``
 in the environment, other threads alive, which a fork would leave holding their locks, or
 less than :data:`MIN_WORK` of input), the two run here one after the other; a child that

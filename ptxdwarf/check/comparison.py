@@ -4,14 +4,11 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..cuda.cubin import CubinImages, cubin_images
 from ..dwarf.decode import decode_sections, locations_like
 from ..dwarf.image import gc_paused
 from ..dwarf.model import DebugInfo
 from ..errors import CubinError, DwarfError
-from ..parallel import run_beside
 from ..ptx.module import PtxModule
 from ..ptx.placement import LocRow
 from ..ptx.symbols import SymbolTable
@@ -55,15 +52,10 @@ def compare(
             report.differences.append(
                 Difference("<cubin>", ".debug_line", "line information (.file/.loc)", "no .debug_line")
             )
-        state, (registers, register_note) = run_beside(
-            lambda: _compare_dwarf(
-                module, ptx, cubin, found, report, symbols, rows, first_labels, sites, plan
-            ),
-            lambda: _join_register_map(cubin, found),
-            work=len(module.text),
-        )
-        state.restore(report)
-        report.registers = registers
+        # One after the other: ptxas is still freeing its memory on the other processor, and a
+        # forked child copies most of this process's pages as it reads them.
+        _compare_dwarf(module, ptx, cubin, found, report, symbols, rows, first_labels, sites, plan)
+        report.registers, register_note = _join_register_map(cubin, found)
         if register_note:
             report.notes.append(register_note)
         report.notes.extend(f"cubin: {note}" for note in cubin.notes)
@@ -82,23 +74,6 @@ def _share_location_lists(ptx: DebugInfo, cubin: DebugInfo) -> None:
         cubin.locations = lists
 
 
-class _ComparisonState(NamedTuple):
-    """What the comparison adds to a report (it may run in another process, :mod:`.parallel`)."""
-
-    differences: list[Difference]
-    units: int
-    dies: int
-    symbols: int
-    line_rows: int
-    notes: list[str]
-
-    def restore(self, report: CheckReport) -> None:
-        """Put the comparison's results into ``report``."""
-        report.differences, report.notes = self.differences, self.notes
-        report.units, report.dies = self.units, self.dies
-        report.symbols, report.line_rows = self.symbols, self.line_rows
-
-
 def _compare_dwarf(
     module: PtxModule,
     ptx: DebugInfo,
@@ -110,7 +85,7 @@ def _compare_dwarf(
     first_labels: dict[int, str | None] | None = None,
     sites: InfoSites | None = None,
     plan: ComparisonPlan | None = None,
-) -> _ComparisonState:
+) -> None:
     """Compare the units, the other sections, the line table and the numbers ptxas truncates."""
     comparer = DieWalk(module, ptx, cubin, found, report, symbols, first_labels)
     comparer.sites, comparer.plan = sites, plan
@@ -133,9 +108,6 @@ def _compare_dwarf(
             )
     compare_label_places(module, comparer.placed, sass, report, comparer.comparison_plan().bodies)
     truncated_numbers(module, ptx, report)
-    return _ComparisonState(
-        report.differences, report.units, report.dies, report.symbols, report.line_rows, report.notes
-    )
 
 
 def _join_register_map(cubin: DebugInfo, found: CubinImages) -> tuple[list[RegisterLocation], str | None]:
