@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ._native import kernel, twin
-from .cuda.regmap import FunctionRegisters, RegisterMapEntry
+from .cuda.regmap import FunctionRegisters, RegisterMapEntry, range_records
 from .dwarf.constants import AT, FORM, OP, TAG
 from .dwarf.expr import ExpressionError, decode_expression
 from .dwarf.image import Block, Symbol
@@ -69,18 +69,20 @@ class RegisterLocation:
         self.low_pc, self.high_pc = low_pc, high_pc
         self.mapped, self.pieces = mapped, pieces
         self._entries: tuple[RegisterMapEntry, ...] | None = tuple(entries)
-        self._ranges: tuple[FunctionRegisters, list[tuple[int, int, int, int]]] | None = None
+        self._ranges: tuple[FunctionRegisters, bytes] | None = None
+        """Until :attr:`entries` is asked: the function's map and the records of its entries for
+        the register (:meth:`~ptxdwarf.cuda.regmap.FunctionRegisters.register_ranges`)."""
 
     @property
     def entries(self) -> tuple[RegisterMapEntry, ...]:
         """The function's map entries for the register that meet the range."""
         if self._entries is None:
             assert self._ranges is not None
-            fmap, ranges = self._ranges
+            fmap, records = self._ranges
             lo, hi = self.low_pc, self.high_pc
             met = [
                 i
-                for i, elo, ehi, _ in ranges
+                for i, elo, ehi, _ in range_records(records)
                 if elo < ehi and (hi is None or elo < hi) and (lo is None or lo < ehi)
             ]
             self._entries = tuple(fmap.entry(i) for i in met)
@@ -95,7 +97,7 @@ class RegisterLocation:
         lo, hi = self.low_pc, self.high_pc
         return [
             (piece, elo, ehi)
-            for _i, elo, ehi, piece in self._ranges[1]
+            for _i, elo, ehi, piece in range_records(self._ranges[1])
             if elo < ehi and (hi is None or elo < hi) and (lo is None or lo < ehi)
         ]
 

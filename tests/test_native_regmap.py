@@ -88,13 +88,29 @@ def test_input_it_does_not_take_is_declined() -> None:
     native = native_of(regmap._register_ranges)
     data = struct.pack("<I", 0) + b"%r1\0" + struct.pack("<III", 0, 0, 16)
     span = _packed([(4, 7)])
-    assert native(data, span, {b"%r1"}) == {b"%r1": ([(0, 0, 16, 0)], frozenset({0}))}
+    assert native(data, span, {b"%r1"}) == {b"%r1": (struct.pack("<4I", 0, 0, 16, 0), frozenset({0}))}
     assert native(data, span, {"%r1"}) is None  # names that are not bytes
     assert native(data, [(4, 7)], {b"%r1"}) is None  # spans that are not packed
     assert native(data, span[:-1], {b"%r1"}) is None  # nor whole pairs
     assert native(data, _packed([(4, 2**63)]), {b"%r1"}) is None
     assert native(bytearray(data), span, {b"%r1"}) is None
     assert native(data, span, frozenset({b"%r1"})) == native(data, span, {b"%r1"})
+
+
+def test_pieces_of_any_number() -> None:
+    """Pieces past the few every register has (0, 1) and past 31, in one function."""
+    data = bytearray()
+    spans = []
+    for piece in (0, 1, 7, 8, 31, 32, 2**32 - 1, 1, 9):
+        data += struct.pack("<I", piece)
+        spans.append((len(data), len(data) + 3))
+        data += b"%r1\0" + struct.pack("<III", 5, 16, 32 if piece != 9 else 16)
+    _same(bytes(data), spans, {b"%r1"})
+    native = native_of(regmap._register_ranges)
+    got = native(bytes(data), _packed(spans), {b"%r1"})
+    assert got is not None
+    assert got[b"%r1"][1] == frozenset({0, 1, 7, 8, 31, 32, 2**32 - 1})
+    assert len(got[b"%r1"][0]) == 16 * len(spans)
 
 
 def _maps_of(cubin: bytes, name: str) -> list[regmap.FunctionRegisters]:
@@ -110,9 +126,9 @@ def _every_register(functions: list[regmap.FunctionRegisters]) -> None:
         _same(f._data, f._spans, {r.encode("ascii") for r in registers} | {b"%nothing"})
         by_register = f.register_ranges([*registers, "%nothing"])
         for ptx in registers:
-            assert by_register[ptx][0] == f.ranges_of(ptx)
+            assert list(regmap.range_records(by_register[ptx][0])) == f.ranges_of(ptx)
             assert by_register[ptx][1] == frozenset(e.piece for e in f.of(ptx) if not e.empty)
-        assert by_register["%nothing"] == ([], frozenset())
+        assert by_register["%nothing"] == (b"", frozenset())
 
 
 def test_the_register_maps_of_the_fixtures() -> None:

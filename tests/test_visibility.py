@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -237,7 +238,9 @@ def test_a_range_with_one_bound_unknown_is_bounded_by_the_other() -> None:
         def entry(self, index: int) -> RegisterMapEntry:
             return (before, after)[index]
 
-    ranges = [(i, e.low_pc, e.high_pc, e.piece) for i, e in enumerate((before, after))]
+    ranges = b"".join(
+        struct.pack("<4I", i, e.low_pc, e.high_pc, e.piece) for i, e in enumerate((before, after))
+    )
     for low, high, placed in ((0xB60, None, ["R12"]), (None, 0xB48, ["R11"]), (None, None, ["R11", "R12"])):
         loc = RegisterLocation("f/acc", "f", "%r1", low, high, (), True)
         loc._entries, loc._ranges = (

@@ -1,7 +1,7 @@
 /* The register map's ranges by register: the twin of ptxdwarf.cuda.regmap._register_ranges.
  * Per register name asked for that one function's entries in .nv_debug_info_reg_sass name,
- * (index, low PC, high PC, piece) of each of its entries and the pieces of those whose range
- * is nonempty; spans that do not lie inside the data (a piece before a name, a name's NUL and
+ * the records (index, low PC, high PC, piece) of its entries, four little-endian u32 each, and
+ * the pieces of those whose range is nonempty; spans that do not lie inside the data (a piece before a name, a name's NUL and
  * range after it) give None. */
 #include "common.h"
 
@@ -70,15 +70,15 @@ static int table_of(name_table *t, PyObject *names) {
     return PyErr_Occurred() ? -1 : made;
 }
 
-/* The set's bytes object equal to the n bytes at p (borrowed), or NULL. */
-static PyObject *table_find(const name_table *t, const uint8_t *p, Py_ssize_t n) {
+/* The slot of the set's bytes object equal to the n bytes at p, or -1. */
+static Py_ssize_t table_slot(const name_table *t, const uint8_t *p, Py_ssize_t n) {
     uint64_t h = hash_of(p, n);
     for (size_t i = (size_t)h & t->mask; t->keys[i]; i = (i + 1) & t->mask) {
         PyObject *key = t->keys[i];
         if (t->hashes[i] == h && PyBytes_GET_SIZE(key) == n && memcmp(PyBytes_AS_STRING(key), p, (size_t)n) == 0)
-            return key;
+            return (Py_ssize_t)i;
     }
-    return NULL;
+    return -1;
 }
 
 static void table_free(name_table *t) {
@@ -86,65 +86,92 @@ static void table_free(name_table *t) {
     PyMem_Free(t->hashes);
 }
 
-/* Appends (index, low, high, piece) to the name's list in found, and the piece to its set
- * in pieces when the range is nonempty; -1 a Python error. */
-static int add_entry(PyObject *found, PyObject *pieces, PyObject *name, Py_ssize_t index, uint32_t low,
-                     uint32_t high, uint32_t piece) {
-    PyObject *ranges = PyDict_GetItemWithError(found, name);
-    PyObject *set = NULL;
-    if (ranges == NULL) {
-        if (PyErr_Occurred()) return -1;
-        PyObject *fresh = PyList_New(0);
-        if (!fresh) return -1;
-        int r = PyDict_SetItem(found, name, fresh);
-        Py_DECREF(fresh);
-        if (r < 0) return -1;
-        ranges = fresh;
-        PyObject *fresh_set = PySet_New(NULL);
-        if (!fresh_set) return -1;
-        r = PyDict_SetItem(pieces, name, fresh_set);
-        Py_DECREF(fresh_set);
-        if (r < 0) return -1;
-        set = fresh_set;
+/* What one name asked for has gathered: its entries' records, little-endian u32 (index, low,
+ * high, piece) each, and the pieces of those whose range is nonempty (below 32 as bits, any
+ * other in a set). */
+typedef struct {
+    uint8_t *records;
+    Py_ssize_t length, room;
+    uint32_t pieces;
+    PyObject *more_pieces;
+    int seen;
+} gathered;
+
+static void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* 0, or -1 a Python error. */
+static int gather(gathered *g, Py_ssize_t index, uint32_t low, uint32_t high, uint32_t piece) {
+    if (index > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "register map entry index past u32");
+        return -1;
     }
-    PyObject *entry = Py_BuildValue("(nIII)", index, (unsigned int)low, (unsigned int)high, (unsigned int)piece);
-    if (!entry) return -1;
-    int r = PyList_Append(ranges, entry);
-    Py_DECREF(entry);
-    if (r < 0) return -1;
-    if (low < high) {
-        if (set == NULL) {
-            set = PyDict_GetItemWithError(pieces, name);
-            if (set == NULL) return PyErr_Occurred() ? -1 : 0;
+    if (g->length + 16 > g->room) {
+        Py_ssize_t room = g->room ? 2 * g->room : 64;
+        uint8_t *grown = PyMem_Realloc(g->records, (size_t)room);
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
         }
-        PyObject *p = PyLong_FromUnsignedLong(piece);
-        if (!p) return -1;
-        r = PySet_Add(set, p);
-        Py_DECREF(p);
-        if (r < 0) return -1;
+        g->records = grown;
+        g->room = room;
+    }
+    uint8_t *at = g->records + g->length;
+    put32(at, (uint32_t)index);
+    put32(at + 4, low);
+    put32(at + 8, high);
+    put32(at + 12, piece);
+    g->length += 16;
+    if (low < high) {
+        if (piece < 32) {
+            g->pieces |= (uint32_t)1 << piece;
+        } else {
+            if (!g->more_pieces && !(g->more_pieces = PySet_New(NULL))) return -1;
+            PyObject *p = PyLong_FromUnsignedLong(piece);
+            int r = p ? PySet_Add(g->more_pieces, p) : -1;
+            Py_XDECREF(p);
+            if (r < 0) return -1;
+        }
     }
     return 0;
 }
 
-/* found and pieces joined: name -> (ranges, frozenset(pieces)). */
-static PyObject *joined(PyObject *found, PyObject *pieces) {
-    PyObject *result = PyDict_New();
-    if (!result) return NULL;
-    PyObject *name, *ranges;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(found, &pos, &name, &ranges)) {
-        PyObject *set = PyDict_GetItemWithError(pieces, name);
-        PyObject *frozen = set ? PyFrozenSet_New(set) : NULL;
-        PyObject *pair = frozen ? PyTuple_Pack(2, ranges, frozen) : NULL;
-        Py_XDECREF(frozen);
-        if (!pair || PyDict_SetItem(result, name, pair) < 0) {
-            Py_XDECREF(pair);
-            Py_DECREF(result);
-            return NULL;
+/* The frozensets of pieces below 8 with no others, made once: every register has one of a
+ * few (a 64-bit register pieces 0 and 1, any other 0). */
+static PyObject *small_pieces[256];
+
+/* A new reference to the frozenset of g's pieces. */
+static PyObject *pieces_of(const gathered *g) {
+    if (!g->more_pieces && g->pieces < 256) {
+        PyObject **cached = &small_pieces[g->pieces];
+        if (!*cached) {
+            PyObject *set = PySet_New(NULL);
+            for (uint32_t k = 0; set && k < 8; k++) {
+                if (!(g->pieces & ((uint32_t)1 << k))) continue;
+                PyObject *p = PyLong_FromUnsignedLong(k);
+                if (!p || PySet_Add(set, p) < 0) Py_CLEAR(set);
+                Py_XDECREF(p);
+            }
+            *cached = set ? PyFrozenSet_New(set) : NULL;
+            Py_XDECREF(set);
+            if (!*cached) return NULL;
         }
-        Py_DECREF(pair);
+        return Py_NewRef(*cached);
     }
-    return result;
+    PyObject *set = g->more_pieces ? PySet_New(g->more_pieces) : PySet_New(NULL);
+    for (uint32_t k = 0; set && k < 32; k++) {
+        if (!(g->pieces & ((uint32_t)1 << k))) continue;
+        PyObject *p = PyLong_FromUnsignedLong(k);
+        if (!p || PySet_Add(set, p) < 0) Py_CLEAR(set);
+        Py_XDECREF(p);
+    }
+    PyObject *frozen = set ? PyFrozenSet_New(set) : NULL;
+    Py_XDECREF(set);
+    return frozen;
 }
 
 static PyObject *_register_ranges(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -156,11 +183,18 @@ static PyObject *_register_ranges(PyObject *self, PyObject *const *args, Py_ssiz
     const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(data_obj);
     Py_ssize_t size = PyBytes_GET_SIZE(data_obj);
     name_table names = {NULL, NULL, 0};
-    PyObject *found = PyDict_New(), *pieces = PyDict_New(), *result = NULL;
-    if (!found || !pieces) goto done;
+    gathered *by_slot = NULL;
+    size_t *order = NULL, ordered = 0;
+    PyObject *result = NULL, *found = NULL;
     int made = table_of(&names, args[2]);
     if (made <= 0) {
         if (made == 0) result = Py_NewRef(Py_None);
+        goto done;
+    }
+    by_slot = PyMem_Calloc(names.mask + 1, sizeof(gathered));
+    order = PyMem_Calloc(names.mask + 1, sizeof(size_t));
+    if (!by_slot || !order) {
+        PyErr_NoMemory();
         goto done;
     }
     Py_ssize_t n = PyBytes_GET_SIZE(args[1]) / 16;
@@ -170,17 +204,39 @@ static PyObject *_register_ranges(PyObject *self, PyObject *const *args, Py_ssiz
             result = Py_NewRef(Py_None);
             goto done;
         }
-        PyObject *name = table_find(&names, data + start, end - start);
-        if (!name) continue;
+        Py_ssize_t slot = table_slot(&names, data + start, end - start);
+        if (slot < 0) continue;
+        gathered *g = &by_slot[slot];
+        if (!g->seen) {
+            g->seen = 1;
+            order[ordered++] = (size_t)slot;
+        }
         /* end + 13 <= size: the NUL, then u32 SASS register, low and high PC */
         const uint8_t *at = data + end + 1;
-        if (add_entry(found, pieces, name, i, le32(at + 4), le32(at + 8), le32(data + start - 4)) < 0) goto done;
+        if (gather(g, i, le32(at + 4), le32(at + 8), le32(data + start - 4)) < 0) goto done;
     }
-    result = joined(found, pieces);
+    found = PyDict_New();
+    for (size_t k = 0; found && k < ordered; k++) {
+        const gathered *g = &by_slot[order[k]];
+        PyObject *records = PyBytes_FromStringAndSize((const char *)g->records, g->length);
+        PyObject *pieces = records ? pieces_of(g) : NULL;
+        PyObject *pair = pieces ? PyTuple_Pack(2, records, pieces) : NULL;
+        if (!pair || PyDict_SetItem(found, names.keys[order[k]], pair) < 0) Py_CLEAR(found);
+        Py_XDECREF(records);
+        Py_XDECREF(pieces);
+        Py_XDECREF(pair);
+    }
+    result = found;
 done:
+    if (by_slot) {
+        for (size_t k = 0; k <= names.mask; k++) {
+            PyMem_Free(by_slot[k].records);
+            Py_XDECREF(by_slot[k].more_pieces);
+        }
+    }
+    PyMem_Free(by_slot);
+    PyMem_Free(order);
     table_free(&names);
-    Py_XDECREF(found);
-    Py_XDECREF(pieces);
     return result;
 }
 

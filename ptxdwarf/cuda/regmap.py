@@ -68,6 +68,7 @@ _U32 = struct.Struct("<I")
 _REG_RANGE = struct.Struct("<III")
 #: Where one entry's name starts and where its NUL is, as :class:`FunctionRegisters` keeps them.
 _SPAN = struct.Struct("<QQ")
+_NO_RANGES: tuple[bytes, frozenset[int]] = (b"", frozenset())
 
 
 class RegisterMapEntry(NamedTuple):
@@ -185,14 +186,13 @@ class FunctionRegisters:
             result.append((i, low, high, _U32.unpack_from(data, start - 4)[0]))
         return result
 
-    def register_ranges(
-        self, registers: Iterable[str]
-    ) -> dict[str, tuple[list[tuple[int, int, int, int]], frozenset[int]]]:
-        """:meth:`ranges_of` each of ``registers``, and the pieces of its entries whose range is
-        nonempty."""
+    def register_ranges(self, registers: Iterable[str]) -> dict[str, tuple[bytes, frozenset[int]]]:
+        """:meth:`ranges_of` each of ``registers``, packed (:func:`range_records` reads them: a
+        large module's register locations have hundreds of thousands), and the pieces of its
+        entries whose range is nonempty."""
         keys = {ptx: ptx.encode("ascii", "replace") for ptx in registers}
         found = _register_ranges(self._data, self._spans, set(keys.values()))
-        return {ptx: found.get(key) or ([], frozenset()) for ptx, key in keys.items()}
+        return {ptx: found.get(key) or _NO_RANGES for ptx, key in keys.items()}
 
     def entry(self, index: int) -> RegisterMapEntry:
         """Entry ``index`` (0-based, in the order ptxas wrote them)."""
@@ -219,24 +219,35 @@ class FunctionRegisters:
 @twin("regmap")
 def _register_ranges(
     data: bytes, spans: bytes, names: set[bytes]
-) -> dict[bytes, tuple[list[tuple[int, int, int, int]], frozenset[int]]]:
+) -> dict[bytes, tuple[bytes, frozenset[int]]]:
     """Per register name of ``names`` (its bytes) that an entry of one function names, the
     entries' names at ``spans`` of ``data`` (``.nv_debug_info_reg_sass``; ``spans``: the start
-    and end of each as two little-endian ``u64``): (index, low PC, high PC, piece) of each of
-    its entries, in the order ptxas wrote them, and the pieces of those whose range is
-    nonempty."""
-    found: dict[bytes, list[tuple[int, int, int, int]]] = {}
-    u32, reg_range = _U32.unpack_from, _REG_RANGE.unpack_from
+    and end of each as two little-endian ``u64``): the records of its entries, in the order
+    ptxas wrote them (:func:`range_records` reads them), and the pieces of those whose range
+    is nonempty."""
+    found: dict[bytes, bytearray] = {}
+    pieces: dict[bytes, set[int]] = {}
+    u32, reg_range, record = _U32.unpack_from, _REG_RANGE.unpack_from, _RANGE_RECORD.pack
     for index, (start, end) in enumerate(_SPAN.iter_unpack(spans)):
         name = data[start:end]
         if name in names:
             _reg, low, high = reg_range(data, end + 1)
             (piece,) = u32(data, start - 4)
-            found.setdefault(name, []).append((index, low, high, piece))
-    return {
-        name: (ranges, frozenset({piece for _, low, high, piece in ranges if low < high}))
-        for name, ranges in found.items()
-    }
+            if name not in found:
+                found[name], pieces[name] = bytearray(), set()
+            found[name] += record(index, low, high, piece)
+            if low < high:
+                pieces[name].add(piece)
+    return {name: (bytes(records), frozenset(pieces[name])) for name, records in found.items()}
+
+
+_RANGE_RECORD = struct.Struct("<4I")
+
+
+def range_records(records: bytes) -> Iterator[tuple[int, int, int, int]]:
+    """(index, low PC, high PC, piece) of each entry in records of
+    :meth:`FunctionRegisters.register_ranges` (four little-endian ``u32`` each)."""
+    return _RANGE_RECORD.iter_unpack(records)
 
 
 # Entries are made by the thousand: tuple.__new__ skips NamedTuple's Python-level __new__.
