@@ -341,15 +341,15 @@ def _cmd_strip(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .check import CheckReport, check
+    from .check import CheckReport, _checked
     from .files import load_ptx
 
     codes: list[int] = []
 
     def report_of(path: str) -> CheckReport:
-        report = check(load_ptx(path), filename=path, arch=args.arch, ptxas=args.ptxas)
+        report, read = _checked(load_ptx(path), filename=path, arch=args.arch, ptxas=args.ptxas)
         codes.append(0 if report.consistent else 1)
-        _keep_until_exit(report)
+        _keep_until_exit((report, read))
         return report
 
     if args.json:

@@ -75,6 +75,22 @@ def test_check_of_several_files_runs_ptxas_on_each() -> None:
     assert all(r["format"] == "ptxdwarf-check/1" and r["consistent"] for r in reports)
 
 
+@pytest.mark.ptxas
+def test_check_keeps_what_it_read_until_the_process_ends(capsys: pytest.CaptureFixture[str]) -> None:
+    """Freeing a large module's model when check returns cost 0.08 s of a 12 s check."""
+    from ptxdwarf import cli
+    from ptxdwarf.check import CheckReport
+    from ptxdwarf.ptx.module import PtxModule
+
+    assert cli.main(["check", SPEC]) == 0
+    assert "consistent" in capsys.readouterr().out
+    (kept,) = cli._kept
+    assert isinstance(kept, tuple)
+    report, read = kept
+    assert isinstance(report, CheckReport)
+    assert isinstance(read, tuple) and any(isinstance(r, PtxModule) for r in read)
+
+
 @pytest.mark.parametrize("command", ["dump", "rewrite", "check", "lint", "attach"])
 def test_every_command_names_its_file_argument_file(command: str) -> None:
     usage = ptxdwarf(command, "--help").stdout
