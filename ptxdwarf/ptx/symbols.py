@@ -337,12 +337,6 @@ def likely_needs_compile_only(text: str) -> bool:
     starting ptxas early); the module's answer decides when the two differ."""
     declared: set[str] = set()
     defined: set[str] = set()
-    match = _HEADER.match
-    for word in (".func", ".entry"):
-        pos = text.find(word)
-        while pos >= 0:
-            m = match(text, pos)
-            if m is not None:
-                (defined if m.group(2) == "{" else declared).add(m.group(1))
-            pos = text.find(word, pos + 1)
+    for name, end in _HEADER.findall(text):
+        (defined if end == "{" else declared).add(name)
     return bool(declared - defined)
