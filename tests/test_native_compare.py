@@ -17,11 +17,14 @@ from twins import native_of, same
 
 import ptxdwarf.check.lines as lines
 import ptxdwarf.check.sections as sections
+import ptxdwarf.check.walk as walk
 from ptxdwarf.check.comparison import compare
 from ptxdwarf.check.lines import labels_apart
+from ptxdwarf.check.plan import LocalPlaces
 from ptxdwarf.check.report import CheckReport
 from ptxdwarf.check.sections import Entry, placed_entries
 from ptxdwarf.dwarf.image import Block, Reloc, Symbol
+from ptxdwarf.dwarf.model import DIE, Attribute
 from ptxdwarf.errors import PtxDwarfError
 from ptxdwarf.ptx.debug import decode_module
 from ptxdwarf.ptx.reader import parse_ptx
@@ -209,6 +212,14 @@ def _compared(path: Path, cubin: bytes, monkeypatch: pytest.MonkeyPatch) -> int:
     return calls[0]
 
 
+def _cubin_of(path: Path, cubin_path: CubinPath) -> bytes:
+    """The cubin ptxas makes of ``path`` (the test skipped where ptxas does not compile it)."""
+    try:
+        return cubin_path(path.read_text(), path.name).read_bytes()
+    except PtxDwarfError:
+        pytest.skip("ptxas does not compile it for this machine")
+
+
 _WITH_LISTS = [
     p
     for p in GOOD_FIXTURES
@@ -222,12 +233,210 @@ _WITH_LISTS = [
 def test_the_location_lists_of_the_ptx_fixtures(
     path: Path, cubin_path: CubinPath, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    try:
-        cubin = cubin_path(path.read_text(), path.name).read_bytes()
-    except PtxDwarfError:
-        pytest.skip("ptxas does not compile it for this machine")
-    assert _compared(path, cubin, monkeypatch) > 0
+    assert _compared(path, _cubin_of(path, cubin_path), monkeypatch) > 0
 
 
 def test_fixtures_with_location_lists_are_there() -> None:
     assert len(_WITH_LISTS) >= 5
+
+
+# --- walk_by_sites ---------------------------------------------------------------------
+
+_NAMES = ["f", "g", ".debug_loc"]
+_LOCAL: LocalPlaces = (b"\x03\x00", ((1, 8, 0),))
+
+
+@st.composite
+def _value(draw: st.DrawFn) -> Any:
+    """An attribute's value as the decoder makes them: a number, a string, a block."""
+    return draw(
+        st.one_of(
+            st.integers(0, 6),
+            st.sampled_from(["s", ""]),
+            st.builds(Block, st.sampled_from([b"", b"\x03\x00", b"\x91\x08"]), st.just(())),
+            st.builds(
+                Block,
+                st.just(b"\x03\x00\x00\x00\x00"),
+                st.just((Reloc(1, 4, Symbol("v", 0)),)),
+            ),
+        )
+    )
+
+
+@st.composite
+def _attribute(draw: st.DrawFn) -> Attribute:
+    relocs: tuple[Reloc, ...] = ()
+    if draw(st.booleans()):
+        relocs = (Reloc(0, 8, Symbol(draw(st.sampled_from(_NAMES)), draw(st.integers(0, 3)))),)
+    return Attribute(0x11, 1, draw(_value()), relocs)
+
+
+@st.composite
+def _walk(draw: st.DrawFn) -> tuple[Any, ...]:
+    """A plan of a unit and the cubin's DIEs it is walked against."""
+    theirs = [
+        DIE(0x34, draw(st.lists(_attribute(), min_size=1, max_size=5)))
+        for _ in range(draw(st.integers(0, 6)))
+    ]
+    order = draw(st.permutations(range(len(theirs))))[: draw(st.integers(0, len(theirs)))]
+    attributes = []
+    pcs: list[Any] = []
+    for i in order:
+        width = len(theirs[i].attributes)
+        planned = st.tuples(
+            st.integers(0, width - 1),
+            st.sampled_from([None, *_NAMES]),
+            st.sampled_from([None, 0, 2, 5]),
+            st.sampled_from(["L1", "L2", "L3"]),
+            st.sampled_from([None, _LOCAL]),
+        )
+        attributes.append(draw(st.lists(planned, max_size=4)))
+        pc = st.tuples(st.integers(0, width - 1), st.integers(0, width - 1), st.just(("lo", "hi")))
+        pcs.append(draw(st.one_of(st.none(), pc)))
+    placed = draw(
+        st.dictionaries(st.sampled_from(["L1", "L2"]), st.builds(Symbol, st.just("h"), st.integers(0, 2)))
+    )
+    counts = {}
+    for content in (b"\x03\x00", b"\x91\x08"):
+        count = draw(st.sampled_from([None, 0, 2, "absent"]))
+        if count != "absent":
+            counts[(_LOCAL[0], content, _LOCAL[1], 8)] = count
+    return theirs, order, attributes, pcs, placed, counts, draw(st.booleans())
+
+
+def _walked(kernel: Any, case: tuple[Any, ...], order_kind: str) -> tuple[Any, ...]:
+    """``kernel`` on its own copy of the case's state, with callbacks that record their calls
+    and (``busy``) change that state as the comparison's do: the result, the calls, ``placed``."""
+    from array import array
+
+    theirs, order, attributes, pcs, placed, counts, busy = case
+    placed, counts = dict(placed), dict(counts)
+    calls: list[tuple[Any, ...]] = []
+
+    def differ(i: int, k: int, y: Attribute) -> None:
+        calls.append(("differ", i, k, id(y)))
+        if busy:
+            placed.setdefault(f"L{1 + (i + k) % 3}", Symbol("d", i))
+            counts[(_LOCAL[0], b"\x03\x00", _LOCAL[1], 8)] = k
+
+    def invert(i: int, ptx: tuple[object, object], begin: Symbol, end: Symbol) -> None:
+        calls.append(("invert", i, ptx, begin, end))
+
+    sequence: Any = array("q", order) if order_kind == "array" else list(order)
+    try:
+        result: Any = kernel(theirs, sequence, attributes, pcs, placed, counts, 8, differ, invert)
+    except Exception as exc:
+        result = ("raised", type(exc))
+    return result, calls, list(placed.items())
+
+
+@settings(max_examples=500, deadline=None)
+@given(_walk(), st.sampled_from(["array", "list"]))
+def test_generated_walks(case: tuple[Any, ...], order_kind: str) -> None:
+    native = native_of(walk.walk_by_sites)
+    got = _walked(native, case, order_kind)
+    assert got[0] is not None, "the kernel declines input the reference takes"
+    assert got == _walked(walk.walk_by_sites.reference, case, order_kind)
+
+
+def test_a_worked_walk() -> None:
+    """Each way an attribute holds its symbol, the one that does not, and an inverted range."""
+    f1, f0 = Symbol("f", 16), Symbol("f", 0)
+    theirs = [
+        DIE(
+            0x2E,
+            [
+                Attribute(0x11, 1, 0, (Reloc(0, 8, f1),)),  # low_pc: f+16, where it must be
+                Attribute(0x12, 1, 0, (Reloc(0, 8, Symbol("f", 8)),)),  # high_pc before it
+                Attribute(0x10, 6, 5, (Reloc(0, 4, Symbol(".debug_line", 5)),)),  # the offset
+                Attribute(0x02, 10, Block(b"\x03\x00"), ()),  # a local expression seen before
+                Attribute(0x11, 1, 0, (Reloc(0, 8, f0),)),  # f+0: compared, not taken
+            ],
+        )
+    ]
+    attributes = [
+        [
+            (0, "f", None, "L1", None),
+            (2, None, 5, ".debug_line", None),
+            (3, None, None, "x", _LOCAL),
+            (4, "f", None, "L2", None),
+        ]
+    ]
+    placed: dict[str, Symbol] = {}
+    counts: dict[tuple[object, ...], int] = {(_LOCAL[0], b"\x03\x00", _LOCAL[1], 8): 2}
+    differed: list[tuple[int, int]] = []
+    inverted: list[tuple[Any, ...]] = []
+    for kernel in (native_of(walk.walk_by_sites), walk.walk_by_sites.reference):
+        placed.clear()
+        differed.clear()
+        inverted.clear()
+        found = kernel(
+            theirs,
+            [0],
+            attributes,
+            [(0, 1, ("lo", "hi"))],
+            placed,
+            counts,
+            8,
+            lambda i, k, _y: differed.append((i, k)),
+            lambda i, ptx, begin, end: inverted.append((i, ptx, begin, end)),
+        )
+        assert found == 1 + 1 + 2
+        assert placed == {"L1": f1, ".debug_line": Symbol(".debug_line", 5)}
+        assert differed == [(0, 4)]
+        assert inverted == [(0, ("lo", "hi"), f1, Symbol("f", 8))]
+
+
+def test_a_plan_of_lists_of_other_lengths_is_left_to_the_reference() -> None:
+    args: list[Any] = [[DIE(0x34, [])], [0], [[]], [], {}, {}, 8, print, print]
+    with pytest.raises(ValueError, match="zip"):
+        walk.walk_by_sites.reference(*args)
+    assert native_of(walk.walk_by_sites)(*args) is None
+
+
+def _walks_held(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every call of walk_by_sites from here on held to the reference (each on its own copy of
+    the state, with callbacks that record), then done by the reference; the calls, counted."""
+    calls = [0]
+    reference = walk.walk_by_sites.reference
+    native = native_of(walk.walk_by_sites)
+
+    def held(theirs: Any, order: Any, attributes: Any, pcs: Any, placed: Any, counts: Any, *rest: Any) -> int:
+        calls[0] += 1
+        case = (theirs, list(order), attributes, pcs, placed, counts, False)
+        assert _walked(native, case, "array") == _walked(reference, case, "array")
+        return reference(theirs, order, attributes, pcs, placed, counts, *rest)
+
+    monkeypatch.setattr(walk, "walk_by_sites", held)
+    return calls
+
+
+_WITH_DWARF = [p for p in GOOD_FIXTURES if ".debug_info" in p.read_text(errors="replace")]
+
+
+def _compare_as_check(path: Path, cubin: bytes) -> None:
+    module = parse_ptx(path.read_text(), path.name)
+    report = CheckReport(path.name, "sm_75", "ptxas", "13.0", debug="dwarf")
+    compare(module, decode_module(module), cubin, report)
+
+
+@pytest.mark.slow
+@pytest.mark.ptxas
+@pytest.mark.parametrize("path", _WITH_DWARF, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_the_walks_of_the_ptx_fixtures(
+    path: Path, cubin_path: CubinPath, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cubin = _cubin_of(path, cubin_path)
+    _walks_held(monkeypatch)
+    _compare_as_check(path, cubin)  # each walk by sites held to the reference on the way
+
+
+@pytest.mark.ptxas
+def test_a_fixture_is_walked_by_sites(cubin_path: CubinPath, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel's fixture test is not empty: check walks by sites where ptxas changed only
+    the sites."""
+    path = FIXTURES / "nvcc" / "readable.G.sm_75.ptx"
+    cubin = _cubin_of(path, cubin_path)
+    calls = _walks_held(monkeypatch)
+    _compare_as_check(path, cubin)
+    assert calls[0] == 1

@@ -1,5 +1,5 @@
-/* The kernels of check's comparison: the twins of ptxdwarf.check.sections.placed_entries and
- * ptxdwarf.check.lines.labels_apart. */
+/* The kernels of check's comparison: the twins of ptxdwarf.check.sections.placed_entries,
+ * ptxdwarf.check.lines.labels_apart and ptxdwarf.check.walk.walk_by_sites. */
 #include "common.h"
 
 /* placed_in_order of ptxdwarf.check.expect: 1, 0, or -1 with an exception set; 2 when a Symbol
@@ -226,11 +226,306 @@ decline:
     Py_RETURN_NONE;
 }
 
+/* What walk_by_sites reads of the model's classes, read on its first call. */
+static PyTypeObject *die_class, *attribute_class, *reloc_class, *block_class;
+static Py_ssize_t die_attributes, attribute_relocs, attribute_value;
+static PyObject *s_attributes, *s_relocs, *s_value, *s_symbol, *s_name, *s_addend;
+
+static int load_model(void) {
+    if (die_class) return 0;
+    if (load() < 0) return -1;
+    PyTypeObject *die = imported_type("ptxdwarf.dwarf.model", "DIE");
+    PyTypeObject *attribute = die ? imported_type("ptxdwarf.dwarf.model", "Attribute") : NULL;
+    PyTypeObject *reloc = attribute ? imported_type("ptxdwarf.dwarf.image", "Reloc") : NULL;
+    PyTypeObject *block = reloc ? imported_type("ptxdwarf.dwarf.image", "Block") : NULL;
+    if (!block || slot_offset(die, "attributes", &die_attributes) < 0 ||
+        slot_offset(attribute, "relocs", &attribute_relocs) < 0 || slot_offset(attribute, "value", &attribute_value) < 0 ||
+        !(s_attributes = PyUnicode_InternFromString("attributes")) || !(s_relocs = PyUnicode_InternFromString("relocs")) ||
+        !(s_value = PyUnicode_InternFromString("value")) || !(s_symbol = PyUnicode_InternFromString("symbol")) ||
+        !(s_name = PyUnicode_InternFromString("name")) || !(s_addend = PyUnicode_InternFromString("addend"))) {
+        Py_XDECREF(die);
+        Py_XDECREF(attribute);
+        Py_XDECREF(reloc);
+        Py_XDECREF(block);
+        return -1;
+    }
+    attribute_class = attribute;
+    reloc_class = reloc;
+    block_class = block;
+    die_class = die;
+    return 0;
+}
+
+/* obj.name (a new reference), from its slot when obj is of the class that has it there. */
+static PyObject *field(PyObject *obj, PyTypeObject *type, Py_ssize_t offset, PyObject *name) {
+    if (Py_TYPE(obj) == type) {
+        PyObject *v = SLOT(obj, offset);
+        if (v) return Py_NewRef(v);
+    }
+    return PyObject_GetAttr(obj, name);
+}
+
+/* seq[k] (a new reference). */
+static PyObject *item(PyObject *seq, PyObject *k) {
+    if (PyList_CheckExact(seq) && PyLong_CheckExact(k)) {
+        Py_ssize_t i = PyLong_AsSsize_t(k);
+        if (i == -1 && PyErr_Occurred()) PyErr_Clear();
+        else if (i >= 0 && i < PyList_GET_SIZE(seq)) return Py_NewRef(PyList_GET_ITEM(seq, i));
+    }
+    return PyObject_GetItem(seq, k);
+}
+
+/* relocs[0].symbol (a new reference). */
+static PyObject *first_symbol(PyObject *relocs) {
+    PyObject *first;
+    if (PyTuple_CheckExact(relocs) && PyTuple_GET_SIZE(relocs)) {
+        first = Py_NewRef(PyTuple_GET_ITEM(relocs, 0));
+    } else {
+        PyObject *zero = PyLong_FromLong(0);
+        first = zero ? PyObject_GetItem(relocs, zero) : NULL;
+        Py_XDECREF(zero);
+        if (!first) return NULL;
+    }
+    PyObject *symbol;
+    if (Py_TYPE(first) == reloc_class && PyTuple_GET_SIZE(first) == 3) symbol = Py_NewRef(PyTuple_GET_ITEM(first, 2));
+    else symbol = PyObject_GetAttr(first, s_symbol);
+    Py_DECREF(first);
+    return symbol;
+}
+
+/* symbol.name or symbol.addend (a new reference). */
+static PyObject *symbol_field(PyObject *symbol, int addend) {
+    return field(symbol, symbol_class, addend ? symbol_slots.addend : symbol_slots.name, addend ? s_addend : s_name);
+}
+
+/* One attribute of the plan: 1 a symbol found where it must be (counted in *symbols or, for an
+ * expression's, added to *more), 0 one for differ, -1 an error. What it reads of y, and when,
+ * is what the reference reads. */
+static int attribute_in_place(PyObject *y, PyObject *function, PyObject *offset, PyObject *label, PyObject *local,
+                              PyObject *placed, PyObject *local_counts, PyObject *asize, Py_ssize_t *symbols,
+                              PyObject **more) {
+    PyObject *relocs = NULL, *value = NULL, *got = NULL, *v = NULL;
+    int r = -1, has;
+    if (function != Py_None) {
+        if (!(relocs = field(y, attribute_class, attribute_relocs, s_relocs))) goto done;
+        if ((has = PyObject_IsTrue(relocs)) < 0) goto done;
+        if (has) {
+            if (!(got = first_symbol(relocs)) || !(v = symbol_field(got, 0))) goto done;
+            int same = PyObject_RichCompareBool(v, function, Py_EQ);
+            if (same < 0) goto done;
+            if (same) {
+                Py_SETREF(v, symbol_field(got, 1));
+                PyObject *zero = v ? PyLong_FromLong(0) : NULL;
+                int moved = zero ? PyObject_RichCompareBool(v, zero, Py_NE) : -1;
+                Py_XDECREF(zero);
+                if (moved < 0) goto done;
+                if (moved) {
+                    if (!PyDict_SetDefault(placed, label, got)) goto done;
+                    ++*symbols;
+                    r = 1;
+                    goto done;
+                }
+            }
+            r = 0;
+            goto done;
+        }
+        Py_CLEAR(relocs);
+    }
+    if (offset != Py_None) {
+        if (!(value = field(y, attribute_class, attribute_value, s_value))) goto done;
+        int same = PyObject_RichCompareBool(value, offset, Py_EQ);
+        if (same < 0) goto done;
+        if (same) {
+            ++*symbols;
+            if (!(relocs = field(y, attribute_class, attribute_relocs, s_relocs))) goto done;
+            if ((has = PyObject_IsTrue(relocs)) < 0) goto done;
+            if (has && (!(got = first_symbol(relocs)) || !PyDict_SetDefault(placed, label, got))) goto done;
+            r = 1;
+            goto done;
+        }
+    }
+    if (local != Py_None) {
+        if (!value && !(value = field(y, attribute_class, attribute_value, s_value))) goto done;
+        if (Py_TYPE(value) == block_class) {
+            PyObject *inner = PyObject_GetAttr(value, s_relocs);
+            has = inner ? PyObject_IsTrue(inner) : -1;
+            Py_XDECREF(inner);
+            if (has < 0) goto done;
+            if (!has) {
+                PyObject *first = PySequence_GetItem(local, 0), *second = first ? PySequence_GetItem(local, 1) : NULL;
+                PyObject *content =
+                    second ? PyBytes_FromStringAndSize(PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value)) : NULL;
+                PyObject *key = content ? PyTuple_Pack(4, first, content, second, asize) : NULL;
+                Py_XDECREF(first);
+                Py_XDECREF(second);
+                Py_XDECREF(content);
+                if (!key) goto done;
+                PyObject *counted = PyDict_GetItemWithError(local_counts, key);
+                Py_DECREF(key);
+                if (!counted && PyErr_Occurred()) goto done;
+                if (counted && counted != Py_None) {
+                    PyObject *sum = PyNumber_InPlaceAdd(*more, counted);
+                    if (!sum) goto done;
+                    Py_SETREF(*more, sum);
+                    r = 1;
+                    goto done;
+                }
+            }
+        }
+    }
+    r = 0;
+done:
+    Py_XDECREF(relocs);
+    Py_XDECREF(value);
+    Py_XDECREF(got);
+    Py_XDECREF(v);
+    return r;
+}
+
+/* A DIE's code range, from its plan's (low index, high index, ptx): invert called when the
+ * cubin's ends before it begins in one function. 0, or -1 an error. */
+static int range_in_order(PyObject *attrs_b, PyObject *pc, PyObject *i, PyObject *invert) {
+    PyObject *lo = PySequence_GetItem(pc, 0), *hi = lo ? PySequence_GetItem(pc, 1) : NULL;
+    PyObject *x_lo = hi ? item(attrs_b, lo) : NULL, *x_hi = x_lo ? item(attrs_b, hi) : NULL;
+    PyObject *low = x_hi ? field(x_lo, attribute_class, attribute_relocs, s_relocs) : NULL;
+    PyObject *high = low ? field(x_hi, attribute_class, attribute_relocs, s_relocs) : NULL;
+    PyObject *begin = NULL, *end = NULL, *bn = NULL, *en = NULL, *ba = NULL, *ea = NULL, *ptx = NULL;
+    int r = -1;
+    if (!high) goto done;
+    int both = PyObject_IsTrue(low);
+    if (both > 0) both = PyObject_IsTrue(high);
+    if (both <= 0) {
+        r = both;
+        goto done;
+    }
+    if (!(begin = first_symbol(low)) || !(end = first_symbol(high)) || !(bn = symbol_field(begin, 0)) ||
+        !(en = symbol_field(end, 0)))
+        goto done;
+    int same = PyObject_RichCompareBool(bn, en, Py_EQ);
+    if (same <= 0) {
+        r = same;
+        goto done;
+    }
+    if (!(ba = symbol_field(begin, 1)) || !(ea = symbol_field(end, 1))) goto done;
+    int after = PyObject_RichCompareBool(ba, ea, Py_GT);
+    if (after <= 0) {
+        r = after;
+        goto done;
+    }
+    if (!(ptx = PySequence_GetItem(pc, 2))) goto done;
+    PyObject *args[4] = {i, ptx, begin, end};
+    PyObject *out = PyObject_Vectorcall(invert, args, 4, NULL);
+    if (!out) goto done;
+    Py_DECREF(out);
+    r = 0;
+done:
+    Py_XDECREF(lo);
+    Py_XDECREF(hi);
+    Py_XDECREF(x_lo);
+    Py_XDECREF(x_hi);
+    Py_XDECREF(low);
+    Py_XDECREF(high);
+    Py_XDECREF(begin);
+    Py_XDECREF(end);
+    Py_XDECREF(bn);
+    Py_XDECREF(en);
+    Py_XDECREF(ba);
+    Py_XDECREF(ea);
+    Py_XDECREF(ptx);
+    return r;
+}
+
+/* walk_by_sites(theirs, order, attributes, pcs, placed, local_counts, asize, differ, invert):
+ * the symbols found, or None to leave the call to the reference (arguments of other types, or
+ * a plan whose three lists differ in length), before anything is done. An error on the way
+ * (in differ or invert, or one the reference meets at the same place) is raised, as the
+ * reference raises it, after the same calls. */
+static PyObject *walk_by_sites(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 9 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[2]) || !PyList_CheckExact(args[3]) ||
+        !PyDict_CheckExact(args[4]) || !PyDict_CheckExact(args[5]) || !PyLong_CheckExact(args[6]) ||
+        !PyCallable_Check(args[7]) || !PyCallable_Check(args[8]))
+        Py_RETURN_NONE;
+    if (load_model() < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *theirs = args[0], *attributes = args[2], *pcs = args[3], *placed = args[4], *local_counts = args[5];
+    PyObject *asize = args[6], *differ = args[7], *invert = args[8];
+    PyObject *order = PySequence_Fast(args[1], "order");
+    if (!order) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(order);
+    if (PyList_GET_SIZE(attributes) != n || PyList_GET_SIZE(pcs) != n) {
+        Py_DECREF(order);
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t symbols = 0;
+    PyObject *more = PyLong_FromLong(0), *result = NULL;
+    if (!more) goto done;
+    for (Py_ssize_t p = 0; p < n; p++) {
+        PyObject *i = PySequence_Fast_GET_ITEM(order, p);
+        PyObject *attrs = PyList_GET_ITEM(attributes, p), *pc = PyList_GET_ITEM(pcs, p);
+        PyObject *die = item(theirs, i);
+        PyObject *attrs_b = die ? field(die, die_class, die_attributes, s_attributes) : NULL;
+        Py_XDECREF(die);
+        if (!attrs_b) goto done;
+        PyObject *iter = PyObject_GetIter(attrs), *planned;
+        if (!iter) {
+            Py_DECREF(attrs_b);
+            goto done;
+        }
+        while ((planned = PyIter_Next(iter))) {
+            PyObject *k = NULL, *function = NULL, *offset = NULL, *label = NULL, *local = NULL, *y = NULL;
+            int r = -1;
+            if (PyTuple_CheckExact(planned) && PyTuple_GET_SIZE(planned) == 5) {
+                k = PyTuple_GET_ITEM(planned, 0);
+                function = PyTuple_GET_ITEM(planned, 1);
+                offset = PyTuple_GET_ITEM(planned, 2);
+                label = PyTuple_GET_ITEM(planned, 3);
+                local = PyTuple_GET_ITEM(planned, 4);
+                if ((y = item(attrs_b, k)))
+                    r = attribute_in_place(y, function, offset, label, local, placed, local_counts, asize, &symbols,
+                                           &more);
+                if (r == 0) {
+                    PyObject *call[3] = {i, k, y};
+                    PyObject *out = PyObject_Vectorcall(differ, call, 3, NULL);
+                    r = out ? 1 : -1;
+                    Py_XDECREF(out);
+                }
+            } else {
+                PyErr_SetString(PyExc_ValueError, "a planned attribute is not a tuple of 5");
+            }
+            Py_XDECREF(y);
+            Py_DECREF(planned);
+            if (r < 0) break;
+        }
+        Py_DECREF(iter);
+        if (PyErr_Occurred() || (pc != Py_None && range_in_order(attrs_b, pc, i, invert) < 0)) {
+            Py_DECREF(attrs_b);
+            goto done;
+        }
+        Py_DECREF(attrs_b);
+    }
+    PyObject *counted = PyLong_FromSsize_t(symbols);
+    if (counted) {
+        result = PyNumber_Add(more, counted);
+        Py_DECREF(counted);
+    }
+done:
+    Py_DECREF(order);
+    Py_XDECREF(more);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"labels_apart", (PyCFunction)(void (*)(void))labels_apart, METH_FASTCALL,
      "The twin of ptxdwarf.check.lines.labels_apart."},
     {"placed_entries", (PyCFunction)(void (*)(void))placed_entries, METH_FASTCALL,
      "The twin of ptxdwarf.check.sections.placed_entries."},
+    {"walk_by_sites", (PyCFunction)(void (*)(void))walk_by_sites, METH_FASTCALL,
+     "The twin of ptxdwarf.check.walk.walk_by_sites."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,4 +1,8 @@
+from collections.abc import Callable, Sequence
+
+from ptxdwarf.check.plan import LocalPlaces
 from ptxdwarf.dwarf.image import Block, Symbol
+from ptxdwarf.dwarf.model import DIE, Attribute
 
 def placed_entries(
     entries: list[tuple[Symbol | int, Symbol | int, Block | None]],
@@ -15,3 +19,14 @@ def labels_apart(
     end: int,
     body_line: int,
 ) -> list[tuple[str, int, Symbol, int, int]] | None: ...
+def walk_by_sites(
+    theirs: list[DIE],
+    order: Sequence[int],
+    attributes: list[list[tuple[int, str | None, int | None, str, LocalPlaces | None]]],
+    pcs: list[tuple[int, int, tuple[object, object]] | None],
+    placed: dict[str, Symbol],
+    local_counts: dict[tuple[object, ...], int],
+    asize: int,
+    differ: Callable[[int, int, Attribute], None],
+    invert: Callable[[int, tuple[object, object], Symbol, Symbol], None],
+) -> int | None: ...

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from .._native import twin
 from ..dwarf.constants import AT, FORM, tag_name
-from ..dwarf.image import Block
+from ..dwarf.image import Block, Symbol
 from ..dwarf.model import DIE, Attribute, Unit
 from .expect import Expectations
-from .plan import SCALAR_RELOC_FORMS, label_of
+from .plan import SCALAR_RELOC_FORMS, LocalPlaces, label_of
 from .show import attribute_names, show, show_hex
 
-__all__ = ["DieWalk"]
+__all__ = ["DieWalk", "walk_by_sites"]
 
 
 _LOW_PC, _HIGH_PC = int(AT.low_pc), int(AT.high_pc)
@@ -87,39 +88,25 @@ class DieWalk(Expectations):
         ):
             return False
         asize = unit.address_size
-        compare_attribute, inverted = self.compare_attribute, self.inverted
-        placed, local_count = self.placed, self.local_expression_count
-        symbols = 0
-        for i, attributes, pcs in zip(plan.order, plan.attributes, plan.pcs, strict=True):
-            attrs_b = theirs[i].attributes
-            for k, function, offset, label, local in attributes:
-                y = attrs_b[k]
-                # what compare_attribute asks of a code label or a section offset, and records;
-                # an expression of local-space variables the like of which was compared before
-                if function is not None and y.relocs:
-                    got = y.relocs[0].symbol
-                    if got.name == function and got.addend != 0:
-                        symbols += 1
-                        placed.setdefault(label, got)
-                        continue
-                elif offset is not None and y.value == offset:
-                    symbols += 1
-                    if y.relocs:
-                        placed.setdefault(label, y.relocs[0].symbol)
-                    continue
-                elif local is not None and type(y.value) is Block and not y.value.relocs:
-                    counted = local_count((local[0], bytes(y.value), local[1], asize))
-                    if counted is not None:
-                        symbols += counted
-                        continue
-                a = dies[i]
-                compare_attribute(a, a.attributes[k], y, asize)
-            if pcs is not None:
-                low, high = attrs_b[pcs[0]].relocs, attrs_b[pcs[1]].relocs
-                if low and high:
-                    begin, end = low[0].symbol, high[0].symbol
-                    if begin.name == end.name and begin.addend > end.addend:  # else inverted finds nothing
-                        inverted(dies[i], _PC_RANGE, pcs[2], begin, end)
+
+        def differ(i: int, k: int, y: Attribute) -> None:
+            a = dies[i]
+            self.compare_attribute(a, a.attributes[k], y, asize)
+
+        def invert(i: int, ptx: tuple[object, object], begin: Symbol, end: Symbol) -> None:
+            self.inverted(dies[i], _PC_RANGE, ptx, begin, end)
+
+        symbols = walk_by_sites(
+            theirs,
+            plan.order,
+            plan.attributes,
+            plan.pcs,
+            self.placed,
+            self._local_expressions,
+            asize,
+            differ,
+            invert,
+        )
         self.report.symbols += symbols
         self.report.dies += len(dies)
         return True
@@ -233,3 +220,55 @@ class DieWalk(Expectations):
             return
         if x.value != y.value:
             self.differ(path, outer, show(x.value), show(y.value))
+
+
+@twin("compare", checkable=False)
+def walk_by_sites(
+    theirs: list[DIE],
+    order: Sequence[int],
+    attributes: list[list[tuple[int, str | None, int | None, str, LocalPlaces | None]]],
+    pcs: list[tuple[int, int, tuple[object, object]] | None],
+    placed: dict[str, Symbol],
+    local_counts: dict[tuple[object, ...], int],
+    asize: int,
+    differ: Callable[[int, int, Attribute], None],
+    invert: Callable[[int, tuple[object, object], Symbol, Symbol], None],
+) -> int:
+    """The loop of :meth:`DieWalk.compare_by_sites` over a unit's plan (``order``,
+    ``attributes``, ``pcs``: a :class:`~.plan.UnitPlan`'s) against the cubin's DIEs ``theirs``, in
+    tree order: the symbols it finds where they must be (recording each code label's
+    relocation in ``placed``, first found first; ``local_counts``: the symbols of expressions of
+    local-space variables compared before, by expression). ``differ(i, k, y)`` compares any
+    other attribute ``k`` of DIE ``i`` with the cubin's ``y``; ``invert(i, ptx, begin, end)``
+    says DIE ``i``'s code range ends before it begins."""
+    symbols = 0
+    for i, attrs, pc in zip(order, attributes, pcs, strict=True):
+        attrs_b = theirs[i].attributes
+        for k, function, offset, label, local in attrs:
+            y = attrs_b[k]
+            # what compare_attribute asks of a code label or a section offset, and records;
+            # an expression of local-space variables the like of which was compared before
+            if function is not None and y.relocs:
+                got = y.relocs[0].symbol
+                if got.name == function and got.addend != 0:
+                    symbols += 1
+                    placed.setdefault(label, got)
+                    continue
+            elif offset is not None and y.value == offset:
+                symbols += 1
+                if y.relocs:
+                    placed.setdefault(label, y.relocs[0].symbol)
+                continue
+            elif local is not None and type(y.value) is Block and not y.value.relocs:
+                counted = local_counts.get((local[0], bytes(y.value), local[1], asize))
+                if counted is not None:
+                    symbols += counted
+                    continue
+            differ(i, k, y)
+        if pc is not None:
+            low, high = attrs_b[pc[0]].relocs, attrs_b[pc[1]].relocs
+            if low and high:
+                begin, end = low[0].symbol, high[0].symbol
+                if begin.name == end.name and begin.addend > end.addend:  # else inverted finds nothing
+                    invert(i, pc[2], begin, end)
+    return symbols
