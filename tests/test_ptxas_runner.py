@@ -106,6 +106,29 @@ def test_the_cubin_is_read_once_written_while_ptxas_runs_on(tmp_path: Path) -> N
         assert run.wait().cubin == early
 
 
+def test_wait_gives_the_bytes_the_cubin_is_and_no_others(tmp_path: Path) -> None:
+    """``same_as``: the result holds those bytes themselves where the file holds them, and the
+    file's where it does not (a byte changed, one more, one less, across the buffer's pieces)."""
+    cubin = (FIXTURES / "cubins" / "loops.debugopt.sm_75.cubin").read_bytes()
+    tool = _fake_ptxas(tmp_path, "open(out, 'wb').write(cubin)\n")
+    big = cubin * (1 + (3 << 20) // len(cubin))  # more than three of the buffer's pieces
+    for expected in (cubin, bytes(bytearray(cubin))):  # the same bytes, another object
+        with tool.start(".version 8.0\n", arch="sm_75") as run:
+            assert run.wait(same_as=expected).cubin is expected
+    changed = bytearray(cubin)
+    changed[len(cubin) // 2] ^= 1
+    for other in (bytes(changed), cubin + b"\0", cubin[:-1], b"", big):
+        with tool.start(".version 8.0\n", arch="sm_75") as run:
+            got = run.wait(same_as=other).cubin
+            assert got == cubin and got is not other
+    (tmp_path / "big").mkdir()
+    large = _fake_ptxas(tmp_path / "big", "open(out, 'wb').write(cubin * (1 + (3 << 20) // len(cubin)))\n")
+    for other in (big, big[:-1] + b"x", b"y" + big[1:]):
+        with large.start(".version 8.0\n", arch="sm_75") as run:
+            got = run.wait(same_as=other).cubin
+            assert got == big and (got is other) == (other is big)
+
+
 def test_no_early_cubin_when_ptxas_ends_first(tmp_path: Path) -> None:
     """A cubin shorter than its headers say, or none: ``written`` waits for ptxas to end and
     gives None; ``wait`` says what ptxas did."""

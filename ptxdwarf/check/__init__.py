@@ -144,7 +144,7 @@ def _checked(
             except PtxDwarfError:  # said from the final cubin, if ptxas ends well
                 pass
         try:
-            result = run.wait()
+            result = run.wait(same_as=early)
         except PtxasFailed as exc:
             raise explain_failure(exc, module, info) from None
     finally:

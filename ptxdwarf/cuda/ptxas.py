@@ -425,9 +425,10 @@ class PtxasRun:
             time.sleep(_POLL if have else 5 * _POLL)  # a cubin once begun is written in a tenth of a second
         return None
 
-    def wait(self, cancel: threading.Event | None = None) -> PtxasResult:
+    def wait(self, cancel: threading.Event | None = None, *, same_as: bytes | None = None) -> PtxasResult:
         """The compiled cubin once ptxas ends; :class:`PtxasFailed`, or :class:`PtxasCancelled`
-        when ``cancel`` is set meanwhile."""
+        when ``cancel`` is set meanwhile. ``same_as``: bytes the cubin is likely to be (what
+        :meth:`written` gave), which the result holds, not a copy, when it is."""
         child = self._child
         if child is None:
             raise PtxasCancelled("ptxas was stopped: its result is no longer needed")
@@ -440,7 +441,8 @@ class PtxasRun:
         messages = parse_messages(stderr.replace(str(self._src), self.filename))
         if returncode != 0 or not self._out.exists():
             raise PtxasFailed(self.filename, messages, self.tool, returncode)
-        return PtxasResult(self._out.read_bytes(), self.arch, messages, ptxas=self.tool)
+        cubin = same_as if same_as is not None and _holds(self._out, same_as) else self._out.read_bytes()
+        return PtxasResult(cubin, self.arch, messages, ptxas=self.tool)
 
     def stop(self) -> None:
         """Stop ptxas if it still runs, and remove its files."""
@@ -454,6 +456,22 @@ class PtxasRun:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the file ``path`` holds ``data``, read a piece at a time into one buffer (a large
+    cubin read whole is a copy of tens of megabytes made only to be compared)."""
+    piece = bytearray(1 << 20)
+    with open(path, "rb", buffering=0) as f:
+        if os.fstat(f.fileno()).st_size != len(data):
+            return False
+        at = 0
+        while at < len(data):
+            n = f.readinto(piece)
+            if not n or (piece if n == len(piece) else piece[:n]) != data[at : at + n]:
+                return False
+            at += n
+        return not f.read(1)
 
 
 #: How often :meth:`PtxasRun.written` looks at the cubin's size once ptxas writes it, in seconds.
