@@ -303,11 +303,6 @@ class Expectations:
             return None
         return mine[0], bytes(cubin_block), mine[1], asize
 
-    def local_expression_count(self, key: tuple[object, ...]) -> int | None:
-        """The symbols an earlier comparison of the expressions :meth:`local_only` gave ``key``
-        matched, when it found no difference; None when there was none."""
-        return self._local_expressions.get(key)
-
     def _compare_expressions(
         self, path: str | DIE, what: str | Attribute, ptx_block: Block, cubin_block: Block, asize: int
     ) -> None:
